@@ -1,0 +1,4 @@
+/** Every tool the community provider serves. */
+import { textStats } from "./text-stats.ts";
+
+export const communityTools = [textStats];

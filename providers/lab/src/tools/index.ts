@@ -1,0 +1,71 @@
+/**
+ * The lab provider: tools that misbehave on purpose, so that the runtime's error model can be
+ * tried by hand (README) and is exercised end to end by the tests. Also the trivial `lab.echo`
+ * the benchmark uses as its floor.
+ */
+import { defineTool } from "../../../sdk/define.ts";
+
+const anyObject = { type: "object" } as const;
+
+export const labEcho = defineTool({
+  name: "lab.echo",
+  version: "1.0.0",
+  description: "Returns its input unchanged. The cheapest possible tool: the benchmark's floor.",
+  input: anyObject,
+  output: anyObject,
+  idempotent: true,
+  latency_class: "instant",
+  effects: "read",
+  handler: (input: Record<string, unknown>) => input,
+});
+
+export const labBadOutput = defineTool({
+  name: "lab.bad_output",
+  version: "1.0.0",
+  description: "Declares {value: number} and returns a string in it: the runtime must answer invalid_output.",
+  input: { type: "object", additionalProperties: false, properties: {} },
+  output: { type: "object", required: ["value"], additionalProperties: false, properties: { value: { type: "number" } } },
+  idempotent: true,
+  latency_class: "fast",
+  effects: "read",
+  handler: () => ({ value: "not a number" }),
+});
+
+export const labCrash = defineTool({
+  name: "lab.crash",
+  version: "1.0.0",
+  description: "Throws an unexpected exception: the runtime must answer provider_crashed.",
+  input: { type: "object", additionalProperties: false, properties: {} },
+  output: anyObject,
+  idempotent: false,
+  latency_class: "fast",
+  effects: "read",
+  handler: () => {
+    const config = undefined as unknown as { limit: number };
+    return { limit: config.limit };
+  },
+});
+
+export const labStall = defineTool({
+  name: "lab.stall",
+  version: "1.0.0",
+  description: "Emits one partial result, then waits `ms` ignoring cancellation and its budget.",
+  input: {
+    type: "object",
+    additionalProperties: false,
+    required: ["ms"],
+    properties: { ms: { type: "integer", minimum: 0, maximum: 600000 } },
+  },
+  output: { type: "object", properties: { waited_ms: { type: "integer" } } },
+  idempotent: true,
+  latency_class: "fast",
+  effects: "read",
+  handler: async (input: { ms: number }, ctx) => {
+    ctx.emit("partial", { stage: "before the wait" });
+    // Deliberately not passing ctx.signal: this tool ignores cancellation.
+    await new Promise((resolve) => setTimeout(resolve, input.ms));
+    return { waited_ms: input.ms };
+  },
+});
+
+export const labTools = [labEcho, labBadOutput, labCrash, labStall];

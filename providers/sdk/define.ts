@@ -1,0 +1,112 @@
+/**
+ * Declaring tools. Pure: no platform import, so `scripts/build-schemas.ts` can load every
+ * provider's tool list under Node and compile its schemas ahead of time (DESIGN.md 1).
+ */
+import {
+  EFFECTS,
+  LATENCY_CLASSES,
+  type CallerIdentity,
+  type CoercionMode,
+  type Effect,
+  type EmittedEventType,
+  type JsonSchema,
+  type LatencyClass,
+  type ToolManifestEntry,
+} from "./protocol.ts";
+
+/** What a handler gets besides its input. */
+export interface ToolContext {
+  /** Sends an event to every subscriber of the execution (stored before it is sent). */
+  emit(type: EmittedEventType, data: unknown): void;
+  /** Aborted when the caller cancels or the time budget runs out. */
+  signal: AbortSignal;
+  /** Milliseconds left of the call's budget, never below zero. */
+  remainingMs(): number;
+  caller: CallerIdentity;
+  executionId: string;
+  context: Record<string, unknown>;
+}
+
+export type ToolHandler<I, O> = (input: I, ctx: ToolContext) => O | Promise<O>;
+
+export interface ToolSpec<I = any, O = any> {
+  name: string;
+  version: string;
+  description: string;
+  input: JsonSchema;
+  output: JsonSchema;
+  capability_required?: string | null;
+  idempotent: boolean;
+  latency_class: LatencyClass;
+  effects: Effect;
+  coercion?: CoercionMode;
+  max_timeout_ms?: number;
+  handler: ToolHandler<I, O>;
+}
+
+export interface ToolDefinition<I = any, O = any> {
+  manifest: ToolManifestEntry;
+  handler: ToolHandler<I, O>;
+}
+
+/**
+ * A failure the tool means to report (bad upstream answer, refused target...). It reaches
+ * the caller as `tool_error` (422) with this message; `retryable` says whether trying again
+ * may help. Any other exception is treated as a crash of the provider.
+ */
+export class ToolError extends Error {
+  readonly retryable: boolean;
+  readonly details?: Record<string, unknown>;
+  constructor(message: string, options: { retryable?: boolean; details?: Record<string, unknown> } = {}) {
+    super(message);
+    this.name = "ToolError";
+    this.retryable = options.retryable ?? false;
+    this.details = options.details;
+  }
+}
+
+const TOOL_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
+// semver 2.0.0, without build metadata (it does not order versions).
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
+
+/** Declares a tool; a malformed declaration fails at load (and so at build), not per call. */
+export function defineTool<I = any, O = any>(spec: ToolSpec<I, O>): ToolDefinition<I, O> {
+  const where = `tool ${JSON.stringify(spec.name)}`;
+  if (!TOOL_NAME.test(spec.name)) throw new Error(`${where}: name must be dotted lowercase words`);
+  if (!SEMVER.test(spec.version)) throw new Error(`${where}: version ${spec.version} is not semver`);
+  if (!LATENCY_CLASSES.includes(spec.latency_class)) throw new Error(`${where}: unknown latency_class ${spec.latency_class}`);
+  if (!EFFECTS.includes(spec.effects)) throw new Error(`${where}: unknown effects ${spec.effects}`);
+  if (typeof spec.handler !== "function") throw new Error(`${where}: handler must be a function`);
+  return {
+    manifest: {
+      name: spec.name,
+      version: spec.version,
+      description: spec.description,
+      input_schema: spec.input,
+      output_schema: spec.output,
+      capability_required: spec.capability_required ?? null,
+      idempotent: spec.idempotent,
+      latency_class: spec.latency_class,
+      effects: spec.effects,
+      coercion: spec.coercion ?? "strict",
+      ...(spec.max_timeout_ms !== undefined ? { max_timeout_ms: spec.max_timeout_ms } : {}),
+    },
+    handler: spec.handler,
+  };
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * The wire protocol between the runtime and a provider Worker (Workers RPC over a service
+ * binding). Both sides import these types; nothing here touches a platform API, so the
+ * schema build step can load it under plain Node.
+ *
+ * DESIGN.md 6: a provider exports a WorkerEntrypoint with `manifest()` and
+ * `invoke(call, sink)`. Cancellation travels over the same call through `sink.cancelled()`.
+ */
+
+/** A JSON Schema document (draft 2020-12 subset that ajv compiles). */
+export type JsonSchema = { [key: string]: unknown } | boolean;
+
+/** AIOS §6.1: the latency class sets the default timeout. */
+export type LatencyClass = "instant" | "fast" | "slow" | "long_running";
+
+/** The strongest effect a tool has; AIOS §5.3 makes write/delete/send "destructive". */
+export type Effect = "read" | "write" | "delete" | "send";
+
+/** AIOS §5.4: strict (no coercion) is the default; lenient is opt-in per tool. */
+export type CoercionMode = "strict" | "lenient";
+
+/** One tool as a provider declares it in its manifest. */
+export interface ToolManifestEntry {
+  name: string;
+  version: string;
+  description: string;
+  input_schema: JsonSchema;
+  output_schema: JsonSchema;
+  /**
+   * The capability a caller must hold (AIOS §5.3 level 3), or null for pure tools.
+   * `{field.host}` is replaced by the host of the URL in that input field, so
+   * `network:{url.host}` asks for `network:api.example.com` when `input.url` points there.
+   */
+  capability_required: string | null;
+  idempotent: boolean;
+  latency_class: LatencyClass;
+  effects: Effect;
+  coercion: CoercionMode;
+  /** Largest timeout a caller may ask for; defaults to the system maximum. */
+  max_timeout_ms?: number;
+}
+
+export interface ProviderManifest {
+  /** The provider's own name for itself; informational (trust comes from deploy config). */
+  provider: string;
+  sdk_version: string;
+  tools: ToolManifestEntry[];
+}
+
+/** Who is calling, as the runtime established it (never taken from the caller's body). */
+export interface CallerIdentity {
+  tenant: string;
+  agent: string;
+}
+
+/** AIOS §5.5 ToolCallForward, in the shape Workers RPC carries. */
+export interface ToolCall {
+  execution_id: string;
+  tool: string;
+  version: string;
+  input: unknown;
+  caller: CallerIdentity;
+  context: Record<string, unknown>;
+  /** Remaining budget after pipeline overhead (AIOS §6.1 budget tracking). */
+  remaining_timeout_ms: number;
+}
+
+/** Event kinds a tool may emit while it runs (TRT-002 §7, the non-terminal ones). */
+export type EmittedEventType = "stdout" | "stderr" | "progress" | "partial" | "log";
+
+export interface EmittedEvent {
+  type: EmittedEventType;
+  data: unknown;
+}
+
+/** Why the runtime asked the provider to stop. */
+export interface StopSignal {
+  reason: "cancelled" | "timeout";
+}
+
+/**
+ * The execution object's side of a call, passed to the provider as an RpcTarget.
+ * `stopped()` resolves when the runtime wants the handler to stop.
+ */
+export interface ExecutionSink {
+  emit(event: EmittedEvent): Promise<void>;
+  stopped(): Promise<StopSignal>;
+}
+
+/** Error codes a provider may report; everything else is the runtime's to decide. */
+export type ProviderErrorCode = "tool_error" | "provider_crashed" | "tool_not_found" | "cancelled";
+
+export interface ProviderError {
+  code: ProviderErrorCode;
+  message: string;
+  retryable?: boolean;
+  details?: Record<string, unknown>;
+}
+
+/** AIOS §5.7 ToolOutcome; latency is the handler's own time in microseconds. */
+export type InvokeResult =
+  | { ok: true; output: unknown; latency_us: number }
+  | { ok: false; error: ProviderError; latency_us: number };
+
+export const LATENCY_CLASSES: readonly LatencyClass[] = ["instant", "fast", "slow", "long_running"];
+export const EFFECTS: readonly Effect[] = ["read", "write", "delete", "send"];
+export const EMITTED_EVENT_TYPES: readonly EmittedEventType[] = ["stdout", "stderr", "progress", "partial", "log"];

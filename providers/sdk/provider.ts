@@ -1,0 +1,46 @@
+/**
+ * The provider Worker's entrypoint. A provider module does
+ *
+ *   export default createProvider("std", [mathEvaluate, textStats]);
+ *
+ * and the runtime reaches it over a service binding with Workers RPC.
+ */
+import { WorkerEntrypoint } from "cloudflare:workers";
+import type { ToolDefinition } from "./define.ts";
+import type { ExecutionSink, InvokeResult, ProviderManifest, ToolCall } from "./protocol.ts";
+import { runTool } from "./run-tool.ts";
+
+export const SDK_VERSION = "1.0.0";
+
+export function createProvider(name: string, tools: ToolDefinition[]) {
+  const byKey = new Map<string, ToolDefinition>();
+  for (const tool of tools) {
+    const key = `${tool.manifest.name}@${tool.manifest.version}`;
+    if (byKey.has(key)) throw new Error(`provider ${name}: ${key} is declared twice`);
+    byKey.set(key, tool);
+  }
+  const manifest: ProviderManifest = { provider: name, sdk_version: SDK_VERSION, tools: tools.map((t) => t.manifest) };
+
+  return class Provider extends WorkerEntrypoint {
+    manifest(): ProviderManifest {
+      return manifest;
+    }
+
+    async invoke(call: ToolCall, sink: ExecutionSink): Promise<InvokeResult> {
+      const def = byKey.get(`${call.tool}@${call.version}`);
+      if (!def) {
+        return {
+          ok: false,
+          error: { code: "tool_not_found", message: `${name} does not serve ${call.tool}@${call.version}` },
+          latency_us: 0,
+        };
+      }
+      return runTool(def, call, sink);
+    }
+
+    /** A human-readable look at the provider; the runtime never calls it. */
+    async fetch(): Promise<Response> {
+      return Response.json(manifest);
+    }
+  };
+}

@@ -1,0 +1,22 @@
+/** The HTTP face: routes and the one error handler (STYLE.md 4). */
+import { Hono } from "hono";
+import type { Env } from "./env.ts";
+import { errorBody, RuntimeError } from "./errors.ts";
+import { executions } from "./routes/executions.ts";
+import { health } from "./routes/health.ts";
+import { tools } from "./routes/tools.ts";
+
+export const app = new Hono<{ Bindings: Env }>();
+
+app.route("/", health);
+app.route("/v1/tools", tools);
+app.route("/v1/executions", executions);
+
+app.notFound((c) => c.json({ error: errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }, 404));
+
+app.onError((err, c) => {
+  if (err instanceof RuntimeError) return c.json({ error: err.toBody() }, err.status as 400);
+  // Anything else is our fault: log it whole, answer without internals.
+  console.error(JSON.stringify({ msg: "unhandled error", path: new URL(c.req.url).pathname, error: String(err), stack: (err as Error)?.stack }));
+  return c.json({ error: errorBody("internal", "the runtime failed while handling the request") }, 500);
+});

@@ -1,0 +1,109 @@
+/**
+ * Deployment configuration, checked once per isolate when first read (STYLE.md 5), so a bad
+ * wrangler.toml fails loudly on the first request instead of misbehaving on some later one.
+ */
+import type { Env, ProviderService } from "./env.ts";
+import { TRUST_ORDER, type Trust } from "./contract.ts";
+
+/** One provider Worker as deploy config declares it. Trust is the operator's, never the provider's word. */
+export interface ProviderConfig {
+  name: string;
+  binding: string;
+  trust: Trust;
+}
+
+/** Until authentication lands, every caller is this configured identity (AIOS §5.3 "simple caller model"). */
+export interface CallerConfig {
+  tenant: string;
+  agent: string;
+  capabilities: string[];
+  /** Provider names this caller may reach (AIOS §5.3 level 1); "*" for all. */
+  channels: string[];
+}
+
+export interface RuntimeConfig {
+  providers: ProviderConfig[];
+  devCaller: CallerConfig;
+  maxRequestBytes: number;
+  /** AIOS §6.1: the lowest-priority cap on every timeout. */
+  systemMaxTimeoutMs: number;
+  /** How stale the edge's copy of the registry may get before it is refreshed. */
+  snapshotTtlMs: number;
+  /** How often the registry re-reads provider manifests on its own. */
+  manifestRefreshMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(`configuration: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+const cache = new WeakMap<object, RuntimeConfig>();
+
+export function loadConfig(env: Env): RuntimeConfig {
+  let config = cache.get(env);
+  if (!config) {
+    config = parseConfig(env);
+    cache.set(env, config);
+  }
+  return config;
+}
+
+export function parseConfig(env: Env): RuntimeConfig {
+  return {
+    providers: parseProviders(env),
+    devCaller: parseCaller(env.DEV_CALLER),
+    maxRequestBytes: positiveInt("MAX_REQUEST_BYTES", env.MAX_REQUEST_BYTES, 1024 * 1024),
+    systemMaxTimeoutMs: positiveInt("SYSTEM_MAX_TIMEOUT_MS", env.SYSTEM_MAX_TIMEOUT_MS, 600_000),
+    snapshotTtlMs: positiveInt("REGISTRY_SNAPSHOT_TTL_MS", env.REGISTRY_SNAPSHOT_TTL_MS, 10_000),
+    manifestRefreshMs: positiveInt("MANIFEST_REFRESH_MS", env.MANIFEST_REFRESH_MS, 300_000),
+  };
+}
+
+/** The provider's service binding, or undefined when the Worker is not bound here. */
+export function providerBinding(env: Env, provider: ProviderConfig): ProviderService | undefined {
+  return env[provider.binding] as ProviderService | undefined;
+}
+
+function parseProviders(env: Env): ProviderConfig[] {
+  const raw = typeof env.PROVIDERS === "string" ? safeJson("PROVIDERS", env.PROVIDERS) : env.PROVIDERS;
+  if (!Array.isArray(raw) || raw.length === 0) throw new ConfigError("PROVIDERS must be a non-empty list of {name, binding, trust}");
+  const names = new Set<string>();
+  return raw.map((p, i) => {
+    if (typeof p?.name !== "string" || !/^[a-z][a-z0-9-]*$/.test(p.name)) throw new ConfigError(`PROVIDERS[${i}].name must be a lowercase word`);
+    if (names.has(p.name)) throw new ConfigError(`PROVIDERS[${i}].name ${p.name} is listed twice`);
+    names.add(p.name);
+    if (typeof p.binding !== "string" || p.binding === "") throw new ConfigError(`PROVIDERS[${i}].binding must name a service binding`);
+    if (!TRUST_ORDER.includes(p.trust)) throw new ConfigError(`PROVIDERS[${i}].trust must be one of ${TRUST_ORDER.join(", ")}`);
+    return { name: p.name, binding: p.binding, trust: p.trust };
+  });
+}
+
+function parseCaller(value: unknown): CallerConfig {
+  const raw = (typeof value === "string" ? safeJson("DEV_CALLER", value) : value) as Partial<CallerConfig> | undefined;
+  const caller = { tenant: "dev", agent: "dev", capabilities: [] as string[], channels: ["*"], ...(raw ?? {}) };
+  if (typeof caller.tenant !== "string" || typeof caller.agent !== "string") throw new ConfigError("DEV_CALLER needs tenant and agent strings");
+  if (!isStringList(caller.capabilities) || !isStringList(caller.channels)) throw new ConfigError("DEV_CALLER capabilities and channels must be lists of strings");
+  return caller;
+}
+
+function positiveInt(name: string, value: unknown, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = typeof value === "string" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive integer`);
+  return n;
+}
+
+function safeJson(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${name} is not valid JSON`);
+  }
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === "string");
+}

@@ -1,0 +1,89 @@
+/**
+ * TRT-002 request and response shapes, defined once and shared by the Worker, the execution
+ * object and the tests (STYLE.md 10).
+ */
+import type { ErrorBody } from "./errors.ts";
+import type { CoercionMode, Effect, JsonSchema, LatencyClass } from "../providers/sdk/protocol.ts";
+
+export type ExecutionMode = "sync" | "async";
+
+/** TRT-002 §9 status model. */
+export type ExecutionStatus = "queued" | "scheduled" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+
+export const TERMINAL_STATUSES: readonly ExecutionStatus[] = ["succeeded", "failed", "cancelled", "timed_out"];
+
+/** TRT-002 §4, after the envelope check. */
+export interface ExecutionRequest {
+  tool: string;
+  version?: string;
+  provider?: string;
+  tenant?: string;
+  project?: string;
+  input: unknown;
+  context: Record<string, unknown>;
+  limits: { timeout_ms?: number; max_output_bytes?: number };
+  mode: ExecutionMode;
+  stream: boolean;
+  idempotency_key?: string;
+}
+
+/** TRT-002 §5 `execution` block. */
+export interface ExecutionBlock {
+  /** The provider's isolation kind: every provider is a Worker, so a V8 isolate. */
+  sandbox: "v8-isolate";
+  /** The provider Worker that served the call (null before one was chosen). */
+  worker: string | null;
+  /** Accepted at the edge → the execution object took it. */
+  queued_ms: number | null;
+  /** Accepted at the edge → the provider was called. */
+  started_ms: number | null;
+  /** Provider called → terminal state. */
+  duration_ms: number | null;
+  /** The effective timeout after AIOS §6.1's hierarchy. */
+  timeout_ms: number;
+  /** Workers exposes neither per-call CPU time nor memory to the caller: always null. */
+  resources: { cpu_ms: null; peak_memory_mb: null };
+}
+
+/** TRT-002 §5 / §9: what GET and a sync POST return. */
+export interface ExecutionView {
+  execution_id: string;
+  tool: string;
+  version: string;
+  status: ExecutionStatus;
+  output?: unknown;
+  partial_output?: unknown;
+  error?: ErrorBody;
+  execution: ExecutionBlock;
+}
+
+/** GET /v1/tools/{name}: one provider's offer of one version. */
+export interface ToolOfferingView {
+  provider: string;
+  trust: Trust;
+  capability_required: string | null;
+  idempotent: boolean;
+  latency_class: LatencyClass;
+  effects: Effect;
+  coercion: CoercionMode;
+  input_schema: JsonSchema;
+  output_schema: JsonSchema;
+}
+
+export interface ToolVersionView {
+  version: string;
+  active: boolean;
+  description: string;
+  providers: ToolOfferingView[];
+}
+
+export interface ToolView {
+  name: string;
+  active_version: string;
+  description: string;
+  versions: ToolVersionView[];
+}
+
+/** AIOS §5.2.1: system > verified > community. */
+export type Trust = "system" | "verified" | "community";
+export const TRUST_ORDER: readonly Trust[] = ["system", "verified", "community"];

@@ -1,0 +1,91 @@
+/**
+ * The one error model (TRT-002 §10). Every failure a caller can see is a RuntimeError with a
+ * code from ERROR_TABLE; the table alone decides its HTTP status, type and default
+ * `retryable`. Codes below the TRT-002 ones cover AIOS §6.3 cases TRT-002 lacks
+ * (DESIGN.md "Reconciled"), named in the same style.
+ */
+
+export type ErrorType = "request_error" | "auth_error" | "registry_error" | "execution_error" | "runtime_error";
+
+interface ErrorRule {
+  status: number;
+  type: ErrorType;
+  retryable: boolean;
+  meaning: string;
+}
+
+export const ERROR_TABLE = {
+  // TRT-002 §10
+  unauthenticated: { status: 401, type: "auth_error", retryable: false, meaning: "Missing or invalid credentials" },
+  forbidden: { status: 403, type: "auth_error", retryable: false, meaning: "Permission or policy denied (AIOS §5.3 levels 1-3)" },
+  tool_not_found: { status: 404, type: "registry_error", retryable: false, meaning: "Unknown tool or version" },
+  invalid_input: { status: 400, type: "request_error", retryable: false, meaning: "Input failed schema validation" },
+  invalid_output: { status: 502, type: "execution_error", retryable: false, meaning: "Tool produced schema-invalid output" },
+  timeout: { status: 504, type: "execution_error", retryable: true, meaning: "Exceeded execution timeout" },
+  resource_exceeded: { status: 400, type: "execution_error", retryable: false, meaning: "Hit a resource limit" },
+  sandbox_unavailable: { status: 503, type: "execution_error", retryable: true, meaning: "Could not reach the provider" },
+  tool_error: { status: 422, type: "execution_error", retryable: false, meaning: "Tool ran but returned an error (retryable as the tool says)" },
+  rate_limited: { status: 429, type: "request_error", retryable: true, meaning: "Tenant or tool rate limit hit" },
+  // AIOS §6.3 cases TRT-002 lacks
+  invalid_request: { status: 400, type: "request_error", retryable: false, meaning: "Malformed body or envelope (not the tool's input)" },
+  payload_too_large: { status: 413, type: "request_error", retryable: false, meaning: "Request body over the configured maximum (AIOS PayloadTooLarge)" },
+  tool_deprecated: { status: 410, type: "registry_error", retryable: false, meaning: "Tool version past its sunset (AIOS ToolDeprecated)" },
+  provider_crashed: { status: 502, type: "execution_error", retryable: true, meaning: "Provider failed while handling the call (AIOS ProviderCrashed)" },
+  no_healthy_provider: { status: 503, type: "registry_error", retryable: true, meaning: "Every provider of the tool is down or degraded" },
+  cancelled: { status: 409, type: "execution_error", retryable: false, meaning: "The execution was cancelled (AIOS Cancelled)" },
+  execution_not_found: { status: 404, type: "request_error", retryable: false, meaning: "Unknown, expired or foreign execution id" },
+  not_found: { status: 404, type: "request_error", retryable: false, meaning: "No such route" },
+  method_not_allowed: { status: 405, type: "request_error", retryable: false, meaning: "Route exists, method does not" },
+  internal: { status: 500, type: "runtime_error", retryable: true, meaning: "Unexpected failure inside the runtime" },
+} as const satisfies Record<string, ErrorRule>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** The body of every error response: `{ error: ErrorBody }`. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  type: ErrorType;
+  retryable: boolean;
+  details?: Record<string, unknown>;
+}
+
+export class RuntimeError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+  readonly retryable: boolean;
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, retryable?: boolean) {
+    super(message);
+    this.name = "RuntimeError";
+    this.code = code;
+    this.details = details;
+    this.retryable = retryable ?? ERROR_TABLE[code].retryable;
+  }
+
+  get status(): number {
+    return ERROR_TABLE[this.code].status;
+  }
+
+  toBody(): ErrorBody {
+    return errorBody(this.code, this.message, this.details, this.retryable);
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: Record<string, unknown>, retryable?: boolean): ErrorBody {
+  const rule = ERROR_TABLE[code];
+  return {
+    code,
+    message,
+    type: rule.type,
+    retryable: retryable ?? rule.retryable,
+    ...(details && Object.keys(details).length > 0 ? { details } : {}),
+  };
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_TABLE[code].status;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(ERROR_TABLE, value);
+}

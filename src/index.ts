@@ -1,0 +1,7 @@
+/** Worker entry: wiring only. */
+import { app } from "./app.ts";
+
+export { ExecutionObject } from "../durable-objects/execution-object.ts";
+export { RegistryObject } from "../durable-objects/registry-object.ts";
+
+export default app;

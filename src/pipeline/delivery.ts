@@ -1,0 +1,111 @@
+/**
+ * Stage 7 (AIOS §5.7): result delivery. Turns what the provider did into a terminal state
+ * (validating output against the output schema), and an execution record into the TRT-002
+ * §5/§9 view and its HTTP status.
+ */
+import type { ExecutionStatus, ExecutionView } from "../contract.ts";
+import { ERROR_TABLE, errorBody, statusOf, type ErrorBody, type ErrorCode } from "../errors.ts";
+import type { ExecutionRecord } from "../../durable-objects/execution-state.ts";
+import type { ProviderOutcome } from "./provider-execution.ts";
+import { checkOutput, type ValidatorTable } from "./schema.ts";
+
+export interface Settlement {
+  status: Exclude<ExecutionStatus, "queued" | "scheduled" | "running">;
+  output?: unknown;
+  error?: ErrorBody;
+}
+
+export interface SettleContext {
+  output_hash: string;
+  idempotent: boolean;
+  timeout_ms: number;
+  max_output_bytes: number;
+  validators?: ValidatorTable;
+}
+
+export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement {
+  switch (outcome.kind) {
+    case "timeout":
+      return timedOut(ctx);
+    case "stopped":
+      return outcome.reason === "timeout" ? timedOut(ctx) : { status: "cancelled", error: errorBody("cancelled", "the execution was cancelled") };
+    case "unbound":
+      return failed(ctx, "sandbox_unavailable", outcome.message);
+    case "rpc_failed":
+      return failed(ctx, "provider_crashed", `the provider call failed: ${outcome.message}`);
+    case "result":
+      break;
+  }
+  const { result } = outcome;
+  if (!result.ok) {
+    const e = result.error;
+    switch (e.code) {
+      case "tool_error":
+        return { status: "failed", error: errorBody("tool_error", e.message, e.details, e.retryable === true) };
+      case "cancelled":
+        return { status: "cancelled", error: errorBody("cancelled", e.message) };
+      case "tool_not_found":
+        return failed(ctx, "tool_not_found", `${e.message} (the registry's view is stale; it refreshes on its own)`);
+      default:
+        return failed(ctx, "provider_crashed", e.message);
+    }
+  }
+  const violations = checkOutput(result.output, ctx.output_hash, ctx.validators);
+  if (violations.length > 0) {
+    return { status: "failed", error: errorBody("invalid_output", "the tool's output failed its output schema", { violations }) };
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify(result.output)).byteLength;
+  if (bytes > ctx.max_output_bytes) {
+    return {
+      status: "failed",
+      error: errorBody("resource_exceeded", `output is ${bytes} bytes; the limit is ${ctx.max_output_bytes}`, { limit: ctx.max_output_bytes, observed: bytes }),
+    };
+  }
+  return { status: "succeeded", output: result.output };
+}
+
+function timedOut(ctx: SettleContext): Settlement {
+  return {
+    status: "timed_out",
+    error: errorBody("timeout", `the execution exceeded its timeout of ${ctx.timeout_ms} ms`, { timeout_ms: ctx.timeout_ms }, retryableFor(ctx, "timeout")),
+  };
+}
+
+function failed(ctx: SettleContext, code: ErrorCode, message: string): Settlement {
+  return { status: "failed", error: errorBody(code, message, undefined, retryableFor(ctx, code)) };
+}
+
+/**
+ * AIOS §6.4: a crash or timeout may have left side effects, so "retryable" is only said of
+ * tools that declare themselves idempotent; for the others the caller decides knowingly.
+ */
+function retryableFor(ctx: SettleContext, code: ErrorCode): boolean {
+  return ERROR_TABLE[code].retryable && ctx.idempotent;
+}
+
+export function toView(record: ExecutionRecord): ExecutionView {
+  const since = (from: number | null, to: number | null) => (from === null || to === null ? null : Math.max(0, to - from));
+  return {
+    execution_id: record.execution_id,
+    tool: record.tool,
+    version: record.version,
+    status: record.status,
+    ...(record.output !== undefined ? { output: record.output } : {}),
+    ...(record.partial_output !== undefined && record.status !== "succeeded" ? { partial_output: record.partial_output } : {}),
+    ...(record.error ? { error: record.error } : {}),
+    execution: {
+      sandbox: "v8-isolate",
+      worker: record.provider,
+      queued_ms: since(record.accepted_at, record.scheduled_at),
+      started_ms: since(record.accepted_at, record.running_at),
+      duration_ms: since(record.running_at, record.ended_at),
+      timeout_ms: record.timeout_ms,
+      resources: { cpu_ms: null, peak_memory_mb: null },
+    },
+  };
+}
+
+/** HTTP status of a view: 200 unless it ended in an error, then that error's status. */
+export function httpStatusOf(view: ExecutionView): number {
+  return view.error ? statusOf(view.error.code) : 200;
+}

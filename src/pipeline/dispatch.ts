@@ -1,0 +1,64 @@
+/**
+ * Stage 5 (AIOS §5.5): dispatch. Names the execution, builds the plan the execution object
+ * runs (ranked providers, validated input, the effective timeout and the time already spent)
+ * and hands it over. The execution id encodes the object's id, which is unguessable
+ * (DESIGN.md 7).
+ */
+import type { ExecutionMode, ExecutionView } from "../contract.ts";
+import type { Env } from "../env.ts";
+import type { Effect } from "../../providers/sdk/protocol.ts";
+import type { CapabilityDecision } from "./capability.ts";
+
+export interface PlannedProvider {
+  provider: string;
+  binding: string;
+}
+
+/** Everything the execution object needs; nothing it has to look up again. */
+export interface ExecutionPlan {
+  execution_id: string;
+  tenant: string;
+  agent: string;
+  tool: string;
+  version: string;
+  mode: ExecutionMode;
+  /** Ranked, best first (AIOS §5.2.1). */
+  providers: PlannedProvider[];
+  input: unknown;
+  context: Record<string, unknown>;
+  timeout_ms: number;
+  /** When the edge accepted the call; the budget counts from here (AIOS §6.1). */
+  accepted_at: number;
+  output_hash: string;
+  max_output_bytes: number;
+  idempotent: boolean;
+  effects: Effect;
+  capability: CapabilityDecision;
+}
+
+const PREFIX = "exec_";
+
+export function newExecutionId(env: Env): string {
+  return PREFIX + env.EXECUTIONS.newUniqueId().toString();
+}
+
+/** The execution object's RPC surface, typed by hand (tool outputs are `unknown` to Rpc's inference). */
+export interface ExecutionRpc {
+  execute(plan: ExecutionPlan): Promise<ExecutionView>;
+  view(tenant: string): Promise<ExecutionView | undefined>;
+}
+
+/** The execution object behind an id, or undefined when the id cannot be one of ours. */
+export function executionStub(env: Env, executionId: string): ExecutionRpc | undefined {
+  if (!executionId.startsWith(PREFIX) || !/^[0-9a-f]{64}$/.test(executionId.slice(PREFIX.length))) return undefined;
+  try {
+    return env.EXECUTIONS.get(env.EXECUTIONS.idFromString(executionId.slice(PREFIX.length))) as unknown as ExecutionRpc;
+  } catch {
+    return undefined; // well-formed hex that this namespace did not mint
+  }
+}
+
+export async function dispatch(env: Env, plan: ExecutionPlan): Promise<ExecutionView> {
+  const stub = executionStub(env, plan.execution_id)!;
+  return stub.execute(plan);
+}

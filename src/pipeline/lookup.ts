@@ -1,0 +1,38 @@
+/**
+ * Stage 2 (AIOS §5.2): registry lookup on the edge's cached snapshot. Resolves the version
+ * (omitted → the active one) and returns every offering of it; ranking follows the
+ * capability filter (AIOS §5.3 level 1 comes before the choice).
+ */
+import { RuntimeError } from "../errors.ts";
+import type { CatalogTool, Offering, RegistrySnapshot } from "../registry/catalog.ts";
+import { compareSemver } from "../registry/semver.ts";
+
+export interface ResolvedTool {
+  tool: CatalogTool;
+  version: string;
+  offerings: Offering[];
+}
+
+export function resolveTool(snapshot: RegistrySnapshot, name: string, version?: string, provider?: string): ResolvedTool {
+  const tool = Object.hasOwn(snapshot.tools, name) ? snapshot.tools[name] : undefined;
+  if (!tool) throw new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name });
+  const chosen = version ?? tool.active_version;
+  const offerings = Object.hasOwn(tool.versions, chosen) ? tool.versions[chosen] : undefined;
+  if (!offerings) {
+    throw new RuntimeError("tool_not_found", `${name} has no version ${chosen}`, {
+      tool: name,
+      version: chosen,
+      available_versions: Object.keys(tool.versions).sort(compareSemver),
+    });
+  }
+  if (provider !== undefined && !offerings.some((o) => o.provider === provider)) {
+    // AIOS §5.2 step 1: a named provider is looked up directly; it does not fall back.
+    throw new RuntimeError("tool_not_found", `provider ${provider} does not offer ${name}@${chosen}`, {
+      tool: name,
+      version: chosen,
+      provider,
+      providers: offerings.map((o) => o.provider),
+    });
+  }
+  return { tool, version: chosen, offerings };
+}

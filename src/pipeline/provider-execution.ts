@@ -1,0 +1,58 @@
+/**
+ * AIOS §5.6, seen from the runtime: call the provider over its service binding within the
+ * time budget. Independent of the execution object (DESIGN.md 8), which only supplies the
+ * sink and the stop latch.
+ */
+import type { ExecutionSink, InvokeResult, StopSignal, ToolCall } from "../../providers/sdk/protocol.ts";
+import type { ProviderService } from "../env.ts";
+
+export type ProviderOutcome =
+  | { kind: "result"; result: InvokeResult }
+  | { kind: "timeout" }
+  | { kind: "stopped"; reason: StopSignal["reason"] }
+  | { kind: "unbound"; message: string }
+  | { kind: "rpc_failed"; message: string };
+
+/** A one-shot notice to the provider that it should stop (DESIGN.md 6). */
+export class StopLatch {
+  readonly signal: Promise<StopSignal>;
+  fired: StopSignal | undefined;
+  private resolve!: (s: StopSignal) => void;
+  constructor() {
+    this.signal = new Promise((r) => (this.resolve = r));
+  }
+  fire(reason: StopSignal["reason"]): void {
+    if (this.fired) return;
+    this.fired = { reason };
+    this.resolve(this.fired);
+  }
+}
+
+export async function invokeProvider(
+  service: ProviderService | undefined,
+  call: ToolCall,
+  sink: ExecutionSink,
+  stop: StopLatch,
+): Promise<ProviderOutcome> {
+  if (!service || typeof service.invoke !== "function") {
+    return { kind: "unbound", message: "the provider's Worker is not bound to this runtime" };
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const budget = new Promise<ProviderOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: "timeout" }), Math.max(0, call.remaining_timeout_ms));
+  });
+  const stopped = stop.signal.then((s): ProviderOutcome => ({ kind: "stopped", reason: s.reason }));
+  const answered = service.invoke(call, sink).then(
+    (result): ProviderOutcome => ({ kind: "result", result }),
+    (err): ProviderOutcome => ({ kind: "rpc_failed", message: err instanceof Error ? err.message : String(err) }),
+  );
+  try {
+    const outcome = await Promise.race([answered, budget, stopped]);
+    // The provider hears of the timeout over the same call, so a cooperative handler stops
+    // its work too; the runtime does not wait for it.
+    if (outcome.kind === "timeout") stop.fire("timeout");
+    return outcome;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Stage 4 (AIOS §5.4): schema validation with validators prebuilt at build time (DESIGN.md 1).
+ * Input failures are `invalid_input` listing every violation with its JSON Pointer path;
+ * output failures (stage 7) are `invalid_output`.
+ */
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type { CoercionMode, JsonSchema } from "../../providers/sdk/protocol.ts";
+import { RuntimeError } from "../errors.ts";
+import { validators as prebuilt } from "../generated/validators.js";
+import { coerceLenient } from "../schema/coercion.ts";
+
+export interface Violation {
+  /** JSON Pointer into the input ("" is the whole input). */
+  path: string;
+  message: string;
+  keyword: string;
+}
+
+export type ValidatorTable = Readonly<Record<string, ValidateFunction>>;
+
+export function hasValidator(hash: string, table: ValidatorTable = prebuilt): boolean {
+  return Object.hasOwn(table, hash);
+}
+
+/** Returns the input to dispatch (coerced in lenient mode) or throws `invalid_input`. */
+export function validateInput(
+  input: unknown,
+  schema: { hash: string; schema: JsonSchema; coercion: CoercionMode },
+  table: ValidatorTable = prebuilt,
+): unknown {
+  const value = schema.coercion === "lenient" ? coerceLenient(schema.schema, input) : input;
+  const violations = check(value, schema.hash, table);
+  if (violations.length > 0) {
+    throw new RuntimeError("invalid_input", describe("input", violations), { violations });
+  }
+  return value;
+}
+
+/** Violations of the output schema; empty when the output is valid. */
+export function checkOutput(output: unknown, hash: string, table: ValidatorTable = prebuilt): Violation[] {
+  return check(output, hash, table);
+}
+
+function check(value: unknown, hash: string, table: ValidatorTable): Violation[] {
+  const validate = table[hash];
+  if (!validate) {
+    // The registry only serves offerings whose schemas were prebuilt; reaching this is a bug.
+    throw new RuntimeError("internal", "no prebuilt validator for this schema", { schema_hash: hash });
+  }
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map(toViolation);
+}
+
+function toViolation(e: ErrorObject): Violation {
+  // ajv reports a missing property at its parent; point at the property itself.
+  const path =
+    e.keyword === "required" ? `${e.instancePath}/${escape(String(e.params.missingProperty))}`
+    : e.keyword === "additionalProperties" ? `${e.instancePath}/${escape(String(e.params.additionalProperty))}`
+    : e.instancePath;
+  const message =
+    e.keyword === "additionalProperties" ? "is not an allowed property"
+    : e.keyword === "required" ? "is required"
+    : (e.message ?? "is invalid");
+  return { path, message, keyword: e.keyword };
+}
+
+function escape(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function describe(what: string, violations: Violation[]): string {
+  const first = violations[0];
+  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : "";
+  return `${what} failed schema validation: ${first.path || "(root)"} ${first.message}${more}`;
+}

@@ -1,0 +1,103 @@
+/**
+ * The catalog: every tool, version and provider offering, built from the providers' live
+ * manifests (AIOS §5.2). Pure, so the registry object and the tests build it the same way.
+ */
+import type { ProviderManifest, ToolManifestEntry } from "../../providers/sdk/protocol.ts";
+import type { ProviderConfig } from "../config.ts";
+import type { Trust } from "../contract.ts";
+import { schemaHash } from "../schema/schema-hash.ts";
+import { activeVersion } from "./semver.ts";
+
+/** One provider's offer of one tool version. */
+export interface Offering {
+  provider: string;
+  binding: string;
+  trust: Trust;
+  /** Registration order: earlier wins the last tie (AIOS §5.2.1 criterion 5). */
+  seq: number;
+  manifest: ToolManifestEntry;
+  input_hash: string;
+  output_hash: string;
+}
+
+export interface CatalogTool {
+  name: string;
+  active_version: string;
+  versions: Record<string, Offering[]>;
+}
+
+export interface ProviderState {
+  name: string;
+  binding: string;
+  trust: Trust;
+  seq: number;
+  reachable: boolean;
+  tools: number;
+  error?: string;
+}
+
+/** What the edge caches: immutable, versioned. */
+export interface RegistrySnapshot {
+  version: number;
+  built_at: number;
+  providers: ProviderState[];
+  tools: Record<string, CatalogTool>;
+  /** Offerings left out, and why (unbuilt schemas, conflicts); /readyz shows them. */
+  problems: string[];
+}
+
+export interface ProviderLoad {
+  config: ProviderConfig;
+  seq: number;
+  manifest?: ProviderManifest;
+  error?: string;
+}
+
+export async function buildCatalog(
+  loads: ProviderLoad[],
+  hasValidator: (hash: string) => boolean,
+): Promise<Omit<RegistrySnapshot, "version" | "built_at">> {
+  const problems: string[] = [];
+  const byName = new Map<string, Record<string, Offering[]>>();
+  const providers: ProviderState[] = [];
+
+  for (const load of [...loads].sort((a, b) => a.seq - b.seq)) {
+    const { config } = load;
+    let accepted = 0;
+    for (const entry of load.manifest?.tools ?? []) {
+      const where = `${config.name}: ${entry.name}@${entry.version}`;
+      const input_hash = await schemaHash(entry.input_schema);
+      const output_hash = await schemaHash(entry.output_schema);
+      // The runtime never compiles a schema (DESIGN.md 1): an offering whose schemas were not
+      // prebuilt cannot be validated, so it is not served.
+      if (!hasValidator(input_hash) || !hasValidator(output_hash)) {
+        problems.push(`${where} left out: its schemas differ from the build; run the schema build and redeploy`);
+        continue;
+      }
+      const versions = byName.get(entry.name) ?? {};
+      const offerings = (versions[entry.version] ??= []);
+      if (offerings.some((o) => o.provider === config.name)) {
+        problems.push(`${where} declared twice; the first is kept`);
+        continue;
+      }
+      offerings.push({ provider: config.name, binding: config.binding, trust: config.trust, seq: load.seq, manifest: entry, input_hash, output_hash });
+      byName.set(entry.name, versions);
+      accepted++;
+    }
+    providers.push({
+      name: config.name,
+      binding: config.binding,
+      trust: config.trust,
+      seq: load.seq,
+      reachable: load.manifest !== undefined,
+      tools: accepted,
+      ...(load.error ? { error: load.error } : {}),
+    });
+  }
+
+  const tools: Record<string, CatalogTool> = {};
+  for (const [name, versions] of [...byName].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    tools[name] = { name, active_version: activeVersion(Object.keys(versions))!, versions };
+  }
+  return { providers, tools, problems };
+}

@@ -1,0 +1,49 @@
+/**
+ * The edge's copy of the registry snapshot, per isolate. Fresh for REGISTRY_SNAPSHOT_TTL_MS;
+ * after that it is still served while one refresh runs in the background
+ * (stale-while-revalidate), so no call waits on the registry object except an isolate's first.
+ */
+import { loadConfig } from "../config.ts";
+import type { Env } from "../env.ts";
+import type { RegistrySnapshot } from "./catalog.ts";
+
+let cached: { snapshot: RegistrySnapshot; fetchedAt: number } | undefined;
+let inflight: Promise<RegistrySnapshot> | undefined;
+
+/** The registry object's RPC surface, typed by hand: its JSON-schema-bearing results are beyond Rpc's inference. */
+export interface RegistryRpc {
+  snapshot(): Promise<RegistrySnapshot>;
+  refresh(): Promise<RegistrySnapshot>;
+}
+
+export function registryStub(env: Env): RegistryRpc {
+  return env.REGISTRY.get(env.REGISTRY.idFromName("registry")) as unknown as RegistryRpc;
+}
+
+export async function getSnapshot(env: Env, waitUntil?: (p: Promise<unknown>) => void): Promise<RegistrySnapshot> {
+  const ttl = loadConfig(env).snapshotTtlMs;
+  if (cached && Date.now() - cached.fetchedAt < ttl) return cached.snapshot;
+  if (cached) {
+    const refreshing = refresh(env).catch((err) => console.warn(JSON.stringify({ msg: "registry refresh failed", error: String(err) })));
+    waitUntil?.(refreshing);
+    return cached.snapshot;
+  }
+  return refresh(env);
+}
+
+function refresh(env: Env): Promise<RegistrySnapshot> {
+  inflight ??= registryStub(env)
+    .snapshot()
+    .then((snapshot) => {
+      // Never step back to an older version if two refreshes cross.
+      if (!cached || snapshot.version >= cached.snapshot.version) cached = { snapshot, fetchedAt: Date.now() };
+      return cached.snapshot;
+    })
+    .finally(() => (inflight = undefined));
+  return inflight!;
+}
+
+/** Drops this isolate's copy (tests; after an operator's refresh). */
+export function forgetSnapshot(): void {
+  cached = undefined;
+}

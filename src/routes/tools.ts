@@ -1,0 +1,60 @@
+/** TRT-002 §3 registry view: GET /v1/tools and GET /v1/tools/{name}. */
+import { Hono } from "hono";
+import type { ToolView } from "../contract.ts";
+import type { Env } from "../env.ts";
+import { RuntimeError } from "../errors.ts";
+import type { CatalogTool } from "../registry/catalog.ts";
+import { rankProviders } from "../registry/rank.ts";
+import { compareSemver } from "../registry/semver.ts";
+import { getSnapshot } from "../registry/snapshot-cache.ts";
+
+export const tools = new Hono<{ Bindings: Env }>();
+
+tools.get("/", async (c) => {
+  const snapshot = await getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p));
+  const list = Object.values(snapshot.tools).map((tool) => {
+    const active = tool.versions[tool.active_version];
+    return {
+      name: tool.name,
+      active_version: tool.active_version,
+      description: active[0].manifest.description,
+      versions: Object.keys(tool.versions).sort(compareSemver),
+      providers: rankProviders(active).map((r) => r.offering.provider),
+    };
+  });
+  return c.json({ registry_version: snapshot.version, tools: list });
+});
+
+tools.get("/:name", async (c) => {
+  const snapshot = await getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p));
+  const name = c.req.param("name");
+  const tool = Object.hasOwn(snapshot.tools, name) ? snapshot.tools[name] : undefined;
+  if (!tool) throw new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name });
+  return c.json(toolView(tool));
+});
+
+function toolView(tool: CatalogTool): ToolView {
+  const versions = Object.keys(tool.versions).sort(compareSemver).reverse();
+  return {
+    name: tool.name,
+    active_version: tool.active_version,
+    description: tool.versions[tool.active_version][0].manifest.description,
+    versions: versions.map((version) => ({
+      version,
+      active: version === tool.active_version,
+      description: tool.versions[version][0].manifest.description,
+      // Listed in the order the runtime would choose them for an unrestricted caller.
+      providers: rankProviders(tool.versions[version]).map(({ offering: o }) => ({
+        provider: o.provider,
+        trust: o.trust,
+        capability_required: o.manifest.capability_required,
+        idempotent: o.manifest.idempotent,
+        latency_class: o.manifest.latency_class,
+        effects: o.manifest.effects,
+        coercion: o.manifest.coercion,
+        input_schema: o.manifest.input_schema,
+        output_schema: o.manifest.output_schema,
+      })),
+    })),
+  };
+}
