@@ -1,13 +1,46 @@
+/**
+ * Three test layers (DESIGN.md "Tests"):
+ *   unit         pure modules under Node
+ *   integration  the Worker and its Durable Objects inside workerd (@cloudflare/vitest-plugin),
+ *                with the provider Workers as auxiliary Workers
+ *   e2e          the real `wrangler dev` stack that `npm start` runs, over real HTTP; the only
+ *                layer with production's no-code-generation rule
+ */
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+
+const provider = (name: string) => ({
+  name: `tool-provider-${name}`,
+  modules: true,
+  scriptPath: `.build/providers/${name}/index.js`,
+  compatibilityDate: "2026-10-01",
+});
 
 export default defineConfig({
   test: {
     projects: [
       {
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+      },
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { workers: [provider("std"), provider("community"), provider("lab")] },
+          }),
+        ],
+        test: { name: "integration", include: ["test/integration/**/*.test.ts"] },
+      },
+      {
         test: {
-          name: "unit",
-          include: ["test/unit/**/*.test.ts"],
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["test/e2e/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+          // One shared stack; files run one after another so they do not crowd 2 cores.
+          fileParallelism: false,
         },
       },
     ],

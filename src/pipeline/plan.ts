@@ -81,7 +81,6 @@ export async function planExecution(
 
 /** Parts of TRT-002 §4 not built yet are refused out loud rather than silently ignored. */
 function refuseUnsupported(request: ExecutionRequest): void {
-  if (request.mode === "async") throw new RuntimeError("invalid_request", 'mode "async" is not available yet; use "sync"', { field: "mode" });
   if (request.stream) throw new RuntimeError("invalid_request", "stream: true is not available yet", { field: "stream" });
   if (request.idempotency_key !== undefined) {
     throw new RuntimeError("invalid_request", "idempotency_key is not available yet; the call was not made", { field: "idempotency_key" });

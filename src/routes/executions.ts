@@ -20,6 +20,11 @@ executions.post("/", async (c) => {
   // Stages 2-5, then 6-7 in the execution object.
   const plan = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p));
   const view = await dispatch(c.env, plan);
+  if (plan.mode === "async") {
+    // TRT-002 §6: answer at once; the execution object runs the call with nobody waiting.
+    c.header("Location", `/v1/executions/${view.execution_id}`);
+    return c.json({ execution_id: view.execution_id, status: view.status }, 202);
+  }
   return c.json(view, httpStatusOf(view) as 200);
 });
 

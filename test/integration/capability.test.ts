@@ -1,0 +1,48 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { RuntimeError } from "../../src/errors.ts";
+import type { Caller } from "../../src/pipeline/capability.ts";
+import { parseExecutionRequest } from "../../src/pipeline/initiation.ts";
+import { planExecution } from "../../src/pipeline/plan.ts";
+
+function caller(over: Partial<Caller>): Caller {
+  return { tenant: `t-${crypto.randomUUID()}`, agent: "tester", capabilities: [], channels: ["*"], ...over };
+}
+
+async function denial(c: Caller, body: unknown): Promise<RuntimeError> {
+  try {
+    await planExecution(env, c, parseExecutionRequest(body), Date.now());
+  } catch (err) {
+    return err as RuntimeError;
+  }
+  throw new Error("expected a denial");
+}
+
+describe("capability stage against the live registry", () => {
+  it("refuses http.request at level 3 to a caller without a network grant for the host", async () => {
+    const err = await denial(caller({ capabilities: ["network:other.example"] }), { tool: "http.request", input: { url: "https://api.example.com/x" } });
+    expect(err.code).toBe("forbidden");
+    expect(err.details).toMatchObject({ level: 3, required: "network:api.example.com" });
+  });
+
+  it("grants http.request to a caller holding that host", async () => {
+    const plan = await planExecution(env, caller({ capabilities: ["network:api.example.com"] }), parseExecutionRequest({ tool: "http.request", input: { url: "https://api.example.com/x" } }), Date.now());
+    expect(plan.capability.level3).toEqual({ required: "network:api.example.com", granted_by: "network:api.example.com" });
+  });
+
+  it("filters unreachable providers before ranking (level 1)", async () => {
+    const plan = await planExecution(env, caller({ channels: ["community"] }), parseExecutionRequest({ tool: "text.stats", input: { text: "a b" } }), Date.now());
+    expect(plan.providers.map((p) => p.provider)).toEqual(["community"]);
+  });
+
+  it("refuses a tool whose every provider is out of the caller's channels (level 1)", async () => {
+    const err = await denial(caller({ channels: ["community"] }), { tool: "math.evaluate", input: { expression: "1" } });
+    expect(err.code).toBe("forbidden");
+    expect(err.details).toMatchObject({ level: 1 });
+  });
+
+  it("refuses a body naming another tenant", async () => {
+    const err = await denial(caller({}), { tool: "math.evaluate", tenant: "not-mine", input: { expression: "1" } });
+    expect(err.code).toBe("forbidden");
+  });
+});

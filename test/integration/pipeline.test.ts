@@ -1,0 +1,52 @@
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { ExecutionView } from "../../src/contract.ts";
+
+async function post(body: unknown): Promise<{ status: number; json: any }> {
+  const res = await exports.default.fetch("http://runtime/v1/executions", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+describe("the pipeline in workerd", () => {
+  it("runs math.evaluate through a provider Worker and fills the execution block", async () => {
+    const { status, json } = await post({ tool: "math.evaluate", input: { expression: "1 + 2 * 3" } });
+    expect(status).toBe(200);
+    const view = json as ExecutionView;
+    expect(view).toMatchObject({ tool: "math.evaluate", version: "1.0.0", status: "succeeded", output: { value: 7 } });
+    expect(view.execution).toMatchObject({ sandbox: "v8-isolate", worker: "std", resources: { cpu_ms: null, peak_memory_mb: null } });
+    expect(view.execution_id).toMatch(/^exec_[0-9a-f]{64}$/);
+  });
+
+  it("answers GET /v1/executions/{id} with the stored result", async () => {
+    const { json } = await post({ tool: "math.evaluate", input: { expression: "6*7" } });
+    const res = await exports.default.fetch(`http://runtime/v1/executions/${json.execution_id}`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(json);
+  });
+
+  it("answers an id it never minted with execution_not_found", async () => {
+    const res = await exports.default.fetch(`http://runtime/v1/executions/exec_${"0".repeat(64)}`);
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.code).toBe("execution_not_found");
+  });
+
+  it("lists every example tool from the registry", async () => {
+    const res = await exports.default.fetch("http://runtime/v1/tools");
+    const body = (await res.json()) as { tools: { name: string; providers: string[] }[] };
+    const names = body.tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["math.evaluate", "text.stats", "json.query", "http.request", "demo.countdown", "lab.echo"]));
+    // AIOS §5.2.1: the system provider outranks the community one.
+    expect(body.tools.find((t) => t.name === "text.stats")!.providers).toEqual(["std", "community"]);
+  });
+
+  it("is ready once the registry has loaded and every provider answers", async () => {
+    const res = await exports.default.fetch("http://runtime/readyz");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "ready", problems: [] });
+    expect(env.PROVIDERS).toBeDefined();
+  });
+});
