@@ -1,0 +1,79 @@
+/**
+ * Starts the real stack that `npm start` runs (`npm run stack`: wrangler dev with the runtime
+ * and every provider config) on free loopback ports with its own state folder, waits until
+ * /readyz says ready, and stops it (by its process group id) when the run ends.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TestProject } from "vitest/node";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+  }
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const READY_WITHIN_MS = 120_000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export default async function setup(project: TestProject) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const state = mkdtempSync(join(tmpdir(), "tool-runtime-e2e-"));
+  const child = spawn(
+    "npm",
+    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state],
+    { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true" } },
+  );
+  let log = "";
+  child.stdout!.on("data", (d) => (log += d));
+  child.stderr!.on("data", (d) => (log += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+
+  const stop = async () => {
+    if (child.exitCode === null && child.pid) {
+      process.kill(-child.pid, "SIGTERM");
+      const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(state, { recursive: true, force: true });
+  };
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + READY_WITHIN_MS;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`wrangler dev exited early:\n${log}`);
+    }
+    try {
+      const res = await fetch(`${baseUrl}/readyz`);
+      if (res.status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the stack was not ready within ${READY_WITHIN_MS} ms:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  project.provide("baseUrl", baseUrl);
+  return stop;
+}
