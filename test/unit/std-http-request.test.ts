@@ -87,9 +87,16 @@ describe("http.request against a scripted upstream", () => {
     expect(requests[1]).toMatchObject({ method: "PUT", url: "https://api.example.com/b", body: "data" });
   });
 
-  it("drops credentials when a redirect leaves the origin", async () => {
+  it("hands a redirect to another host back instead of following it", async () => {
     const { requests } = scriptedFetch((url) => (url.host === "api.example.com" ? redirect(302, "https://cdn.example.net/x") : new Response("ok")));
-    await request({ url: "https://api.example.com/", headers: { authorization: "Bearer secret", accept: "text/plain" } });
+    const output = await request({ url: "https://api.example.com/" });
+    expect(requests).toHaveLength(1);
+    expect(output).toMatchObject({ status_code: 302, headers: { location: "https://cdn.example.net/x" } });
+  });
+
+  it("drops credentials when a same-host redirect changes the origin", async () => {
+    const { requests } = scriptedFetch((url) => (url.protocol === "http:" ? redirect(301, "https://api.example.com/") : new Response("ok")));
+    await request({ url: "http://api.example.com/", headers: { authorization: "Bearer secret", accept: "text/plain" } });
     expect(requests[0].headers.get("authorization")).toBe("Bearer secret");
     expect(requests[1].headers.get("authorization")).toBeNull();
     expect(requests[1].headers.get("accept")).toBe("text/plain");

@@ -35,7 +35,7 @@ export const httpRequest = defineTool<HttpRequestInput, HttpResponseOutput>({
   name: "http.request",
   version: "1.0.0",
   description:
-    "Sends an HTTP request to a public http(s) URL and returns the status, headers and up to 1 MiB of body as text. Follows up to 5 redirects; private, loopback and metadata addresses are refused.",
+    "Sends an HTTP request to a public http(s) URL and returns the status, headers and up to 1 MiB of body as text. Follows up to 5 redirects on the same host (a redirect to another host is returned as it is); private, loopback and metadata addresses are refused.",
   input: {
     type: "object",
     properties: {
@@ -77,11 +77,14 @@ export const httpRequest = defineTool<HttpRequestInput, HttpResponseOutput>({
       const location = response.headers.get("location");
       if (!REDIRECT_STATUSES.has(response.status) || location === null) return readResponse(response, method, ctx);
 
+      const next = guardedUrl(location, target, "redirect_");
+      // The caller's capability names one host (network:{url.host}); a redirect elsewhere is
+      // handed back as it is, for the caller to follow under its own grant or not at all.
+      if (next.hostname !== target.hostname) return readResponse(response, method, ctx);
       await response.body?.cancel();
       if (redirects === MAX_REDIRECTS) {
         throw new ToolError(`more than ${MAX_REDIRECTS} redirects`, { details: { reason: "too_many_redirects" } });
       }
-      const next = guardedUrl(location, target, "redirect_");
       // Fetch standard, HTTP-redirect fetch: 303 turns into GET, and so do 301/302 after a POST.
       if ((response.status === 303 && method !== "HEAD") || ((response.status === 301 || response.status === 302) && method === "POST")) {
         method = "GET";
