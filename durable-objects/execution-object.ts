@@ -1,19 +1,21 @@
 /**
  * ExecutionObject: one Durable Object per execution. Holds the record and its event log,
- * runs the provider call (stage 6) and settles it (stage 7). The object is the single writer
- * of its execution, so a status can never be set twice (durable-objects/execution-state.ts).
+ * runs the provider call (stage 6), settles it (stage 7), fans events out to SSE
+ * subscribers, and handles cancellation and retention. It is the single writer of its
+ * execution, so a status can never be set twice (durable-objects/execution-state.ts).
  */
 import { DurableObject, RpcTarget } from "cloudflare:workers";
-import type { ExecutionView } from "../src/contract.ts";
+import type { CancellationOutcome, ExecutionView } from "../src/contract.ts";
 import type { Env, ProviderService } from "../src/env.ts";
 import { errorBody } from "../src/errors.ts";
 import { remainingBudgetMs } from "../src/pipeline/budget.ts";
 import { settle, toView, type Settlement } from "../src/pipeline/delivery.ts";
-import type { ExecutionPlan } from "../src/pipeline/dispatch.ts";
-import { invokeProvider, StopLatch } from "../src/pipeline/provider-execution.ts";
+import type { ExecutionPlan, Subscription } from "../src/pipeline/dispatch.ts";
+import { invokeProvider, StopLatch, type ProviderOutcome } from "../src/pipeline/provider-execution.ts";
 import { EMITTED_EVENT_TYPES, type EmittedEvent, type ExecutionSink, type StopSignal } from "../providers/sdk/protocol.ts";
-import { EventLog, type StoredEvent } from "./event-log.ts";
+import { EventLog } from "./event-log.ts";
 import { isTerminal, transition, type ExecutionRecord } from "./execution-state.ts";
+import { Fanout } from "./fanout.ts";
 
 /** How long past its deadline an execution may go before the alarm ends it regardless. */
 const DEADLINE_SLACK_MS = 5_000;
@@ -37,10 +39,14 @@ class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
 
 export class ExecutionObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
-  private readonly events: EventLog;
+  private events: EventLog;
+  private readonly fanout = new Fanout();
   private record: ExecutionRecord | undefined;
   private running: Promise<void> | undefined;
-  private stop = new StopLatch();
+  private readonly stop = new StopLatch();
+  /** Resolving it makes the runtime stop waiting for the provider (forced cancellation). */
+  private abandon!: (outcome: ProviderOutcome) => void;
+  private readonly abandoned = new Promise<ProviderOutcome>((resolve) => (this.abandon = resolve));
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -50,17 +56,95 @@ export class ExecutionObject extends DurableObject<Env> {
     const row = this.sql.exec<{ record: string }>("SELECT record FROM execution WHERE id = 1").toArray()[0];
     this.record = row ? (JSON.parse(row.record) as ExecutionRecord) : undefined;
     // A fresh instance finding an unfinished record means the instance that ran it is gone
-    // (restart or eviction): its provider call went with it, so the execution ends here.
+    // (restart; an object waiting on I/O is not evicted): its provider call went with it.
     if (this.record && !isTerminal(this.record.status)) this.finishLost();
   }
 
   /** Stages 6 and 7 for a new execution. Sync mode answers when it ends; async at once. */
   async execute(plan: ExecutionPlan): Promise<ExecutionView> {
-    if (this.record) {
+    if (!this.start(plan)) {
       // The same plan delivered twice (an RPC retry) must never dispatch twice.
       await this.running;
-      return toView(this.record);
+      return toView(this.record!);
     }
+    if (plan.mode === "sync") await this.running;
+    return toView(this.record!);
+  }
+
+  /** Starts the execution and subscribes to it in the same turn, so no event is missed. */
+  async executeStream(plan: ExecutionPlan): Promise<{ view: ExecutionView; stream: ReadableStream<Uint8Array> }> {
+    this.start(plan);
+    return { view: toView(this.record!), stream: this.fanout.subscribe(this.events.after(0)) };
+  }
+
+  /** The current view, for GET /v1/executions/{id}; undefined for another tenant or no record. */
+  async view(tenant: string): Promise<ExecutionView | undefined> {
+    return this.owned(tenant) ? toView(this.record!) : undefined;
+  }
+
+  /** SSE: the stored events after `after`, then live ones until the terminal event. */
+  async subscribe(tenant: string, after: number): Promise<Subscription> {
+    if (!this.owned(tenant)) return { kind: "not_found" };
+    // Resuming at or past the terminal event leaves nothing to send (TRT-002 §7: exactly one).
+    if (isTerminal(this.record!.status) && after >= this.events.lastSeq) return { kind: "ended" };
+    return { kind: "stream", stream: this.fanout.subscribe(this.events.after(after)) };
+  }
+
+  /**
+   * TRT-002 §8: signal the provider, give it `graceMs` to stop, then stop waiting for it.
+   * Answers when the execution has ended. Idempotent: a finished execution is returned as
+   * it is (with outcome `already_finished` when it did not end by cancellation).
+   */
+  async cancel(tenant: string, graceMs: number): Promise<ExecutionView | undefined> {
+    if (!this.owned(tenant)) return undefined;
+    const record = this.record!;
+    const now = Date.now();
+    if (isTerminal(record.status)) {
+      const view = toView(record);
+      return view.cancellation ? view : { ...view, cancellation: { requested_at: new Date(now).toISOString(), outcome: "already_finished" } };
+    }
+    if (record.cancellation) {
+      await this.running; // a second cancel waits for the first
+      return toView(this.record!);
+    }
+    const requested_at = new Date(now).toISOString();
+    if (record.status !== "running") {
+      this.finish({ status: "cancelled", error: errorBody("cancelled", "the execution was cancelled before it started") }, { requested_at, outcome: "before_start" });
+      return toView(this.record!);
+    }
+    this.save({ ...record, cancellation: { requested_at, outcome: null } });
+    this.stop.fire("cancelled");
+    const timer = setTimeout(() => this.abandon({ kind: "stopped", reason: "cancelled" }), graceMs);
+    await this.running;
+    clearTimeout(timer);
+    return toView(this.record!);
+  }
+
+  async alarm(): Promise<void> {
+    const record = this.record;
+    if (!record) return;
+    if (!isTerminal(record.status)) {
+      // Past deadline + slack with the call still open: the in-memory timer did not end it.
+      if (this.running) {
+        this.stop.fire("timeout");
+        this.abandon({ kind: "timeout" });
+      } else {
+        this.finishLost();
+      }
+      return;
+    }
+    if (Date.now() >= record.ended_at! + record.retention_ms) {
+      // TRT-002 §9 retention window over: the id answers 404 from now on.
+      await this.ctx.storage.deleteAll();
+      this.record = undefined;
+    } else {
+      await this.ctx.storage.setAlarm(record.ended_at! + record.retention_ms);
+    }
+  }
+
+  /** Writes the record and starts the call; false when this object already has an execution. */
+  private start(plan: ExecutionPlan): boolean {
+    if (this.record) return false;
     const now = Date.now();
     const first = plan.providers[0];
     let record: ExecutionRecord = {
@@ -78,6 +162,7 @@ export class ExecutionObject extends DurableObject<Env> {
       output_hash: plan.output_hash,
       max_output_bytes: plan.max_output_bytes,
       capability: plan.capability,
+      retention_ms: plan.retention_ms,
       accepted_at: plan.accepted_at,
       scheduled_at: null,
       running_at: null,
@@ -87,37 +172,10 @@ export class ExecutionObject extends DurableObject<Env> {
     record = transition(record, "running", now, { provider: first.provider });
     // DESIGN.md 8: these writes and the alarm share one commit before the provider call.
     this.save(record);
-    this.events.append("start", { sandbox: "v8-isolate", worker: first.provider }, now);
+    this.append("start", { sandbox: "v8-isolate", worker: first.provider }, now);
     void this.ctx.storage.setAlarm(plan.accepted_at + plan.timeout_ms + DEADLINE_SLACK_MS);
-
     this.running = this.run(plan);
-    if (plan.mode === "sync") await this.running;
-    return toView(this.record!);
-  }
-
-  /** The current view, for GET /v1/executions/{id}; undefined for another tenant or no record. */
-  async view(tenant: string): Promise<ExecutionView | undefined> {
-    if (!this.record || this.record.tenant !== tenant) return undefined;
-    return toView(this.record);
-  }
-
-  /** The stored events after `after` (SSE replay). */
-  async eventsAfter(tenant: string, after: number): Promise<StoredEvent[] | undefined> {
-    if (!this.record || this.record.tenant !== tenant) return undefined;
-    return this.events.after(after);
-  }
-
-  async alarm(): Promise<void> {
-    if (!this.record) return;
-    if (!isTerminal(this.record.status)) {
-      if (this.running) {
-        // Past deadline + slack with the call still open: the in-memory timer did not end it.
-        this.stop.fire("timeout");
-        this.finish(settle({ kind: "timeout" }, this.settleContext()));
-      } else {
-        this.finishLost();
-      }
-    }
+    return true;
   }
 
   private async run(plan: ExecutionPlan): Promise<void> {
@@ -137,35 +195,47 @@ export class ExecutionObject extends DurableObject<Env> {
       },
       sink,
       this.stop,
+      this.abandoned,
     );
-    if (this.record && !isTerminal(this.record.status)) {
-      this.finish(settle(outcome, this.settleContext()));
+    const record = this.record;
+    if (!record || isTerminal(record.status)) return;
+    if (record.cancellation) {
+      // Whatever the provider did after the stop notice, the caller asked to cancel.
+      const outcome_: CancellationOutcome = outcome.kind === "stopped" || outcome.kind === "timeout" ? "forced" : "cooperative";
+      const message = outcome_ === "forced" ? "the execution was cancelled; the provider did not stop within the grace period" : "the execution was cancelled";
+      this.finish({ status: "cancelled", error: errorBody("cancelled", message) }, { requested_at: record.cancellation.requested_at, outcome: outcome_ });
+      return;
     }
-  }
-
-  private settleContext() {
-    const r = this.record!;
-    return { output_hash: r.output_hash, idempotent: r.idempotent, timeout_ms: r.timeout_ms, max_output_bytes: r.max_output_bytes };
+    this.finish(settle(outcome, { output_hash: record.output_hash, idempotent: record.idempotent, timeout_ms: record.timeout_ms, max_output_bytes: record.max_output_bytes }));
   }
 
   private onEmit(event: EmittedEvent): void {
+    // After the end (a handler that ignored cancellation, say) its events are refused.
     if (!this.record || isTerminal(this.record.status)) throw new Error("the execution has ended");
     if (!EMITTED_EVENT_TYPES.includes(event?.type)) throw new Error(`unknown event type ${String(event?.type)}`);
-    this.events.append(event.type, event.data, Date.now());
+    this.append(event.type, event.data, Date.now());
   }
 
-  private finish(settlement: Settlement): void {
+  private append(type: string, data: unknown, at: number): void {
+    const stored = this.events.append(type, data, at);
+    if (stored) this.fanout.publish(stored);
+  }
+
+  private finish(settlement: Settlement, cancellation?: ExecutionRecord["cancellation"]): void {
     const now = Date.now();
     const partial = this.events.lastData("partial");
     const record = transition(this.record!, settlement.status, now, {
       output: settlement.output,
       error: settlement.error,
       ...(partial !== undefined ? { partial_output: partial } : {}),
+      ...(cancellation ? { cancellation } : {}),
     });
     this.save(record);
     const view = toView(record);
-    if (record.status === "succeeded") this.events.append("done", { output: view.output, execution: view.execution }, now);
-    else this.events.append("error", { status: view.status, error: view.error, partial_output: view.partial_output, execution: view.execution }, now);
+    if (record.status === "succeeded") this.append("done", { output: view.output, execution: view.execution }, now);
+    else this.append("error", { status: view.status, error: view.error, partial_output: view.partial_output, cancellation: view.cancellation, execution: view.execution }, now);
+    // The deadline alarm is replaced by the end of the retention window.
+    void this.ctx.storage.setAlarm(now + record.retention_ms);
   }
 
   private finishLost(): void {
@@ -175,6 +245,11 @@ export class ExecutionObject extends DurableObject<Env> {
         reason: "execution object restarted",
       }, false),
     });
+  }
+
+  private owned(tenant: string): boolean {
+    // Another tenant's id answers exactly like an unknown one (DESIGN.md 7).
+    return this.record !== undefined && this.record.tenant === tenant;
   }
 
   private save(record: ExecutionRecord): void {

@@ -4,7 +4,7 @@
  * Every change of status goes through `transition`, which refuses illegal moves, so no code
  * path can resurrect a finished execution or finish one twice.
  */
-import type { ExecutionMode, ExecutionStatus } from "../src/contract.ts";
+import type { Cancellation, ExecutionMode, ExecutionStatus } from "../src/contract.ts";
 import { TERMINAL_STATUSES } from "../src/contract.ts";
 import type { ErrorBody } from "../src/errors.ts";
 import type { Effect } from "../providers/sdk/protocol.ts";
@@ -30,9 +30,12 @@ export interface ExecutionRecord {
   scheduled_at: number | null;
   running_at: number | null;
   ended_at: number | null;
+  /** How long the record is kept after it ends. */
+  retention_ms: number;
   output?: unknown;
   partial_output?: unknown;
   error?: ErrorBody;
+  cancellation?: Cancellation;
 }
 
 const NEXT: Record<ExecutionStatus, readonly ExecutionStatus[]> = {
@@ -61,7 +64,7 @@ export function transition(
   record: ExecutionRecord,
   to: ExecutionStatus,
   at: number,
-  fields: Partial<Pick<ExecutionRecord, "output" | "partial_output" | "error" | "provider">> = {},
+  fields: Partial<Pick<ExecutionRecord, "output" | "partial_output" | "error" | "provider" | "cancellation">> = {},
 ): ExecutionRecord {
   if (!NEXT[record.status].includes(to)) throw new IllegalTransition(record.status, to);
   const next: ExecutionRecord = { ...record, ...fields, status: to };

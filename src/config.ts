@@ -31,6 +31,11 @@ export interface RuntimeConfig {
   snapshotTtlMs: number;
   /** How often the registry re-reads provider manifests on its own. */
   manifestRefreshMs: number;
+  /** How long a finished execution and its events stay readable (TRT-002 §9). */
+  retentionMs: number;
+  /** TRT-002 §8: how long a cancelled provider gets to stop by itself, by default and at most. */
+  cancelGraceMs: number;
+  maxCancelGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -59,6 +64,9 @@ export function parseConfig(env: Env): RuntimeConfig {
     systemMaxTimeoutMs: positiveInt("SYSTEM_MAX_TIMEOUT_MS", env.SYSTEM_MAX_TIMEOUT_MS, 600_000),
     snapshotTtlMs: positiveInt("REGISTRY_SNAPSHOT_TTL_MS", env.REGISTRY_SNAPSHOT_TTL_MS, 10_000),
     manifestRefreshMs: positiveInt("MANIFEST_REFRESH_MS", env.MANIFEST_REFRESH_MS, 300_000),
+    retentionMs: positiveInt("EXECUTION_RETENTION_MS", env.EXECUTION_RETENTION_MS, 24 * 3600_000),
+    cancelGraceMs: positiveInt("CANCEL_GRACE_MS", env.CANCEL_GRACE_MS, 5_000),
+    maxCancelGraceMs: positiveInt("MAX_CANCEL_GRACE_MS", env.MAX_CANCEL_GRACE_MS, 30_000),
   };
 }
 

@@ -45,6 +45,15 @@ export interface ExecutionBlock {
   resources: { cpu_ms: null; peak_memory_mb: null };
 }
 
+/** TRT-002 §8: what a cancel request did. */
+export type CancellationOutcome = "before_start" | "cooperative" | "forced" | "already_finished";
+
+export interface Cancellation {
+  requested_at: string;
+  /** null while the provider's grace period is still running. */
+  outcome: CancellationOutcome | null;
+}
+
 /** TRT-002 §5 / §9: what GET and a sync POST return. */
 export interface ExecutionView {
   execution_id: string;
@@ -54,6 +63,7 @@ export interface ExecutionView {
   output?: unknown;
   partial_output?: unknown;
   error?: ErrorBody;
+  cancellation?: Cancellation;
   execution: ExecutionBlock;
 }
 

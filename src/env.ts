@@ -18,5 +18,8 @@ export interface Env {
   SYSTEM_MAX_TIMEOUT_MS?: unknown;
   REGISTRY_SNAPSHOT_TTL_MS?: unknown;
   MANIFEST_REFRESH_MS?: unknown;
+  EXECUTION_RETENTION_MS?: unknown;
+  CANCEL_GRACE_MS?: unknown;
+  MAX_CANCEL_GRACE_MS?: unknown;
   [binding: string]: unknown;
 }

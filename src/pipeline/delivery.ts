@@ -80,7 +80,8 @@ function failed(ctx: SettleContext, code: ErrorCode, message: string): Settlemen
  * tools that declare themselves idempotent; for the others the caller decides knowingly.
  */
 function retryableFor(ctx: SettleContext, code: ErrorCode): boolean {
-  return ERROR_TABLE[code].retryable && ctx.idempotent;
+  const mayHaveRun = code === "timeout" || code === "provider_crashed";
+  return ERROR_TABLE[code].retryable && (!mayHaveRun || ctx.idempotent);
 }
 
 export function toView(record: ExecutionRecord): ExecutionView {
@@ -93,6 +94,7 @@ export function toView(record: ExecutionRecord): ExecutionView {
     ...(record.output !== undefined ? { output: record.output } : {}),
     ...(record.partial_output !== undefined && record.status !== "succeeded" ? { partial_output: record.partial_output } : {}),
     ...(record.error ? { error: record.error } : {}),
+    ...(record.cancellation ? { cancellation: record.cancellation } : {}),
     execution: {
       sandbox: "v8-isolate",
       worker: record.provider,

@@ -34,6 +34,8 @@ export interface ExecutionPlan {
   idempotent: boolean;
   effects: Effect;
   capability: CapabilityDecision;
+  /** How long the finished execution stays readable. */
+  retention_ms: number;
 }
 
 const PREFIX = "exec_";
@@ -45,8 +47,17 @@ export function newExecutionId(env: Env): string {
 /** The execution object's RPC surface, typed by hand (tool outputs are `unknown` to Rpc's inference). */
 export interface ExecutionRpc {
   execute(plan: ExecutionPlan): Promise<ExecutionView>;
+  executeStream(plan: ExecutionPlan): Promise<{ view: ExecutionView; stream: ReadableStream<Uint8Array> }>;
   view(tenant: string): Promise<ExecutionView | undefined>;
+  subscribe(tenant: string, after: number): Promise<Subscription>;
+  cancel(tenant: string, graceMs: number): Promise<ExecutionView | undefined>;
 }
+
+/** The answer to a stream request: a stream, nothing to send (resumed past the end), or no such execution. */
+export type Subscription =
+  | { kind: "stream"; stream: ReadableStream<Uint8Array> }
+  | { kind: "ended" }
+  | { kind: "not_found" };
 
 /** The execution object behind an id, or undefined when the id cannot be one of ours. */
 export function executionStub(env: Env, executionId: string): ExecutionRpc | undefined {

@@ -80,7 +80,7 @@ export function parseExecutionRequest(value: unknown): ExecutionRequest {
     }
     return v;
   };
-  const mode = body.mode ?? "sync";
+  const mode = body.mode === undefined ? "sync" : body.mode;
   if (mode !== "sync" && mode !== "async") {
     throw new RuntimeError("invalid_request", 'field mode must be "sync" or "async"', { field: "mode" });
   }
@@ -88,7 +88,7 @@ export function parseExecutionRequest(value: unknown): ExecutionRequest {
     throw new RuntimeError("invalid_request", "field stream must be a boolean", { field: "stream" });
   }
   if (body.input === undefined) throw new RuntimeError("invalid_request", "field input is required", { field: "input" });
-  const context = body.context ?? {};
+  const context = body.context === undefined ? {} : body.context;
   if (context === null || typeof context !== "object" || Array.isArray(context)) {
     throw new RuntimeError("invalid_request", "field context must be an object", { field: "context" });
   }

@@ -76,12 +76,12 @@ export async function planExecution(
       level2: { verdict: "skipped", reason: "no intent verifier is bound" },
       level3,
     },
+    retention_ms: config.retentionMs,
   };
 }
 
 /** Parts of TRT-002 §4 not built yet are refused out loud rather than silently ignored. */
 function refuseUnsupported(request: ExecutionRequest): void {
-  if (request.stream) throw new RuntimeError("invalid_request", "stream: true is not available yet", { field: "stream" });
   if (request.idempotency_key !== undefined) {
     throw new RuntimeError("invalid_request", "idempotency_key is not available yet; the call was not made", { field: "idempotency_key" });
   }

@@ -28,11 +28,16 @@ export class StopLatch {
   }
 }
 
+/**
+ * Calls the provider and settles on the first of: its answer, the end of the budget, or
+ * `abandon` (the execution object giving up on it, e.g. when a cancel's grace period ends).
+ */
 export async function invokeProvider(
   service: ProviderService | undefined,
   call: ToolCall,
   sink: ExecutionSink,
   stop: StopLatch,
+  abandon: Promise<ProviderOutcome>,
 ): Promise<ProviderOutcome> {
   if (!service || typeof service.invoke !== "function") {
     return { kind: "unbound", message: "the provider's Worker is not bound to this runtime" };
@@ -41,13 +46,12 @@ export async function invokeProvider(
   const budget = new Promise<ProviderOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ kind: "timeout" }), Math.max(0, call.remaining_timeout_ms));
   });
-  const stopped = stop.signal.then((s): ProviderOutcome => ({ kind: "stopped", reason: s.reason }));
   const answered = service.invoke(call, sink).then(
     (result): ProviderOutcome => ({ kind: "result", result }),
     (err): ProviderOutcome => ({ kind: "rpc_failed", message: err instanceof Error ? err.message : String(err) }),
   );
   try {
-    const outcome = await Promise.race([answered, budget, stopped]);
+    const outcome = await Promise.race([answered, budget, abandon]);
     // The provider hears of the timeout over the same call, so a cooperative handler stops
     // its work too; the runtime does not wait for it.
     if (outcome.kind === "timeout") stop.fire("timeout");

@@ -1,15 +1,22 @@
 /** TRT-002 §3 execution endpoints. Wiring only: the stages live in src/pipeline/. */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { resolveCaller } from "../caller.ts";
 import { loadConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 import { RuntimeError } from "../errors.ts";
 import { httpStatusOf } from "../pipeline/delivery.ts";
-import { dispatch, executionStub } from "../pipeline/dispatch.ts";
+import { dispatch, executionStub, type ExecutionRpc } from "../pipeline/dispatch.ts";
 import { decodeBody, parseExecutionRequest, readBody } from "../pipeline/initiation.ts";
 import { planExecution } from "../pipeline/plan.ts";
+import { resumeAfter } from "../stream/sse.ts";
 
 export const executions = new Hono<{ Bindings: Env }>();
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
 
 executions.post("/", async (c) => {
   const acceptedAt = Date.now();
@@ -19,19 +26,75 @@ executions.post("/", async (c) => {
   const request = parseExecutionRequest(decodeBody(body, c.req.header("content-type") ?? null));
   // Stages 2-5, then 6-7 in the execution object.
   const plan = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p));
+  const location = `/v1/executions/${plan.execution_id}`;
+  if (request.stream) {
+    // TRT-002 §7: the same request, answered as the event stream of the execution.
+    const { stream } = await executionStub(c.env, plan.execution_id)!.executeStream(plan);
+    return new Response(stream, { headers: { ...SSE_HEADERS, location, "x-execution-id": plan.execution_id } });
+  }
   const view = await dispatch(c.env, plan);
   if (plan.mode === "async") {
     // TRT-002 §6: answer at once; the execution object runs the call with nobody waiting.
-    c.header("Location", `/v1/executions/${view.execution_id}`);
+    c.header("Location", location);
     return c.json({ execution_id: view.execution_id, status: view.status }, 202);
   }
   return c.json(view, httpStatusOf(view) as 200);
 });
 
 executions.get("/:id", async (c) => {
-  const id = c.req.param("id");
-  const view = await executionStub(c.env, id)?.view(resolveCaller(c.env).tenant);
-  // Unknown, expired and other tenants' ids all answer the same (DESIGN.md 7).
-  if (!view) throw new RuntimeError("execution_not_found", `no execution ${id}`, { execution_id: id });
+  const view = await stubOf(c).view(resolveCaller(c.env).tenant);
+  if (!view) throw notFound(c.req.param("id"));
   return c.json(view);
 });
+
+executions.get("/:id/stream", async (c) => {
+  const after = resumeAfter(c.req.header("last-event-id"), c.req.query("after"));
+  if (after === null) throw new RuntimeError("invalid_request", "Last-Event-ID and ?after= must be a non-negative integer", { field: "after" });
+  const subscription = await stubOf(c).subscribe(resolveCaller(c.env).tenant, after);
+  if (subscription.kind === "not_found") throw notFound(c.req.param("id"));
+  // Resumed past the terminal event: nothing more will ever come (EventSource stops on 204).
+  if (subscription.kind === "ended") return c.body(null, 204);
+  return new Response(subscription.stream, { headers: SSE_HEADERS });
+});
+
+executions.post("/:id/cancel", async (c) => {
+  const config = loadConfig(c.env);
+  const graceMs = await cancelGrace(c.req.raw, config.cancelGraceMs, config.maxCancelGraceMs);
+  const view = await stubOf(c).cancel(resolveCaller(c.env).tenant, graceMs);
+  if (!view) throw notFound(c.req.param("id"));
+  return c.json(view);
+});
+
+/** The execution's object; an id that cannot be ours gets an object that knows nothing. */
+function stubOf(c: Context<{ Bindings: Env }>): ExecutionRpc {
+  const stub = executionStub(c.env, c.req.param("id")!);
+  if (!stub) throw notFound(c.req.param("id")!);
+  return stub;
+}
+
+/** Unknown, expired and other tenants' ids all answer the same (DESIGN.md 7). */
+function notFound(id: string | undefined): RuntimeError {
+  return new RuntimeError("execution_not_found", `no execution ${id}`, { execution_id: id });
+}
+
+/** Optional body `{"grace_ms": n}`: 0 forces at once; more than the maximum is refused. */
+async function cancelGrace(request: Request, fallback: number, max: number): Promise<number> {
+  const text = await request.text();
+  if (text.trim() === "") return fallback;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new RuntimeError("invalid_request", "cancel body is not valid JSON");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new RuntimeError("invalid_request", "cancel body must be an object");
+  for (const key of Object.keys(body)) {
+    if (key !== "grace_ms") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+  }
+  const grace = (body as { grace_ms?: unknown }).grace_ms;
+  if (grace === undefined) return fallback;
+  if (typeof grace !== "number" || !Number.isSafeInteger(grace) || grace < 0 || grace > max) {
+    throw new RuntimeError("invalid_request", `grace_ms must be an integer from 0 to ${max}`, { field: "grace_ms", max });
+  }
+  return grace;
+}

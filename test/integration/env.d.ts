@@ -1,6 +1,12 @@
-declare module "cloudflare:test" {
-  interface ProvidedEnv extends import("../../src/env.ts").Env {}
-}
+/// <reference path="../../node_modules/@cloudflare/vitest-plugin/types/cloudflare-test.d.ts" />
+type RuntimeEnv = import("../../src/env.ts").Env;
+
 declare namespace Cloudflare {
-  interface Env extends import("../../src/env.ts").Env {}
+  interface Env extends RuntimeEnv {}
+}
+
+declare namespace Cloudflare {
+  interface GlobalProps {
+    mainModule: typeof import("../../src/index.ts");
+  }
 }

@@ -1,4 +1,4 @@
-import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ExecutionView } from "../../src/contract.ts";
@@ -28,8 +28,10 @@ async function waitForStatus(executionId: string, status: string): Promise<Execu
 
 async function waitForPartial(executionId: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const events = await rawStub(executionId).eventsAfter(caller.tenant, 0);
-    if (events?.some((e) => e.type === "partial")) return;
+    const partials = await runInDurableObject(rawStub(executionId), (_instance, state) =>
+      state.storage.sql.exec("SELECT seq FROM events WHERE type = 'partial'").toArray().length,
+    );
+    if (partials > 0) return;
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error("no partial output was ever emitted");
@@ -77,5 +79,28 @@ describe("ExecutionObject", () => {
     const p = await plan({ tool: "lab.echo", input: {} });
     await executionStub(env, p.execution_id)!.execute(p);
     expect(await executionStub(env, p.execution_id)!.view("someone-else")).toBeUndefined();
+  });
+
+  it("deletes a finished execution and its events when its retention alarm fires", async () => {
+    const p = { ...(await plan({ tool: "lab.echo", input: { keep: "briefly" } })), retention_ms: 1 };
+    const stub = executionStub(env, p.execution_id)!;
+    expect(await stub.execute(p)).toMatchObject({ status: "succeeded" });
+    // The real alarm, 1 ms after the end; run it now if it has not fired yet.
+    await runDurableObjectAlarm(rawStub(p.execution_id));
+    for (let i = 0; i < 100 && (await stub.view(caller.tenant)) !== undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await stub.view(caller.tenant)).toBeUndefined();
+    const rows = await runInDurableObject(rawStub(p.execution_id), (_i, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('execution', 'events')").toArray(),
+    );
+    expect(rows).toEqual([]);
+  });
+
+  it("keeps a finished execution until its retention window is over", async () => {
+    const p = await plan({ tool: "lab.echo", input: {} });
+    const stub = executionStub(env, p.execution_id)!;
+    await stub.execute(p);
+    // The alarm now points at the end of the 24 h window; running it early deletes nothing.
+    expect(await runDurableObjectAlarm(rawStub(p.execution_id))).toBe(true);
+    expect(await stub.view(caller.tenant)).toMatchObject({ status: "succeeded" });
   });
 });

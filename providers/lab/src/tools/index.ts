@@ -49,7 +49,7 @@ export const labCrash = defineTool({
 export const labStall = defineTool({
   name: "lab.stall",
   version: "1.0.0",
-  description: "Emits one partial result, then waits `ms` ignoring cancellation and its budget.",
+  description: "Emits one partial result, waits `ms` ignoring cancellation and its budget, then logs once more.",
   input: {
     type: "object",
     additionalProperties: false,
@@ -64,6 +64,8 @@ export const labStall = defineTool({
     ctx.emit("partial", { stage: "before the wait" });
     // Deliberately not passing ctx.signal: this tool ignores cancellation.
     await new Promise((resolve) => setTimeout(resolve, input.ms));
+    // Arrives after a timeout or forced cancel: the runtime refuses it (tests check that).
+    ctx.emit("log", { message: "after the wait" });
     return { waited_ms: input.ms };
   },
 });

@@ -1,0 +1,60 @@
+/** SSE helpers for the e2e suite: EventSource (the `eventsource` package) for GET streams. */
+import { EventSource } from "eventsource";
+import { baseUrl } from "./http.ts";
+
+export interface Received {
+  id: number;
+  type: string;
+  payload: { seq: number; type: string; data: any };
+}
+
+export const EVENT_TYPES = ["start", "stdout", "stderr", "progress", "partial", "log", "done", "error"];
+
+/**
+ * Follows /v1/executions/{id}/stream with a real EventSource until the terminal event,
+ * letting it reconnect on its own. `fetchImpl` may stand between it and the network.
+ */
+export function collect(executionId: string, options: { fetch?: typeof fetch; query?: string; timeoutMs?: number } = {}): Promise<Received[]> {
+  return new Promise((resolve, reject) => {
+    const received: Received[] = [];
+    const es = new EventSource(`${baseUrl}/v1/executions/${executionId}/stream${options.query ?? ""}`, { fetch: options.fetch ?? fetch });
+    const timer = setTimeout(() => {
+      es.close();
+      reject(new Error(`no terminal event within the time; got ${received.map((r) => r.type).join(",")}`));
+    }, options.timeoutMs ?? 20_000);
+    for (const type of EVENT_TYPES) {
+      es.addEventListener(type, (e: MessageEvent) => {
+        // EventSource also fires a plain `error` (no data) when the connection drops and it
+        // is about to reconnect; only a message with data is the execution's error event.
+        if (typeof e.data !== "string") return;
+        received.push({ id: Number(e.lastEventId), type, payload: JSON.parse(e.data) });
+        if (type === "done" || type === "error") {
+          clearTimeout(timer);
+          es.close();
+          resolve(received);
+        }
+      });
+    }
+  });
+}
+
+/** Reads an SSE response body (POST with stream: true, which EventSource cannot send) to its end. */
+export async function readSse(res: Response): Promise<Received[]> {
+  const text = await res.text();
+  const out: Received[] = [];
+  for (const block of text.split("\n\n")) {
+    const fields = Object.fromEntries(
+      block
+        .split("\n")
+        .filter((l) => l && !l.startsWith(":"))
+        .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trimStart()]),
+    );
+    if (fields.event) out.push({ id: Number(fields.id), type: fields.event, payload: JSON.parse(fields.data) });
+  }
+  return out;
+}
+
+/** True when ids run 1, 2, 3… with no gap and no repeat. */
+export function contiguousFromOne(events: Received[]): boolean {
+  return events.every((e, i) => e.id === i + 1 && e.payload.seq === i + 1);
+}

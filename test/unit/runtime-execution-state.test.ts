@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { IllegalTransition, isTerminal, transition, type ExecutionRecord } from "../../durable-objects/execution-state.ts";
+import type { ExecutionStatus } from "../../src/contract.ts";
+
+const ALL: ExecutionStatus[] = ["queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
+const TERMINAL: ExecutionStatus[] = ["succeeded", "failed", "cancelled", "timed_out"];
+
+/**
+ * TRT-002 §9: queued → scheduled → running → (succeeded | failed | cancelled | timed_out).
+ * Besides the main line, an execution may end before it runs: cancelled or failed while
+ * queued (cancel, or a dispatch failure), and cancelled, failed or timed out once scheduled.
+ */
+const LEGAL: ReadonlyArray<[ExecutionStatus, ExecutionStatus]> = [
+  ["queued", "scheduled"],
+  ["queued", "cancelled"],
+  ["queued", "failed"],
+  ["scheduled", "running"],
+  ["scheduled", "cancelled"],
+  ["scheduled", "failed"],
+  ["scheduled", "timed_out"],
+  ["running", "succeeded"],
+  ["running", "failed"],
+  ["running", "cancelled"],
+  ["running", "timed_out"],
+];
+const isLegal = (from: ExecutionStatus, to: ExecutionStatus) => LEGAL.some(([f, t]) => f === from && t === to);
+const ILLEGAL = ALL.flatMap((from) => ALL.filter((to) => !isLegal(from, to)).map((to) => [from, to] as [ExecutionStatus, ExecutionStatus]));
+
+function record(status: ExecutionStatus, overrides: Partial<ExecutionRecord> = {}): ExecutionRecord {
+  return {
+    execution_id: `exec_${crypto.randomUUID()}`,
+    tenant: `tenant-${crypto.randomUUID()}`,
+    agent: "agent",
+    tool: "std.echo",
+    version: "1.0.0",
+    mode: "sync",
+    status,
+    provider: null,
+    timeout_ms: 5_000,
+    idempotent: true,
+    effects: "read",
+    output_hash: "h",
+    max_output_bytes: 1_048_576,
+    capability: { level1: { reachable: ["std"] }, level2: { verdict: "skipped", reason: "no verifier" }, level3: { required: null, granted_by: null } },
+    accepted_at: 1_000,
+    scheduled_at: null,
+    running_at: null,
+    ended_at: null,
+    retention_ms: 86_400_000,
+    ...overrides,
+  };
+}
+
+describe("transition (TRT-002 §9 status model)", () => {
+  it("walks the main line queued → scheduled → running → succeeded, stamping each step", () => {
+    const queued = record("queued");
+    const scheduled = transition(queued, "scheduled", 1_010);
+    const running = transition(scheduled, "running", 1_020, { provider: "std" });
+    const done = transition(running, "succeeded", 1_500, { output: { text: "hi" } });
+    expect(done).toMatchObject({
+      status: "succeeded",
+      provider: "std",
+      output: { text: "hi" },
+      accepted_at: 1_000,
+      scheduled_at: 1_010,
+      running_at: 1_020,
+      ended_at: 1_500,
+    });
+  });
+
+  it.each(TERMINAL)("ends a running execution as %s and stamps ended_at", (to) => {
+    const running = record("running", { scheduled_at: 1_001, running_at: 1_002 });
+    const ended = transition(running, to, 2_000);
+    expect(ended.status).toBe(to);
+    expect(ended.ended_at).toBe(2_000);
+    expect(ended.running_at).toBe(1_002);
+    expect(isTerminal(ended.status)).toBe(true);
+  });
+
+  it("sets only scheduled_at on scheduling", () => {
+    const next = transition(record("queued"), "scheduled", 1_234);
+    expect([next.scheduled_at, next.running_at, next.ended_at]).toEqual([1_234, null, null]);
+  });
+
+  it("sets only running_at on starting", () => {
+    const next = transition(record("scheduled", { scheduled_at: 1_100 }), "running", 1_200);
+    expect([next.scheduled_at, next.running_at, next.ended_at]).toEqual([1_100, 1_200, null]);
+  });
+
+  it("ends an execution before it runs without inventing a start time", () => {
+    const cancelled = transition(record("queued"), "cancelled", 1_050);
+    expect([cancelled.status, cancelled.scheduled_at, cancelled.running_at, cancelled.ended_at]).toEqual(["cancelled", null, null, 1_050]);
+  });
+
+  it("records the error given with a failure", () => {
+    const error = { code: "tool_error" as const, message: "no", type: "execution_error" as const, retryable: false };
+    expect(transition(record("running"), "failed", 3_000, { error }).error).toEqual(error);
+  });
+
+  it("returns a new record and leaves the old one as it was", () => {
+    const before = record("queued");
+    const after = transition(before, "scheduled", 1_010);
+    expect(after).not.toBe(before);
+    expect(before.status).toBe("queued");
+    expect(before.scheduled_at).toBeNull();
+  });
+
+  it.each(LEGAL)("allows %s → %s", (from, to) => {
+    expect(transition(record(from), to, 5_000).status).toBe(to);
+  });
+
+  it.each(TERMINAL)("refuses every move out of %s, keeping the record final", (from) => {
+    const ended = record(from, { ended_at: 2_000, output: { kept: true } });
+    for (const to of ALL) expect(() => transition(ended, to, 9_000), `${from} → ${to}`).toThrow(IllegalTransition);
+    expect(ended).toMatchObject({ status: from, ended_at: 2_000, output: { kept: true } });
+  });
+
+  it.each(ILLEGAL)("refuses %s → %s with IllegalTransition", (from, to) => {
+    expect(() => transition(record(from), to, 5_000)).toThrow(IllegalTransition);
+    expect(() => transition(record(from), to, 5_000)).toThrow(`illegal execution transition ${from} → ${to}`);
+  });
+
+  it("refuses staying in the same state, so nothing finishes twice", () => {
+    for (const s of ALL) expect(() => transition(record(s), s, 5_000)).toThrow(IllegalTransition);
+  });
+
+  it("refuses skipping straight from queued to running or to succeeded", () => {
+    expect(() => transition(record("queued"), "running", 1)).toThrow(IllegalTransition);
+    expect(() => transition(record("queued"), "succeeded", 1)).toThrow(IllegalTransition);
+    expect(() => transition(record("scheduled"), "succeeded", 1)).toThrow(IllegalTransition);
+  });
+
+  it("refuses every backward move", () => {
+    const rank = (s: ExecutionStatus) => Math.min(ALL.indexOf(s), 3);
+    const backward = ALL.flatMap((from) => ALL.filter((to) => rank(to) < rank(from)).map((to) => [from, to] as const));
+    expect(backward.length).toBeGreaterThan(0);
+    for (const [from, to] of backward) expect(() => transition(record(from), to, 1)).toThrow(IllegalTransition);
+  });
+});
+
+describe("isTerminal", () => {
+  it.each(ALL)("knows whether %s is terminal", (s) => {
+    expect(isTerminal(s)).toBe(TERMINAL.includes(s));
+  });
+});
