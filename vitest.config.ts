@@ -26,7 +26,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { workers: [provider("std"), provider("community"), provider("lab")] },
+            miniflare: { workers: ["std", "community", "lab", "lab-twin", "lab-broken"].map(provider) },
           }),
         ],
         test: { name: "integration", include: ["test/integration/**/*.test.ts"] },

@@ -16,6 +16,7 @@ import { EMITTED_EVENT_TYPES, type EmittedEvent, type ExecutionSink, type StopSi
 import { EventLog } from "./event-log.ts";
 import { isTerminal, transition, type ExecutionRecord } from "./execution-state.ts";
 import { Fanout } from "./fanout.ts";
+import { judge, report } from "./health-reporter.ts";
 
 /** How long past its deadline an execution may go before the alarm ends it regardless. */
 const DEADLINE_SLACK_MS = 5_000;
@@ -206,7 +207,19 @@ export class ExecutionObject extends DurableObject<Env> {
       this.finish({ status: "cancelled", error: errorBody("cancelled", message) }, { requested_at: record.cancellation.requested_at, outcome: outcome_ });
       return;
     }
-    this.finish(settle(outcome, { output_hash: record.output_hash, idempotent: record.idempotent, timeout_ms: record.timeout_ms, max_output_bytes: record.max_output_bytes }));
+    const settled = settle(outcome, { output_hash: record.output_hash, idempotent: record.idempotent, timeout_ms: record.timeout_ms, max_output_bytes: record.max_output_bytes });
+    this.finish(settled);
+    // After the record is final; a failure waits for the registry so the caller's next call
+    // already sees the breaker or the dead provider.
+    const verdict = judge(outcome, settled.error?.code);
+    if (verdict) {
+      const ended = this.record!;
+      await report(
+        this.env,
+        { provider: provider.provider, tool: plan.tool, at: ended.ended_at!, latency_ms: ended.ended_at! - (ended.running_at ?? ended.ended_at!), ok: verdict.ok },
+        { dead: verdict.dead, urgent: provider.trial },
+      );
+    }
   }
 
   private onEmit(event: EmittedEvent): void {

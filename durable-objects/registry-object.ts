@@ -1,114 +1,207 @@
 /**
  * RegistryObject: the catalog of tools, versions and providers (AIOS §5.2), built from the
- * providers' live manifests. Edges read a cached, versioned snapshot (src/registry/
- * snapshot-cache.ts); this object is not on each call's path.
+ * providers' live manifests, plus what real executions taught it: latency and error rates,
+ * circuit breakers (AIOS §6.4) and liveness. Edges read a cached, versioned snapshot
+ * (src/registry/snapshot-cache.ts); this object is not on each call's path. Execution
+ * objects report to it in batches, and at once only for failures and breaker trials.
  *
- * When it reloads manifests: on first use, when the PROVIDERS config changes, when asked
- * (`refresh`), every MANIFEST_REFRESH_MS, and every few seconds while a provider is unreachable.
+ * Manifests are re-read on first use, when the PROVIDERS config changes, when an operator
+ * asks (`refresh`), every MANIFEST_REFRESH_MS, and every 2 s while a provider is unreachable
+ * or has been dead longer than LIVENESS_PROBE_MS.
  */
 import { DurableObject } from "cloudflare:workers";
 import { loadConfig, providerBinding, type ProviderConfig } from "../src/config.ts";
 import type { Env } from "../src/env.ts";
 import { hasValidator } from "../src/pipeline/schema.ts";
-import { buildCatalog, type ProviderLoad, type RegistrySnapshot } from "../src/registry/catalog.ts";
+import { buildCatalog, healthKey, type OfferingHealth, type ProviderLoad, type RegistrySnapshot } from "../src/registry/catalog.ts";
+import { composeSnapshot } from "../src/registry/compose.ts";
+import { breakerView, DEFAULT_BREAKER, healthStats, nextBreaker, type BreakerPolicy, type Sample } from "../src/registry/provider-health.ts";
 import { canonicalJson } from "../src/schema/schema-hash.ts";
 import { withTimeout } from "../src/with-timeout.ts";
 import type { ProviderManifest } from "../providers/sdk/protocol.ts";
+import { RegistryStore, type Catalog, type Deprecation, type ProviderOverride } from "./registry-store.ts";
 
 const MANIFEST_TIMEOUT_MS = 5_000;
 /** While a provider is unreachable, try it again this often rather than every MANIFEST_REFRESH_MS. */
 const UNREACHABLE_RETRY_MS = 2_000;
+/** A dead provider is skipped at least this long before its answering manifest revives it. */
+export const LIVENESS_PROBE_MS = 30_000;
 
-interface StoredSnapshot {
-  configKey: string;
-  loadedAt: number;
-  snapshot: RegistrySnapshot;
+export interface DeadReport {
+  provider: string;
+  at: number;
+  reason: string;
 }
 
 export class RegistryObject extends DurableObject<Env> {
-  private readonly sql: SqlStorage;
-  private current: StoredSnapshot | undefined;
-  private loading: Promise<RegistrySnapshot> | undefined;
+  private readonly store: RegistryStore;
+  private composed: RegistrySnapshot | undefined;
+  private loading: Promise<void> | undefined;
+  /** The registry's notion of now; tests replace it to step through breaker cooldowns. */
+  clock: () => number = Date.now;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-    // Registration order must survive restarts: it is the last tie-break (AIOS §5.2.1).
-    this.sql.exec("CREATE TABLE IF NOT EXISTS providers (name TEXT PRIMARY KEY, seq INTEGER NOT NULL)");
-    this.sql.exec("CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), config_key TEXT NOT NULL, loaded_at INTEGER NOT NULL, body TEXT NOT NULL)");
-    const row = this.sql.exec<{ config_key: string; loaded_at: number; body: string }>("SELECT config_key, loaded_at, body FROM snapshot").toArray()[0];
-    if (row) this.current = { configKey: row.config_key, loadedAt: row.loaded_at, snapshot: JSON.parse(row.body) };
+    this.store = new RegistryStore(ctx.storage.sql);
   }
 
-  /** The current snapshot, reloading manifests first when it is due. */
+  /** The current snapshot, reloading manifests first when that is due. */
   async snapshot(): Promise<RegistrySnapshot> {
-    const config = loadConfig(this.env);
-    const configKey = canonicalJson(config.providers);
-    const cur = this.current;
-    const age = cur ? Date.now() - cur.loadedAt : Infinity;
-    const due =
-      !cur ||
-      cur.configKey !== configKey ||
-      age > config.manifestRefreshMs ||
-      (cur.snapshot.providers.some((p) => !p.reachable) && age > UNREACHABLE_RETRY_MS);
-    return due ? this.reload() : cur.snapshot;
+    if (this.reloadDue()) await this.reload();
+    return this.compose();
   }
 
   /** Re-reads every provider's manifest now (operators; deploy hooks). */
   async refresh(): Promise<RegistrySnapshot> {
-    return this.reload();
+    await this.reload();
+    return this.compose();
   }
 
-  private reload(): Promise<RegistrySnapshot> {
+  /** Outcomes of real calls, and providers whose binding failed. Returns the new version. */
+  async report(samples: Sample[], dead: DeadReport[] = []): Promise<number> {
+    const now = this.clock();
+    for (const d of dead) this.store.markDead(d.provider, d.at, d.reason);
+    for (const sample of samples) {
+      this.store.addSample(sample);
+      const before = this.store.breaker(sample.provider, sample.tool);
+      const after = nextBreaker(before, sample, this.store.samples(sample.provider, sample.tool), this.policyFor(sample.provider, sample.tool), now);
+      if (after !== before) this.store.saveBreaker(sample.provider, sample.tool, after);
+    }
+    return this.changed();
+  }
+
+  /**
+   * AIOS §6.4 half-open: the first caller to ask after the cooldown gets the one trial call;
+   * everyone else keeps skipping the provider until the trial's outcome is reported.
+   */
+  async acquireTrial(provider: string, tool: string): Promise<boolean> {
+    const now = this.clock();
+    const b = this.store.breaker(provider, tool);
+    if (breakerView(b, now) !== "half_open") return false;
+    // A trial whose outcome never came (its execution died) is given out again after a cooldown.
+    if (b.trial_at !== undefined && now - b.trial_at < this.policyFor(provider, tool).cooldown_ms) return false;
+    this.store.saveBreaker(provider, tool, { ...b, trial_at: now });
+    this.changed();
+    return true;
+  }
+
+  /** Operator: change a provider's trust or disable it, at run time. */
+  async setProvider(name: string, patch: ProviderOverride): Promise<RegistrySnapshot | undefined> {
+    if (!loadConfig(this.env).providers.some((p) => p.name === name)) return undefined;
+    this.store.saveOverride(name, { ...this.store.overrides().get(name), ...patch });
+    this.changed();
+    return this.compose();
+  }
+
+  /** Operator: deprecate a tool version with a sunset and a replacement, or lift it (null). */
+  async deprecate(tool: string, version: string, deprecation: Deprecation | null): Promise<RegistrySnapshot | undefined> {
+    await this.snapshot();
+    if (!this.catalog()?.tools[tool]?.versions[version]) return undefined;
+    if (deprecation) this.store.saveDeprecation(tool, version, deprecation);
+    else this.store.removeDeprecation(tool, version);
+    this.changed();
+    return this.compose();
+  }
+
+  private catalog(): Catalog | undefined {
+    return this.store.catalog()?.catalog;
+  }
+
+  private changed(): number {
+    this.composed = undefined;
+    return this.store.bumpVersion();
+  }
+
+  private compose(): RegistrySnapshot {
+    if (this.composed) return this.composed;
+    const health: Record<string, OfferingHealth> = {};
+    for (const { provider, tool } of this.store.sampleKeys()) {
+      health[healthKey(provider, tool)] = {
+        ...healthStats(this.store.samples(provider, tool)),
+        breaker: this.store.breaker(provider, tool),
+        policy: this.policyFor(provider, tool),
+      };
+    }
+    this.composed = composeSnapshot({
+      version: this.store.version(),
+      built_at: this.clock(),
+      catalog: this.catalog() ?? { providers: [], tools: {}, problems: [] },
+      overrides: this.store.overrides(),
+      dead: this.store.dead(),
+      health,
+      deprecations: this.store.deprecations(),
+      now: this.clock(),
+    });
+    return this.composed;
+  }
+
+  private policyFor(provider: string, tool: string): BreakerPolicy {
+    const offering = Object.values(this.catalog()?.tools[tool]?.versions ?? {})
+      .flat()
+      .find((o) => o.provider === provider);
+    return { ...DEFAULT_BREAKER, ...(offering?.manifest.breaker ?? {}) };
+  }
+
+  private reloadDue(): boolean {
+    const config = loadConfig(this.env);
+    const stored = this.store.catalog();
+    if (!stored || stored.configKey !== canonicalJson(config.providers)) return true;
+    const age = this.clock() - stored.loadedAt;
+    if (age > config.manifestRefreshMs) return true;
+    if (age <= UNREACHABLE_RETRY_MS) return false;
+    const deadLongEnough = [...this.store.dead().values()].some((d) => this.clock() - d.since >= LIVENESS_PROBE_MS);
+    return deadLongEnough || stored.catalog.providers.some((p) => !p.reachable);
+  }
+
+  private reload(): Promise<void> {
     // Concurrent callers share one reload.
     this.loading ??= this.load().finally(() => (this.loading = undefined));
     return this.loading;
   }
 
-  private async load(): Promise<RegistrySnapshot> {
+  private async load(): Promise<void> {
     const config = loadConfig(this.env);
     const loads = await Promise.all(config.providers.map((p) => this.loadProvider(p)));
-    const built = await buildCatalog(loads, (hash) => hasValidator(hash));
-    const previous = this.current?.snapshot;
-    const changed = !previous || canonicalJson({ ...built }) !== canonicalJson({ providers: previous.providers, tools: previous.tools, problems: previous.problems });
-    const now = Date.now();
-    const snapshot: RegistrySnapshot = {
-      version: changed ? (previous?.version ?? 0) + 1 : previous!.version,
-      built_at: changed ? now : previous!.built_at,
-      ...built,
-    };
-    for (const problem of built.problems) console.warn(JSON.stringify({ msg: "registry problem", problem }));
-    const configKey = canonicalJson(config.providers);
-    this.current = { configKey, loadedAt: now, snapshot };
-    this.sql.exec(
-      "INSERT INTO snapshot (id, config_key, loaded_at, body) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET config_key = excluded.config_key, loaded_at = excluded.loaded_at, body = excluded.body",
-      configKey,
-      now,
-      JSON.stringify(snapshot),
-    );
-    return snapshot;
+    const now = this.clock();
+    for (const load of loads) {
+      const dead = this.store.dead().get(load.config.name);
+      if (load.manifest && !load.error && dead && now - dead.since >= LIVENESS_PROBE_MS) this.store.markAlive(load.config.name);
+    }
+    const catalog = await buildCatalog(loads, (hash) => hasValidator(hash));
+    for (const problem of catalog.problems) console.warn(JSON.stringify({ msg: "registry problem", problem }));
+    const previous = this.catalog();
+    this.store.saveCatalog(canonicalJson(config.providers), now, catalog);
+    if (!previous || canonicalJson(previous) !== canonicalJson(catalog)) this.changed();
+    else this.composed = undefined;
   }
 
   private async loadProvider(config: ProviderConfig): Promise<ProviderLoad> {
-    const seq = this.registrationSeq(config.name);
+    const seq = this.store.registrationSeq(config.name);
     const service = providerBinding(this.env, config);
-    if (!service || typeof service.manifest !== "function") {
-      return { config, seq, error: `no service binding ${config.binding}` };
-    }
+    let error: string;
     try {
+      if (!service || typeof service.manifest !== "function") throw new Error(`no service binding ${config.binding}`);
       const manifest = await withTimeout<ProviderManifest>(service.manifest(), MANIFEST_TIMEOUT_MS, `manifest() took over ${MANIFEST_TIMEOUT_MS} ms`);
-      if (!manifest || !Array.isArray(manifest.tools)) return { config, seq, error: "manifest() returned no tool list" };
+      if (!manifest || !Array.isArray(manifest.tools)) throw new Error("manifest() returned no tool list");
       return { config, seq, manifest };
     } catch (err) {
-      return { config, seq, error: `manifest() failed: ${(err as Error).message}` };
+      error = `manifest() failed: ${(err as Error).message}`;
     }
+    // A provider that stops answering keeps its last known offerings, marked dead, so that
+    // ranking skips it instead of forgetting it (AIOS §5.2 liveness).
+    const last = this.lastKnownManifest(config.name);
+    if (last) {
+      this.store.markDead(config.name, this.clock(), error);
+      return { config, seq, manifest: last, error };
+    }
+    return { config, seq, error };
   }
 
-  private registrationSeq(name: string): number {
-    const row = this.sql.exec<{ seq: number }>("SELECT seq FROM providers WHERE name = ?", name).toArray()[0];
-    if (row) return row.seq;
-    const next = this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM providers").one().n ?? 0;
-    this.sql.exec("INSERT INTO providers (name, seq) VALUES (?, ?)", name, next + 1);
-    return next + 1;
+  private lastKnownManifest(provider: string): ProviderManifest | undefined {
+    const tools = Object.values(this.catalog()?.tools ?? {})
+      .flatMap((t) => Object.values(t.versions).flat())
+      .filter((o) => o.provider === provider)
+      .map((o) => o.manifest);
+    return tools.length > 0 ? { provider, sdk_version: "last known", tools } : undefined;
   }
 }

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import type { Env } from "./env.ts";
 import { errorBody, RuntimeError } from "./errors.ts";
+import { admin } from "./routes/admin.ts";
 import { executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
@@ -11,11 +12,17 @@ export const app = new Hono<{ Bindings: Env }>();
 app.route("/", health);
 app.route("/v1/tools", tools);
 app.route("/v1/executions", executions);
+app.route("/v1/admin", admin);
 
 app.notFound((c) => c.json({ error: errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }, 404));
 
 app.onError((err, c) => {
-  if (err instanceof RuntimeError) return c.json({ error: err.toBody() }, err.status as 400);
+  if (err instanceof RuntimeError) {
+    const retryAfterMs = err.details?.retry_after_ms;
+    // Retryable refusals say when (429, 503): in the body and as Retry-After (whole seconds).
+    if (typeof retryAfterMs === "number") c.header("Retry-After", String(Math.ceil(retryAfterMs / 1000)));
+    return c.json({ error: err.toBody() }, err.status as 400);
+  }
   // Anything else is our fault: log it whole, answer without internals.
   console.error(JSON.stringify({ msg: "unhandled error", path: new URL(c.req.url).pathname, error: String(err), stack: (err as Error)?.stack }));
   return c.json({ error: errorBody("internal", "the runtime failed while handling the request") }, 500);

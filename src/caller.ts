@@ -8,5 +8,5 @@ import type { Caller } from "./pipeline/capability.ts";
 
 export function resolveCaller(env: Env): Caller {
   const c = loadConfig(env).devCaller;
-  return { tenant: c.tenant, agent: c.agent, capabilities: c.capabilities, channels: c.channels };
+  return { tenant: c.tenant, agent: c.agent, capabilities: c.capabilities, channels: c.channels, role: c.role };
 }

@@ -19,6 +19,8 @@ export interface CallerConfig {
   capabilities: string[];
   /** Provider names this caller may reach (AIOS §5.3 level 1); "*" for all. */
   channels: string[];
+  /** "admin" may use /v1/admin; anything else may not. */
+  role: string;
 }
 
 export interface RuntimeConfig {
@@ -62,7 +64,7 @@ export function parseConfig(env: Env): RuntimeConfig {
     devCaller: parseCaller(env.DEV_CALLER),
     maxRequestBytes: positiveInt("MAX_REQUEST_BYTES", env.MAX_REQUEST_BYTES, 1024 * 1024),
     systemMaxTimeoutMs: positiveInt("SYSTEM_MAX_TIMEOUT_MS", env.SYSTEM_MAX_TIMEOUT_MS, 600_000),
-    snapshotTtlMs: positiveInt("REGISTRY_SNAPSHOT_TTL_MS", env.REGISTRY_SNAPSHOT_TTL_MS, 10_000),
+    snapshotTtlMs: positiveInt("REGISTRY_SNAPSHOT_TTL_MS", env.REGISTRY_SNAPSHOT_TTL_MS, 5_000),
     manifestRefreshMs: positiveInt("MANIFEST_REFRESH_MS", env.MANIFEST_REFRESH_MS, 300_000),
     retentionMs: positiveInt("EXECUTION_RETENTION_MS", env.EXECUTION_RETENTION_MS, 24 * 3600_000),
     cancelGraceMs: positiveInt("CANCEL_GRACE_MS", env.CANCEL_GRACE_MS, 5_000),
@@ -91,7 +93,7 @@ function parseProviders(env: Env): ProviderConfig[] {
 
 function parseCaller(value: unknown): CallerConfig {
   const raw = (typeof value === "string" ? safeJson("DEV_CALLER", value) : value) as Partial<CallerConfig> | undefined;
-  const caller = { tenant: "dev", agent: "dev", capabilities: [] as string[], channels: ["*"], ...(raw ?? {}) };
+  const caller = { tenant: "dev", agent: "dev", capabilities: [] as string[], channels: ["*"], role: "tenant", ...(raw ?? {}) };
   if (typeof caller.tenant !== "string" || typeof caller.agent !== "string") throw new ConfigError("DEV_CALLER needs tenant and agent strings");
   if (!isStringList(caller.capabilities) || !isStringList(caller.channels)) throw new ConfigError("DEV_CALLER capabilities and channels must be lists of strings");
   return caller;

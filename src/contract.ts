@@ -22,7 +22,8 @@ export interface ExecutionRequest {
   input: unknown;
   context: Record<string, unknown>;
   limits: { timeout_ms?: number; max_output_bytes?: number };
-  mode: ExecutionMode;
+  /** `dry_run` runs stages 1-4 and reports what would happen (nothing is executed). */
+  mode: ExecutionMode | "dry_run";
   stream: boolean;
   idempotency_key?: string;
 }
@@ -71,6 +72,15 @@ export interface ExecutionView {
 export interface ToolOfferingView {
   provider: string;
   trust: Trust;
+  /** AIOS §5.2.1 inputs from real executions; null until there are any. */
+  p50_ms: number | null;
+  error_rate: number | null;
+  samples: number;
+  /** AIOS §6.4. */
+  breaker: "closed" | "open" | "half_open";
+  /** false once a call found its Worker missing or failing before the handler ran. */
+  alive: boolean;
+  disabled: boolean;
   capability_required: string | null;
   idempotent: boolean;
   latency_class: LatencyClass;
@@ -84,6 +94,7 @@ export interface ToolVersionView {
   version: string;
   active: boolean;
   description: string;
+  deprecation: { sunset: string; replacement: string | null; deprecated_at: string } | null;
   providers: ToolOfferingView[];
 }
 

@@ -41,6 +41,8 @@ export interface ToolSpec<I = any, O = any> {
   effects: Effect;
   coercion?: CoercionMode;
   max_timeout_ms?: number;
+  /** N failures in window_ms open the breaker for cooldown_ms (defaults 5, 30 s, 30 s). */
+  breaker?: { failures?: number; window_ms?: number; cooldown_ms?: number };
   handler: ToolHandler<I, O>;
 }
 
@@ -90,6 +92,7 @@ export function defineTool<I = any, O = any>(spec: ToolSpec<I, O>): ToolDefiniti
       effects: spec.effects,
       coercion: spec.coercion ?? "strict",
       ...(spec.max_timeout_ms !== undefined ? { max_timeout_ms: spec.max_timeout_ms } : {}),
+      ...(spec.breaker !== undefined ? { breaker: spec.breaker } : {}),
     },
     handler: spec.handler,
   };

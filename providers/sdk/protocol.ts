@@ -38,6 +38,8 @@ export interface ToolManifestEntry {
   coercion: CoercionMode;
   /** Largest timeout a caller may ask for; defaults to the system maximum. */
   max_timeout_ms?: number;
+  /** AIOS §6.4 circuit breaker for this tool; the runtime's defaults fill what is left out. */
+  breaker?: { failures?: number; window_ms?: number; cooldown_ms?: number };
 }
 
 export interface ProviderManifest {

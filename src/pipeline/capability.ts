@@ -13,6 +13,7 @@ export interface Caller {
   capabilities: string[];
   /** Provider names the caller may reach; "*" reaches all. */
   channels: string[];
+  role?: string;
 }
 
 export interface CapabilityDecision {

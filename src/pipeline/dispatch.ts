@@ -12,6 +12,8 @@ import type { CapabilityDecision } from "./capability.ts";
 export interface PlannedProvider {
   provider: string;
   binding: string;
+  /** This call is the breaker's half-open trial (AIOS §6.4): its outcome is reported at once. */
+  trial: boolean;
 }
 
 /** Everything the execution object needs; nothing it has to look up again. */

@@ -81,8 +81,8 @@ export function parseExecutionRequest(value: unknown): ExecutionRequest {
     return v;
   };
   const mode = body.mode === undefined ? "sync" : body.mode;
-  if (mode !== "sync" && mode !== "async") {
-    throw new RuntimeError("invalid_request", 'field mode must be "sync" or "async"', { field: "mode" });
+  if (mode !== "sync" && mode !== "async" && mode !== "dry_run") {
+    throw new RuntimeError("invalid_request", 'field mode must be "sync", "async" or "dry_run"', { field: "mode" });
   }
   if (body.stream !== undefined && typeof body.stream !== "boolean") {
     throw new RuntimeError("invalid_request", "field stream must be a boolean", { field: "stream" });

@@ -1,21 +1,71 @@
 /**
- * Stages 1-5 composed: from a checked request to a dispatchable plan. Every face (REST now;
- * RPC and Connect later) goes through here, so each has the same semantics (TRT-002 §1).
+ * Stages 1-5 composed: from a checked request to a dispatchable plan, or (mode "dry_run") to
+ * an account of what would happen. Every face goes through here, so each has the same
+ * semantics (TRT-002 §1).
  */
 import type { ExecutionRequest } from "../contract.ts";
 import { loadConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 import { RuntimeError } from "../errors.ts";
-import { rankProviders } from "../registry/rank.ts";
-import { getSnapshot } from "../registry/snapshot-cache.ts";
+import type { DeprecationNotice, Offering, RegistrySnapshot } from "../registry/catalog.ts";
+import { pastSunset } from "../registry/compose.ts";
+import { breakerStateOf, partitionOfferings, statsFor, type Eligible, type Excluded } from "../registry/eligibility.ts";
+import { rankProviders, type RankedOffering } from "../registry/rank.ts";
+import { getSnapshot, registryStub } from "../registry/snapshot-cache.ts";
 import { effectiveTimeoutMs } from "./budget.ts";
-import { checkToolCapability, reachableOfferings, type Caller } from "./capability.ts";
+import { checkToolCapability, reachableOfferings, type Caller, type CapabilityDecision } from "./capability.ts";
 import { newExecutionId, type ExecutionPlan } from "./dispatch.ts";
 import { resolveTool } from "./lookup.ts";
-import { validateInput } from "./schema.ts";
+import { validateInput, type Violation } from "./schema.ts";
 
 /** Default cap on a tool's output (TRT-002 §4 `limits.max_output_bytes`). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+/** Retry-After when no provider says when it may be back. */
+const DEFAULT_RETRY_AFTER_MS = 5_000;
+
+/** Stages 2 and 3 (level 1) and the ranking: who could serve, and in what order. */
+interface Decision {
+  snapshot: RegistrySnapshot;
+  tool: string;
+  version: string;
+  deprecation?: DeprecationNotice;
+  reachable: Offering[];
+  ranked: (RankedOffering & { trial: boolean })[];
+  excluded: Excluded[];
+}
+
+async function decide(env: Env, caller: Caller, request: ExecutionRequest, waitUntil?: (p: Promise<unknown>) => void): Promise<Decision> {
+  if (request.tenant !== undefined && request.tenant !== caller.tenant) {
+    // The credential decides the tenant; the body may only repeat it.
+    throw new RuntimeError("forbidden", "field tenant does not match the caller's tenant", { field: "tenant" });
+  }
+  const snapshot = await getSnapshot(env, waitUntil);
+  const now = Date.now();
+  const resolved = resolveTool(snapshot, request.tool, request.version, request.provider);
+  const deprecation = snapshot.deprecations[`${resolved.tool.name}@${resolved.version}`];
+  if (pastSunset(deprecation, now)) {
+    throw new RuntimeError("tool_deprecated", `${resolved.tool.name}@${resolved.version} was sunset on ${deprecation.sunset}`, {
+      tool: resolved.tool.name,
+      version: resolved.version,
+      sunset: deprecation.sunset,
+      replacement: deprecation.replacement,
+    });
+  }
+  const reachable = reachableOfferings(caller, resolved.offerings, request.provider);
+  const { eligible, excluded } = partitionOfferings(reachable, snapshot, now);
+  const trialOf = new Map(eligible.map((e: Eligible) => [e.offering.provider, e.trial]));
+  const ranked = rankProviders(
+    eligible.map((e) => e.offering),
+    { explicit: request.provider, stats: statsFor(snapshot, resolved.tool.name) },
+  ).map((r) => ({ ...r, trial: trialOf.get(r.offering.provider) ?? false }));
+  return { snapshot, tool: resolved.tool.name, version: resolved.version, deprecation, reachable, ranked, excluded };
+}
+
+export interface PlannedExecution {
+  plan: ExecutionPlan;
+  /** Set while the version is deprecated but not yet sunset (Deprecation/Sunset headers). */
+  deprecation?: DeprecationNotice;
+}
 
 export async function planExecution(
   env: Env,
@@ -23,31 +73,18 @@ export async function planExecution(
   request: ExecutionRequest,
   acceptedAt: number,
   waitUntil?: (p: Promise<unknown>) => void,
-): Promise<ExecutionPlan> {
+): Promise<PlannedExecution> {
   refuseUnsupported(request);
-  if (request.tenant !== undefined && request.tenant !== caller.tenant) {
-    // The credential decides the tenant; the body may only repeat it.
-    throw new RuntimeError("forbidden", "field tenant does not match the caller's tenant", { field: "tenant" });
-  }
   const config = loadConfig(env);
-
-  // Stage 2: lookup.
-  const snapshot = await getSnapshot(env, waitUntil);
-  const resolved = resolveTool(snapshot, request.tool, request.version, request.provider);
-
-  // Stage 3: level 1 filters, then AIOS §5.2.1 ranks what is left; level 3 on the choice.
-  const reachable = reachableOfferings(caller, resolved.offerings, request.provider);
-  const ranked = rankProviders(reachable, { explicit: request.provider });
+  const d = await decide(env, caller, request, waitUntil);
+  const ranked = await withTrialGranted(env, d.tool, d.ranked);
+  if (ranked.length === 0) throw noHealthyProvider(d);
   const chosen = ranked[0].offering;
+
+  // Stage 3, level 3, on the choice.
   const level3 = checkToolCapability(caller, chosen.manifest.capability_required, request.input);
-
   // Stage 4: schema.
-  const input = validateInput(request.input, {
-    hash: chosen.input_hash,
-    schema: chosen.manifest.input_schema,
-    coercion: chosen.manifest.coercion,
-  });
-
+  const input = validateInput(request.input, { hash: chosen.input_hash, schema: chosen.manifest.input_schema, coercion: chosen.manifest.coercion });
   // Stage 5: the plan the execution object dispatches.
   const timeout = effectiveTimeoutMs({
     requestedMs: request.limits.timeout_ms,
@@ -55,14 +92,14 @@ export async function planExecution(
     toolMaxMs: chosen.manifest.max_timeout_ms,
     systemMaxMs: config.systemMaxTimeoutMs,
   });
-  return {
+  const plan: ExecutionPlan = {
     execution_id: newExecutionId(env),
     tenant: caller.tenant,
     agent: caller.agent, // AIOS §5.1: set by the runtime, never by the body (context.agent is only context)
-    tool: resolved.tool.name,
-    version: resolved.version,
-    mode: request.mode,
-    providers: ranked.map((r) => ({ provider: r.offering.provider, binding: r.offering.binding })),
+    tool: d.tool,
+    version: d.version,
+    mode: request.mode === "async" ? "async" : "sync",
+    providers: ranked.map((r) => ({ provider: r.offering.provider, binding: r.offering.binding, trial: r.trial })),
     input,
     context: request.context,
     timeout_ms: timeout.timeout_ms,
@@ -71,12 +108,99 @@ export async function planExecution(
     max_output_bytes: Math.min(request.limits.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES),
     idempotent: chosen.manifest.idempotent,
     effects: chosen.manifest.effects,
-    capability: {
-      level1: { reachable: reachable.map((o) => o.provider) },
-      level2: { verdict: "skipped", reason: "no intent verifier is bound" },
-      level3,
-    },
+    capability: capabilityDecision(d, level3),
     retention_ms: config.retentionMs,
+  };
+  return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}) };
+}
+
+/** What `mode: "dry_run"` answers: stages 1-4 run, nothing is executed or created. */
+export interface DryRunReport {
+  mode: "dry_run";
+  tool: string;
+  version: string;
+  /** The provider that would serve, or null when none could. */
+  provider: string | null;
+  ranking: { place: number; provider: string; trust: string; p50_ms: number | null; error_rate: number | null; breaker: string; reason: string }[];
+  excluded: { provider: string; reason: string; retry_at: string | null }[];
+  capability: { allowed: boolean; decision?: CapabilityDecision; denial?: { level: unknown; reason: string; required?: unknown } };
+  schema: { valid: boolean; violations: Violation[] };
+  deprecation: DeprecationNotice | null;
+}
+
+export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest): Promise<DryRunReport> {
+  const d = await decide(env, caller, request);
+  const now = Date.now();
+  const chosen = d.ranked[0]?.offering;
+  let capability: DryRunReport["capability"] = { allowed: false };
+  let schema: DryRunReport["schema"] = { valid: false, violations: [] };
+  if (chosen) {
+    try {
+      capability = { allowed: true, decision: capabilityDecision(d, checkToolCapability(caller, chosen.manifest.capability_required, request.input)) };
+    } catch (err) {
+      if (!(err instanceof RuntimeError)) throw err;
+      capability = { allowed: false, denial: { level: err.details?.level, reason: err.message, required: err.details?.required } };
+    }
+    try {
+      validateInput(request.input, { hash: chosen.input_hash, schema: chosen.manifest.input_schema, coercion: chosen.manifest.coercion });
+      schema = { valid: true, violations: [] };
+    } catch (err) {
+      if (!(err instanceof RuntimeError)) throw err;
+      schema = { valid: false, violations: (err.details?.violations as Violation[]) ?? [] };
+    }
+  }
+  const stats = statsFor(d.snapshot, d.tool);
+  return {
+    mode: "dry_run",
+    tool: d.tool,
+    version: d.version,
+    provider: chosen && capability.allowed && schema.valid ? chosen.provider : null,
+    ranking: d.ranked.map((r, i) => ({
+      place: i + 1,
+      provider: r.offering.provider,
+      trust: r.offering.trust,
+      p50_ms: stats[r.offering.provider]?.p50_ms ?? null,
+      error_rate: stats[r.offering.provider]?.error_rate ?? null,
+      breaker: breakerStateOf(d.snapshot, r.offering.provider, d.tool, now),
+      reason: r.trial ? `${r.reason}; would be the half-open trial call` : r.reason,
+    })),
+    excluded: d.excluded.map((e) => ({ provider: e.offering.provider, reason: e.reason, retry_at: e.retry_at ? new Date(e.retry_at).toISOString() : null })),
+    capability,
+    schema,
+    deprecation: d.deprecation ?? null,
+  };
+}
+
+/**
+ * AIOS §6.4 half-open: a provider whose cooldown is over serves exactly one trial call,
+ * granted by the registry; without the grant it is passed over like an open one.
+ */
+async function withTrialGranted(env: Env, tool: string, ranked: Decision["ranked"]): Promise<Decision["ranked"]> {
+  const out: Decision["ranked"] = [];
+  for (const r of ranked) {
+    if (r.trial && !(await registryStub(env).acquireTrial(r.offering.provider, tool))) continue;
+    out.push(r);
+  }
+  return out;
+}
+
+function noHealthyProvider(d: Decision): RuntimeError {
+  const now = Date.now();
+  const soonest = Math.min(...d.excluded.map((e) => e.retry_at ?? now + DEFAULT_RETRY_AFTER_MS));
+  const retryAfter = Math.max(1_000, Number.isFinite(soonest) ? soonest - now : DEFAULT_RETRY_AFTER_MS);
+  return new RuntimeError("no_healthy_provider", `no provider of ${d.tool}@${d.version} can take the call now`, {
+    tool: d.tool,
+    version: d.version,
+    retry_after_ms: retryAfter,
+    providers: d.excluded.map((e) => ({ provider: e.offering.provider, reason: e.reason })),
+  });
+}
+
+function capabilityDecision(d: Decision, level3: CapabilityDecision["level3"]): CapabilityDecision {
+  return {
+    level1: { reachable: d.reachable.map((o) => o.provider) },
+    level2: { verdict: "skipped", reason: "no intent verifier is bound" },
+    level3,
   };
 }
 

@@ -6,6 +6,7 @@ import type { ProviderManifest, ToolManifestEntry } from "../../providers/sdk/pr
 import type { ProviderConfig } from "../config.ts";
 import type { Trust } from "../contract.ts";
 import { schemaHash } from "../schema/schema-hash.ts";
+import type { BreakerPolicy, BreakerRecord, HealthStats } from "./provider-health.ts";
 import { activeVersion } from "./semver.ts";
 
 /** One provider's offer of one tool version. */
@@ -31,9 +32,32 @@ export interface ProviderState {
   binding: string;
   trust: Trust;
   seq: number;
+  /** Its manifest answered at the last load. */
   reachable: boolean;
   tools: number;
   error?: string;
+  /** Set by an operator: never chosen while true. */
+  disabled?: boolean;
+  /** AIOS §5.2 liveness: marked on its first failed call, skipped until it answers again. */
+  dead?: { since: number; reason: string };
+}
+
+/** Live statistics and breaker of one provider's offer of one tool (all its versions). */
+export interface OfferingHealth extends HealthStats {
+  breaker: BreakerRecord;
+  policy: BreakerPolicy;
+}
+
+export interface DeprecationNotice {
+  /** ISO 8601; from then on calls fail with tool_deprecated. */
+  sunset: string;
+  replacement: string | null;
+  /** ISO 8601: when the operator deprecated it (the Deprecation header, RFC 9745). */
+  deprecated_at: string;
+}
+
+export function healthKey(provider: string, tool: string): string {
+  return `${provider}/${tool}`;
 }
 
 /** What the edge caches: immutable, versioned. */
@@ -44,6 +68,10 @@ export interface RegistrySnapshot {
   tools: Record<string, CatalogTool>;
   /** Offerings left out, and why (unbuilt schemas, conflicts); /readyz shows them. */
   problems: string[];
+  /** By `healthKey(provider, tool)`; absent until the first call is reported. */
+  health: Record<string, OfferingHealth>;
+  /** By `tool@version`. */
+  deprecations: Record<string, DeprecationNotice>;
 }
 
 export interface ProviderLoad {
@@ -56,7 +84,7 @@ export interface ProviderLoad {
 export async function buildCatalog(
   loads: ProviderLoad[],
   hasValidator: (hash: string) => boolean,
-): Promise<Omit<RegistrySnapshot, "version" | "built_at">> {
+): Promise<Pick<RegistrySnapshot, "providers" | "tools" | "problems">> {
   const problems: string[] = [];
   const byName = new Map<string, Record<string, Offering[]>>();
   const providers: ProviderState[] = [];
@@ -89,7 +117,7 @@ export async function buildCatalog(
       binding: config.binding,
       trust: config.trust,
       seq: load.seq,
-      reachable: load.manifest !== undefined,
+      reachable: load.manifest !== undefined && load.error === undefined,
       tools: accepted,
       ...(load.error ? { error: load.error } : {}),
     });

@@ -5,7 +5,9 @@
  */
 import { loadConfig } from "../config.ts";
 import type { Env } from "../env.ts";
-import type { RegistrySnapshot } from "./catalog.ts";
+import type { Trust } from "../contract.ts";
+import type { DeprecationNotice, RegistrySnapshot } from "./catalog.ts";
+import type { Sample } from "./provider-health.ts";
 
 let cached: { snapshot: RegistrySnapshot; fetchedAt: number } | undefined;
 let inflight: Promise<RegistrySnapshot> | undefined;
@@ -14,6 +16,10 @@ let inflight: Promise<RegistrySnapshot> | undefined;
 export interface RegistryRpc {
   snapshot(): Promise<RegistrySnapshot>;
   refresh(): Promise<RegistrySnapshot>;
+  report(samples: Sample[], dead: { provider: string; at: number; reason: string }[]): Promise<number>;
+  acquireTrial(provider: string, tool: string): Promise<boolean>;
+  setProvider(name: string, patch: { trust?: Trust; disabled?: boolean }): Promise<RegistrySnapshot | undefined>;
+  deprecate(tool: string, version: string, deprecation: DeprecationNotice | null): Promise<RegistrySnapshot | undefined>;
 }
 
 export function registryStub(env: Env): RegistryRpc {

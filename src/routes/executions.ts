@@ -7,10 +7,14 @@ import { RuntimeError } from "../errors.ts";
 import { httpStatusOf } from "../pipeline/delivery.ts";
 import { dispatch, executionStub, type ExecutionRpc } from "../pipeline/dispatch.ts";
 import { decodeBody, parseExecutionRequest, readBody } from "../pipeline/initiation.ts";
-import { planExecution } from "../pipeline/plan.ts";
+import { dryRun, planExecution } from "../pipeline/plan.ts";
+import type { DeprecationNotice } from "../registry/catalog.ts";
+import { forgetSnapshot } from "../registry/snapshot-cache.ts";
 import { resumeAfter } from "../stream/sse.ts";
 
 export const executions = new Hono<{ Bindings: Env }>();
+
+const PROVIDER_FAULTS = new Set(["provider_crashed", "timeout", "invalid_output", "sandbox_unavailable"]);
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -24,21 +28,25 @@ executions.post("/", async (c) => {
   // Stage 1: initiation.
   const body = await readBody(c.req.raw, loadConfig(c.env).maxRequestBytes);
   const request = parseExecutionRequest(decodeBody(body, c.req.header("content-type") ?? null));
+  if (request.mode === "dry_run") return c.json(await dryRun(c.env, caller, request));
   // Stages 2-5, then 6-7 in the execution object.
-  const plan = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p));
+  const { plan, deprecation } = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p));
+  const headers: Record<string, string> = { ...deprecationHeaders(deprecation) };
   const location = `/v1/executions/${plan.execution_id}`;
   if (request.stream) {
     // TRT-002 §7: the same request, answered as the event stream of the execution.
     const { stream } = await executionStub(c.env, plan.execution_id)!.executeStream(plan);
-    return new Response(stream, { headers: { ...SSE_HEADERS, location, "x-execution-id": plan.execution_id } });
+    return new Response(stream, { headers: { ...SSE_HEADERS, ...headers, location, "x-execution-id": plan.execution_id } });
   }
   const view = await dispatch(c.env, plan);
   if (plan.mode === "async") {
     // TRT-002 §6: answer at once; the execution object runs the call with nobody waiting.
-    c.header("Location", location);
-    return c.json({ execution_id: view.execution_id, status: view.status }, 202);
+    return c.json({ execution_id: view.execution_id, status: view.status }, 202, { ...headers, Location: location });
   }
-  return c.json(view, httpStatusOf(view) as 200);
+  // A provider failed, or a breaker's trial call ended: the registry has heard (the object
+  // waits for that), so this isolate's next call should see the change, not a stale copy.
+  if ((view.error && PROVIDER_FAULTS.has(view.error.code)) || plan.providers[0]?.trial) forgetSnapshot();
+  return c.json(view, httpStatusOf(view) as 200, headers);
 });
 
 executions.get("/:id", async (c) => {
@@ -97,4 +105,15 @@ async function cancelGrace(request: Request, fallback: number, max: number): Pro
     throw new RuntimeError("invalid_request", `grace_ms must be an integer from 0 to ${max}`, { field: "grace_ms", max });
   }
   return grace;
+}
+
+/** RFC 9745 Deprecation and RFC 8594 Sunset, and the replacement as a successor link. */
+function deprecationHeaders(d: DeprecationNotice | undefined): Record<string, string> {
+  if (!d) return {};
+  const headers: Record<string, string> = {
+    Deprecation: `@${Math.floor(Date.parse(d.deprecated_at) / 1000)}`,
+    Sunset: new Date(d.sunset).toUTCString(),
+  };
+  if (d.replacement) headers.Link = `</v1/tools/${d.replacement.split("@")[0]}>; rel="successor-version"`;
+  return headers;
 }

@@ -3,7 +3,8 @@ import { Hono } from "hono";
 import type { ToolView } from "../contract.ts";
 import type { Env } from "../env.ts";
 import { RuntimeError } from "../errors.ts";
-import type { CatalogTool } from "../registry/catalog.ts";
+import { healthKey, type CatalogTool, type RegistrySnapshot } from "../registry/catalog.ts";
+import { breakerStateOf, statsFor } from "../registry/eligibility.ts";
 import { rankProviders } from "../registry/rank.ts";
 import { compareSemver } from "../registry/semver.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
@@ -19,7 +20,7 @@ tools.get("/", async (c) => {
       active_version: tool.active_version,
       description: active[0].manifest.description,
       versions: Object.keys(tool.versions).sort(compareSemver),
-      providers: rankProviders(active).map((r) => r.offering.provider),
+      providers: rankProviders(active, { stats: statsFor(snapshot, tool.name) }).map((r) => r.offering.provider),
     };
   });
   return c.json({ registry_version: snapshot.version, tools: list });
@@ -30,10 +31,13 @@ tools.get("/:name", async (c) => {
   const name = c.req.param("name");
   const tool = Object.hasOwn(snapshot.tools, name) ? snapshot.tools[name] : undefined;
   if (!tool) throw new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name });
-  return c.json(toolView(tool));
+  return c.json(toolView(tool, snapshot));
 });
 
-function toolView(tool: CatalogTool): ToolView {
+function toolView(tool: CatalogTool, snapshot: RegistrySnapshot): ToolView {
+  const now = Date.now();
+  const providers = new Map(snapshot.providers.map((p) => [p.name, p]));
+  const stats = statsFor(snapshot, tool.name);
   const versions = Object.keys(tool.versions).sort(compareSemver).reverse();
   return {
     name: tool.name,
@@ -43,10 +47,17 @@ function toolView(tool: CatalogTool): ToolView {
       version,
       active: version === tool.active_version,
       description: tool.versions[version][0].manifest.description,
-      // Listed in the order the runtime would choose them for an unrestricted caller.
-      providers: rankProviders(tool.versions[version]).map(({ offering: o }) => ({
+      deprecation: snapshot.deprecations[`${tool.name}@${version}`] ?? null,
+      // Listed in the order the runtime would rank them for an unrestricted caller.
+      providers: rankProviders(tool.versions[version], { stats }).map(({ offering: o }) => ({
         provider: o.provider,
         trust: o.trust,
+        p50_ms: stats[o.provider]?.p50_ms ?? null,
+        error_rate: stats[o.provider]?.error_rate ?? null,
+        samples: snapshot.health[healthKey(o.provider, tool.name)]?.samples ?? 0,
+        breaker: breakerStateOf(snapshot, o.provider, tool.name, now),
+        alive: !providers.get(o.provider)?.dead,
+        disabled: providers.get(o.provider)?.disabled === true,
         capability_required: o.manifest.capability_required,
         idempotent: o.manifest.idempotent,
         latency_class: o.manifest.latency_class,

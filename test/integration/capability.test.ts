@@ -26,12 +26,12 @@ describe("capability stage against the live registry", () => {
   });
 
   it("grants http.request to a caller holding that host", async () => {
-    const plan = await planExecution(env, caller({ capabilities: ["network:api.example.com"] }), parseExecutionRequest({ tool: "http.request", input: { url: "https://api.example.com/x" } }), Date.now());
+    const plan = await planExecution(env, caller({ capabilities: ["network:api.example.com"] }), parseExecutionRequest({ tool: "http.request", input: { url: "https://api.example.com/x" } }), Date.now()).then((p) => p.plan);
     expect(plan.capability.level3).toEqual({ required: "network:api.example.com", granted_by: "network:api.example.com" });
   });
 
   it("filters unreachable providers before ranking (level 1)", async () => {
-    const plan = await planExecution(env, caller({ channels: ["community"] }), parseExecutionRequest({ tool: "text.stats", input: { text: "a b" } }), Date.now());
+    const plan = await planExecution(env, caller({ channels: ["community"] }), parseExecutionRequest({ tool: "text.stats", input: { text: "a b" } }), Date.now()).then((p) => p.plan);
     expect(plan.providers.map((p) => p.provider)).toEqual(["community"]);
   });
 

@@ -10,7 +10,7 @@ import { planExecution } from "../../src/pipeline/plan.ts";
 const caller: Caller = { tenant: `t-${crypto.randomUUID()}`, agent: "tester", capabilities: [], channels: ["*"] };
 
 async function plan(body: unknown): Promise<ExecutionPlan> {
-  return planExecution(env, caller, parseExecutionRequest(body), Date.now());
+  return (await planExecution(env, caller, parseExecutionRequest(body), Date.now())).plan;
 }
 
 function rawStub(executionId: string) {

@@ -70,4 +70,28 @@ export const labStall = defineTool({
   },
 });
 
-export const labTools = [labEcho, labBadOutput, labCrash, labStall];
+/**
+ * `lab.route`, offered by three lab providers of different trust, answers with the name of
+ * the provider that served it: ranking, liveness and the breaker become visible. `crash`
+ * makes the handler throw, so a test can trip one provider's breaker on purpose. The short
+ * breaker (3 failures, 3 s cooldown) keeps such tests quick.
+ */
+export function labRoute(servedBy: string) {
+  return defineTool({
+    name: "lab.route",
+    version: "1.0.0",
+    description: "Answers with the name of the provider that served the call; crash: true makes it throw.",
+    input: { type: "object", additionalProperties: false, properties: { crash: { type: "boolean" } } },
+    output: { type: "object", required: ["served_by"], additionalProperties: false, properties: { served_by: { type: "string" } } },
+    idempotent: true,
+    latency_class: "fast",
+    effects: "read",
+    breaker: { failures: 3, window_ms: 30_000, cooldown_ms: 3_000 },
+    handler: (input: { crash?: boolean }) => {
+      if (input.crash) throw new Error(`${servedBy} was asked to crash`);
+      return { served_by: servedBy };
+    },
+  });
+}
+
+export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab")];

@@ -1,0 +1,3 @@
+import { labRoute } from "../../../lab/src/tools/index.ts";
+
+export const labTwinTools = [labRoute("lab-twin")];

@@ -1,0 +1,52 @@
+/**
+ * The snapshot edges cache, composed from the loaded catalog and what the registry learned
+ * since: operators' overrides (trust, disabled), liveness, health and deprecations. Pure.
+ */
+import type { Trust } from "../contract.ts";
+import type { CatalogTool, DeprecationNotice, OfferingHealth, ProviderState, RegistrySnapshot } from "./catalog.ts";
+import { activeVersion } from "./semver.ts";
+
+export interface ComposeInput {
+  version: number;
+  built_at: number;
+  catalog: Pick<RegistrySnapshot, "providers" | "tools" | "problems">;
+  overrides: Map<string, { trust?: Trust; disabled?: boolean }>;
+  dead: Map<string, { since: number; reason: string }>;
+  health: Record<string, OfferingHealth>;
+  deprecations: Map<string, DeprecationNotice>;
+  now: number;
+}
+
+export function composeSnapshot(input: ComposeInput): RegistrySnapshot {
+  const providers: ProviderState[] = input.catalog.providers.map((p) => {
+    const o = input.overrides.get(p.name);
+    const dead = input.dead.get(p.name);
+    return { ...p, trust: o?.trust ?? p.trust, ...(o?.disabled ? { disabled: true } : {}), ...(dead ? { dead } : {}) };
+  });
+  const trustOf = new Map(providers.map((p) => [p.name, p.trust]));
+  const deprecations = Object.fromEntries(input.deprecations);
+
+  const tools: Record<string, CatalogTool> = {};
+  for (const [name, tool] of Object.entries(input.catalog.tools)) {
+    const versions: CatalogTool["versions"] = {};
+    for (const [version, offerings] of Object.entries(tool.versions)) {
+      versions[version] = offerings.map((o) => ({ ...o, trust: trustOf.get(o.provider) ?? o.trust }));
+    }
+    // A version past its sunset is no longer anyone's default.
+    const live = Object.keys(versions).filter((v) => !pastSunset(deprecations[`${name}@${v}`], input.now));
+    tools[name] = { name, versions, active_version: activeVersion(live) ?? tool.active_version };
+  }
+  return {
+    version: input.version,
+    built_at: input.built_at,
+    providers,
+    tools,
+    problems: input.catalog.problems,
+    health: input.health,
+    deprecations,
+  };
+}
+
+export function pastSunset(d: DeprecationNotice | undefined, now: number): boolean {
+  return d !== undefined && Date.parse(d.sunset) <= now;
+}

@@ -1,0 +1,84 @@
+/**
+ * Registry administration (operators only): re-read manifests, change a provider's trust or
+ * disable it, deprecate a tool version. Every change reaches every edge within
+ * REGISTRY_SNAPSHOT_TTL_MS (this isolate at once).
+ */
+import { Hono } from "hono";
+import { resolveCaller } from "../caller.ts";
+import { loadConfig } from "../config.ts";
+import { TRUST_ORDER, type Trust } from "../contract.ts";
+import type { Env } from "../env.ts";
+import { RuntimeError } from "../errors.ts";
+import { decodeBody, readBody } from "../pipeline/initiation.ts";
+import type { RegistrySnapshot } from "../registry/catalog.ts";
+import { forgetSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+
+export const admin = new Hono<{ Bindings: Env }>();
+
+admin.use("*", async (c, next) => {
+  if (resolveCaller(c.env).role !== "admin") throw new RuntimeError("forbidden", "this endpoint is for operators", { reason: "admin role required" });
+  await next();
+});
+
+admin.post("/registry/refresh", async (c) => {
+  const snapshot = await registryStub(c.env).refresh();
+  forgetSnapshot();
+  return c.json(summary(snapshot));
+});
+
+admin.patch("/providers/:name", async (c) => {
+  const body = await objectBody(c.req.raw, c.env, ["trust", "disabled"]);
+  const patch: { trust?: Trust; disabled?: boolean } = {};
+  if (body.trust !== undefined) {
+    if (!TRUST_ORDER.includes(body.trust as Trust)) throw new RuntimeError("invalid_request", `trust must be one of ${TRUST_ORDER.join(", ")}`, { field: "trust" });
+    patch.trust = body.trust as Trust;
+  }
+  if (body.disabled !== undefined) {
+    if (typeof body.disabled !== "boolean") throw new RuntimeError("invalid_request", "disabled must be a boolean", { field: "disabled" });
+    patch.disabled = body.disabled;
+  }
+  const snapshot = await registryStub(c.env).setProvider(c.req.param("name"), patch);
+  if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
+  forgetSnapshot();
+  return c.json(snapshot.providers.find((p) => p.name === c.req.param("name")));
+});
+
+admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
+  const body = await objectBody(c.req.raw, c.env, ["sunset", "replacement"]);
+  if (typeof body.sunset !== "string" || Number.isNaN(Date.parse(body.sunset))) {
+    throw new RuntimeError("invalid_request", "sunset must be an ISO 8601 date-time", { field: "sunset" });
+  }
+  if (body.replacement !== undefined && body.replacement !== null && typeof body.replacement !== "string") {
+    throw new RuntimeError("invalid_request", "replacement must name a tool (name or name@version)", { field: "replacement" });
+  }
+  const notice = {
+    sunset: new Date(body.sunset).toISOString(),
+    replacement: (body.replacement as string | undefined) ?? null,
+    deprecated_at: new Date().toISOString(),
+  };
+  return deprecation(c.env, c.req.param("name"), c.req.param("version"), notice).then((v) => c.json(v));
+});
+
+admin.delete("/tools/:name/versions/:version/deprecation", async (c) => {
+  return deprecation(c.env, c.req.param("name"), c.req.param("version"), null).then((v) => c.json(v));
+});
+
+async function deprecation(env: Env, tool: string, version: string, notice: Parameters<ReturnType<typeof registryStub>["deprecate"]>[2]) {
+  const snapshot = await registryStub(env).deprecate(tool, version, notice);
+  if (!snapshot) throw new RuntimeError("tool_not_found", `no tool ${tool}@${version}`, { tool, version });
+  forgetSnapshot();
+  return { tool, version, deprecation: snapshot.deprecations[`${tool}@${version}`] ?? null, active_version: snapshot.tools[tool].active_version };
+}
+
+async function objectBody(request: Request, env: Env, fields: string[]): Promise<Record<string, unknown>> {
+  const value = decodeBody(await readBody(request, loadConfig(env).maxRequestBytes), request.headers.get("content-type"));
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new RuntimeError("invalid_request", "body must be a JSON object");
+  for (const key of Object.keys(value)) {
+    if (!fields.includes(key)) throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+  }
+  return value as Record<string, unknown>;
+}
+
+function summary(s: RegistrySnapshot) {
+  return { registry_version: s.version, providers: s.providers, problems: s.problems, tools: Object.keys(s.tools).length };
+}
