@@ -16,6 +16,13 @@ const provider = (name: string) => ({
   compatibilityDate: "2026-10-01",
 });
 
+const verifier = {
+  name: "tool-intent-verifier",
+  modules: true,
+  scriptPath: ".build/verifiers/intent/index.js",
+  compatibilityDate: "2026-10-01",
+};
+
 export default defineConfig({
   test: {
     projects: [
@@ -26,7 +33,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { workers: ["std", "community", "lab", "lab-twin", "lab-broken"].map(provider) },
+            miniflare: { workers: [...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider), verifier] },
           }),
         ],
         test: { name: "integration", include: ["test/integration/**/*.test.ts"] },

@@ -10,6 +10,7 @@ import type { Env, ProviderService } from "../src/env.ts";
 import { errorBody } from "../src/errors.ts";
 import { remainingBudgetMs } from "../src/pipeline/budget.ts";
 import { settle, toView, type Settlement } from "../src/pipeline/delivery.ts";
+import type { IntentDecision } from "../src/pipeline/capability.ts";
 import type { ExecutionPlan, Subscription } from "../src/pipeline/dispatch.ts";
 import { invokeProvider, StopLatch, type ProviderOutcome } from "../src/pipeline/provider-execution.ts";
 import { EMITTED_EVENT_TYPES, type EmittedEvent, type ExecutionSink, type StopSignal } from "../providers/sdk/protocol.ts";
@@ -45,6 +46,7 @@ export class ExecutionObject extends DurableObject<Env> {
   private record: ExecutionRecord | undefined;
   private running: Promise<void> | undefined;
   private readonly stop = new StopLatch();
+  private pendingIntent: IntentDecision | undefined;
   /** Resolving it makes the runtime stop waiting for the provider (forced cancellation). */
   private abandon!: (outcome: ProviderOutcome) => void;
   private readonly abandoned = new Promise<ProviderOutcome>((resolve) => (this.abandon = resolve));
@@ -121,6 +123,16 @@ export class ExecutionObject extends DurableObject<Env> {
     return toView(this.record!);
   }
 
+  /** AIOS §5.3 level 2, asynchronous: the verdict for a read-only tool, whenever it lands. */
+  async recordIntent(decision: IntentDecision): Promise<void> {
+    if (!this.record) {
+      this.pendingIntent = decision; // the verdict beat the plan here
+      return;
+    }
+    this.save({ ...this.record, capability: { ...this.record.capability, level2: decision } });
+    console.log(JSON.stringify({ msg: "intent verdict", execution_id: this.record.execution_id, agent: this.record.agent, tool: this.record.tool, ...decision }));
+  }
+
   async alarm(): Promise<void> {
     const record = this.record;
     if (!record) return;
@@ -162,7 +174,7 @@ export class ExecutionObject extends DurableObject<Env> {
       effects: plan.effects,
       output_hash: plan.output_hash,
       max_output_bytes: plan.max_output_bytes,
-      capability: plan.capability,
+      capability: this.pendingIntent ? { ...plan.capability, level2: this.pendingIntent } : plan.capability,
       retention_ms: plan.retention_ms,
       accepted_at: plan.accepted_at,
       scheduled_at: null,
@@ -249,6 +261,8 @@ export class ExecutionObject extends DurableObject<Env> {
     else this.append("error", { status: view.status, error: view.error, partial_output: view.partial_output, cancellation: view.cancellation, execution: view.execution }, now);
     // The deadline alarm is replaced by the end of the retention window.
     void this.ctx.storage.setAlarm(now + record.retention_ms);
+    // The tenant's concurrency slot is free (its lease would expire anyway at the deadline).
+    this.env.TENANTS.get(this.env.TENANTS.idFromName(record.tenant)).release(record.execution_id).catch(() => {});
   }
 
   private finishLost(): void {

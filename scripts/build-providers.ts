@@ -1,7 +1,7 @@
 /**
- * Bundles each provider Worker with wrangler (`deploy --dry-run`) into .build/providers/<name>/,
- * which the workerd integration tests load as auxiliary Workers (the test plugin takes built
- * scripts for them, not wrangler configs).
+ * Bundles each provider Worker and the intent verifier with wrangler (`deploy --dry-run`)
+ * into .build/<folder>/<name>/, which the workerd integration tests load as auxiliary
+ * Workers (the test plugin takes built scripts for them, not wrangler configs).
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, existsSync } from "node:fs";
@@ -9,14 +9,18 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const providers = readdirSync(join(root, "providers")).filter((p) => existsSync(join(root, "providers", p, "wrangler.toml")));
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
+const built: string[] = [];
 
-for (const name of providers) {
-  execFileSync(
-    wrangler,
-    ["deploy", "--dry-run", "--outdir", join(root, ".build", "providers", name), "-c", join(root, "providers", name, "wrangler.toml")],
-    { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
-  );
+for (const folder of ["providers", "verifiers"]) {
+  for (const name of readdirSync(join(root, folder))) {
+    const config = join(root, folder, name, "wrangler.toml");
+    if (!existsSync(config)) continue;
+    execFileSync(wrangler, ["deploy", "--dry-run", "--outdir", join(root, ".build", folder, name), "-c", config], {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    });
+    built.push(`${folder}/${name}`);
+  }
 }
-console.log(`provider build: ${providers.join(", ")} -> .build/providers/`);
+console.log(`worker build: ${built.join(", ")} -> .build/`);

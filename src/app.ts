@@ -1,15 +1,21 @@
 /** The HTTP face: routes and the one error handler (STYLE.md 4). */
 import { Hono } from "hono";
-import type { Env } from "./env.ts";
+import type { AppEnv } from "./app-env.ts";
+import { authenticate } from "./auth/authenticate.ts";
 import { errorBody, RuntimeError } from "./errors.ts";
 import { admin } from "./routes/admin.ts";
 import { executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
 
-export const app = new Hono<{ Bindings: Env }>();
+export const app = new Hono<AppEnv>();
 
 app.route("/", health);
+// Everything under /v1 needs a credential (the operations endpoints above do not).
+app.use("/v1/*", async (c, next) => {
+  c.set("caller", await authenticate(c.env, c.req.header("authorization")));
+  await next();
+});
 app.route("/v1/tools", tools);
 app.route("/v1/executions", executions);
 app.route("/v1/admin", admin);

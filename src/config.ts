@@ -2,8 +2,12 @@
  * Deployment configuration, checked once per isolate when first read (STYLE.md 5), so a bad
  * wrangler.toml fails loudly on the first request instead of misbehaving on some later one.
  */
+import type { JSONWebKeySet } from "jose";
+import type { JwtConfig } from "./auth/jwt.ts";
 import type { Env, ProviderService } from "./env.ts";
 import { TRUST_ORDER, type Trust } from "./contract.ts";
+import type { Caller } from "./pipeline/capability.ts";
+import { parseLimitsConfig, type LimitsConfig } from "./policy/limits.ts";
 
 /** One provider Worker as deploy config declares it. Trust is the operator's, never the provider's word. */
 export interface ProviderConfig {
@@ -12,7 +16,7 @@ export interface ProviderConfig {
   trust: Trust;
 }
 
-/** Until authentication lands, every caller is this configured identity (AIOS §5.3 "simple caller model"). */
+/** The identity behind one of local development's well-known keys. */
 export interface CallerConfig {
   tenant: string;
   agent: string;
@@ -25,7 +29,10 @@ export interface CallerConfig {
 
 export interface RuntimeConfig {
   providers: ProviderConfig[];
-  devCaller: CallerConfig;
+  /** DEV_API_KEY → DEV_CALLER and DEV_ADMIN_KEY → DEV_ADMIN; set only in .dev.vars, so only under wrangler dev. */
+  devKeys: { key: string; caller: Caller }[];
+  jwt?: JwtConfig;
+  limits: LimitsConfig;
   maxRequestBytes: number;
   /** AIOS §6.1: the lowest-priority cap on every timeout. */
   systemMaxTimeoutMs: number;
@@ -61,7 +68,9 @@ export function loadConfig(env: Env): RuntimeConfig {
 export function parseConfig(env: Env): RuntimeConfig {
   return {
     providers: parseProviders(env),
-    devCaller: parseCaller(env.DEV_CALLER),
+    devKeys: parseDevKeys(env),
+    jwt: parseJwt(env),
+    limits: guard("TENANT_LIMITS", () => parseLimitsConfig(typeof env.TENANT_LIMITS === "string" ? safeJson("TENANT_LIMITS", env.TENANT_LIMITS) : env.TENANT_LIMITS)),
     maxRequestBytes: positiveInt("MAX_REQUEST_BYTES", env.MAX_REQUEST_BYTES, 1024 * 1024),
     systemMaxTimeoutMs: positiveInt("SYSTEM_MAX_TIMEOUT_MS", env.SYSTEM_MAX_TIMEOUT_MS, 600_000),
     snapshotTtlMs: positiveInt("REGISTRY_SNAPSHOT_TTL_MS", env.REGISTRY_SNAPSHOT_TTL_MS, 5_000),
@@ -91,12 +100,42 @@ function parseProviders(env: Env): ProviderConfig[] {
   });
 }
 
-function parseCaller(value: unknown): CallerConfig {
-  const raw = (typeof value === "string" ? safeJson("DEV_CALLER", value) : value) as Partial<CallerConfig> | undefined;
-  const caller = { tenant: "dev", agent: "dev", capabilities: [] as string[], channels: ["*"], role: "tenant", ...(raw ?? {}) };
-  if (typeof caller.tenant !== "string" || typeof caller.agent !== "string") throw new ConfigError("DEV_CALLER needs tenant and agent strings");
-  if (!isStringList(caller.capabilities) || !isStringList(caller.channels)) throw new ConfigError("DEV_CALLER capabilities and channels must be lists of strings");
+function parseCaller(name: string, value: unknown, role: "tenant" | "admin"): CallerConfig {
+  const raw = (typeof value === "string" ? safeJson(name, value) : value) as Partial<CallerConfig> | undefined;
+  const caller = { tenant: "dev", agent: "dev", capabilities: [] as string[], channels: ["*"], ...(raw ?? {}), role };
+  if (typeof caller.tenant !== "string" || typeof caller.agent !== "string") throw new ConfigError(`${name} needs tenant and agent strings`);
+  if (!isStringList(caller.capabilities) || !isStringList(caller.channels)) throw new ConfigError(`${name} capabilities and channels must be lists of strings`);
   return caller;
+}
+
+function parseDevKeys(env: Env): RuntimeConfig["devKeys"] {
+  const keys: RuntimeConfig["devKeys"] = [];
+  const add = (keyName: string, key: unknown, callerName: string, caller: unknown, role: "tenant" | "admin") => {
+    if (key === undefined || key === "") return;
+    if (typeof key !== "string" || !/^trt_[A-Za-z0-9_-]{16,}$/.test(key)) throw new ConfigError(`${keyName} must look like trt_ followed by at least 16 characters`);
+    keys.push({ key, caller: parseCaller(callerName, caller, role) });
+  };
+  add("DEV_API_KEY", env.DEV_API_KEY, "DEV_CALLER", env.DEV_CALLER, "tenant");
+  add("DEV_ADMIN_KEY", env.DEV_ADMIN_KEY, "DEV_ADMIN", env.DEV_ADMIN, "admin");
+  return keys;
+}
+
+function parseJwt(env: Env): JwtConfig | undefined {
+  if (env.JWT_JWKS === undefined || env.JWT_JWKS === "") return undefined;
+  const jwks = (typeof env.JWT_JWKS === "string" ? safeJson("JWT_JWKS", env.JWT_JWKS) : env.JWT_JWKS) as JSONWebKeySet;
+  if (!jwks || !Array.isArray(jwks.keys) || jwks.keys.length === 0) throw new ConfigError("JWT_JWKS must be a JWK set with at least one key");
+  if (typeof env.JWT_ISSUER !== "string" || typeof env.JWT_AUDIENCE !== "string") throw new ConfigError("JWT_ISSUER and JWT_AUDIENCE are required with JWT_JWKS");
+  const algorithms = typeof env.JWT_ALGORITHMS === "string" ? env.JWT_ALGORITHMS.split(",").map((a) => a.trim()) : ["RS256", "ES256", "EdDSA"];
+  if (algorithms.some((a) => a === "none" || a.startsWith("HS"))) throw new ConfigError("JWT_ALGORITHMS takes asymmetric algorithms only");
+  return { issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE, jwks, algorithms, tenantClaim: typeof env.JWT_TENANT_CLAIM === "string" ? env.JWT_TENANT_CLAIM : "tenant" };
+}
+
+function guard<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw err instanceof ConfigError ? err : new ConfigError(`${name}: ${(err as Error).message}`);
+  }
 }
 
 function positiveInt(name: string, value: unknown, fallback: number): number {

@@ -3,6 +3,7 @@
  * object and the tests (STYLE.md 10).
  */
 import type { ErrorBody } from "./errors.ts";
+import type { CapabilityDecision } from "./pipeline/capability.ts";
 import type { CoercionMode, Effect, JsonSchema, LatencyClass } from "../providers/sdk/protocol.ts";
 
 export type ExecutionMode = "sync" | "async";
@@ -65,6 +66,8 @@ export interface ExecutionView {
   partial_output?: unknown;
   error?: ErrorBody;
   cancellation?: Cancellation;
+  /** AIOS §5.3: what each capability level decided (level 2 may arrive after the call). */
+  capability?: CapabilityDecision;
   execution: ExecutionBlock;
 }
 

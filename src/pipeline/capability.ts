@@ -2,7 +2,7 @@
  * Stage 3 (AIOS §5.3): capability validation. Level 1 (may the caller reach this provider?)
  * filters the offerings before ranking; level 3 (does the caller hold the tool's
  * `capability_required`?) is checked on the chosen tool. Level 2, intent verification, is
- * best-effort and skipped while no verifier is bound (AIOS §5.3: "falls back to Level 1 + 3").
+ * in intent.ts.
  */
 import { RuntimeError } from "../errors.ts";
 import type { Offering } from "../registry/catalog.ts";
@@ -16,9 +16,17 @@ export interface Caller {
   role?: string;
 }
 
+/** AIOS §5.3 level 2's outcome: `pending` until an asynchronous verdict arrives. */
+export interface IntentDecision {
+  verdict: "skipped" | "aligned" | "misaligned" | "pending";
+  mode: "sync" | "async" | "none";
+  reason: string;
+  profile?: string;
+}
+
 export interface CapabilityDecision {
   level1: { reachable: string[] };
-  level2: { verdict: "skipped"; reason: string };
+  level2: IntentDecision;
   level3: { required: string | null; granted_by: string | null };
 }
 

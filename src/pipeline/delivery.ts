@@ -95,6 +95,7 @@ export function toView(record: ExecutionRecord): ExecutionView {
     ...(record.partial_output !== undefined && record.status !== "succeeded" ? { partial_output: record.partial_output } : {}),
     ...(record.error ? { error: record.error } : {}),
     ...(record.cancellation ? { cancellation: record.cancellation } : {}),
+    capability: record.capability,
     execution: {
       sandbox: "v8-isolate",
       worker: record.provider,

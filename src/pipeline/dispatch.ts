@@ -53,6 +53,7 @@ export interface ExecutionRpc {
   view(tenant: string): Promise<ExecutionView | undefined>;
   subscribe(tenant: string, after: number): Promise<Subscription>;
   cancel(tenant: string, graceMs: number): Promise<ExecutionView | undefined>;
+  recordIntent(decision: CapabilityDecision["level2"]): Promise<void>;
 }
 
 /** The answer to a stream request: a stream, nothing to send (resumed past the end), or no such execution. */

@@ -16,7 +16,10 @@ import { effectiveTimeoutMs } from "./budget.ts";
 import { checkToolCapability, reachableOfferings, type Caller, type CapabilityDecision } from "./capability.ts";
 import { newExecutionId, type ExecutionPlan } from "./dispatch.ts";
 import { resolveTool } from "./lookup.ts";
+import { checkIntent, type IntentCheck } from "./intent.ts";
 import { validateInput, type Violation } from "./schema.ts";
+import { limitsFor } from "../policy/limits.ts";
+import type { Admission } from "../../durable-objects/tenant-object.ts";
 
 /** Default cap on a tool's output (TRT-002 §4 `limits.max_output_bytes`). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -65,6 +68,8 @@ export interface PlannedExecution {
   plan: ExecutionPlan;
   /** Set while the version is deprecated but not yet sunset (Deprecation/Sunset headers). */
   deprecation?: DeprecationNotice;
+  /** A read-only tool's intent verdict, still on its way (record it when it lands). */
+  intentLater?: IntentCheck["later"];
 }
 
 export async function planExecution(
@@ -76,12 +81,14 @@ export async function planExecution(
 ): Promise<PlannedExecution> {
   refuseUnsupported(request);
   const config = loadConfig(env);
+  const limits = limitsFor(config.limits, caller.tenant);
   const d = await decide(env, caller, request, waitUntil);
   const ranked = await withTrialGranted(env, d.tool, d.ranked);
   if (ranked.length === 0) throw noHealthyProvider(d);
   const chosen = ranked[0].offering;
 
-  // Stage 3, level 3, on the choice.
+  // Stage 3, levels 2 and 3, on the choice.
+  const intent = await checkIntent(env, caller, chosen, request.context);
   const level3 = checkToolCapability(caller, chosen.manifest.capability_required, request.input);
   // Stage 4: schema.
   const input = validateInput(request.input, { hash: chosen.input_hash, schema: chosen.manifest.input_schema, coercion: chosen.manifest.coercion });
@@ -90,7 +97,7 @@ export async function planExecution(
     requestedMs: request.limits.timeout_ms,
     latencyClass: chosen.manifest.latency_class,
     toolMaxMs: chosen.manifest.max_timeout_ms,
-    systemMaxMs: config.systemMaxTimeoutMs,
+    systemMaxMs: Math.min(config.systemMaxTimeoutMs, limits.max_timeout_ms),
   });
   const plan: ExecutionPlan = {
     execution_id: newExecutionId(env),
@@ -105,13 +112,27 @@ export async function planExecution(
     timeout_ms: timeout.timeout_ms,
     accepted_at: acceptedAt,
     output_hash: chosen.output_hash,
-    max_output_bytes: Math.min(request.limits.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES),
+    max_output_bytes: Math.min(request.limits.max_output_bytes ?? limits.max_output_bytes, limits.max_output_bytes, DEFAULT_MAX_OUTPUT_BYTES),
     idempotent: chosen.manifest.idempotent,
     effects: chosen.manifest.effects,
-    capability: capabilityDecision(d, level3),
+    capability: capabilityDecision(d, intent.decision, level3),
     retention_ms: config.retentionMs,
   };
-  return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}) };
+  await admit(env, plan, limits);
+  return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}), ...(intent.later ? { intentLater: intent.later } : {}) };
+}
+
+/**
+ * Rate and concurrency limits, last, so that a refused call has cost nothing downstream and
+ * created nothing (AIOS §6.3 RateLimited). The lease lasts as long as the execution may.
+ */
+async function admit(env: Env, plan: ExecutionPlan, limits: ReturnType<typeof limitsFor>): Promise<void> {
+  const tenant = env.TENANTS.get(env.TENANTS.idFromName(plan.tenant)) as unknown as { admit(r: unknown): Promise<Admission> };
+  const admission = await tenant.admit({ execution_id: plan.execution_id, tool: plan.tool, lease_ms: plan.timeout_ms + 60_000, limits });
+  if (!admission.ok) {
+    const what = admission.reason === "concurrency" ? `${admission.limit} running executions` : `${admission.limit} calls a second${admission.reason === "tool_rate" ? ` to ${plan.tool}` : ""}`;
+    throw new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, { reason: admission.reason, limit: admission.limit, retry_after_ms: admission.retry_after_ms });
+  }
 }
 
 /** What `mode: "dry_run"` answers: stages 1-4 run, nothing is executed or created. */
@@ -136,7 +157,9 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
   let schema: DryRunReport["schema"] = { valid: false, violations: [] };
   if (chosen) {
     try {
-      capability = { allowed: true, decision: capabilityDecision(d, checkToolCapability(caller, chosen.manifest.capability_required, request.input)) };
+      const intent = await checkIntent(env, caller, chosen, request.context);
+      const level2 = intent.later ? await intent.later : intent.decision;
+      capability = { allowed: true, decision: capabilityDecision(d, level2, checkToolCapability(caller, chosen.manifest.capability_required, request.input)) };
     } catch (err) {
       if (!(err instanceof RuntimeError)) throw err;
       capability = { allowed: false, denial: { level: err.details?.level, reason: err.message, required: err.details?.required } };
@@ -196,12 +219,8 @@ function noHealthyProvider(d: Decision): RuntimeError {
   });
 }
 
-function capabilityDecision(d: Decision, level3: CapabilityDecision["level3"]): CapabilityDecision {
-  return {
-    level1: { reachable: d.reachable.map((o) => o.provider) },
-    level2: { verdict: "skipped", reason: "no intent verifier is bound" },
-    level3,
-  };
+function capabilityDecision(d: Decision, level2: CapabilityDecision["level2"], level3: CapabilityDecision["level3"]): CapabilityDecision {
+  return { level1: { reachable: d.reachable.map((o) => o.provider) }, level2, level3 };
 }
 
 /** Parts of TRT-002 §4 not built yet are refused out loud rather than silently ignored. */

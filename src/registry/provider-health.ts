@@ -53,6 +53,8 @@ export function breakerView(b: BreakerRecord, now: number): BreakerView {
 export function nextBreaker(b: BreakerRecord, sample: Sample, recent: readonly Sample[], policy: BreakerPolicy, now: number): BreakerRecord {
   const view = breakerView(b, now);
   if (view === "half_open" || (view === "open" && b.trial_at !== undefined)) {
+    // A straggler from a call that started before the breaker opened does not decide it.
+    if (sample.at < (b.opened_at ?? 0)) return b;
     return sample.ok ? { state: "closed", reset_at: now } : open(now, policy);
   }
   if (view === "open") return b; // stragglers from before it opened change nothing

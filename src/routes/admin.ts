@@ -4,7 +4,8 @@
  * REGISTRY_SNAPSHOT_TTL_MS (this isolate at once).
  */
 import { Hono } from "hono";
-import { resolveCaller } from "../caller.ts";
+import type { AppEnv } from "../app-env.ts";
+import { ApiKeyStore } from "../auth/api-keys.ts";
 import { loadConfig } from "../config.ts";
 import { TRUST_ORDER, type Trust } from "../contract.ts";
 import type { Env } from "../env.ts";
@@ -13,10 +14,10 @@ import { decodeBody, readBody } from "../pipeline/initiation.ts";
 import type { RegistrySnapshot } from "../registry/catalog.ts";
 import { forgetSnapshot, registryStub } from "../registry/snapshot-cache.ts";
 
-export const admin = new Hono<{ Bindings: Env }>();
+export const admin = new Hono<AppEnv>();
 
 admin.use("*", async (c, next) => {
-  if (resolveCaller(c.env).role !== "admin") throw new RuntimeError("forbidden", "this endpoint is for operators", { reason: "admin role required" });
+  if (c.get("caller").role !== "admin") throw new RuntimeError("forbidden", "this endpoint is for operators", { reason: "admin role required" });
   await next();
 });
 
@@ -62,6 +63,38 @@ admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
 admin.delete("/tools/:name/versions/:version/deprecation", async (c) => {
   return deprecation(c.env, c.req.param("name"), c.req.param("version"), null).then((v) => c.json(v));
 });
+
+// API keys (issue: callers and policy). The key itself is in the creation answer only.
+admin.post("/keys", async (c) => {
+  const body = await objectBody(c.req.raw, c.env, ["tenant", "agent", "capabilities", "channels", "role"]);
+  const str = (f: string) => {
+    const v = body[f];
+    if (typeof v !== "string" || !/^[A-Za-z0-9._:-]{1,128}$/.test(v)) throw new RuntimeError("invalid_request", `${f} must be 1-128 of A-Z a-z 0-9 . _ : -`, { field: f });
+    return v;
+  };
+  const list = (f: string, fallback: string[]) => {
+    const v = body[f] ?? fallback;
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && x.length > 0 && x.length <= 256)) throw new RuntimeError("invalid_request", `${f} must be a list of strings`, { field: f });
+    return v as string[];
+  };
+  const role = body.role ?? "tenant";
+  if (role !== "tenant" && role !== "admin") throw new RuntimeError("invalid_request", 'role must be "tenant" or "admin"', { field: "role" });
+  const { key, record } = await keyStore(c.env).create({ tenant: str("tenant"), agent: str("agent"), capabilities: list("capabilities", []), channels: list("channels", ["*"]), role });
+  return c.json({ key, ...record }, 201);
+});
+
+admin.get("/keys", async (c) => c.json({ keys: await keyStore(c.env).list(c.req.query("tenant")) }));
+
+admin.delete("/keys/:id", async (c) => {
+  const revoked = await keyStore(c.env).revoke(c.req.param("id"));
+  if (!revoked) throw new RuntimeError("not_found", `no key ${c.req.param("id")}`, { key_id: c.req.param("id") });
+  return c.json(revoked);
+});
+
+function keyStore(env: Env): ApiKeyStore {
+  if (!env.API_KEYS) throw new RuntimeError("internal", "no API_KEYS namespace is bound");
+  return new ApiKeyStore(env.API_KEYS);
+}
 
 async function deprecation(env: Env, tool: string, version: string, notice: Parameters<ReturnType<typeof registryStub>["deprecate"]>[2]) {
   const snapshot = await registryStub(env).deprecate(tool, version, notice);

@@ -1,6 +1,6 @@
 /** TRT-002 §3 execution endpoints. Wiring only: the stages live in src/pipeline/. */
 import { Hono, type Context } from "hono";
-import { resolveCaller } from "../caller.ts";
+import type { AppEnv } from "../app-env.ts";
 import { loadConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 import { RuntimeError } from "../errors.ts";
@@ -10,9 +10,10 @@ import { decodeBody, parseExecutionRequest, readBody } from "../pipeline/initiat
 import { dryRun, planExecution } from "../pipeline/plan.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
 import { forgetSnapshot } from "../registry/snapshot-cache.ts";
+import { limitsFor } from "../policy/limits.ts";
 import { resumeAfter } from "../stream/sse.ts";
 
-export const executions = new Hono<{ Bindings: Env }>();
+export const executions = new Hono<AppEnv>();
 
 const PROVIDER_FAULTS = new Set(["provider_crashed", "timeout", "invalid_output", "sandbox_unavailable"]);
 
@@ -24,13 +25,16 @@ const SSE_HEADERS = {
 
 executions.post("/", async (c) => {
   const acceptedAt = Date.now();
-  const caller = resolveCaller(c.env);
-  // Stage 1: initiation.
-  const body = await readBody(c.req.raw, loadConfig(c.env).maxRequestBytes);
+  const caller = c.get("caller");
+  const config = loadConfig(c.env);
+  // Stage 1: initiation, within the system's and the tenant's payload limit.
+  const body = await readBody(c.req.raw, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
   const request = parseExecutionRequest(decodeBody(body, c.req.header("content-type") ?? null));
   if (request.mode === "dry_run") return c.json(await dryRun(c.env, caller, request));
   // Stages 2-5, then 6-7 in the execution object.
-  const { plan, deprecation } = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p));
+  const { plan, deprecation, intentLater } = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p));
+  // AIOS §5.3 level 2 for read-only tools: the verdict is recorded when it lands, never awaited.
+  if (intentLater) c.executionCtx.waitUntil(intentLater.then((d) => executionStub(c.env, plan.execution_id)!.recordIntent(d)).catch(() => {}));
   const headers: Record<string, string> = { ...deprecationHeaders(deprecation) };
   const location = `/v1/executions/${plan.execution_id}`;
   if (request.stream) {
@@ -50,7 +54,7 @@ executions.post("/", async (c) => {
 });
 
 executions.get("/:id", async (c) => {
-  const view = await stubOf(c).view(resolveCaller(c.env).tenant);
+  const view = await stubOf(c).view(c.get("caller").tenant);
   if (!view) throw notFound(c.req.param("id"));
   return c.json(view);
 });
@@ -58,7 +62,7 @@ executions.get("/:id", async (c) => {
 executions.get("/:id/stream", async (c) => {
   const after = resumeAfter(c.req.header("last-event-id"), c.req.query("after"));
   if (after === null) throw new RuntimeError("invalid_request", "Last-Event-ID and ?after= must be a non-negative integer", { field: "after" });
-  const subscription = await stubOf(c).subscribe(resolveCaller(c.env).tenant, after);
+  const subscription = await stubOf(c).subscribe(c.get("caller").tenant, after);
   if (subscription.kind === "not_found") throw notFound(c.req.param("id"));
   // Resumed past the terminal event: nothing more will ever come (EventSource stops on 204).
   if (subscription.kind === "ended") return c.body(null, 204);
@@ -68,13 +72,13 @@ executions.get("/:id/stream", async (c) => {
 executions.post("/:id/cancel", async (c) => {
   const config = loadConfig(c.env);
   const graceMs = await cancelGrace(c.req.raw, config.cancelGraceMs, config.maxCancelGraceMs);
-  const view = await stubOf(c).cancel(resolveCaller(c.env).tenant, graceMs);
+  const view = await stubOf(c).cancel(c.get("caller").tenant, graceMs);
   if (!view) throw notFound(c.req.param("id"));
   return c.json(view);
 });
 
 /** The execution's object; an id that cannot be ours gets an object that knows nothing. */
-function stubOf(c: Context<{ Bindings: Env }>): ExecutionRpc {
+function stubOf(c: Context<AppEnv>): ExecutionRpc {
   const stub = executionStub(c.env, c.req.param("id")!);
   if (!stub) throw notFound(c.req.param("id")!);
   return stub;

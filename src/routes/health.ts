@@ -1,14 +1,14 @@
 /** Liveness and readiness (TRT-002 §3 operations). */
 import { Hono } from "hono";
 import { loadConfig, providerBinding } from "../config.ts";
-import type { Env } from "../env.ts";
+import type { AppEnv } from "../app-env.ts";
 import { errorBody } from "../errors.ts";
 import { registryStub } from "../registry/snapshot-cache.ts";
 import { withTimeout } from "../with-timeout.ts";
 
 const PING_TIMEOUT_MS = 2_000;
 
-export const health = new Hono<{ Bindings: Env }>();
+export const health = new Hono<AppEnv>();
 
 /** The Worker answers. Touches nothing else, so it stays cheap for load balancers. */
 health.get("/healthz", (c) => c.json({ status: "ok" }));

@@ -1,7 +1,7 @@
 /** TRT-002 §3 registry view: GET /v1/tools and GET /v1/tools/{name}. */
 import { Hono } from "hono";
 import type { ToolView } from "../contract.ts";
-import type { Env } from "../env.ts";
+import type { AppEnv } from "../app-env.ts";
 import { RuntimeError } from "../errors.ts";
 import { healthKey, type CatalogTool, type RegistrySnapshot } from "../registry/catalog.ts";
 import { breakerStateOf, statsFor } from "../registry/eligibility.ts";
@@ -9,7 +9,7 @@ import { rankProviders } from "../registry/rank.ts";
 import { compareSemver } from "../registry/semver.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
 
-export const tools = new Hono<{ Bindings: Env }>();
+export const tools = new Hono<AppEnv>();
 
 tools.get("/", async (c) => {
   const snapshot = await getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p));

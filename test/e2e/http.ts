@@ -1,7 +1,19 @@
 /** A small real HTTP client for the e2e suite (plain fetch against the running stack). */
+import { readFileSync } from "node:fs";
 import { inject } from "vitest";
 
 export const baseUrl = inject("baseUrl");
+
+/** Local development's well-known keys, from the same .dev.vars that wrangler dev reads. */
+const devVars = Object.fromEntries(
+  readFileSync(new URL("../../.dev.vars", import.meta.url), "utf8")
+    .split("\n")
+    .filter((l) => /^[A-Z_]+=/.test(l))
+    .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+);
+export const DEV_KEY: string = devVars.DEV_API_KEY;
+export const ADMIN_KEY: string = devVars.DEV_ADMIN_KEY;
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 export interface Answer<T = any> {
   status: number;
@@ -10,7 +22,7 @@ export interface Answer<T = any> {
 }
 
 export async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
-  const init: RequestInit = { method, headers: { ...headers } };
+  const init: RequestInit = { method, headers: { ...bearer(DEV_KEY), ...headers } };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
@@ -21,3 +33,12 @@ export async function call<T = any>(method: string, path: string, body?: unknown
 }
 
 export const execute = <T = any>(body: unknown) => call<T>("POST", "/v1/executions", body);
+
+/** The same, as the operator (admin role). */
+export const asAdmin = <T = any>(method: string, path: string, body?: unknown) => call<T>(method, path, body, bearer(ADMIN_KEY));
+
+/**
+ * An execution view without its capability block: level 2's background verdict for a
+ * read-only tool lands after the call (AIOS §5.3), so two reads may differ only there.
+ */
+export const sansIntent = (view: any) => ({ ...view, capability: { ...view.capability, level2: undefined } });

@@ -5,7 +5,7 @@
  * build on each other's registry state, as an operator's day would.
  */
 import { describe, expect, it } from "vitest";
-import { call, execute } from "./http.ts";
+import { asAdmin, call, execute } from "./http.ts";
 
 const route = (body: Record<string, unknown> = {}) => execute({ tool: "lab.route", input: {}, ...body });
 
@@ -91,44 +91,44 @@ describe.sequential("registry and routing", () => {
 
   it("fails fast with no_healthy_provider when an operator disables every live provider", async () => {
     for (const name of ["lab", "lab-twin"]) {
-      expect((await call("PATCH", `/v1/admin/providers/${name}`, { disabled: true })).body).toMatchObject({ name, disabled: true });
+      expect((await asAdmin("PATCH", `/v1/admin/providers/${name}`, { disabled: true })).body).toMatchObject({ name, disabled: true });
     }
     const res = await route();
     expect(res.status).toBe(503);
     expect(res.body.error).toMatchObject({ code: "no_healthy_provider", retryable: true });
     expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
-    for (const name of ["lab", "lab-twin"]) await call("PATCH", `/v1/admin/providers/${name}`, { disabled: false });
+    for (const name of ["lab", "lab-twin"]) await asAdmin("PATCH", `/v1/admin/providers/${name}`, { disabled: false });
     expect((await route()).status).toBe(200);
   });
 
   it("follows an operator's change of trust", async () => {
-    await call("PATCH", "/v1/admin/providers/lab", { trust: "system" });
+    await asAdmin("PATCH", "/v1/admin/providers/lab", { trust: "system" });
     expect((await route()).body.output).toEqual({ served_by: "lab" });
-    await call("PATCH", "/v1/admin/providers/lab", { trust: "community" });
+    await asAdmin("PATCH", "/v1/admin/providers/lab", { trust: "community" });
     expect((await route()).body.output).toEqual({ served_by: "lab-twin" });
   });
 
   it("serves a deprecated version with Deprecation and Sunset headers, and refuses it after the sunset", async () => {
     const sunset = new Date(Date.now() + 86_400_000).toISOString();
-    const put = await call("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", { sunset, replacement: "lab.echo" });
+    const put = await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", { sunset, replacement: "lab.echo" });
     expect(put.status).toBe(200);
     const before = await route();
     expect(before.status).toBe(200);
     expect(before.headers.get("deprecation")).toMatch(/^@\d+$/);
     expect(Date.parse(before.headers.get("sunset")!)).toBe(Math.floor(Date.parse(sunset) / 1000) * 1000);
 
-    await call("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", { sunset: new Date(Date.now() - 1000).toISOString(), replacement: "lab.echo" });
+    await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", { sunset: new Date(Date.now() - 1000).toISOString(), replacement: "lab.echo" });
     const after = await route();
     expect(after.status).toBe(410);
     expect(after.body.error).toMatchObject({ code: "tool_deprecated", details: { replacement: "lab.echo" } });
 
-    await call("DELETE", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation");
+    await asAdmin("DELETE", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation");
     expect((await route()).status).toBe(200);
   });
 
   it("refuses a malformed admin change", async () => {
-    expect((await call("PATCH", "/v1/admin/providers/lab", { trust: "gold" })).status).toBe(400);
-    expect((await call("PATCH", "/v1/admin/providers/nope", { disabled: true })).status).toBe(404);
-    expect((await call("PUT", "/v1/admin/tools/lab.route/versions/9.9.9/deprecation", { sunset: new Date().toISOString() })).status).toBe(404);
+    expect((await asAdmin("PATCH", "/v1/admin/providers/lab", { trust: "gold" })).status).toBe(400);
+    expect((await asAdmin("PATCH", "/v1/admin/providers/nope", { disabled: true })).status).toBe(404);
+    expect((await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/9.9.9/deprecation", { sunset: new Date().toISOString() })).status).toBe(404);
   });
 });

@@ -1,6 +1,6 @@
 /** SSE helpers for the e2e suite: EventSource (the `eventsource` package) for GET streams. */
 import { EventSource } from "eventsource";
-import { baseUrl } from "./http.ts";
+import { baseUrl, bearer, DEV_KEY } from "./http.ts";
 
 export interface Received {
   id: number;
@@ -17,7 +17,10 @@ export const EVENT_TYPES = ["start", "stdout", "stderr", "progress", "partial", 
 export function collect(executionId: string, options: { fetch?: typeof fetch; query?: string; timeoutMs?: number } = {}): Promise<Received[]> {
   return new Promise((resolve, reject) => {
     const received: Received[] = [];
-    const es = new EventSource(`${baseUrl}/v1/executions/${executionId}/stream${options.query ?? ""}`, { fetch: options.fetch ?? fetch });
+    const underlying = options.fetch ?? fetch;
+    // EventSource cannot set headers itself; its fetch can.
+    const authed: typeof fetch = (input, init) => underlying(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...bearer(DEV_KEY) } });
+    const es = new EventSource(`${baseUrl}/v1/executions/${executionId}/stream${options.query ?? ""}`, { fetch: authed });
     const timer = setTimeout(() => {
       es.close();
       reject(new Error(`no terminal event within the time; got ${received.map((r) => r.type).join(",")}`));

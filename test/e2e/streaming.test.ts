@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { baseUrl, call, execute } from "./http.ts";
+import { baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 import { collect, contiguousFromOne, readSse, type Received } from "./sse.ts";
 
 async function startCountdown(from: number, intervalMs: number): Promise<string> {
@@ -14,7 +14,7 @@ describe("SSE streams (TRT-002 §7)", () => {
   it("streams a POST with stream: true from start to exactly one done", async () => {
     const res = await fetch(`${baseUrl}/v1/executions`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...bearer(DEV_KEY) },
       body: JSON.stringify({ tool: "demo.countdown", stream: true, input: { from: 3, interval_ms: 20 } }),
     });
     expect(res.status).toBe(200);
@@ -85,14 +85,14 @@ describe("SSE streams (TRT-002 §7)", () => {
     const tail = await collect(id, { query: `?after=${events.length - 2}` });
     expect(tail.map((e) => e.id)).toEqual([events.length - 1, events.length]);
 
-    const past = await fetch(`${baseUrl}/v1/executions/${id}/stream`, { headers: { "last-event-id": String(events.length) } });
+    const past = await fetch(`${baseUrl}/v1/executions/${id}/stream`, { headers: { "last-event-id": String(events.length), ...bearer(DEV_KEY) } });
     expect(past.status).toBe(204);
   });
 
   it("ends the stream of a failing tool with exactly one error event", async () => {
     const res = await fetch(`${baseUrl}/v1/executions`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...bearer(DEV_KEY) },
       body: JSON.stringify({ tool: "lab.crash", stream: true, input: {} }),
     });
     const events = await readSse(res);

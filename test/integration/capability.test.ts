@@ -20,13 +20,13 @@ async function denial(c: Caller, body: unknown): Promise<RuntimeError> {
 
 describe("capability stage against the live registry", () => {
   it("refuses http.request at level 3 to a caller without a network grant for the host", async () => {
-    const err = await denial(caller({ capabilities: ["network:other.example"] }), { tool: "http.request", input: { url: "https://api.example.com/x" } });
+    const err = await denial(caller({ agent: "order-assistant", capabilities: ["network:other.example"] }), { tool: "http.request", input: { url: "https://api.example.com/x" } });
     expect(err.code).toBe("forbidden");
     expect(err.details).toMatchObject({ level: 3, required: "network:api.example.com" });
   });
 
   it("grants http.request to a caller holding that host", async () => {
-    const plan = await planExecution(env, caller({ capabilities: ["network:api.example.com"] }), parseExecutionRequest({ tool: "http.request", input: { url: "https://api.example.com/x" } }), Date.now()).then((p) => p.plan);
+    const plan = await planExecution(env, caller({ agent: "order-assistant", capabilities: ["network:api.example.com"] }), parseExecutionRequest({ tool: "http.request", input: { url: "https://api.example.com/x" } }), Date.now()).then((p) => p.plan);
     expect(plan.capability.level3).toEqual({ required: "network:api.example.com", granted_by: "network:api.example.com" });
   });
 
@@ -44,5 +44,32 @@ describe("capability stage against the live registry", () => {
   it("refuses a body naming another tenant", async () => {
     const err = await denial(caller({}), { tool: "math.evaluate", tenant: "not-mine", input: { expression: "1" } });
     expect(err.code).toBe("forbidden");
+  });
+
+  describe("level 2, intent verification", () => {
+    const httpCall = { tool: "http.request", input: { url: "https://api.example.com/x" } };
+
+    it("blocks a send tool synchronously when the call does not fit the agent's profile", async () => {
+      const err = await denial(caller({ agent: "research-assistant", capabilities: ["network:*"] }), httpCall);
+      expect(err.code).toBe("forbidden");
+      expect(err.details).toMatchObject({ level: 2, profile: "research-assistant" });
+    });
+
+    it("lets a send tool through synchronously when it fits", async () => {
+      const { plan } = await planExecution(env, caller({ agent: "order-assistant", capabilities: ["network:*"] }), parseExecutionRequest(httpCall), Date.now());
+      expect(plan.capability.level2).toMatchObject({ verdict: "aligned", mode: "sync", profile: "order-assistant" });
+    });
+
+    it("verifies a read-only tool in the background without blocking, even when misaligned", async () => {
+      const planned = await planExecution(env, caller({ agent: "research-assistant" }), parseExecutionRequest({ tool: "lab.echo", input: {} }), Date.now());
+      expect(planned.plan.capability.level2).toMatchObject({ verdict: "pending", mode: "async" });
+      expect(await planned.intentLater).toMatchObject({ verdict: "misaligned", mode: "async" });
+    });
+
+    it("is skipped, leaving levels 1 and 3 to decide, when no verifier is bound", async () => {
+      const unbound = { ...env, INTENT_VERIFIER: undefined };
+      const { plan } = await planExecution(unbound, caller({ agent: "research-assistant", capabilities: ["network:*"] }), parseExecutionRequest(httpCall), Date.now());
+      expect(plan.capability.level2).toMatchObject({ verdict: "skipped", mode: "none" });
+    });
   });
 });

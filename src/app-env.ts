@@ -1,0 +1,5 @@
+import type { Env } from "./env.ts";
+import type { Caller } from "./pipeline/capability.ts";
+
+/** Hono's view of the app: bindings, and the caller the auth middleware established. */
+export type AppEnv = { Bindings: Env; Variables: { caller: Caller } };

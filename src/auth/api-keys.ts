@@ -1,0 +1,80 @@
+/**
+ * API keys: random, shown once at creation, stored only as a SHA-256 hash in KV.
+ *
+ * KV layout: `hash:<sha256>` → the key's record (what a call is checked against);
+ * `id:<key_id>` → the hash, with the record as metadata (listing, revocation). Revoking
+ * deletes the `hash:` entry, so the key fails on its next use wherever that delete is
+ * visible: at once where it was made (and everywhere under wrangler dev), within KV's
+ * propagation delay (up to about 60 s) elsewhere.
+ */
+import type { Caller } from "../pipeline/capability.ts";
+
+export interface ApiKeyRecord {
+  key_id: string;
+  tenant: string;
+  agent: string;
+  capabilities: string[];
+  channels: string[];
+  role: "tenant" | "admin";
+  created_at: string;
+  revoked_at?: string;
+}
+
+export const API_KEY_PREFIX = "trt_";
+
+export async function hashKey(key: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function randomToken(bytes: number): string {
+  const raw = crypto.getRandomValues(new Uint8Array(bytes));
+  return btoa(String.fromCharCode(...raw)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export class ApiKeyStore {
+  private readonly kv: KVNamespace;
+  constructor(kv: KVNamespace) {
+    this.kv = kv;
+  }
+
+  /** Creates a key; the returned `key` is the only time its secret exists outside the caller. */
+  async create(fields: Omit<ApiKeyRecord, "key_id" | "created_at" | "revoked_at">): Promise<{ key: string; record: ApiKeyRecord }> {
+    const key = `${API_KEY_PREFIX}${randomToken(32)}`;
+    const record: ApiKeyRecord = { key_id: `key_${randomToken(9)}`, created_at: new Date().toISOString(), ...fields };
+    const hash = await hashKey(key);
+    await this.kv.put(`hash:${hash}`, JSON.stringify(record));
+    await this.kv.put(`id:${record.key_id}`, hash, { metadata: record });
+    return { key, record };
+  }
+
+  async find(key: string): Promise<ApiKeyRecord | undefined> {
+    const record = await this.kv.get<ApiKeyRecord>(`hash:${await hashKey(key)}`, "json");
+    return record && !record.revoked_at ? record : undefined;
+  }
+
+  async list(tenant?: string): Promise<ApiKeyRecord[]> {
+    const out: ApiKeyRecord[] = [];
+    let cursor: string | undefined;
+    do {
+      const page: KVNamespaceListResult<ApiKeyRecord> = await this.kv.list<ApiKeyRecord>({ prefix: "id:", cursor });
+      for (const k of page.keys) if (k.metadata && (!tenant || k.metadata.tenant === tenant)) out.push(k.metadata);
+      cursor = page.list_complete ? undefined : page.cursor;
+    } while (cursor);
+    return out.sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
+  }
+
+  /** Revokes a key; false when there is no such key id. */
+  async revoke(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const { value: hash, metadata } = await this.kv.getWithMetadata<ApiKeyRecord>(`id:${keyId}`);
+    if (!hash || !metadata) return undefined;
+    await this.kv.delete(`hash:${hash}`);
+    const revoked = { ...metadata, revoked_at: metadata.revoked_at ?? new Date().toISOString() };
+    await this.kv.put(`id:${keyId}`, hash, { metadata: revoked });
+    return revoked;
+  }
+}
+
+export function callerOfKey(record: ApiKeyRecord): Caller {
+  return { tenant: record.tenant, agent: record.agent, capabilities: record.capabilities, channels: record.channels, role: record.role };
+}

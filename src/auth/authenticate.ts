@@ -1,0 +1,43 @@
+/**
+ * Who is calling (AIOS §5.1: the caller id is set by the runtime, never by the caller's
+ * body). Every HTTPS call carries `Authorization: Bearer <credential>`: an API key
+ * (`trt_…`) or a JWT. Any failure is `unauthenticated` with the same message, so the answer
+ * never says which part of a credential was wrong.
+ */
+import { loadConfig } from "../config.ts";
+import type { Env } from "../env.ts";
+import { RuntimeError } from "../errors.ts";
+import type { Caller } from "../pipeline/capability.ts";
+import { API_KEY_PREFIX, ApiKeyStore, callerOfKey, hashKey } from "./api-keys.ts";
+import { verifyJwt } from "./jwt.ts";
+
+const REFUSED = "missing or invalid credentials";
+
+export async function authenticate(env: Env, authorization: string | null | undefined): Promise<Caller> {
+  const match = /^Bearer ([\x21-\x7e]{1,4096})$/.exec(authorization ?? "");
+  if (!match) throw unauthenticated();
+  const credential = match[1];
+  const config = loadConfig(env);
+
+  if (credential.startsWith(API_KEY_PREFIX)) {
+    // Local development's well-known keys (.dev.vars); compared by hash, never deployed.
+    const hash = await hashKey(credential);
+    for (const dev of config.devKeys) if (hash === (await hashKey(dev.key))) return dev.caller;
+    if (!env.API_KEYS) throw unauthenticated();
+    const record = await new ApiKeyStore(env.API_KEYS).find(credential);
+    if (!record) throw unauthenticated();
+    return callerOfKey(record);
+  }
+  if (config.jwt && credential.split(".").length === 3) {
+    try {
+      return await verifyJwt(credential, config.jwt);
+    } catch {
+      throw unauthenticated();
+    }
+  }
+  throw unauthenticated();
+}
+
+function unauthenticated(): RuntimeError {
+  return new RuntimeError("unauthenticated", REFUSED);
+}

@@ -1,0 +1,59 @@
+/**
+ * Per-tenant limits (TRT-002 §4: per-call limits are bounded by tenant and tool maximums).
+ * The rule everywhere: a limit a caller *asks for* above the maximum is clamped (and the
+ * effective value is reported, e.g. `execution.timeout_ms`); a limit a caller *hits* is
+ * refused (payload 413, rate and concurrency 429).
+ */
+export interface TenantLimits {
+  /** Token bucket for all of the tenant's calls. */
+  requests_per_second: number;
+  burst: number;
+  /** Token bucket per tenant and tool. */
+  tool_requests_per_second: number;
+  tool_burst: number;
+  /** Executions of the tenant running at once. */
+  max_concurrent: number;
+  max_timeout_ms: number;
+  max_output_bytes: number;
+  max_payload_bytes: number;
+}
+
+export const DEFAULT_TENANT_LIMITS: TenantLimits = {
+  requests_per_second: 50,
+  burst: 100,
+  tool_requests_per_second: 25,
+  tool_burst: 50,
+  max_concurrent: 100,
+  max_timeout_ms: 600_000,
+  max_output_bytes: 1024 * 1024,
+  max_payload_bytes: 1024 * 1024,
+};
+
+export interface LimitsConfig {
+  default: TenantLimits;
+  tenants: Record<string, Partial<TenantLimits>>;
+}
+
+export function limitsFor(config: LimitsConfig, tenant: string): TenantLimits {
+  return { ...config.default, ...(Object.hasOwn(config.tenants, tenant) ? config.tenants[tenant] : {}) };
+}
+
+/** Checks a TENANT_LIMITS value: every figure a positive integer, no unknown names. */
+export function parseLimitsConfig(value: unknown): LimitsConfig {
+  const raw = (value ?? {}) as { default?: unknown; tenants?: unknown };
+  const check = (v: unknown, where: string): Partial<TenantLimits> => {
+    if (v === undefined) return {};
+    if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error(`${where} must be an object`);
+    for (const [k, n] of Object.entries(v)) {
+      if (!Object.hasOwn(DEFAULT_TENANT_LIMITS, k)) throw new Error(`${where}.${k} is not a known limit`);
+      if (typeof n !== "number" || !(n > 0) || !Number.isFinite(n)) throw new Error(`${where}.${k} must be a positive number`);
+    }
+    return v as Partial<TenantLimits>;
+  };
+  const tenants: Record<string, Partial<TenantLimits>> = {};
+  if (raw.tenants !== undefined) {
+    if (raw.tenants === null || typeof raw.tenants !== "object") throw new Error("TENANT_LIMITS.tenants must be an object");
+    for (const [t, v] of Object.entries(raw.tenants)) tenants[t] = check(v, `TENANT_LIMITS.tenants.${t}`);
+  }
+  return { default: { ...DEFAULT_TENANT_LIMITS, ...check(raw.default, "TENANT_LIMITS.default") }, tenants };
+}
