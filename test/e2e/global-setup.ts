@@ -9,13 +9,21 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
 import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
+    /** The test identity provider's signing key (its public half is the stack's JWT_JWKS). */
+    jwtPrivateKey: JWK;
+    jwtIssuer: string;
+    jwtAudience: string;
   }
 }
+
+const JWT_ISSUER = "https://idp.test.invalid";
+const JWT_AUDIENCE = "tool-runtime-e2e";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const READY_WITHIN_MS = 120_000;
@@ -35,9 +43,13 @@ export default async function setup(project: TestProject) {
   const port = await freePort();
   const inspectorPort = await freePort();
   const state = mkdtempSync(join(tmpdir(), "tool-runtime-e2e-"));
+  // A throwaway identity provider: the stack trusts its public key for this run only.
+  const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
+  const publicJwk = { ...(await exportJWK(publicKey)), kid: "e2e-1", alg: "ES256", use: "sig" };
+  const jwtVars = [`JWT_JWKS:${JSON.stringify({ keys: [publicJwk] })}`, `JWT_ISSUER:${JWT_ISSUER}`, `JWT_AUDIENCE:${JWT_AUDIENCE}`];
   const child = spawn(
     "npm",
-    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state],
+    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...jwtVars.flatMap((v) => ["--var", v])],
     { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true" } },
   );
   let log = "";
@@ -75,5 +87,8 @@ export default async function setup(project: TestProject) {
     await new Promise((r) => setTimeout(r, 250));
   }
   project.provide("baseUrl", baseUrl);
+  project.provide("jwtPrivateKey", { ...(await exportJWK(privateKey)), kid: "e2e-1", alg: "ES256" });
+  project.provide("jwtIssuer", JWT_ISSUER);
+  project.provide("jwtAudience", JWT_AUDIENCE);
   return stop;
 }

@@ -19,7 +19,11 @@ export function collect(executionId: string, options: { fetch?: typeof fetch; qu
     const received: Received[] = [];
     const underlying = options.fetch ?? fetch;
     // EventSource cannot set headers itself; its fetch can.
-    const authed: typeof fetch = (input, init) => underlying(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...bearer(DEV_KEY) } });
+    const authed: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", bearer(DEV_KEY).authorization);
+      return underlying(input, { ...init, headers });
+    };
     const es = new EventSource(`${baseUrl}/v1/executions/${executionId}/stream${options.query ?? ""}`, { fetch: authed });
     const timer = setTimeout(() => {
       es.close();

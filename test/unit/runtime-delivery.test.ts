@@ -149,7 +149,7 @@ function record(status: ExecutionStatus, overrides: Partial<ExecutionRecord> = {
     effects: "read",
     output_hash: OUTPUT_HASH,
     max_output_bytes: 1_024,
-    capability: { level1: { reachable: ["std"] }, level2: { verdict: "skipped", reason: "no verifier" }, level3: { required: null, granted_by: null } },
+    capability: { level1: { reachable: ["std"] }, level2: { verdict: "skipped", mode: "none", reason: "no verifier" }, level3: { required: null, granted_by: null } },
     accepted_at: 10_000,
     scheduled_at: null,
     running_at: null,
@@ -170,6 +170,7 @@ describe("toView and httpStatusOf (TRT-002 §5, §9)", () => {
       version: "1.2.0",
       status: "succeeded",
       output: { total: 1, unit: "u" },
+      capability: expect.objectContaining({ level1: expect.any(Object), level2: expect.any(Object), level3: expect.any(Object) }),
       execution: {
         sandbox: "v8-isolate",
         worker: "std",

@@ -41,7 +41,7 @@ function record(status: ExecutionStatus, overrides: Partial<ExecutionRecord> = {
     effects: "read",
     output_hash: "h",
     max_output_bytes: 1_048_576,
-    capability: { level1: { reachable: ["std"] }, level2: { verdict: "skipped", reason: "no verifier" }, level3: { required: null, granted_by: null } },
+    capability: { level1: { reachable: ["std"] }, level2: { verdict: "skipped", mode: "none", reason: "no verifier" }, level3: { required: null, granted_by: null } },
     accepted_at: 1_000,
     scheduled_at: null,
     running_at: null,

@@ -1,0 +1,240 @@
+/**
+ * Callers and policy against the real stack: credentials, tenancy, the three capability
+ * levels, limits and rate limiting, roles, and http.request's refusals.
+ */
+import { importJWK, SignJWT, type JWK } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { asAdmin, baseUrl, bearer, call, execute } from "./http.ts";
+
+const privateJwk = inject("jwtPrivateKey") as JWK;
+const issuer = inject("jwtIssuer");
+const audience = inject("jwtAudience");
+
+async function newKey(fields: Record<string, unknown>): Promise<{ key: string; key_id: string }> {
+  const res = await asAdmin("POST", "/v1/admin/keys", fields);
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+const as = (key: string) => ({
+  call: (method: string, path: string, body?: unknown) => call(method, path, body, bearer(key)),
+  execute: (body: unknown) => call("POST", "/v1/executions", body, bearer(key)),
+});
+
+async function signed(claims: Record<string, unknown>, options: { alg?: string; kid?: string; key?: JWK; exp?: number | string; nbf?: number | string; iss?: string; aud?: string } = {}): Promise<string> {
+  const alg = options.alg ?? "ES256";
+  const key = await importJWK(options.key ?? privateJwk, alg);
+  const jwt = new SignJWT({ tenant: "jwt-tenant", ...claims })
+    .setProtectedHeader({ alg, kid: options.kid ?? "e2e-1" })
+    .setSubject("jwt-agent")
+    .setIssuer(options.iss ?? issuer)
+    .setAudience(options.aud ?? audience)
+    .setIssuedAt()
+    .setExpirationTime(options.exp ?? "5m");
+  if (options.nbf !== undefined) jwt.setNotBefore(options.nbf);
+  return jwt.sign(key);
+}
+
+function expect401(res: { status: number; body: any }) {
+  expect(res.status).toBe(401);
+  expect(res.body.error).toMatchObject({ code: "unauthenticated", message: "missing or invalid credentials" });
+}
+
+const math = { tool: "math.evaluate", input: { expression: "6 * 7" } };
+
+describe("credentials", () => {
+  it("refuses a call without credentials, with another scheme, or with an unknown key", async () => {
+    expect401(await call("POST", "/v1/executions", math, { authorization: "" }));
+    expect401(await call("POST", "/v1/executions", math, { authorization: "Basic dXNlcjpwYXNz" }));
+    expect401(await call("POST", "/v1/executions", math, bearer("trt_no_such_key_at_all_0000000000")));
+    expect401(await call("GET", "/v1/tools", undefined, bearer("not-a-credential")));
+  });
+
+  it("accepts a new API key at once and refuses it at once after revocation", async () => {
+    const { key, key_id } = await newKey({ tenant: "acme", agent: "order-assistant" });
+    expect(key).toMatch(/^trt_/);
+    expect((await as(key).execute(math)).body.output).toEqual({ value: 42 });
+    const listed = await asAdmin("GET", "/v1/admin/keys?tenant=acme");
+    expect(listed.body.keys.some((k: { key_id: string; key?: string }) => k.key_id === key_id && k.key === undefined)).toBe(true);
+    expect((await asAdmin("DELETE", `/v1/admin/keys/${key_id}`)).body.revoked_at).toEqual(expect.any(String));
+    expect401(await as(key).execute(math));
+  });
+
+  it("accepts a JWT from the configured issuer, signed with a configured key", async () => {
+    const res = await as(await signed({ capabilities: [] })).execute(math);
+    expect(res.status).toBe(200);
+    expect(res.body.output).toEqual({ value: 42 });
+  });
+
+  it("refuses alg none, a wrong algorithm, bad exp, nbf, aud, iss and an unknown kid", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const header = (h: object) => Buffer.from(JSON.stringify(h)).toString("base64url");
+    const payload = header({ tenant: "jwt-tenant", sub: "x", iss: issuer, aud: audience, exp: now + 300 });
+    const tokens = [
+      `${header({ alg: "none", typ: "JWT" })}.${payload}.`,
+      `${header({ alg: "HS256", kid: "e2e-1" })}.${payload}.${Buffer.from("forged").toString("base64url")}`,
+      await signed({}, { exp: now - 60 }),
+      await signed({}, { nbf: now + 3600 }),
+      await signed({}, { aud: "someone-else" }),
+      await signed({}, { iss: "https://evil.example" }),
+      await signed({}, { kid: "no-such-kid" }),
+    ];
+    for (const token of tokens) expect401(await as(token).execute(math));
+  });
+});
+
+describe("tenancy", () => {
+  let tenantA: ReturnType<typeof as>;
+  let tenantB: ReturnType<typeof as>;
+  beforeAll(async () => {
+    tenantA = as((await newKey({ tenant: "tenant-a", agent: "dev-agent" })).key);
+    tenantB = as((await newKey({ tenant: "tenant-b", agent: "dev-agent" })).key);
+  });
+
+  it("answers another tenant's execution id exactly like an unknown one, on GET, stream and cancel", async () => {
+    const started = await tenantA.execute({ tool: "demo.countdown", mode: "async", input: { from: 3, interval_ms: 50 } });
+    const id = started.body.execution_id;
+    const unknown = `exec_${"d".repeat(64)}`;
+    for (const [method, suffix] of [["GET", ""], ["GET", "/stream"], ["POST", "/cancel"]] as const) {
+      const theirs = await tenantB.call(method, `/v1/executions/${id}${suffix}`);
+      const nobodys = await tenantB.call(method, `/v1/executions/${unknown}${suffix}`);
+      expect(theirs.status).toBe(404);
+      expect(theirs.body.error.code).toBe("execution_not_found");
+      expect({ ...theirs.body.error, details: undefined, message: undefined }).toEqual({ ...nobodys.body.error, details: undefined, message: undefined });
+    }
+    expect((await tenantA.call("GET", `/v1/executions/${id}`)).status).toBe(200);
+  });
+
+  it("refuses a body that names another tenant", async () => {
+    const res = await tenantA.execute({ ...math, tenant: "tenant-b" });
+    expect(res.status).toBe(403);
+    expect(res.body.error.details).toEqual({ field: "tenant" });
+  });
+});
+
+describe("capabilities, three levels", () => {
+  it("level 1: refuses a provider outside the caller's channels", async () => {
+    const key = (await newKey({ tenant: "chan", agent: "dev-agent", channels: ["community"] })).key;
+    const res = await as(key).execute(math);
+    expect(res.status).toBe(403);
+    expect(res.body.error.details).toMatchObject({ level: 1 });
+    expect((await as(key).execute({ tool: "text.stats", input: { text: "a b" } })).body.execution.worker).toBe("community");
+  });
+
+  it("level 2: blocks a send tool that does not fit the agent's profile, synchronously", async () => {
+    const key = (await newKey({ tenant: "intent", agent: "research-assistant", capabilities: ["network:*"] })).key;
+    const res = await as(key).execute({ tool: "http.request", input: { url: "https://api.example.com/" } });
+    expect(res.status).toBe(403);
+    expect(res.body.error.details).toMatchObject({ level: 2, profile: "research-assistant" });
+  });
+
+  it("level 2: verifies a read-only tool in the background and records the verdict", async () => {
+    const key = (await newKey({ tenant: "intent", agent: "research-assistant" })).key;
+    const res = await as(key).execute({ tool: "lab.echo", input: { x: 1 } });
+    expect(res.status).toBe(200); // never blocked, even though lab.* is outside the profile
+    expect(res.body.capability.level2).toMatchObject({ mode: "async" });
+    let level2: any;
+    for (let i = 0; i < 50; i++) {
+      level2 = (await as(key).call("GET", `/v1/executions/${res.body.execution_id}`)).body.capability.level2;
+      if (level2.verdict !== "pending") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(level2).toMatchObject({ verdict: "misaligned", mode: "async", profile: "research-assistant" });
+  });
+
+  it("level 3: refuses a network tool without a grant for the host, and grants it with one", async () => {
+    const none = (await newKey({ tenant: "caps", agent: "order-assistant", capabilities: ["network:other.example"] })).key;
+    const denied = await as(none).execute({ tool: "http.request", input: { url: "https://api.example.com/x" } });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.details).toMatchObject({ level: 3, required: "network:api.example.com" });
+    const wildcard = (await newKey({ tenant: "caps", agent: "order-assistant", capabilities: ["network:*.example.com"] })).key;
+    const dry = await as(wildcard).execute({ tool: "http.request", mode: "dry_run", input: { url: "https://api.example.com/x" } });
+    expect(dry.body.capability).toMatchObject({ allowed: true, decision: { level3: { granted_by: "network:*.example.com" } } });
+  });
+});
+
+describe("limits and rate limiting", () => {
+  it("answers a burst over the tenant's rate with 429 and Retry-After, creating no execution", async () => {
+    const key = (await newKey({ tenant: "limited", agent: "dev-agent" })).key;
+    const results = [];
+    for (let i = 0; i < 6; i++) results.push(await as(key).execute(math)); // burst 3, 1 a second
+    const refused = results.filter((r) => r.status === 429);
+    expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(4);
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    for (const r of refused) {
+      expect(r.body.error).toMatchObject({ code: "rate_limited", retryable: true, details: { retry_after_ms: expect.any(Number) } });
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(r.body.execution_id).toBeUndefined();
+    }
+  });
+
+  it("clamps an asked-for timeout to the tenant's maximum and says so", async () => {
+    const key = (await newKey({ tenant: "narrow", agent: "dev-agent" })).key;
+    const res = await as(key).execute({ ...math, limits: { timeout_ms: 60_000 } });
+    expect(res.body.execution.timeout_ms).toBe(10_000);
+  });
+
+  it("refuses a payload over the tenant's maximum with 413", async () => {
+    const key = (await newKey({ tenant: "narrow", agent: "dev-agent" })).key;
+    const res = await as(key).execute({ tool: "lab.echo", input: { blob: "x".repeat(5_000) } });
+    expect(res.status).toBe(413);
+    expect(res.body.error.details).toMatchObject({ max_bytes: 4096 });
+  });
+
+  it("refuses an execution over the tenant's concurrency with 429, and admits again when one ends", async () => {
+    const key = (await newKey({ tenant: "narrow", agent: "dev-agent" })).key;
+    const stall = { tool: "lab.stall", mode: "async", input: { ms: 5_000 }, limits: { timeout_ms: 8_000 } };
+    const first = await as(key).execute(stall);
+    const second = await as(key).execute(stall);
+    expect([first.status, second.status]).toEqual([202, 202]);
+    const third = await as(key).execute(stall);
+    expect(third.status).toBe(429);
+    expect(third.body.error.details).toMatchObject({ reason: "concurrency", limit: 2 });
+    await as(key).call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 });
+    const fourth = await as(key).execute({ ...stall, input: { ms: 10 } });
+    expect(fourth.status).toBe(202);
+    await as(key).call("POST", `/v1/executions/${second.body.execution_id}/cancel`, { grace_ms: 0 });
+  });
+});
+
+describe("roles", () => {
+  it("refuses admin endpoints to tenant callers with 403", async () => {
+    for (const [method, path] of [["GET", "/v1/admin/keys"], ["POST", "/v1/admin/registry/refresh"], ["PATCH", "/v1/admin/providers/lab"]] as const) {
+      const res = await call(method, path, method === "PATCH" ? { disabled: true } : undefined);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe("forbidden");
+    }
+  });
+});
+
+describe("http.request refuses private and special targets", () => {
+  const targets = [
+    "http://127.0.0.1/",
+    "http://localhost:8787/",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://10.0.0.1/",
+    "http://172.16.5.4/",
+    "http://192.168.1.1/",
+    "http://[::1]/",
+    "http://[::ffff:127.0.0.1]/",
+    "http://[::ffff:a9fe:a9fe]/",
+    "http://2130706433/",
+    "http://0177.0.0.1/",
+    "http://0x7f.1/",
+    "http://100.64.0.1/",
+    "file:///etc/passwd",
+  ];
+  for (const url of targets) {
+    it(`refuses ${url}`, async () => {
+      const res = await execute({ tool: "http.request", input: { url } });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: "tool_error", details: { reason: expect.any(String) } });
+    });
+  }
+
+  it("reaches the e2e stack itself only through the refusal, never the request", async () => {
+    const res = await execute({ tool: "http.request", input: { url: `${baseUrl}/v1/admin/keys` } });
+    expect(res.body.error.details.reason).toBe("loopback");
+  });
+});
