@@ -5,13 +5,15 @@
  * execution, so a status can never be set twice (durable-objects/execution-state.ts).
  */
 import { DurableObject, RpcTarget } from "cloudflare:workers";
-import type { CancellationOutcome, ExecutionView } from "../src/contract.ts";
+import type { ExecutionView } from "../src/contract.ts";
 import type { Env, ProviderService } from "../src/env.ts";
-import { errorBody } from "../src/errors.ts";
+import { errorBody, RuntimeError } from "../src/errors.ts";
 import { remainingBudgetMs } from "../src/pipeline/budget.ts";
-import { settle, toView, type Settlement } from "../src/pipeline/delivery.ts";
 import type { IntentDecision } from "../src/pipeline/capability.ts";
-import type { ExecutionPlan, Subscription } from "../src/pipeline/dispatch.ts";
+import { httpStatusOf, settle, toView, type Settlement } from "../src/pipeline/delivery.ts";
+import type { ExecutionPlan, ExecutionResult, PlannedProvider, Subscription } from "../src/pipeline/dispatch.ts";
+import { runAttempts, type AttemptResult } from "../src/pipeline/retry.ts";
+import { admit } from "../src/policy/admission.ts";
 import { invokeProvider, StopLatch, type ProviderOutcome } from "../src/pipeline/provider-execution.ts";
 import { EMITTED_EVENT_TYPES, type EmittedEvent, type ExecutionSink, type StopSignal } from "../providers/sdk/protocol.ts";
 import { EventLog } from "./event-log.ts";
@@ -45,7 +47,10 @@ export class ExecutionObject extends DurableObject<Env> {
   private readonly fanout = new Fanout();
   private record: ExecutionRecord | undefined;
   private running: Promise<void> | undefined;
-  private readonly stop = new StopLatch();
+  /** The current attempt's stop latch. */
+  private stop = new StopLatch();
+  /** Set while a keyed call is being admitted: duplicates wait for it. */
+  private starting: Promise<void> | undefined;
   private pendingIntent: IntentDecision | undefined;
   /** Resolving it makes the runtime stop waiting for the provider (forced cancellation). */
   private abandon!: (outcome: ProviderOutcome) => void;
@@ -54,8 +59,7 @@ export class ExecutionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec("CREATE TABLE IF NOT EXISTS execution (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL)");
-    this.events = new EventLog(this.sql);
+    this.events = this.setUpTables();
     const row = this.sql.exec<{ record: string }>("SELECT record FROM execution WHERE id = 1").toArray()[0];
     this.record = row ? (JSON.parse(row.record) as ExecutionRecord) : undefined;
     // A fresh instance finding an unfinished record means the instance that ran it is gone
@@ -63,21 +67,22 @@ export class ExecutionObject extends DurableObject<Env> {
     if (this.record && !isTerminal(this.record.status)) this.finishLost();
   }
 
-  /** Stages 6 and 7 for a new execution. Sync mode answers when it ends; async at once. */
-  async execute(plan: ExecutionPlan): Promise<ExecutionView> {
-    if (!this.start(plan)) {
-      // The same plan delivered twice (an RPC retry) must never dispatch twice.
-      await this.running;
-      return toView(this.record!);
-    }
+  /**
+   * Stages 6 and 7. A new execution starts; a duplicate of a keyed one (or a repeated RPC)
+   * attaches to it. Sync mode answers when the execution ends; async at once.
+   */
+  async execute(plan: ExecutionPlan): Promise<ExecutionResult> {
+    const claim = await this.claim(plan);
+    if (claim.kind !== "started" && claim.kind !== "replayed") return claim;
     if (plan.mode === "sync") await this.running;
-    return toView(this.record!);
+    return this.result(claim.kind);
   }
 
-  /** Starts the execution and subscribes to it in the same turn, so no event is missed. */
-  async executeStream(plan: ExecutionPlan): Promise<{ view: ExecutionView; stream: ReadableStream<Uint8Array> }> {
-    this.start(plan);
-    return { view: toView(this.record!), stream: this.fanout.subscribe(this.events.after(0)) };
+  /** Starts (or attaches to) the execution and subscribes in the same turn: no event is missed. */
+  async executeStream(plan: ExecutionPlan): Promise<ExecutionResult & { stream?: ReadableStream<Uint8Array> }> {
+    const claim = await this.claim(plan);
+    if (claim.kind !== "started" && claim.kind !== "replayed") return claim;
+    return { kind: claim.kind, view: toView(this.record!), stream: this.fanout.subscribe(this.events.after(0)) };
   }
 
   /** The current view, for GET /v1/executions/{id}; undefined for another tenant or no record. */
@@ -155,9 +160,52 @@ export class ExecutionObject extends DurableObject<Env> {
     }
   }
 
-  /** Writes the record and starts the call; false when this object already has an execution. */
-  private start(plan: ExecutionPlan): boolean {
-    if (this.record) return false;
+  /**
+   * Decides what a plan means here: a new execution, a duplicate of this one (same key and
+   * request, or the same plan again), or a key reused for a different request. A keyed call
+   * is admitted here, once; concurrent duplicates wait for that and then attach.
+   */
+  private async claim(plan: ExecutionPlan): Promise<ExecutionResult> {
+    while (this.starting) await this.starting;
+    const existing = this.record;
+    if (existing) {
+      const key = existing.idempotency;
+      if (!key || !plan.idempotency) return { kind: "replayed", view: toView(existing) };
+      const expired = isTerminal(existing.status) && Date.now() >= key.expires_at;
+      if (!expired) {
+        return key.fingerprint === plan.idempotency.fingerprint ? { kind: "replayed", view: toView(existing) } : { kind: "conflict", execution_id: existing.execution_id };
+      }
+      // TRT-002 §11: past its TTL the key may start a new execution (under the same id).
+      await this.ctx.storage.deleteAll();
+      this.record = undefined;
+      this.events = this.setUpTables();
+    }
+    if (plan.idempotency && plan.limits) {
+      let done!: () => void;
+      this.starting = new Promise<void>((r) => (done = r));
+      try {
+        await admit(this.env, { tenant: plan.tenant, execution_id: plan.execution_id, tool: plan.tool, timeout_ms: plan.timeout_ms, limits: plan.limits });
+      } catch (err) {
+        // Refused before anything was written: the key stays unclaimed.
+        if (err instanceof RuntimeError) return { kind: "refused", message: err.message, details: err.details ?? {} };
+        throw err;
+      } finally {
+        this.starting = undefined;
+        done();
+      }
+    }
+    this.start(plan);
+    return { kind: "started", view: toView(this.record!) };
+  }
+
+  /** A finished execution answers with its stored response, byte for byte (TRT-002 §11). */
+  private result(kind: "started" | "replayed"): ExecutionResult {
+    const row = this.sql.exec<{ status: number; body: string }>("SELECT status, body FROM response WHERE id = 1").toArray()[0];
+    return { kind, view: toView(this.record!), ...(row ? { stored: { status: row.status, body: row.body } } : {}) };
+  }
+
+  /** Writes the record and starts the call. */
+  private start(plan: ExecutionPlan): void {
     const now = Date.now();
     const first = plan.providers[0];
     let record: ExecutionRecord = {
@@ -180,58 +228,81 @@ export class ExecutionObject extends DurableObject<Env> {
       scheduled_at: null,
       running_at: null,
       ended_at: null,
+      attempts: [],
+      ...(plan.idempotency ? { idempotency: { key: plan.idempotency.key, fingerprint: plan.idempotency.fingerprint, expires_at: now + plan.idempotency.ttl_ms } } : {}),
     };
     record = transition(record, "scheduled", now);
     record = transition(record, "running", now, { provider: first.provider });
-    // DESIGN.md 8: these writes and the alarm share one commit before the provider call.
+    // DESIGN.md 8: these writes and the alarm share one commit before the provider call, so
+    // the key is durable before anything is dispatched.
     this.save(record);
     this.append("start", { sandbox: "v8-isolate", worker: first.provider }, now);
     void this.ctx.storage.setAlarm(plan.accepted_at + plan.timeout_ms + DEADLINE_SLACK_MS);
     this.running = this.run(plan);
-    return true;
   }
 
+  /** Attempts (one, or more for idempotent tools), then the terminal state. */
   private async run(plan: ExecutionPlan): Promise<void> {
-    const provider = plan.providers[0];
-    const service = this.env[provider.binding] as ProviderService | undefined;
-    const sink = new ExecutionSinkTarget((e) => this.onEmit(e), this.stop);
+    const last = await runAttempts({
+      providers: plan.providers,
+      idempotent: plan.idempotent,
+      policy: plan.retry,
+      acceptedAt: plan.accepted_at,
+      remainingMs: () => remainingBudgetMs(plan.timeout_ms, plan.accepted_at, Date.now()),
+      attemptCapMs: plan.attempt_cap_ms,
+      attempt: (provider, timeoutMs, n) => this.attempt(plan, provider, timeoutMs, n),
+      stopped: () => this.record?.cancellation !== undefined,
+      onRetry: (r) =>
+        this.append("log", { message: `attempt ${r.attempt} on ${r.provider} ended ${r.code}; retrying on ${r.next_provider} in ${r.delay_ms} ms`, ...r }, Date.now()),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      random: Math.random,
+      now: Date.now,
+    });
+    const record = this.record;
+    if (!record || isTerminal(record.status)) return;
+    this.save({ ...record, attempts: last.attempts, provider: last.provider.provider });
+    if (record.cancellation) {
+      // Whatever the provider did after the stop notice, the caller asked to cancel.
+      const forced = last.outcome.kind === "stopped" || last.outcome.kind === "timeout";
+      const message = forced ? "the execution was cancelled; the provider did not stop within the grace period" : "the execution was cancelled";
+      this.finish({ status: "cancelled", error: errorBody("cancelled", message) }, { requested_at: record.cancellation.requested_at, outcome: forced ? "forced" : "cooperative" });
+      return;
+    }
+    this.finish(last.settlement);
+  }
+
+  /** One provider call, settled, with its outcome reported for the provider's health. */
+  private async attempt(plan: ExecutionPlan, provider: PlannedProvider, timeoutMs: number, n: number): Promise<AttemptResult> {
+    const stop = new StopLatch();
+    this.stop = stop;
+    if (this.record?.cancellation) stop.fire("cancelled");
+    const sink = new ExecutionSinkTarget((e) => this.onEmit(e), stop);
+    const startedAt = Date.now();
     const outcome = await invokeProvider(
-      service,
+      this.env[provider.binding] as ProviderService | undefined,
       {
         execution_id: plan.execution_id,
         tool: plan.tool,
         version: plan.version,
         input: plan.input,
         caller: { tenant: plan.tenant, agent: plan.agent },
-        context: plan.context,
-        remaining_timeout_ms: remainingBudgetMs(plan.timeout_ms, plan.accepted_at, Date.now()),
+        context: { ...plan.context, attempt: n },
+        remaining_timeout_ms: timeoutMs,
       },
       sink,
-      this.stop,
+      stop,
       this.abandoned,
     );
-    const record = this.record;
-    if (!record || isTerminal(record.status)) return;
-    if (record.cancellation) {
-      // Whatever the provider did after the stop notice, the caller asked to cancel.
-      const outcome_: CancellationOutcome = outcome.kind === "stopped" || outcome.kind === "timeout" ? "forced" : "cooperative";
-      const message = outcome_ === "forced" ? "the execution was cancelled; the provider did not stop within the grace period" : "the execution was cancelled";
-      this.finish({ status: "cancelled", error: errorBody("cancelled", message) }, { requested_at: record.cancellation.requested_at, outcome: outcome_ });
-      return;
-    }
-    const settled = settle(outcome, { output_hash: record.output_hash, idempotent: record.idempotent, timeout_ms: record.timeout_ms, max_output_bytes: record.max_output_bytes });
-    this.finish(settled);
-    // After the record is final; a failure waits for the registry so the caller's next call
-    // already sees the breaker or the dead provider.
-    const verdict = judge(outcome, settled.error?.code);
+    const record = this.record!;
+    const settlement = settle(outcome, { output_hash: record.output_hash, idempotent: record.idempotent, timeout_ms: record.timeout_ms, max_output_bytes: record.max_output_bytes });
+    // A failure waits for the registry, so that the next call already sees the breaker or
+    // the dead provider; successes are batched (health-reporter.ts).
+    const verdict = record.cancellation ? undefined : judge(outcome, settlement.error?.code);
     if (verdict) {
-      const ended = this.record!;
-      await report(
-        this.env,
-        { provider: provider.provider, tool: plan.tool, at: ended.ended_at!, latency_ms: ended.ended_at! - (ended.running_at ?? ended.ended_at!), ok: verdict.ok },
-        { dead: verdict.dead, urgent: provider.trial },
-      );
+      const now = Date.now();
+      await report(this.env, { provider: provider.provider, tool: plan.tool, at: now, latency_ms: now - startedAt, ok: verdict.ok }, { dead: verdict.dead, urgent: provider.trial });
     }
+    return { outcome, settlement };
   }
 
   private onEmit(event: EmittedEvent): void {
@@ -257,6 +328,8 @@ export class ExecutionObject extends DurableObject<Env> {
     });
     this.save(record);
     const view = toView(record);
+    // The response every later replay of this execution gets, byte for byte (TRT-002 §11).
+    this.sql.exec("INSERT INTO response (id, status, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body", httpStatusOf(view), JSON.stringify(view));
     if (record.status === "succeeded") this.append("done", { output: view.output, execution: view.execution }, now);
     else this.append("error", { status: view.status, error: view.error, partial_output: view.partial_output, cancellation: view.cancellation, execution: view.execution }, now);
     // The deadline alarm is replaced by the end of the retention window.
@@ -272,6 +345,12 @@ export class ExecutionObject extends DurableObject<Env> {
         reason: "execution object restarted",
       }, false),
     });
+  }
+
+  private setUpTables(): EventLog {
+    this.sql.exec("CREATE TABLE IF NOT EXISTS execution (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL)");
+    this.sql.exec("CREATE TABLE IF NOT EXISTS response (id INTEGER PRIMARY KEY CHECK (id = 1), status INTEGER NOT NULL, body TEXT NOT NULL)");
+    return new EventLog(this.sql);
   }
 
   private owned(tenant: string): boolean {

@@ -9,6 +9,7 @@ import { TERMINAL_STATUSES } from "../src/contract.ts";
 import type { ErrorBody } from "../src/errors.ts";
 import type { Effect } from "../providers/sdk/protocol.ts";
 import type { CapabilityDecision } from "../src/pipeline/capability.ts";
+import type { AttemptRecord } from "../src/pipeline/retry.ts";
 
 export interface ExecutionRecord {
   execution_id: string;
@@ -36,6 +37,10 @@ export interface ExecutionRecord {
   partial_output?: unknown;
   error?: ErrorBody;
   cancellation?: Cancellation;
+  /** Every attempt so far (the retry engine; TRT-002 §11). */
+  attempts: AttemptRecord[];
+  /** A keyed call: the key, what was asked, and until when the key is bound. */
+  idempotency?: { key: string; fingerprint: string; expires_at: number };
 }
 
 const NEXT: Record<ExecutionStatus, readonly ExecutionStatus[]> = {

@@ -8,6 +8,7 @@ import type { Env, ProviderService } from "./env.ts";
 import { TRUST_ORDER, type Trust } from "./contract.ts";
 import type { Caller } from "./pipeline/capability.ts";
 import { parseLimitsConfig, type LimitsConfig } from "./policy/limits.ts";
+import { DEFAULT_RETRY, type RetryPolicy } from "./pipeline/retry.ts";
 
 /** One provider Worker as deploy config declares it. Trust is the operator's, never the provider's word. */
 export interface ProviderConfig {
@@ -45,6 +46,8 @@ export interface RuntimeConfig {
   /** TRT-002 §8: how long a cancelled provider gets to stop by itself, by default and at most. */
   cancelGraceMs: number;
   maxCancelGraceMs: number;
+  /** The retry engine for idempotent tools (TRT-002 §11). */
+  retry: RetryPolicy;
 }
 
 export class ConfigError extends Error {
@@ -78,6 +81,11 @@ export function parseConfig(env: Env): RuntimeConfig {
     retentionMs: positiveInt("EXECUTION_RETENTION_MS", env.EXECUTION_RETENTION_MS, 24 * 3600_000),
     cancelGraceMs: positiveInt("CANCEL_GRACE_MS", env.CANCEL_GRACE_MS, 5_000),
     maxCancelGraceMs: positiveInt("MAX_CANCEL_GRACE_MS", env.MAX_CANCEL_GRACE_MS, 30_000),
+    retry: {
+      max_attempts: positiveInt("RETRY_MAX_ATTEMPTS", env.RETRY_MAX_ATTEMPTS, DEFAULT_RETRY.max_attempts),
+      base_ms: positiveInt("RETRY_BASE_MS", env.RETRY_BASE_MS, DEFAULT_RETRY.base_ms),
+      cap_ms: positiveInt("RETRY_CAP_MS", env.RETRY_CAP_MS, DEFAULT_RETRY.cap_ms),
+    },
   };
 }
 

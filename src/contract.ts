@@ -4,6 +4,7 @@
  */
 import type { ErrorBody } from "./errors.ts";
 import type { CapabilityDecision } from "./pipeline/capability.ts";
+import type { AttemptRecord } from "./pipeline/retry.ts";
 import type { CoercionMode, Effect, JsonSchema, LatencyClass } from "../providers/sdk/protocol.ts";
 
 export type ExecutionMode = "sync" | "async";
@@ -68,6 +69,8 @@ export interface ExecutionView {
   cancellation?: Cancellation;
   /** AIOS §5.3: what each capability level decided (level 2 may arrive after the call). */
   capability?: CapabilityDecision;
+  /** Each attempt: provider, outcome, when it started (ms after acceptance) and how long it took. */
+  attempts?: AttemptRecord[];
   execution: ExecutionBlock;
 }
 

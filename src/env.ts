@@ -33,6 +33,9 @@ export interface Env {
   JWT_ALGORITHMS?: unknown;
   JWT_TENANT_CLAIM?: unknown;
   TENANT_LIMITS?: unknown;
+  RETRY_MAX_ATTEMPTS?: unknown;
+  RETRY_BASE_MS?: unknown;
+  RETRY_CAP_MS?: unknown;
   MAX_REQUEST_BYTES?: unknown;
   SYSTEM_MAX_TIMEOUT_MS?: unknown;
   REGISTRY_SNAPSHOT_TTL_MS?: unknown;

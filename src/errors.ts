@@ -32,6 +32,7 @@ export const ERROR_TABLE = {
   tool_deprecated: { status: 410, type: "registry_error", retryable: false, meaning: "Tool version past its sunset (AIOS ToolDeprecated)" },
   provider_crashed: { status: 502, type: "execution_error", retryable: true, meaning: "Provider failed while handling the call (AIOS ProviderCrashed)" },
   no_healthy_provider: { status: 503, type: "registry_error", retryable: true, meaning: "Every provider of the tool is down or degraded" },
+  idempotency_conflict: { status: 409, type: "request_error", retryable: false, meaning: "The idempotency key was used with a different request" },
   cancelled: { status: 409, type: "execution_error", retryable: false, meaning: "The execution was cancelled (AIOS Cancelled)" },
   execution_not_found: { status: 404, type: "request_error", retryable: false, meaning: "Unknown, expired or foreign execution id" },
   not_found: { status: 404, type: "request_error", retryable: false, meaning: "No such route" },

@@ -96,6 +96,7 @@ export function toView(record: ExecutionRecord): ExecutionView {
     ...(record.error ? { error: record.error } : {}),
     ...(record.cancellation ? { cancellation: record.cancellation } : {}),
     capability: record.capability,
+    ...(record.attempts && record.attempts.length > 0 ? { attempts: record.attempts } : {}),
     execution: {
       sandbox: "v8-isolate",
       worker: record.provider,

@@ -8,6 +8,9 @@ import type { ExecutionMode, ExecutionView } from "../contract.ts";
 import type { Env } from "../env.ts";
 import type { Effect } from "../../providers/sdk/protocol.ts";
 import type { CapabilityDecision } from "./capability.ts";
+import type { IdempotencyClaim } from "./idempotency.ts";
+import type { RetryPolicy } from "./retry.ts";
+import type { TenantLimits } from "../policy/limits.ts";
 
 export interface PlannedProvider {
   provider: string;
@@ -38,7 +41,20 @@ export interface ExecutionPlan {
   capability: CapabilityDecision;
   /** How long the finished execution stays readable. */
   retention_ms: number;
+  /** A keyed call: the object admits it itself (once) and dedupes by fingerprint. */
+  idempotency?: IdempotencyClaim;
+  limits?: TenantLimits;
+  /** Attempt policy; tools that are not idempotent get one attempt whatever this says. */
+  retry: RetryPolicy;
+  /** The longest one attempt may take when retries are possible (the tool's latency class). */
+  attempt_cap_ms: number;
 }
+
+/** What `execute` answers: a new or an existing execution, or a key reused for another request. */
+export type ExecutionResult =
+  | { kind: "started" | "replayed"; view: ExecutionView; stored?: { status: number; body: string } }
+  | { kind: "conflict"; execution_id: string }
+  | { kind: "refused"; message: string; details: Record<string, unknown> };
 
 const PREFIX = "exec_";
 
@@ -48,8 +64,8 @@ export function newExecutionId(env: Env): string {
 
 /** The execution object's RPC surface, typed by hand (tool outputs are `unknown` to Rpc's inference). */
 export interface ExecutionRpc {
-  execute(plan: ExecutionPlan): Promise<ExecutionView>;
-  executeStream(plan: ExecutionPlan): Promise<{ view: ExecutionView; stream: ReadableStream<Uint8Array> }>;
+  execute(plan: ExecutionPlan): Promise<ExecutionResult>;
+  executeStream(plan: ExecutionPlan): Promise<ExecutionResult & { stream?: ReadableStream<Uint8Array> }>;
   view(tenant: string): Promise<ExecutionView | undefined>;
   subscribe(tenant: string, after: number): Promise<Subscription>;
   cancel(tenant: string, graceMs: number): Promise<ExecutionView | undefined>;
@@ -72,7 +88,6 @@ export function executionStub(env: Env, executionId: string): ExecutionRpc | und
   }
 }
 
-export async function dispatch(env: Env, plan: ExecutionPlan): Promise<ExecutionView> {
-  const stub = executionStub(env, plan.execution_id)!;
-  return stub.execute(plan);
+export async function dispatch(env: Env, plan: ExecutionPlan): Promise<ExecutionResult> {
+  return executionStub(env, plan.execution_id)!.execute(plan);
 }

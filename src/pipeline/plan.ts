@@ -12,14 +12,15 @@ import { pastSunset } from "../registry/compose.ts";
 import { breakerStateOf, partitionOfferings, statsFor, type Eligible, type Excluded } from "../registry/eligibility.ts";
 import { rankProviders, type RankedOffering } from "../registry/rank.ts";
 import { getSnapshot, registryStub } from "../registry/snapshot-cache.ts";
-import { effectiveTimeoutMs } from "./budget.ts";
+import { effectiveTimeoutMs, LATENCY_CLASS_DEFAULT_MS } from "./budget.ts";
 import { checkToolCapability, reachableOfferings, type Caller, type CapabilityDecision } from "./capability.ts";
 import { newExecutionId, type ExecutionPlan } from "./dispatch.ts";
 import { resolveTool } from "./lookup.ts";
 import { checkIntent, type IntentCheck } from "./intent.ts";
 import { validateInput, type Violation } from "./schema.ts";
 import { limitsFor } from "../policy/limits.ts";
-import type { Admission } from "../../durable-objects/tenant-object.ts";
+import { admit } from "../policy/admission.ts";
+import { keyedExecutionId, requestFingerprint } from "./idempotency.ts";
 
 /** Default cap on a tool's output (TRT-002 §4 `limits.max_output_bytes`). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -79,7 +80,6 @@ export async function planExecution(
   acceptedAt: number,
   waitUntil?: (p: Promise<unknown>) => void,
 ): Promise<PlannedExecution> {
-  refuseUnsupported(request);
   const config = loadConfig(env);
   const limits = limitsFor(config.limits, caller.tenant);
   const d = await decide(env, caller, request, waitUntil);
@@ -100,7 +100,7 @@ export async function planExecution(
     systemMaxMs: Math.min(config.systemMaxTimeoutMs, limits.max_timeout_ms),
   });
   const plan: ExecutionPlan = {
-    execution_id: newExecutionId(env),
+    execution_id: request.idempotency_key ? keyedExecutionId(env, caller.tenant, request.idempotency_key) : newExecutionId(env),
     tenant: caller.tenant,
     agent: caller.agent, // AIOS §5.1: set by the runtime, never by the body (context.agent is only context)
     tool: d.tool,
@@ -117,22 +117,16 @@ export async function planExecution(
     effects: chosen.manifest.effects,
     capability: capabilityDecision(d, intent.decision, level3),
     retention_ms: config.retentionMs,
+    retry: config.retry,
+    attempt_cap_ms: Math.min(LATENCY_CLASS_DEFAULT_MS[chosen.manifest.latency_class], chosen.manifest.max_timeout_ms ?? Infinity),
+    ...(request.idempotency_key
+      ? { idempotency: { key: request.idempotency_key, fingerprint: await requestFingerprint(request), ttl_ms: limits.idempotency_ttl_ms }, limits }
+      : {}),
   };
-  await admit(env, plan, limits);
+  // Rate and concurrency limits come last, so a refused call created nothing. A keyed call
+  // is admitted by its execution object instead, once, however many duplicates arrive.
+  if (!plan.idempotency) await admit(env, { tenant: plan.tenant, execution_id: plan.execution_id, tool: plan.tool, timeout_ms: plan.timeout_ms, limits });
   return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}), ...(intent.later ? { intentLater: intent.later } : {}) };
-}
-
-/**
- * Rate and concurrency limits, last, so that a refused call has cost nothing downstream and
- * created nothing (AIOS §6.3 RateLimited). The lease lasts as long as the execution may.
- */
-async function admit(env: Env, plan: ExecutionPlan, limits: ReturnType<typeof limitsFor>): Promise<void> {
-  const tenant = env.TENANTS.get(env.TENANTS.idFromName(plan.tenant)) as unknown as { admit(r: unknown): Promise<Admission> };
-  const admission = await tenant.admit({ execution_id: plan.execution_id, tool: plan.tool, lease_ms: plan.timeout_ms + 60_000, limits });
-  if (!admission.ok) {
-    const what = admission.reason === "concurrency" ? `${admission.limit} running executions` : `${admission.limit} calls a second${admission.reason === "tool_rate" ? ` to ${plan.tool}` : ""}`;
-    throw new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, { reason: admission.reason, limit: admission.limit, retry_after_ms: admission.retry_after_ms });
-  }
 }
 
 /** What `mode: "dry_run"` answers: stages 1-4 run, nothing is executed or created. */
@@ -223,9 +217,4 @@ function capabilityDecision(d: Decision, level2: CapabilityDecision["level2"], l
   return { level1: { reachable: d.reachable.map((o) => o.provider) }, level2, level3 };
 }
 
-/** Parts of TRT-002 §4 not built yet are refused out loud rather than silently ignored. */
-function refuseUnsupported(request: ExecutionRequest): void {
-  if (request.idempotency_key !== undefined) {
-    throw new RuntimeError("invalid_request", "idempotency_key is not available yet; the call was not made", { field: "idempotency_key" });
-  }
-}
+

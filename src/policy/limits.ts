@@ -16,6 +16,8 @@ export interface TenantLimits {
   max_timeout_ms: number;
   max_output_bytes: number;
   max_payload_bytes: number;
+  /** How long an idempotency key stays bound to its execution (TRT-002 §11). */
+  idempotency_ttl_ms: number;
 }
 
 export const DEFAULT_TENANT_LIMITS: TenantLimits = {
@@ -27,6 +29,7 @@ export const DEFAULT_TENANT_LIMITS: TenantLimits = {
   max_timeout_ms: 600_000,
   max_output_bytes: 1024 * 1024,
   max_payload_bytes: 1024 * 1024,
+  idempotency_ttl_ms: 24 * 3600_000,
 };
 
 export interface LimitsConfig {

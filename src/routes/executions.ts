@@ -37,19 +37,31 @@ executions.post("/", async (c) => {
   if (intentLater) c.executionCtx.waitUntil(intentLater.then((d) => executionStub(c.env, plan.execution_id)!.recordIntent(d)).catch(() => {}));
   const headers: Record<string, string> = { ...deprecationHeaders(deprecation) };
   const location = `/v1/executions/${plan.execution_id}`;
-  if (request.stream) {
-    // TRT-002 §7: the same request, answered as the event stream of the execution.
-    const { stream } = await executionStub(c.env, plan.execution_id)!.executeStream(plan);
-    return new Response(stream, { headers: { ...SSE_HEADERS, ...headers, location, "x-execution-id": plan.execution_id } });
+  const stub = executionStub(c.env, plan.execution_id)!;
+  const result = request.stream ? await stub.executeStream(plan) : await dispatch(c.env, plan);
+  if (result.kind === "conflict") {
+    throw new RuntimeError("idempotency_conflict", "this idempotency key was used with a different request", { idempotency_key: request.idempotency_key, execution_id: result.execution_id });
   }
-  const view = await dispatch(c.env, plan);
-  if (plan.mode === "async") {
+  if (result.kind === "refused") throw new RuntimeError("rate_limited", result.message, result.details);
+  // A duplicate of a keyed call: the original execution, marked as a replay (TRT-002 §11).
+  if (result.kind === "replayed") headers["Idempotent-Replayed"] = "true";
+
+  if (request.stream && "stream" in result && result.stream) {
+    // TRT-002 §7: the same request, answered as the event stream of the execution.
+    return new Response(result.stream as ReadableStream<Uint8Array>, { headers: { ...SSE_HEADERS, ...headers, location, "x-execution-id": plan.execution_id } });
+  }
+  const view = result.view;
+  if (plan.mode === "async" && !result.stored) {
     // TRT-002 §6: answer at once; the execution object runs the call with nobody waiting.
     return c.json({ execution_id: view.execution_id, status: view.status }, 202, { ...headers, Location: location });
   }
   // A provider failed, or a breaker's trial call ended: the registry has heard (the object
   // waits for that), so this isolate's next call should see the change, not a stale copy.
-  if ((view.error && PROVIDER_FAULTS.has(view.error.code)) || plan.providers[0]?.trial) forgetSnapshot();
+  if (view.attempts?.some((a) => PROVIDER_FAULTS.has(a.outcome)) || plan.providers[0]?.trial) forgetSnapshot();
+  if (result.stored) {
+    // Finished: the stored response, byte for byte, for the original and every replay.
+    return new Response(result.stored.body, { status: result.stored.status, headers: { ...headers, "content-type": "application/json" } });
+  }
   return c.json(view, httpStatusOf(view) as 200, headers);
 });
 

@@ -37,14 +37,19 @@ describe.sequential("registry and routing", () => {
     expect(invalid.body).toMatchObject({ provider: null, schema: { valid: false, violations: [{ path: "/crash" }] } });
   });
 
-  it("marks a provider whose Worker fails before handling dead on its first call, then skips it", async () => {
+  it("marks a provider whose Worker fails before handling dead on its first call, and retries elsewhere", async () => {
+    // lab.route is idempotent, so the retry engine moves the call to the next-ranked provider.
     const first = await route();
-    expect(first.status).toBe(502);
-    expect(first.body).toMatchObject({ status: "failed", error: { code: "provider_crashed" }, execution: { worker: "lab-broken" } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: "succeeded", output: { served_by: "lab-twin" } });
+    expect(first.body.attempts.map((a: { provider: string; outcome: string }) => [a.provider, a.outcome])).toEqual([
+      ["lab-broken", "provider_crashed"],
+      ["lab-twin", "succeeded"],
+    ]);
+    expect(await offering("lab-broken")).toMatchObject({ alive: false });
 
     const second = await route();
-    expect(second.body).toMatchObject({ status: "succeeded", output: { served_by: "lab-twin" } });
-    expect(await offering("lab-broken")).toMatchObject({ alive: false });
+    expect(second.body.attempts).toEqual([expect.objectContaining({ provider: "lab-twin", outcome: "succeeded" })]);
   });
 
   it("honours an explicit provider, and does not fall back when it cannot serve", async () => {
@@ -55,10 +60,10 @@ describe.sequential("registry and routing", () => {
   });
 
   it("opens a provider's breaker after N failures in the window and routes to the next one", async () => {
-    for (let i = 0; i < 3; i++) {
-      const crash = await route({ input: { crash: true } });
-      expect(crash.body).toMatchObject({ error: { code: "provider_crashed" }, execution: { worker: "lab-twin" } });
-    }
+    // Named, so that every attempt (the engine retries the idempotent tool) goes to lab-twin.
+    const crash = await route({ provider: "lab-twin", input: { crash: true } });
+    expect(crash.body).toMatchObject({ error: { code: "provider_crashed" }, execution: { worker: "lab-twin" } });
+    expect(crash.body.attempts).toHaveLength(3); // lab.route's breaker: 3 failures in 30 s
     const after = await route();
     expect(after.body.output).toEqual({ served_by: "lab" });
     expect(await offering("lab-twin")).toMatchObject({ breaker: "open", error_rate: expect.any(Number) });

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ExecutionView } from "../../src/contract.ts";
 import type { Caller } from "../../src/pipeline/capability.ts";
-import { executionStub, type ExecutionPlan } from "../../src/pipeline/dispatch.ts";
+import { executionStub, type ExecutionPlan, type ExecutionResult } from "../../src/pipeline/dispatch.ts";
 import { parseExecutionRequest } from "../../src/pipeline/initiation.ts";
 import { planExecution } from "../../src/pipeline/plan.ts";
 
@@ -15,6 +15,11 @@ async function plan(body: unknown): Promise<ExecutionPlan> {
 
 function rawStub(executionId: string) {
   return env.EXECUTIONS.get(env.EXECUTIONS.idFromString(executionId.slice("exec_".length)));
+}
+
+function viewOf(result: ExecutionResult): ExecutionView {
+  if (result.kind !== "started" && result.kind !== "replayed") throw new Error(`expected an execution, got ${result.kind}`);
+  return result.view;
 }
 
 async function waitForStatus(executionId: string, status: string): Promise<ExecutionView> {
@@ -43,7 +48,7 @@ describe("ExecutionObject", () => {
   it("ends an execution whose object restarted mid-call in exactly one terminal state", async () => {
     const p = await plan({ tool: "demo.countdown", mode: "async", input: { from: 100, interval_ms: 20 } });
     const stub = executionStub(env, p.execution_id)!;
-    expect(await stub.execute(p)).toMatchObject({ status: "running" });
+    expect(viewOf(await stub.execute(p))).toMatchObject({ status: "running" });
     await waitForPartial(p.execution_id);
 
     await abortAllDurableObjects();
@@ -59,7 +64,7 @@ describe("ExecutionObject", () => {
   it("lets its deadline alarm end a call the in-memory timer did not", async () => {
     const p = await plan({ tool: "lab.stall", input: { ms: 60_000 }, limits: { timeout_ms: 120_000 } });
     const stub = executionStub(env, p.execution_id)!;
-    const pending = stub.execute(p);
+    const pending = stub.execute(p).then(viewOf);
     await waitForStatus(p.execution_id, "running");
 
     expect(await runDurableObjectAlarm(rawStub(p.execution_id))).toBe(true);
@@ -72,7 +77,8 @@ describe("ExecutionObject", () => {
     const stub = executionStub(env, p.execution_id)!;
     const first = await stub.execute(p);
     const second = await stub.execute(p);
-    expect(second).toEqual(first);
+    expect(first.kind).toBe("started");
+    expect(second).toEqual({ ...first, kind: "replayed" });
   });
 
   it("hides an execution from any other tenant", async () => {
@@ -84,7 +90,7 @@ describe("ExecutionObject", () => {
   it("deletes a finished execution and its events when its retention alarm fires", async () => {
     const p = { ...(await plan({ tool: "lab.echo", input: { keep: "briefly" } })), retention_ms: 1 };
     const stub = executionStub(env, p.execution_id)!;
-    expect(await stub.execute(p)).toMatchObject({ status: "succeeded" });
+    expect(viewOf(await stub.execute(p))).toMatchObject({ status: "succeeded" });
     // The real alarm, 1 ms after the end; run it now if it has not fired yet.
     await runDurableObjectAlarm(rawStub(p.execution_id));
     for (let i = 0; i < 100 && (await stub.view(caller.tenant)) !== undefined; i++) await new Promise((r) => setTimeout(r, 10));

@@ -154,6 +154,7 @@ function record(status: ExecutionStatus, overrides: Partial<ExecutionRecord> = {
     scheduled_at: null,
     running_at: null,
     ended_at: null,
+    attempts: [],
     retention_ms: 86_400_000,
     ...overrides,
   };

@@ -3,7 +3,7 @@
  * tried by hand (README) and is exercised end to end by the tests. Also the trivial `lab.echo`
  * the benchmark uses as its floor.
  */
-import { defineTool } from "../../../sdk/define.ts";
+import { defineTool, sleep } from "../../../sdk/define.ts";
 
 const anyObject = { type: "object" } as const;
 
@@ -94,4 +94,40 @@ export function labRoute(servedBy: string) {
   });
 }
 
-export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab")];
+/** Calls seen per key, in this isolate (enough under wrangler dev, where there is one). */
+const flakyCalls = new Map<string, number>();
+
+/**
+ * `lab.flaky` fails (crashes) its first `fail_times` calls for a key, then succeeds, and says
+ * how many calls it has seen for the key: the retry engine and idempotency keys become
+ * countable at the provider. Its breaker is set out of reach, since failing is its job.
+ */
+export const labFlaky = defineTool({
+  name: "lab.flaky",
+  version: "1.0.0",
+  description: "Crashes on the first fail_times calls for a key (after delay_ms each), then answers {calls}.",
+  input: {
+    type: "object",
+    additionalProperties: false,
+    required: ["key"],
+    properties: {
+      key: { type: "string", maxLength: 200 },
+      fail_times: { type: "integer", minimum: 0, maximum: 100, default: 0 },
+      delay_ms: { type: "integer", minimum: 0, maximum: 60000, default: 0 },
+    },
+  },
+  output: { type: "object", required: ["calls"], additionalProperties: false, properties: { calls: { type: "integer" } } },
+  idempotent: true,
+  latency_class: "fast",
+  effects: "read",
+  breaker: { failures: 1_000_000 },
+  handler: async (input: { key: string; fail_times?: number; delay_ms?: number }, ctx) => {
+    const calls = (flakyCalls.get(input.key) ?? 0) + 1;
+    flakyCalls.set(input.key, calls);
+    if (input.delay_ms) await sleep(input.delay_ms, ctx.signal);
+    if (calls <= (input.fail_times ?? 0)) throw new Error(`lab.flaky: planned failure ${calls} of ${input.fail_times}`);
+    return { calls };
+  },
+});
+
+export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky];

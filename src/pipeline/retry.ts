@@ -1,0 +1,106 @@
+/**
+ * The retry engine (TRT-002 §11, AIOS §6.4, DESIGN.md "Reconciled"): only tools that declare
+ * `idempotent: true`, only on retryable outcomes, with exponential backoff and full jitter,
+ * never past the caller's budget, up to `max_attempts`. The driver takes its clock, sleep and
+ * randomness as arguments, so its rules are tested without time passing.
+ */
+import type { ErrorCode } from "../errors.ts";
+import type { Settlement } from "./delivery.ts";
+import type { PlannedProvider } from "./dispatch.ts";
+import type { ProviderOutcome } from "./provider-execution.ts";
+
+export interface RetryPolicy {
+  max_attempts: number;
+  base_ms: number;
+  cap_ms: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { max_attempts: 3, base_ms: 100, cap_ms: 2_000 };
+
+/** One attempt, as the result and the stream show it. */
+export interface AttemptRecord {
+  attempt: number;
+  provider: string;
+  /** "succeeded", or the error code the attempt ended with. */
+  outcome: string;
+  /** From acceptance to the attempt's start, and the attempt's own length. */
+  started_ms: number;
+  duration_ms: number;
+}
+
+/** Outcomes where another try may succeed, and whether it should go to another provider. */
+const RETRYABLE: Partial<Record<ErrorCode, { nextProvider: boolean }>> = {
+  timeout: { nextProvider: true },
+  provider_crashed: { nextProvider: true },
+  sandbox_unavailable: { nextProvider: true },
+  no_healthy_provider: { nextProvider: true },
+};
+
+export function retryDecision(settlement: Settlement, idempotent: boolean): { retry: boolean; nextProvider: boolean } {
+  if (!idempotent || settlement.status === "succeeded" || settlement.status === "cancelled" || !settlement.error) return { retry: false, nextProvider: false };
+  const code = settlement.error.code;
+  // A tool error is retried only when the tool itself says trying again may help.
+  if (code === "tool_error") return { retry: settlement.error.retryable, nextProvider: false };
+  const rule = RETRYABLE[code];
+  return rule ? { retry: true, nextProvider: rule.nextProvider } : { retry: false, nextProvider: false };
+}
+
+/** Full jitter: uniformly random in [0, min(cap, base · 2^(n-1))] before retry n. */
+export function backoffMs(retry: number, policy: RetryPolicy, random: () => number): number {
+  return Math.floor(random() * Math.min(policy.cap_ms, policy.base_ms * 2 ** (retry - 1)));
+}
+
+export interface AttemptResult {
+  outcome: ProviderOutcome;
+  settlement: Settlement;
+}
+
+export interface RunAttemptsOptions {
+  providers: PlannedProvider[];
+  idempotent: boolean;
+  policy: RetryPolicy;
+  acceptedAt: number;
+  /** Budget left for the whole execution. */
+  remainingMs: () => number;
+  /** The longest one attempt may take, when retries are possible. */
+  attemptCapMs: number;
+  attempt: (provider: PlannedProvider, timeoutMs: number, n: number) => Promise<AttemptResult>;
+  /** True once the execution is cancelled: no further attempt starts. */
+  stopped: () => boolean;
+  onRetry: (info: { attempt: number; provider: string; code: string; delay_ms: number; next_provider: string }) => void;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+  now: () => number;
+}
+
+/** Runs attempts until one settles for good; returns the last one and the record of all. */
+export async function runAttempts(o: RunAttemptsOptions): Promise<AttemptResult & { provider: PlannedProvider; attempts: AttemptRecord[] }> {
+  const attempts: AttemptRecord[] = [];
+  const maxAttempts = o.idempotent ? Math.max(1, o.policy.max_attempts) : 1;
+  let index = 0;
+  for (let n = 1; ; n++) {
+    const provider = o.providers[Math.min(index, o.providers.length - 1)];
+    // With retries possible an attempt is held to the tool's own time, so that a hung attempt
+    // leaves budget for another; without, it has all of the budget.
+    const timeout = maxAttempts > 1 ? Math.min(o.attemptCapMs, o.remainingMs()) : o.remainingMs();
+    const started = o.now();
+    const result = await o.attempt(provider, timeout, n);
+    const ended = o.now();
+    attempts.push({
+      attempt: n,
+      provider: provider.provider,
+      outcome: result.settlement.status === "succeeded" ? "succeeded" : (result.settlement.error?.code ?? result.settlement.status),
+      started_ms: Math.max(0, started - o.acceptedAt),
+      duration_ms: Math.max(0, ended - started),
+    });
+    const decision = retryDecision(result.settlement, o.idempotent);
+    if (!decision.retry || n >= maxAttempts || o.stopped()) return { ...result, provider, attempts };
+    const delay = backoffMs(n, o.policy, o.random);
+    // Never past the budget: the next attempt needs time to run after the wait.
+    if (o.remainingMs() - delay <= 0) return { ...result, provider, attempts };
+    if (decision.nextProvider && index < o.providers.length - 1) index++;
+    o.onRetry({ attempt: n, provider: provider.provider, code: attempts.at(-1)!.outcome, delay_ms: delay, next_provider: o.providers[Math.min(index, o.providers.length - 1)].provider });
+    await o.sleep(delay);
+    if (o.stopped()) return { ...result, provider, attempts };
+  }
+}

@@ -1,0 +1,141 @@
+/** TRT-002 §11 against the real stack: idempotency keys, and the retry engine. */
+import { describe, expect, it } from "vitest";
+import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
+import { readSse } from "./sse.ts";
+
+const unique = (what: string) => `${what}-${crypto.randomUUID()}`;
+
+async function rawPost(body: unknown, key = DEV_KEY): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(`${baseUrl}/v1/executions`, { method: "POST", headers: { "content-type": "application/json", ...bearer(key) }, body: JSON.stringify(body) });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+describe("idempotency keys", () => {
+  it("turns 200 concurrent identical requests into one execution and one dispatch", async () => {
+    const counter = unique("count");
+    const body = { tool: "lab.flaky", input: { key: counter, delay_ms: 300 }, idempotency_key: unique("key"), limits: { timeout_ms: 30_000 } };
+    const answers = await Promise.all(Array.from({ length: 200 }, () => rawPost(body)));
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
+    const ids = new Set(answers.map((a) => JSON.parse(a.text).execution_id));
+    expect(ids.size).toBe(1);
+    expect(answers.every((a) => JSON.parse(a.text).output.calls === 1)).toBe(true);
+    expect(answers.filter((a) => a.headers.get("idempotent-replayed") === "true").length).toBe(199);
+    // Counted at the provider: the next call for this counter is its second, not its 201st.
+    const next = await execute({ tool: "lab.flaky", input: { key: counter } });
+    expect(next.body.output).toEqual({ calls: 2 });
+  });
+
+  it("replays a finished execution byte for byte, failures included", async () => {
+    const ok = { tool: "math.evaluate", input: { expression: "1 / 4" }, idempotency_key: unique("key") };
+    const [first, again] = [await rawPost(ok), await rawPost(ok)];
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+
+    const failing = { tool: "lab.bad_output", input: {}, idempotency_key: unique("key") };
+    const [f1, f2] = [await rawPost(failing), await rawPost(failing)];
+    expect(f1.status).toBe(502);
+    expect(f2.status).toBe(502);
+    expect(f2.text).toBe(f1.text);
+  });
+
+  it("refuses the same key with a different request (409), creating nothing", async () => {
+    const key = unique("key");
+    const first = await execute({ tool: "math.evaluate", input: { expression: "2+2" }, idempotency_key: key });
+    const other = await execute({ tool: "math.evaluate", input: { expression: "3+3" }, idempotency_key: key });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toMatchObject({ code: "idempotency_conflict", details: { execution_id: first.body.execution_id } });
+    expect((await call("GET", `/v1/executions/${first.body.execution_id}`)).body.output).toEqual({ value: 4 });
+  });
+
+  it("gives the same key from another tenant its own execution", async () => {
+    const key = unique("key");
+    const other = (await asAdmin("POST", "/v1/admin/keys", { tenant: "other-tenant", agent: "dev-agent" })).body.key;
+    const mine = await execute({ tool: "math.evaluate", input: { expression: "5" }, idempotency_key: key });
+    const theirs = await call("POST", "/v1/executions", { tool: "math.evaluate", input: { expression: "5" }, idempotency_key: key }, bearer(other));
+    expect(theirs.status).toBe(200);
+    expect(theirs.headers.get("idempotent-replayed")).toBeNull();
+    expect(theirs.body.execution_id).not.toBe(mine.body.execution_id);
+  });
+
+  it("attaches a duplicate to a running execution, and replays its event log as a stream", async () => {
+    const key = unique("key");
+    const body = { tool: "demo.countdown", mode: "async", input: { from: 3, interval_ms: 100 }, idempotency_key: key };
+    const started = await execute(body);
+    const duplicate = await execute(body);
+    expect([started.status, duplicate.status]).toEqual([202, 202]);
+    expect(duplicate.body.execution_id).toBe(started.body.execution_id);
+    expect(duplicate.headers.get("idempotent-replayed")).toBe("true");
+    const streamed = await fetch(`${baseUrl}/v1/executions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(DEV_KEY) },
+      body: JSON.stringify({ ...body, stream: true }),
+    });
+    const events = await readSse(streamed);
+    expect(events[0].type).toBe("start");
+    expect(events.at(-1)!.type).toBe("done");
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it("does not claim the key when the request fails before an execution exists", async () => {
+    const key = unique("key");
+    const invalid = await execute({ tool: "math.evaluate", input: { expr: "1" }, idempotency_key: key });
+    expect(invalid.status).toBe(400);
+    const valid = await execute({ tool: "math.evaluate", input: { expression: "7" }, idempotency_key: key });
+    expect(valid.status).toBe(200);
+    expect(valid.headers.get("idempotent-replayed")).toBeNull();
+  });
+
+  it("lets the key start a new execution once its TTL has passed", async () => {
+    // The tenant "narrow" keeps keys for 2 s (TENANT_LIMITS in wrangler.toml).
+    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: "narrow", agent: "dev-agent" })).body.key;
+    const counter = unique("count");
+    const body = { tool: "lab.flaky", input: { key: counter }, idempotency_key: unique("key") };
+    const first = await call("POST", "/v1/executions", body, bearer(narrow));
+    const replay = await call("POST", "/v1/executions", body, bearer(narrow));
+    expect([first.body.output.calls, replay.body.output.calls]).toEqual([1, 1]);
+    await new Promise((r) => setTimeout(r, 2_200));
+    const fresh = await call("POST", "/v1/executions", body, bearer(narrow));
+    expect(fresh.headers.get("idempotent-replayed")).toBeNull();
+    expect(fresh.body.output).toEqual({ calls: 2 });
+  });
+});
+
+describe("the retry engine", () => {
+  it("retries an idempotent tool that fails twice and ends succeeded with three attempts", async () => {
+    const res = await execute({ tool: "lab.flaky", input: { key: unique("flaky"), fail_times: 2 }, limits: { timeout_ms: 20_000 } });
+    expect(res.status).toBe(200);
+    expect(res.body.output).toEqual({ calls: 3 });
+    expect(res.body.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(["provider_crashed", "provider_crashed", "succeeded"]);
+    for (const a of res.body.attempts) expect(a).toMatchObject({ provider: "lab", started_ms: expect.any(Number), duration_ms: expect.any(Number) });
+  });
+
+  it("shows each retry in the stream as a log event", async () => {
+    const res = await fetch(`${baseUrl}/v1/executions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer(DEV_KEY) },
+      body: JSON.stringify({ tool: "lab.flaky", stream: true, input: { key: unique("flaky"), fail_times: 1 }, limits: { timeout_ms: 20_000 } }),
+    });
+    const events = await readSse(res);
+    const logs = events.filter((e) => e.type === "log");
+    expect(logs).toHaveLength(1);
+    expect(logs[0].payload.data).toMatchObject({ attempt: 1, code: "provider_crashed" });
+    expect(events.at(-1)!.type).toBe("done");
+  });
+
+  it("does not retry a tool that is not idempotent, and says so truthfully", async () => {
+    const res = await execute({ tool: "lab.crash", input: {} });
+    expect(res.body.attempts).toHaveLength(1);
+    expect(res.body.error).toMatchObject({ code: "provider_crashed", retryable: false });
+  });
+
+  it("stops retrying when the caller's budget would run out", async () => {
+    const res = await execute({ tool: "lab.flaky", input: { key: unique("flaky"), fail_times: 10, delay_ms: 250 }, limits: { timeout_ms: 600 } });
+    expect(res.body.status).not.toBe("succeeded");
+    expect(res.body.attempts.length).toBeGreaterThanOrEqual(1);
+    expect(res.body.attempts.length).toBeLessThan(3);
+    const last = res.body.attempts.at(-1);
+    expect(last.started_ms + last.duration_ms).toBeLessThanOrEqual(600 + 100);
+  });
+});
