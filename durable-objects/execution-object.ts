@@ -18,6 +18,7 @@ import { invokeProvider, StopLatch, type ProviderOutcome } from "../src/pipeline
 import { EMITTED_EVENT_TYPES, type EmittedEvent, type ExecutionSink, type StopSignal } from "../providers/sdk/protocol.ts";
 import { EventLog } from "./event-log.ts";
 import { isTerminal, transition, type ExecutionRecord } from "./execution-state.ts";
+import { meteredSql, meterMethods } from "./cost-meter.ts";
 import { Fanout } from "./fanout.ts";
 import { judge, report } from "./health-reporter.ts";
 
@@ -58,7 +59,7 @@ export class ExecutionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
+    this.sql = meteredSql(ctx.storage.sql, "ExecutionObject");
     this.events = this.setUpTables();
     const row = this.sql.exec<{ record: string }>("SELECT record FROM execution WHERE id = 1").toArray()[0];
     this.record = row ? (JSON.parse(row.record) as ExecutionRecord) : undefined;
@@ -363,3 +364,5 @@ export class ExecutionObject extends DurableObject<Env> {
     this.sql.exec("INSERT INTO execution (id, record) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record", JSON.stringify(record));
   }
 }
+
+meterMethods(ExecutionObject, ["execute", "executeStream", "view", "subscribe", "cancel", "recordIntent", "alarm"]);

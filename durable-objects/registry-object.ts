@@ -19,6 +19,7 @@ import { breakerView, DEFAULT_BREAKER, healthStats, nextBreaker, type BreakerPol
 import { canonicalJson } from "../src/schema/schema-hash.ts";
 import { withTimeout } from "../src/with-timeout.ts";
 import type { ProviderManifest } from "../providers/sdk/protocol.ts";
+import { meteredSql, meterMethods } from "./cost-meter.ts";
 import { RegistryStore, type Catalog, type Deprecation, type ProviderOverride } from "./registry-store.ts";
 
 const MANIFEST_TIMEOUT_MS = 5_000;
@@ -42,7 +43,7 @@ export class RegistryObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.store = new RegistryStore(ctx.storage.sql);
+    this.store = new RegistryStore(meteredSql(ctx.storage.sql, "RegistryObject"));
   }
 
   /** The current snapshot, reloading manifests first when that is due. */
@@ -205,3 +206,5 @@ export class RegistryObject extends DurableObject<Env> {
     return tools.length > 0 ? { provider, sdk_version: "last known", tools } : undefined;
   }
 }
+
+meterMethods(RegistryObject, ["snapshot", "refresh", "report", "acquireTrial", "setProvider", "deprecate"]);

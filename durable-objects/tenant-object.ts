@@ -16,6 +16,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../src/env.ts";
 import type { TenantLimits } from "../src/policy/limits.ts";
 import { takeToken, type Bucket } from "../src/policy/token-bucket.ts";
+import { meterMethods } from "./cost-meter.ts";
 
 export type Admission = { ok: true } | { ok: false; reason: "rate" | "tool_rate" | "concurrency"; retry_after_ms: number; limit: number };
 
@@ -55,3 +56,5 @@ export class TenantObject extends DurableObject<Env> {
     return [...this.leases.values()].filter((e) => e > now).length;
   }
 }
+
+meterMethods(TenantObject, ["admit", "release", "running"]);

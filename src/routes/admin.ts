@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
+import { costSnapshot } from "../../durable-objects/cost-meter.ts";
 import { loadConfig } from "../config.ts";
 import { TRUST_ORDER, type Trust } from "../contract.ts";
 import type { Env } from "../env.ts";
@@ -63,6 +64,9 @@ admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
 admin.delete("/tools/:name/versions/:version/deprecation", async (c) => {
   return deprecation(c.env, c.req.param("name"), c.req.param("version"), null).then((v) => c.json(v));
 });
+
+/** Durable Object requests and SQLite rows written so far, per class, in this isolate (diagnostics; the benchmark's cost rows). */
+admin.get("/cost", (c) => c.json({ isolate_counts: costSnapshot() }));
 
 // API keys (issue: callers and policy). The key itself is in the creation answer only.
 admin.post("/keys", async (c) => {

@@ -130,4 +130,36 @@ export const labFlaky = defineTool({
   },
 });
 
-export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky];
+/**
+ * `lab.burst` waits `wait_ms` (time for subscribers to attach), then emits `count` stdout
+ * events `interval_ms` apart: the benchmark's fan-out source.
+ */
+export const labBurst = defineTool({
+  name: "lab.burst",
+  version: "1.0.0",
+  description: "Waits wait_ms, then emits count stdout events interval_ms apart; answers {emitted}.",
+  input: {
+    type: "object",
+    additionalProperties: false,
+    required: ["count"],
+    properties: {
+      count: { type: "integer", minimum: 0, maximum: 5000 },
+      wait_ms: { type: "integer", minimum: 0, maximum: 60000, default: 0 },
+      interval_ms: { type: "integer", minimum: 0, maximum: 10000, default: 0 },
+    },
+  },
+  output: { type: "object", required: ["emitted"], properties: { emitted: { type: "integer" } } },
+  idempotent: true,
+  latency_class: "slow",
+  effects: "read",
+  handler: async (input: { count: number; wait_ms?: number; interval_ms?: number }, ctx) => {
+    if (input.wait_ms) await sleep(input.wait_ms, ctx.signal);
+    for (let i = 0; i < input.count; i++) {
+      ctx.emit("stdout", { i });
+      if (input.interval_ms) await sleep(input.interval_ms, ctx.signal);
+    }
+    return { emitted: input.count };
+  },
+});
+
+export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst];

@@ -1,0 +1,44 @@
+/**
+ * Bench-only: the client side of the MCP peer (bench/workers/mcp-peer), written the way an
+ * agent developer would with @modelcontextprotocol/client: connect once, then one
+ * `tools/call` per echo. Runs under Node 22 type stripping (`node bench/x.ts`).
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+
+export interface McpEchoClient {
+  /** Calls the peer's `echo` tool; resolves with its structured content (or parsed JSON text). */
+  echo(input: Record<string, unknown>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export interface ConnectMcpOptions {
+  /**
+   * Protocol era. "modern" (default) probes with `server/discover` at connect and then speaks
+   * MCP 2026-07-28: no handshake, every call is one self-describing POST. "legacy" is the SDK
+   * client's own default, the 2025 `initialize` handshake; the peer answers it from its
+   * stateless legacy lane. Either way a call is one HTTP POST.
+   */
+  era?: "modern" | "legacy";
+}
+
+export async function connectMcp(url: string, options: ConnectMcpOptions = {}): Promise<McpEchoClient> {
+  const client = new Client(
+    { name: "tool-bench", version: "1.0.0" },
+    { versionNegotiation: { mode: options.era === "legacy" ? "legacy" : "auto" } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+
+  return {
+    async echo(input) {
+      const result = await client.callTool({ name: "echo", arguments: input });
+      if (result.isError) throw new Error(`echo failed: ${JSON.stringify(result.content)}`);
+      if (result.structuredContent !== undefined) return result.structuredContent;
+      const text = result.content.find((block) => block.type === "text");
+      if (text === undefined || text.type !== "text") throw new Error("echo returned no structured content or text");
+      return JSON.parse(text.text);
+    },
+    close() {
+      return client.close();
+    },
+  };
+}

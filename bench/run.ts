@@ -1,0 +1,277 @@
+/**
+ * `npm run bench`: the runtime against its floors and a peer, side by side in one run
+ * (bench/README.md explains every row). Bounded: every cell runs for a fixed time and at
+ * most a fixed number of operations; the whole run takes a few minutes. `--quick` shortens
+ * every cell for a smoke run.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { connectMcp } from "./mcp-client.ts";
+import { median, quantile, runLoad, type LoadResult } from "./load.ts";
+import { cpuSeconds, root, startStack, type Stack } from "./stack.ts";
+
+const quick = process.argv.includes("--quick");
+const ROUNDS = quick ? 1 : 3;
+const CELL_MS = quick ? 1_000 : 3_000;
+const MAX_OPS = 20_000;
+const CONCURRENCY = [1, 16, 64];
+const FANOUT = [1, 10, 100];
+
+const devVars = Object.fromEntries(
+  readFileSync(join(root, ".dev.vars"), "utf8")
+    .split("\n")
+    .filter((l) => /^[A-Z_]+=/.test(l))
+    .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+);
+const auth = { authorization: `Bearer ${devVars.DEV_API_KEY}` };
+const admin = { authorization: `Bearer ${devVars.DEV_ADMIN_KEY}` };
+const jsonHeaders = { "content-type": "application/json", ...auth };
+const ECHO = JSON.stringify({ x: 1, text: "hello" });
+const TERMINAL = new Set(["succeeded", "failed", "cancelled", "timed_out"]);
+
+async function ok(res: Response, status = 200): Promise<string> {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
+  return text;
+}
+
+type Op = (worker: number) => Promise<void>;
+
+function rows(stack: Stack, mcp: Awaited<ReturnType<typeof connectMcp>>[]): Record<string, Op> {
+  const post = (url: string, body: string, headers: Record<string, string> = { "content-type": "application/json" }) => fetch(url, { method: "POST", headers, body });
+  return {
+    "F0 direct binding": async () => void (await ok(await post(`${stack.floor}/f0`, ECHO))),
+    "F1 new DO + row": async () => void (await ok(await post(`${stack.floor}/f1`, ECHO))),
+    "runtime sync": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", input: JSON.parse(ECHO) }), jsonHeaders))),
+    "runtime async+poll": async () => {
+      const started = JSON.parse(await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "async", input: JSON.parse(ECHO) }), jsonHeaders), 202));
+      for (let i = 0; i < 1000; i++) {
+        const view = JSON.parse(await ok(await fetch(`${stack.runtime}/v1/executions/${started.execution_id}`, { headers: auth })));
+        if (TERMINAL.has(view.status)) return;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      throw new Error("never finished");
+    },
+    "runtime stream": async () => {
+      const text = await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", stream: true, input: JSON.parse(ECHO) }), jsonHeaders));
+      if (!text.includes("event: done")) throw new Error("stream ended without done");
+    },
+    "MCP peer (agents)": async (w) => void (await mcp[w].echo(JSON.parse(ECHO))),
+  };
+}
+
+interface Cell {
+  row: string;
+  concurrency: number;
+  rounds: LoadResult[];
+}
+
+async function throughputTable(stack: Stack): Promise<Cell[]> {
+  const clients = await Promise.all(Array.from({ length: Math.max(...CONCURRENCY) }, () => connectMcp(stack.mcp)));
+  try {
+    const ops = rows(stack, clients);
+    // Warm every path once (first-call costs: module load, registry snapshot, DO classes).
+    for (const op of Object.values(ops)) await runLoad({ concurrency: 4, durationMs: 500, maxOps: 50, op });
+    const cells = new Map<string, Cell>();
+    for (let round = 0; round < ROUNDS; round++) {
+      // Interleaved: every row runs once per round, so drift hits each alike.
+      for (const c of CONCURRENCY) {
+        for (const [row, op] of Object.entries(ops)) {
+          const r = await runLoad({ concurrency: c, durationMs: CELL_MS, maxOps: MAX_OPS, op });
+          const key = `${row}@${c}`;
+          if (!cells.has(key)) cells.set(key, { row, concurrency: c, rounds: [] });
+          cells.get(key)!.rounds.push(r);
+          process.stderr.write(`round ${round + 1}/${ROUNDS} ${key}: ${r.throughput.toFixed(0)}/s p50 ${r.p50_ms.toFixed(1)} ms${r.errors ? ` errors ${r.errors} (${r.firstError})` : ""}\n`);
+        }
+      }
+    }
+    return [...cells.values()];
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+  }
+}
+
+interface FanoutResult {
+  subscribers: number;
+  delivered_min: number;
+  expected: number;
+  p50_lag_ms: number;
+  p99_lag_ms: number;
+}
+
+async function fanout(stack: Stack, subscribers: number): Promise<FanoutResult> {
+  const COUNT = 198; // + start + done = 200 events
+  const started = JSON.parse(
+    await ok(
+      await fetch(`${stack.runtime}/v1/executions`, {
+        method: "POST",
+        headers: jsonHeaders,
+        body: JSON.stringify({ tool: "lab.burst", mode: "async", input: { count: COUNT, wait_ms: 2_000, interval_ms: 5 }, limits: { timeout_ms: 60_000 } }),
+      }),
+      202,
+    ),
+  );
+  const lags: number[] = [];
+  const delivered = await Promise.all(
+    Array.from({ length: subscribers }, async () => {
+      const res = await fetch(`${stack.runtime}/v1/executions/${started.execution_id}/stream`, { headers: auth });
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      let events = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const frame = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const data = frame.split("\n").find((l) => l.startsWith("data: "));
+          if (!data) continue;
+          events++;
+          const payload = JSON.parse(data.slice(6));
+          if (payload.type === "stdout") lags.push(Date.now() - Date.parse(payload.at));
+        }
+      }
+      return events;
+    }),
+  );
+  lags.sort((a, b) => a - b);
+  return { subscribers, delivered_min: Math.min(...delivered), expected: COUNT + 2, p50_lag_ms: quantile(lags, 0.5), p99_lag_ms: quantile(lags, 0.99) };
+}
+
+type Costs = Record<string, { requests: number; rows_written: number }>;
+
+async function costs(stack: Stack): Promise<Record<string, { per_execution: Costs; note: string }>> {
+  const snapshot = async (): Promise<Costs> => (await (await fetch(`${stack.runtime}/v1/admin/cost`, { headers: admin })).json()).isolate_counts;
+  const diff = (a: Costs, b: Costs, n: number): Costs =>
+    Object.fromEntries(
+      Object.keys(b).map((k) => [k, { requests: round2((b[k].requests - (a[k]?.requests ?? 0)) / n), rows_written: round2((b[k].rows_written - (a[k]?.rows_written ?? 0)) / n) }]),
+    );
+  const ops = rows(stack, []);
+  const out: Record<string, { per_execution: Costs; note: string }> = {};
+  for (const [kind, row, note] of [
+    ["sync", "runtime sync", "includes the tenant's admission and release and the background intent verdict"],
+    ["async", "runtime async+poll", "includes the caller's polls (GET) until the end"],
+    ["stream", "runtime stream", "one subscriber reading to the terminal event"],
+  ] as const) {
+    const n = quick ? 20 : 100;
+    const before = await snapshot();
+    await runLoad({ concurrency: 1, durationMs: 60_000, maxOps: n, op: ops[row] });
+    await new Promise((r) => setTimeout(r, 300)); // let background verdicts land
+    out[kind] = { per_execution: diff(before, await snapshot(), n), note };
+  }
+  return out;
+}
+
+async function cpuPer1000(stack: Stack): Promise<Record<string, number[]>> {
+  const ops = rows(stack, []);
+  const out: Record<string, number[]> = {};
+  for (let round = 0; round < (quick ? 1 : 2); round++) {
+    for (const row of ["F0 direct binding", "F1 new DO + row", "runtime sync"]) {
+      const n = quick ? 100 : 400;
+      const before = cpuSeconds(stack.workerdPids());
+      await runLoad({ concurrency: 16, durationMs: 120_000, maxOps: n, op: ops[row] });
+      (out[row] ??= []).push(((cpuSeconds(stack.workerdPids()) - before) / n) * 1000);
+    }
+  }
+  return out;
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  process.stderr.write("starting the stack, the floor Worker and the MCP peer under wrangler dev...\n");
+  const stack = await startStack();
+  try {
+    const cells = await throughputTable(stack);
+    const fan: FanoutResult[][] = [];
+    for (let round = 0; round < (quick ? 1 : 2); round++) fan.push(await Promise.all(FANOUT.map(async (s) => fanout(stack, s))).catch(async () => [await fanout(stack, 1), await fanout(stack, 10), await fanout(stack, 100)]));
+    const cost = await costs(stack);
+    const cpu = await cpuPer1000(stack);
+    report({ startedAt, cells, fan, cost, cpu });
+  } finally {
+    await stack.stop();
+  }
+}
+
+function summary(cell: Cell) {
+  const t = cell.rounds.map((r) => r.throughput);
+  return {
+    row: cell.row,
+    concurrency: cell.concurrency,
+    throughput: { median: median(t), min: Math.min(...t), max: Math.max(...t) },
+    p50_ms: median(cell.rounds.map((r) => r.p50_ms)),
+    p99_ms: median(cell.rounds.map((r) => r.p99_ms)),
+    errors: cell.rounds.reduce((s, r) => s + r.errors, 0),
+  };
+}
+
+function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost: Awaited<ReturnType<typeof costs>>; cpu: Record<string, number[]> }): void {
+  const sums = r.cells.map(summary);
+  const at = (row: string, c: number) => sums.find((s) => s.row === row && s.concurrency === c)!;
+  const lines: string[] = [];
+  lines.push(`tool-runtime benchmark, ${r.startedAt.toISOString()}, ${cpus().length} cores, ${ROUNDS} interleaved round(s) of ${CELL_MS / 1000} s per cell${quick ? " (quick)" : ""}`);
+  lines.push("");
+  lines.push("row                    conc   calls/s (min-max)     p50 ms   p99 ms   ×F0 tput  ×F1 tput  ×F1 p50  errors");
+  for (const c of CONCURRENCY) {
+    for (const s of sums.filter((x) => x.concurrency === c)) {
+      const f0 = at("F0 direct binding", c);
+      const f1 = at("F1 new DO + row", c);
+      lines.push(
+        `${s.row.padEnd(22)} ${String(c).padStart(4)}   ${fmt(s.throughput.median).padStart(6)} (${fmt(s.throughput.min)}-${fmt(s.throughput.max)})`.padEnd(52) +
+          `${fmt(s.p50_ms, 1).padStart(7)}  ${fmt(s.p99_ms, 1).padStart(7)}   ${fmt(s.throughput.median / f0.throughput.median, 2).padStart(6)}    ${fmt(s.throughput.median / f1.throughput.median, 2).padStart(6)}    ${fmt(s.p50_ms / f1.p50_ms, 2).padStart(5)}   ${s.errors}`,
+      );
+    }
+    lines.push("");
+  }
+  const fanRows = FANOUT.map((n) => {
+    const rs = r.fan.map((round) => round.find((f) => f.subscribers === n)!);
+    return { subscribers: n, delivered_min: Math.min(...rs.map((x) => x.delivered_min)), expected: rs[0].expected, p50_lag_ms: median(rs.map((x) => x.p50_lag_ms)), p99_lag_ms: median(rs.map((x) => x.p99_lag_ms)) };
+  });
+  const single = fanRows[0];
+  lines.push("fan-out: one execution, 200 events   subscribers  delivered (min/expected)  p50 lag ms  p99 lag ms  ×1-sub p99");
+  for (const f of fanRows) {
+    lines.push(`${"".padEnd(37)}${String(f.subscribers).padStart(11)}  ${`${f.delivered_min}/${f.expected}`.padStart(24)}  ${fmt(f.p50_lag_ms, 1).padStart(10)}  ${fmt(f.p99_lag_ms, 1).padStart(10)}  ${fmt(f.p99_lag_ms / single.p99_lag_ms, 2).padStart(10)}`);
+  }
+  lines.push("");
+  lines.push("cost per execution (counted at the objects)   Durable Object requests / SQLite rows written");
+  for (const [kind, c] of Object.entries(r.cost)) {
+    const parts = Object.entries(c.per_execution).map(([cls, v]) => `${cls} ${v.requests}/${v.rows_written}`);
+    lines.push(`  ${kind.padEnd(7)} ${parts.join(", ")}   (${c.note})`);
+  }
+  lines.push("");
+  lines.push("workerd CPU seconds per 1,000 executions (all workerd processes, concurrency 16): median (min-max)");
+  for (const [row, xs] of Object.entries(r.cpu)) lines.push(`  ${row.padEnd(20)} ${fmt(median(xs), 2)} (${fmt(Math.min(...xs), 2)}-${fmt(Math.max(...xs), 2)})`);
+  lines.push("");
+  const s16 = at("runtime sync", 16);
+  const f1 = at("F1 new DO + row", 16);
+  const mcp16 = at("MCP peer (agents)", 16);
+  const targets = [
+    ["runtime sync throughput @16 ≥ 0.8 × F1", s16.throughput.median / f1.throughput.median, 0.8, ">="],
+    ["runtime sync p50 @16 ≤ 1.25 × F1", s16.p50_ms / f1.p50_ms, 1.25, "<="],
+    ["fan-out to 100: p99 lag ≤ 2 × single-subscriber p99", fanRows[2].p99_lag_ms / single.p99_lag_ms, 2, "<="],
+    ["fan-out to 100: nothing lost", fanRows.every((f) => f.delivered_min === f.expected) ? 1 : 0, 1, ">="],
+    ["runtime sync calls/s @16 > MCP peer", s16.throughput.median / mcp16.throughput.median, 1, ">"],
+  ] as const;
+  lines.push("targets (aimed at, not asserted)");
+  for (const [what, value, goal, op] of targets) {
+    const met = op === ">=" ? value >= goal : op === "<=" ? value <= goal : value > goal;
+    lines.push(`  ${met ? "met   " : "missed"}  ${what.padEnd(52)} ${fmt(value, 2)}`);
+  }
+  const text = lines.join("\n");
+  console.log(text);
+  mkdirSync(join(root, "bench", "results"), { recursive: true });
+  const file = join(root, "bench", "results", `${r.startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
+  writeFileSync(file, JSON.stringify({ started_at: r.startedAt, quick, rounds: ROUNDS, cell_ms: CELL_MS, cells: sums, raw: r.cells, fanout: fanRows, cost: r.cost, cpu_per_1000: r.cpu, table: text }, null, 2));
+  console.log(`\nwritten to ${file}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

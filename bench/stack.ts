@@ -1,0 +1,150 @@
+/**
+ * Starts what the benchmark measures, each in its own `wrangler dev` session on a free
+ * loopback port: the product stack (exactly `npm run stack`), the bench-only floor Worker
+ * (F0/F1; its provider binding reaches the stack's lab provider through wrangler's local
+ * dev registry) and the MCP peer. Stops them by process group.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" };
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Session {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  log: () => string;
+}
+
+async function session(name: string, args: string[], ready: (url: string) => Promise<boolean>): Promise<Session> {
+  const port = await freePort();
+  const inspector = await freePort();
+  const state = mkdtempSync(join(tmpdir(), `tool-runtime-bench-${name}-`));
+  const child = spawn("npx", ["wrangler", "dev", ...args, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", state], {
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: ENV,
+  });
+  let log = "";
+  child.stdout!.on("data", (d) => (log += d));
+  child.stderr!.on("data", (d) => (log += d));
+  child.once("exit", () => rmSync(state, { recursive: true, force: true }));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name}: wrangler dev exited\n${log}`);
+    if (await ready(url).catch(() => false)) break;
+    if (Date.now() > deadline) throw new Error(`${name}: not ready in 120 s\n${log}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { name, url, child, log: () => log };
+}
+
+export interface Stack {
+  runtime: string;
+  floor: string;
+  mcp: string;
+  /** workerd processes of every session (for CPU accounting). */
+  workerdPids(): number[];
+  stop(): Promise<void>;
+}
+
+/** Limits out of the way: the benchmark measures the call path, not the rate limiter's refusals. */
+const BENCH_LIMITS = JSON.stringify({
+  default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000 },
+});
+
+export async function startStack(): Promise<Stack> {
+  const stackScript = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.stack as string;
+  const configs = [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1]]);
+  const sessions: Session[] = [];
+  const stop = async () => {
+    for (const s of sessions) {
+      if (s.child.exitCode === null && s.child.pid) {
+        const exited = new Promise((r) => s.child.once("exit", r));
+        process.kill(-s.child.pid, "SIGTERM");
+        const t = setTimeout(() => s.child.pid && process.kill(-s.child.pid, "SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(t);
+      }
+    }
+  };
+  try {
+    sessions.push(await session("runtime", [...configs, "--var", `TENANT_LIMITS:${BENCH_LIMITS}`], async (u) => (await fetch(`${u}/readyz`)).status === 200));
+    sessions.push(await session("floor", ["-c", "bench/workers/floor/wrangler.toml"], async (u) => (await fetch(`${u}/f0`, { method: "POST", body: "{}" })).status === 200));
+    sessions.push(await session("mcp", ["-c", "bench/workers/mcp-peer/wrangler.toml"], async (u) => (await fetch(`${u}/mcp`, { method: "GET" })).status < 500));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    runtime: sessions[0].url,
+    floor: sessions[1].url,
+    mcp: `${sessions[2].url}/mcp`,
+    workerdPids: () => sessions.flatMap((s) => descendants(s.child.pid!)).filter((pid) => readCmd(pid).includes("workerd")),
+    stop,
+  };
+}
+
+function readCmd(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function descendants(pid: number): number[] {
+  const byParent = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      byParent.set(ppid, [...(byParent.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of byParent.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** CPU seconds (user + system) used so far by the given processes. */
+export function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+    } catch {
+      /* gone */
+    }
+  }
+  return ticks / 100; // USER_HZ is 100 on Linux
+}
