@@ -145,7 +145,7 @@ async function fanout(stack: Stack, subscribers: number): Promise<FanoutResult> 
 type Costs = Record<string, { requests: number; rows_written: number }>;
 
 async function costs(stack: Stack): Promise<Record<string, { per_execution: Costs; note: string }>> {
-  const snapshot = async (): Promise<Costs> => (await (await fetch(`${stack.runtime}/v1/admin/cost`, { headers: admin })).json()).isolate_counts;
+  const snapshot = async (): Promise<Costs> => ((await (await fetch(`${stack.runtime}/v1/admin/cost`, { headers: admin })).json()) as { isolate_counts: Costs }).isolate_counts;
   const diff = (a: Costs, b: Costs, n: number): Costs =>
     Object.fromEntries(
       Object.keys(b).map((k) => [k, { requests: round2((b[k].requests - (a[k]?.requests ?? 0)) / n), rows_written: round2((b[k].rows_written - (a[k]?.rows_written ?? 0)) / n) }]),
