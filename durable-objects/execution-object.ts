@@ -9,6 +9,7 @@ import type { ExecutionView } from "../src/contract.ts";
 import type { Env, ProviderService } from "../src/env.ts";
 import { errorBody, RuntimeError } from "../src/errors.ts";
 import { remainingBudgetMs } from "../src/pipeline/budget.ts";
+import { verifyInBackground } from "../src/pipeline/intent.ts";
 import type { IntentDecision } from "../src/pipeline/capability.ts";
 import { httpStatusOf, settle, toView, type Settlement } from "../src/pipeline/delivery.ts";
 import type { ExecutionPlan, ExecutionResult, PlannedProvider, Subscription } from "../src/pipeline/dispatch.ts";
@@ -50,9 +51,12 @@ export class ExecutionObject extends DurableObject<Env> {
   private running: Promise<void> | undefined;
   /** The current attempt's stop latch. */
   private stop = new StopLatch();
+  /** The attempts, written together with the terminal state (one write, not two). */
+  private attemptsDone: Pick<ExecutionRecord, "attempts" | "provider"> | undefined;
   /** Set while a keyed call is being admitted: duplicates wait for it. */
   private starting: Promise<void> | undefined;
-  private pendingIntent: IntentDecision | undefined;
+  /** A read-only tool's level-2 verdict once the verifier has answered (AIOS §5.3). */
+  private intentVerdict: IntentDecision | undefined;
   /** Resolving it makes the runtime stop waiting for the provider (forced cancellation). */
   private abandon!: (outcome: ProviderOutcome) => void;
   private readonly abandoned = new Promise<ProviderOutcome>((resolve) => (this.abandon = resolve));
@@ -127,16 +131,6 @@ export class ExecutionObject extends DurableObject<Env> {
     await this.running;
     clearTimeout(timer);
     return toView(this.record!);
-  }
-
-  /** AIOS §5.3 level 2, asynchronous: the verdict for a read-only tool, whenever it lands. */
-  async recordIntent(decision: IntentDecision): Promise<void> {
-    if (!this.record) {
-      this.pendingIntent = decision; // the verdict beat the plan here
-      return;
-    }
-    this.save({ ...this.record, capability: { ...this.record.capability, level2: decision } });
-    console.log(JSON.stringify({ msg: "intent verdict", execution_id: this.record.execution_id, agent: this.record.agent, tool: this.record.tool, ...decision }));
   }
 
   async alarm(): Promise<void> {
@@ -223,7 +217,7 @@ export class ExecutionObject extends DurableObject<Env> {
       effects: plan.effects,
       output_hash: plan.output_hash,
       max_output_bytes: plan.max_output_bytes,
-      capability: this.pendingIntent ? { ...plan.capability, level2: this.pendingIntent } : plan.capability,
+      capability: plan.capability,
       retention_ms: plan.retention_ms,
       accepted_at: plan.accepted_at,
       scheduled_at: null,
@@ -239,7 +233,21 @@ export class ExecutionObject extends DurableObject<Env> {
     this.save(record);
     this.append("start", { sandbox: "v8-isolate", worker: first.provider }, now);
     void this.ctx.storage.setAlarm(plan.accepted_at + plan.timeout_ms + DEADLINE_SLACK_MS);
+    if (plan.intent_request) this.verifyIntent(plan.intent_request);
     this.running = this.run(plan);
+  }
+
+  /**
+   * Level 2 for a read-only tool, beside the provider call: never blocks it. A verdict that
+   * arrives before the end is written with the end; a later one is written when it lands.
+   */
+  private verifyIntent(request: NonNullable<ExecutionPlan["intent_request"]>): void {
+    void verifyInBackground(this.env, request).then((decision) => {
+      this.intentVerdict = decision;
+      const record = this.record;
+      if (record && isTerminal(record.status)) this.save({ ...record, capability: { ...record.capability, level2: decision } });
+      if (decision.verdict === "misaligned") console.warn(JSON.stringify({ msg: "intent misaligned", execution_id: this.record?.execution_id, tool: request.tool, agent: request.agent, ...decision }));
+    });
   }
 
   /** Attempts (one, or more for idempotent tools), then the terminal state. */
@@ -261,7 +269,7 @@ export class ExecutionObject extends DurableObject<Env> {
     });
     const record = this.record;
     if (!record || isTerminal(record.status)) return;
-    this.save({ ...record, attempts: last.attempts, provider: last.provider.provider });
+    this.attemptsDone = { attempts: last.attempts, provider: last.provider.provider };
     if (record.cancellation) {
       // Whatever the provider did after the stop notice, the caller asked to cancel.
       const forced = last.outcome.kind === "stopped" || last.outcome.kind === "timeout";
@@ -321,7 +329,8 @@ export class ExecutionObject extends DurableObject<Env> {
   private finish(settlement: Settlement, cancellation?: ExecutionRecord["cancellation"]): void {
     const now = Date.now();
     const partial = this.events.lastData("partial");
-    const record = transition(this.record!, settlement.status, now, {
+    const current = this.record!;
+    const record = transition({ ...current, ...this.attemptsDone, ...(this.intentVerdict ? { capability: { ...current.capability, level2: this.intentVerdict } } : {}) }, settlement.status, now, {
       output: settlement.output,
       error: settlement.error,
       ...(partial !== undefined ? { partial_output: partial } : {}),
@@ -365,4 +374,4 @@ export class ExecutionObject extends DurableObject<Env> {
   }
 }
 
-meterMethods(ExecutionObject, ["execute", "executeStream", "view", "subscribe", "cancel", "recordIntent", "alarm"]);
+meterMethods(ExecutionObject, ["execute", "executeStream", "view", "subscribe", "cancel", "alarm"]);

@@ -9,6 +9,7 @@ import type { Env } from "../env.ts";
 import type { Effect } from "../../providers/sdk/protocol.ts";
 import type { CapabilityDecision } from "./capability.ts";
 import type { IdempotencyClaim } from "./idempotency.ts";
+import type { IntentRequest } from "../../verifiers/intent/src/protocol.ts";
 import type { RetryPolicy } from "./retry.ts";
 import type { TenantLimits } from "../policy/limits.ts";
 
@@ -41,6 +42,8 @@ export interface ExecutionPlan {
   capability: CapabilityDecision;
   /** How long the finished execution stays readable. */
   retention_ms: number;
+  /** AIOS §5.3 level 2 for a read-only tool: asked by the object, recorded with the end. */
+  intent_request?: IntentRequest;
   /** A keyed call: the object admits it itself (once) and dedupes by fingerprint. */
   idempotency?: IdempotencyClaim;
   limits?: TenantLimits;
@@ -69,7 +72,6 @@ export interface ExecutionRpc {
   view(tenant: string): Promise<ExecutionView | undefined>;
   subscribe(tenant: string, after: number): Promise<Subscription>;
   cancel(tenant: string, graceMs: number): Promise<ExecutionView | undefined>;
-  recordIntent(decision: CapabilityDecision["level2"]): Promise<void>;
 }
 
 /** The answer to a stream request: a stream, nothing to send (resumed past the end), or no such execution. */

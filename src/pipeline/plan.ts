@@ -16,7 +16,7 @@ import { effectiveTimeoutMs, LATENCY_CLASS_DEFAULT_MS } from "./budget.ts";
 import { checkToolCapability, reachableOfferings, type Caller, type CapabilityDecision } from "./capability.ts";
 import { newExecutionId, type ExecutionPlan } from "./dispatch.ts";
 import { resolveTool } from "./lookup.ts";
-import { checkIntent, type IntentCheck } from "./intent.ts";
+import { checkIntent, verifyInBackground } from "./intent.ts";
 import { validateInput, type Violation } from "./schema.ts";
 import { limitsFor } from "../policy/limits.ts";
 import { admit } from "../policy/admission.ts";
@@ -69,8 +69,6 @@ export interface PlannedExecution {
   plan: ExecutionPlan;
   /** Set while the version is deprecated but not yet sunset (Deprecation/Sunset headers). */
   deprecation?: DeprecationNotice;
-  /** A read-only tool's intent verdict, still on its way (record it when it lands). */
-  intentLater?: IntentCheck["later"];
 }
 
 export async function planExecution(
@@ -116,6 +114,7 @@ export async function planExecution(
     idempotent: chosen.manifest.idempotent,
     effects: chosen.manifest.effects,
     capability: capabilityDecision(d, intent.decision, level3),
+    ...(intent.background ? { intent_request: intent.background } : {}),
     retention_ms: config.retentionMs,
     retry: config.retry,
     attempt_cap_ms: Math.min(LATENCY_CLASS_DEFAULT_MS[chosen.manifest.latency_class], chosen.manifest.max_timeout_ms ?? Infinity),
@@ -126,7 +125,7 @@ export async function planExecution(
   // Rate and concurrency limits come last, so a refused call created nothing. A keyed call
   // is admitted by its execution object instead, once, however many duplicates arrive.
   if (!plan.idempotency) await admit(env, { tenant: plan.tenant, execution_id: plan.execution_id, tool: plan.tool, timeout_ms: plan.timeout_ms, limits });
-  return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}), ...(intent.later ? { intentLater: intent.later } : {}) };
+  return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}) };
 }
 
 /** What `mode: "dry_run"` answers: stages 1-4 run, nothing is executed or created. */
@@ -152,7 +151,7 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
   if (chosen) {
     try {
       const intent = await checkIntent(env, caller, chosen, request.context);
-      const level2 = intent.later ? await intent.later : intent.decision;
+      const level2 = intent.background ? await verifyInBackground(env, intent.background) : intent.decision;
       capability = { allowed: true, decision: capabilityDecision(d, level2, checkToolCapability(caller, chosen.manifest.capability_required, request.input)) };
     } catch (err) {
       if (!(err instanceof RuntimeError)) throw err;

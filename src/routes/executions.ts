@@ -32,9 +32,7 @@ executions.post("/", async (c) => {
   const request = parseExecutionRequest(decodeBody(body, c.req.header("content-type") ?? null));
   if (request.mode === "dry_run") return c.json(await dryRun(c.env, caller, request));
   // Stages 2-5, then 6-7 in the execution object.
-  const { plan, deprecation, intentLater } = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p));
-  // AIOS §5.3 level 2 for read-only tools: the verdict is recorded when it lands, never awaited.
-  if (intentLater) c.executionCtx.waitUntil(intentLater.then((d) => executionStub(c.env, plan.execution_id)!.recordIntent(d)).catch(() => {}));
+  const { plan, deprecation } = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p));
   const headers: Record<string, string> = { ...deprecationHeaders(deprecation) };
   const location = `/v1/executions/${plan.execution_id}`;
   const stub = executionStub(c.env, plan.execution_id)!;

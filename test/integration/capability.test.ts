@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { RuntimeError } from "../../src/errors.ts";
 import type { Caller } from "../../src/pipeline/capability.ts";
 import { parseExecutionRequest } from "../../src/pipeline/initiation.ts";
+import { verifyInBackground } from "../../src/pipeline/intent.ts";
 import { planExecution } from "../../src/pipeline/plan.ts";
 
 function caller(over: Partial<Caller>): Caller {
@@ -61,9 +62,10 @@ describe("capability stage against the live registry", () => {
     });
 
     it("verifies a read-only tool in the background without blocking, even when misaligned", async () => {
-      const planned = await planExecution(env, caller({ agent: "research-assistant" }), parseExecutionRequest({ tool: "lab.echo", input: {} }), Date.now());
-      expect(planned.plan.capability.level2).toMatchObject({ verdict: "pending", mode: "async" });
-      expect(await planned.intentLater).toMatchObject({ verdict: "misaligned", mode: "async" });
+      const { plan } = await planExecution(env, caller({ agent: "research-assistant" }), parseExecutionRequest({ tool: "lab.echo", input: {} }), Date.now());
+      expect(plan.capability.level2).toMatchObject({ verdict: "pending", mode: "async" });
+      expect(plan.intent_request).toMatchObject({ agent: "research-assistant", tool: "lab.echo", effects: "read" });
+      expect(await verifyInBackground(env, plan.intent_request!)).toMatchObject({ verdict: "misaligned", mode: "async" });
     });
 
     it("is skipped, leaving levels 1 and 3 to decide, when no verifier is bound", async () => {
