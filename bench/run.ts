@@ -44,6 +44,9 @@ function rows(stack: Stack, mcp: Awaited<ReturnType<typeof connectMcp>>[]): Reco
     "F0 direct binding": async () => void (await ok(await post(`${stack.floor}/f0`, ECHO))),
     "F1 new DO + row": async () => void (await ok(await post(`${stack.floor}/f1`, ECHO))),
     "runtime sync": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", input: JSON.parse(ECHO) }), jsonHeaders))),
+    // Stages 1-4 alone (credential, decode, lookup, ranking, capability incl. the verifier,
+    // schema): what the edge costs before anything is dispatched.
+    "runtime dry_run 1-4": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "dry_run", input: JSON.parse(ECHO) }), jsonHeaders))),
     "runtime async+poll": async () => {
       const started = JSON.parse(await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "async", input: JSON.parse(ECHO) }), jsonHeaders), 202));
       for (let i = 0; i < 1000; i++) {

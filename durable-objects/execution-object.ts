@@ -4,9 +4,10 @@
  * subscribers, and handles cancellation and retention. It is the single writer of its
  * execution, so a status can never be set twice (durable-objects/execution-state.ts).
  */
-import { DurableObject, RpcTarget } from "cloudflare:workers";
+import { DurableObject } from "cloudflare:workers";
 import type { ExecutionView } from "../src/contract.ts";
 import type { Env, ProviderService } from "../src/env.ts";
+import { loadConfig } from "../src/config.ts";
 import { errorBody, RuntimeError } from "../src/errors.ts";
 import { remainingBudgetMs } from "../src/pipeline/budget.ts";
 import { verifyInBackground } from "../src/pipeline/intent.ts";
@@ -16,32 +17,19 @@ import type { ExecutionPlan, ExecutionResult, PlannedProvider, Subscription } fr
 import { runAttempts, type AttemptResult } from "../src/pipeline/retry.ts";
 import { admit } from "../src/policy/admission.ts";
 import { invokeProvider, StopLatch, type ProviderOutcome } from "../src/pipeline/provider-execution.ts";
-import { EMITTED_EVENT_TYPES, type EmittedEvent, type ExecutionSink, type StopSignal } from "../providers/sdk/protocol.ts";
+import { EMITTED_EVENT_TYPES, type EmittedEvent } from "../providers/sdk/protocol.ts";
 import { EventLog } from "./event-log.ts";
 import { isTerminal, transition, type ExecutionRecord } from "./execution-state.ts";
 import { meteredSql, meterMethods } from "./cost-meter.ts";
 import { Fanout } from "./fanout.ts";
+import type { AuditMessage } from "../src/audit/messages.ts";
+import { auditRecordOf, indexEntryOf } from "./execution-audit.ts";
+import { ExecutionSinkTarget } from "./execution-sink.ts";
+import { traceparentOf } from "../src/audit/trace.ts";
 import { judge, report } from "./health-reporter.ts";
 
 /** How long past its deadline an execution may go before the alarm ends it regardless. */
 const DEADLINE_SLACK_MS = 5_000;
-
-/** The sink a provider receives (DESIGN.md 6): events in, stop notice out. */
-class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
-  #onEmit: (e: EmittedEvent) => void;
-  #stop: StopLatch;
-  constructor(onEmit: (e: EmittedEvent) => void, stop: StopLatch) {
-    super();
-    this.#onEmit = onEmit;
-    this.#stop = stop;
-  }
-  async emit(event: EmittedEvent): Promise<void> {
-    this.#onEmit(event);
-  }
-  stopped(): Promise<StopSignal> {
-    return this.#stop.signal;
-  }
-}
 
 export class ExecutionObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -57,6 +45,7 @@ export class ExecutionObject extends DurableObject<Env> {
   private starting: Promise<void> | undefined;
   /** A read-only tool's level-2 verdict once the verifier has answered (AIOS §5.3). */
   private intentVerdict: IntentDecision | undefined;
+  private intentPending: Promise<void> | undefined;
   /** Resolving it makes the runtime stop waiting for the provider (forced cancellation). */
   private abandon!: (outcome: ProviderOutcome) => void;
   private readonly abandoned = new Promise<ProviderOutcome>((resolve) => (this.abandon = resolve));
@@ -146,12 +135,14 @@ export class ExecutionObject extends DurableObject<Env> {
       }
       return;
     }
-    if (Date.now() >= record.ended_at! + record.retention_ms) {
+    // Records from before retention was configurable carry none: the current setting applies.
+    const retention = Number.isFinite(record.retention_ms) ? record.retention_ms : loadConfig(this.env).retentionMs;
+    if (Date.now() >= record.ended_at! + retention) {
       // TRT-002 §9 retention window over: the id answers 404 from now on.
       await this.ctx.storage.deleteAll();
       this.record = undefined;
     } else {
-      await this.ctx.storage.setAlarm(record.ended_at! + record.retention_ms);
+      await this.ctx.storage.setAlarm(record.ended_at! + retention);
     }
   }
 
@@ -224,6 +215,9 @@ export class ExecutionObject extends DurableObject<Env> {
       running_at: null,
       ended_at: null,
       attempts: [],
+      params_hash: plan.params_hash,
+      trace_id: plan.trace.trace_id,
+      correlation_id: plan.correlation_id,
       ...(plan.idempotency ? { idempotency: { key: plan.idempotency.key, fingerprint: plan.idempotency.fingerprint, expires_at: now + plan.idempotency.ttl_ms } } : {}),
     };
     record = transition(record, "scheduled", now);
@@ -235,6 +229,7 @@ export class ExecutionObject extends DurableObject<Env> {
     void this.ctx.storage.setAlarm(plan.accepted_at + plan.timeout_ms + DEADLINE_SLACK_MS);
     if (plan.intent_request) this.verifyIntent(plan.intent_request);
     this.running = this.run(plan);
+    this.audit({ kind: "started", entry: indexEntryOf(record) });
   }
 
   /**
@@ -242,12 +237,31 @@ export class ExecutionObject extends DurableObject<Env> {
    * arrives before the end is written with the end; a later one is written when it lands.
    */
   private verifyIntent(request: NonNullable<ExecutionPlan["intent_request"]>): void {
-    void verifyInBackground(this.env, request).then((decision) => {
+    this.intentPending = verifyInBackground(this.env, request).then((decision) => {
       this.intentVerdict = decision;
       const record = this.record;
       if (record && isTerminal(record.status)) this.save({ ...record, capability: { ...record.capability, level2: decision } });
       if (decision.verdict === "misaligned") console.warn(JSON.stringify({ msg: "intent misaligned", execution_id: this.record?.execution_id, tool: request.tool, agent: request.agent, ...decision }));
     });
+  }
+
+  /** Sends to the audit queue without holding anything up; a failed send is logged. */
+  private audit(message: AuditMessage): void {
+    this.env.AUDIT_QUEUE?.send(message).catch((err) => console.error(JSON.stringify({ msg: "audit send failed", kind: message.kind, error: String(err) })));
+  }
+
+  /**
+   * AIOS §5.7 steps 4-5: one audit record per execution, once it has ended and its
+   * background intent verdict (if any) is in, so the record holds every decision.
+   */
+  private async auditEnd(): Promise<void> {
+    await this.intentPending;
+    const r = this.record;
+    if (!r || !isTerminal(r.status)) return;
+    const record = auditRecordOf(r);
+    // One structured line per execution, joinable with the caller's logs by correlation id.
+    console.log(JSON.stringify({ msg: "execution", ...record, attempts: record.attempts.length, capability: undefined }));
+    this.audit({ kind: "finished", record });
   }
 
   /** Attempts (one, or more for idempotent tools), then the terminal state. */
@@ -297,6 +311,7 @@ export class ExecutionObject extends DurableObject<Env> {
         caller: { tenant: plan.tenant, agent: plan.agent },
         context: { ...plan.context, attempt: n },
         remaining_timeout_ms: timeoutMs,
+        traceparent: traceparentOf(plan.trace),
       },
       sink,
       stop,
@@ -346,6 +361,7 @@ export class ExecutionObject extends DurableObject<Env> {
     void this.ctx.storage.setAlarm(now + record.retention_ms);
     // The tenant's concurrency slot is free (its lease would expire anyway at the deadline).
     this.env.TENANTS.get(this.env.TENANTS.idFromName(record.tenant)).release(record.execution_id).catch(() => {});
+    void this.auditEnd();
   }
 
   private finishLost(): void {

@@ -39,6 +39,10 @@ export interface ExecutionRecord {
   cancellation?: Cancellation;
   /** Every attempt so far (the retry engine; TRT-002 §11). */
   attempts: AttemptRecord[];
+  /** For the audit log (never the input itself), the trace and the caller's correlation id. */
+  params_hash: string;
+  trace_id: string;
+  correlation_id: string | null;
   /** A keyed call: the key, what was asked, and until when the key is bound. */
   idempotency?: { key: string; fingerprint: string; expires_at: number };
 }

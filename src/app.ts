@@ -2,8 +2,12 @@
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { authenticate } from "./auth/authenticate.ts";
+import { renderMetrics } from "./audit/metrics.ts";
+import { countRefusal } from "./audit/refusal-counter.ts";
+import { getSnapshot } from "./registry/snapshot-cache.ts";
 import { errorBody, RuntimeError } from "./errors.ts";
 import { admin } from "./routes/admin.ts";
+import { audit } from "./routes/audit.ts";
 import { executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
@@ -11,6 +15,16 @@ import { tools } from "./routes/tools.ts";
 export const app = new Hono<AppEnv>();
 
 app.route("/", health);
+
+/** Prometheus scrape endpoint: operators' credential (scrapers send it as a bearer token). */
+app.get("/metrics", async (c) => {
+  const caller = await authenticate(c.env, c.req.header("authorization"));
+  if (caller.role !== "admin") throw new RuntimeError("forbidden", "/metrics is for operators", { reason: "admin role required" });
+  if (!c.env.AUDIT_DB) throw new RuntimeError("internal", "no AUDIT_DB database is bound");
+  const body = await renderMetrics(c.env.AUDIT_DB, await getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)), Date.now());
+  return c.body(body, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+});
+
 // Everything under /v1 needs a credential (the operations endpoints above do not).
 app.use("/v1/*", async (c, next) => {
   c.set("caller", await authenticate(c.env, c.req.header("authorization")));
@@ -19,6 +33,7 @@ app.use("/v1/*", async (c, next) => {
 app.route("/v1/tools", tools);
 app.route("/v1/executions", executions);
 app.route("/v1/admin", admin);
+app.route("/v1/audit", audit);
 
 app.notFound((c) => c.json({ error: errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }, 404));
 
@@ -27,6 +42,9 @@ app.onError((err, c) => {
     const retryAfterMs = err.details?.retry_after_ms;
     // Retryable refusals say when (429, 503): in the body and as Retry-After (whole seconds).
     if (typeof retryAfterMs === "number") c.header("Retry-After", String(Math.ceil(retryAfterMs / 1000)));
+    if (err.code === "rate_limited") {
+      countRefusal(c.env, (p) => c.executionCtx.waitUntil(p), { tenant: c.get("caller")?.tenant ?? "", tool: String(err.details?.tool ?? ""), reason: String(err.details?.reason ?? "") });
+    }
     return c.json({ error: err.toBody() }, err.status as 400);
   }
   // Anything else is our fault: log it whole, answer without internals.

@@ -1,6 +1,7 @@
 import type { ExecutionObject } from "../durable-objects/execution-object.ts";
 import type { RegistryObject } from "../durable-objects/registry-object.ts";
 import type { TenantObject } from "../durable-objects/tenant-object.ts";
+import type { AuditMessage } from "./audit/messages.ts";
 import type { IntentRequest, IntentVerdict } from "../verifiers/intent/src/protocol.ts";
 import type { ExecutionSink, InvokeResult, ProviderManifest, ToolCall } from "../providers/sdk/protocol.ts";
 
@@ -21,6 +22,8 @@ export interface Env {
   REGISTRY: DurableObjectNamespace<RegistryObject>;
   TENANTS: DurableObjectNamespace<TenantObject>;
   API_KEYS?: KVNamespace;
+  AUDIT_QUEUE?: Queue<AuditMessage>;
+  AUDIT_DB?: D1Database;
   INTENT_VERIFIER?: IntentVerifierService;
   PROVIDERS?: unknown;
   DEV_API_KEY?: unknown;

@@ -1,8 +1,15 @@
 /** Worker entry: wiring only. */
 import { app } from "./app.ts";
+import type { AuditMessage } from "./audit/messages.ts";
+import { consumeAudit } from "./audit/consumer.ts";
+import type { Env } from "./env.ts";
 
 export { ExecutionObject } from "../durable-objects/execution-object.ts";
 export { RegistryObject } from "../durable-objects/registry-object.ts";
 export { TenantObject } from "../durable-objects/tenant-object.ts";
 
-export default app;
+export default {
+  fetch: app.fetch,
+  /** The audit queue's consumer (src/audit/consumer.ts). */
+  queue: consumeAudit,
+} satisfies ExportedHandler<Env, AuditMessage>;

@@ -25,6 +25,8 @@ export interface ToolContext {
   caller: CallerIdentity;
   executionId: string;
   context: Record<string, unknown>;
+  /** W3C `traceparent` to continue the caller's trace in anything the tool calls. */
+  traceparent?: string;
 }
 
 export type ToolHandler<I, O> = (input: I, ctx: ToolContext) => O | Promise<O>;

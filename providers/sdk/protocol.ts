@@ -65,6 +65,8 @@ export interface ToolCall {
   context: Record<string, unknown>;
   /** Remaining budget after pipeline overhead (AIOS §6.1 budget tracking). */
   remaining_timeout_ms: number;
+  /** W3C Trace Context of the runtime's span for this attempt. */
+  traceparent?: string;
 }
 
 /** Event kinds a tool may emit while it runs (TRT-002 §7, the non-terminal ones). */

@@ -43,6 +43,7 @@ export async function runTool(def: ToolDefinition, call: ToolCall, sink: Executi
     caller: call.caller,
     executionId: call.execution_id,
     context: call.context ?? {},
+    traceparent: call.traceparent,
   };
 
   const latency = () => (Date.now() - startedAt) * 1000;

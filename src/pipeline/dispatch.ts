@@ -9,6 +9,7 @@ import type { Env } from "../env.ts";
 import type { Effect } from "../../providers/sdk/protocol.ts";
 import type { CapabilityDecision } from "./capability.ts";
 import type { IdempotencyClaim } from "./idempotency.ts";
+import type { TraceContext } from "../audit/trace.ts";
 import type { IntentRequest } from "../../verifiers/intent/src/protocol.ts";
 import type { RetryPolicy } from "./retry.ts";
 import type { TenantLimits } from "../policy/limits.ts";
@@ -42,6 +43,10 @@ export interface ExecutionPlan {
   capability: CapabilityDecision;
   /** How long the finished execution stays readable. */
   retention_ms: number;
+  /** SHA-256 of the canonical input: the audit log records this, never the input. */
+  params_hash: string;
+  trace: TraceContext;
+  correlation_id: string | null;
   /** AIOS §5.3 level 2 for a read-only tool: asked by the object, recorded with the end. */
   intent_request?: IntentRequest;
   /** A keyed call: the object admits it itself (once) and dedupes by fingerprint. */

@@ -20,6 +20,8 @@ import { checkIntent, verifyInBackground } from "./intent.ts";
 import { validateInput, type Violation } from "./schema.ts";
 import { limitsFor } from "../policy/limits.ts";
 import { admit } from "../policy/admission.ts";
+import { traceFrom, type TraceContext } from "../audit/trace.ts";
+import { canonicalJson } from "../schema/schema-hash.ts";
 import { keyedExecutionId, requestFingerprint } from "./idempotency.ts";
 
 /** Default cap on a tool's output (TRT-002 §4 `limits.max_output_bytes`). */
@@ -77,6 +79,7 @@ export async function planExecution(
   request: ExecutionRequest,
   acceptedAt: number,
   waitUntil?: (p: Promise<unknown>) => void,
+  trace: TraceContext = traceFrom(undefined),
 ): Promise<PlannedExecution> {
   const config = loadConfig(env);
   const limits = limitsFor(config.limits, caller.tenant);
@@ -116,6 +119,9 @@ export async function planExecution(
     capability: capabilityDecision(d, intent.decision, level3),
     ...(intent.background ? { intent_request: intent.background } : {}),
     retention_ms: config.retentionMs,
+    params_hash: await sha256Hex(canonicalJson(request.input)),
+    trace,
+    correlation_id: typeof request.context.correlation_id === "string" ? request.context.correlation_id : null,
     retry: config.retry,
     attempt_cap_ms: Math.min(LATENCY_CLASS_DEFAULT_MS[chosen.manifest.latency_class], chosen.manifest.max_timeout_ms ?? Infinity),
     ...(request.idempotency_key
@@ -216,4 +222,7 @@ function capabilityDecision(d: Decision, level2: CapabilityDecision["level2"], l
   return { level1: { reachable: d.reachable.map((o) => o.provider) }, level2, level3 };
 }
 
-
+async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

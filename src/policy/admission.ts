@@ -27,5 +27,5 @@ export async function admit(env: Env, a: { tenant: string; execution_id: string;
 
 export function refusal(admission: Extract<Admission, { ok: false }>, tool: string): RuntimeError {
   const what = admission.reason === "concurrency" ? `${admission.limit} running executions` : `${admission.limit} calls a second${admission.reason === "tool_rate" ? ` to ${tool}` : ""}`;
-  return new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, { reason: admission.reason, limit: admission.limit, retry_after_ms: admission.retry_after_ms });
+  return new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, { reason: admission.reason, limit: admission.limit, retry_after_ms: admission.retry_after_ms, tool });
 }

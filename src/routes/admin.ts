@@ -3,9 +3,11 @@
  * disable it, deprecate a tool version. Every change reaches every edge within
  * REGISTRY_SNAPSHOT_TTL_MS (this isolate at once).
  */
-import { Hono } from "hono";
+import { Hono, type Context, type Next } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
+import { FAIL_NEXT_BATCH } from "../audit/consumer.ts";
+import { ensureSchema } from "../audit/schema.ts";
 import { costSnapshot } from "../../durable-objects/cost-meter.ts";
 import { loadConfig } from "../config.ts";
 import { TRUST_ORDER, type Trust } from "../contract.ts";
@@ -17,10 +19,13 @@ import { forgetSnapshot, registryStub } from "../registry/snapshot-cache.ts";
 
 export const admin = new Hono<AppEnv>();
 
-admin.use("*", async (c, next) => {
+/** Refuses tenant callers (roles: tenant | admin). */
+export async function operatorsOnly(c: Context<AppEnv>, next: Next): Promise<void> {
   if (c.get("caller").role !== "admin") throw new RuntimeError("forbidden", "this endpoint is for operators", { reason: "admin role required" });
   await next();
-});
+}
+
+admin.use("*", operatorsOnly);
 
 admin.post("/registry/refresh", async (c) => {
   const snapshot = await registryStub(c.env).refresh();
@@ -64,6 +69,19 @@ admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
 admin.delete("/tools/:name/versions/:version/deprecation", async (c) => {
   return deprecation(c.env, c.req.param("name"), c.req.param("version"), null).then((v) => c.json(v));
 });
+
+/** An operator's drill: the audit consumer fails its next batch halfway; nothing may be lost or doubled. */
+admin.post("/audit/drill/fail-next-batch", async (c) => {
+  const db = auditDb(c.env);
+  await ensureSchema(db);
+  await db.prepare("INSERT OR IGNORE INTO drills (name) VALUES (?)").bind(FAIL_NEXT_BATCH).run();
+  return c.json({ armed: FAIL_NEXT_BATCH });
+});
+
+export function auditDb(env: Env): D1Database {
+  if (!env.AUDIT_DB) throw new RuntimeError("internal", "no AUDIT_DB database is bound");
+  return env.AUDIT_DB;
+}
 
 /** Durable Object requests and SQLite rows written so far, per class, in this isolate (diagnostics; the benchmark's cost rows). */
 admin.get("/cost", (c) => c.json({ isolate_counts: costSnapshot() }));

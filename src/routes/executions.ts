@@ -12,6 +12,8 @@ import type { DeprecationNotice } from "../registry/catalog.ts";
 import { forgetSnapshot } from "../registry/snapshot-cache.ts";
 import { limitsFor } from "../policy/limits.ts";
 import { resumeAfter } from "../stream/sse.ts";
+import { listExecutions, parseFilters } from "../audit/queries.ts";
+import { traceFrom, traceparentOf } from "../audit/trace.ts";
 
 export const executions = new Hono<AppEnv>();
 
@@ -32,8 +34,9 @@ executions.post("/", async (c) => {
   const request = parseExecutionRequest(decodeBody(body, c.req.header("content-type") ?? null));
   if (request.mode === "dry_run") return c.json(await dryRun(c.env, caller, request));
   // Stages 2-5, then 6-7 in the execution object.
-  const { plan, deprecation } = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p));
-  const headers: Record<string, string> = { ...deprecationHeaders(deprecation) };
+  const trace = traceFrom(c.req.header("traceparent"));
+  const { plan, deprecation } = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p), trace);
+  const headers: Record<string, string> = { ...deprecationHeaders(deprecation), traceparent: traceparentOf(trace) };
   const location = `/v1/executions/${plan.execution_id}`;
   const stub = executionStub(c.env, plan.execution_id)!;
   const result = request.stream ? await stub.executeStream(plan) : await dispatch(c.env, plan);
@@ -61,6 +64,13 @@ executions.post("/", async (c) => {
     return new Response(result.stored.body, { status: result.stored.status, headers: { ...headers, "content-type": "application/json" } });
   }
   return c.json(view, httpStatusOf(view) as 200, headers);
+});
+
+/** The execution index: the caller's tenant's executions, newest first (fed by the audit pipeline). */
+executions.get("/", async (c) => {
+  if (!c.env.AUDIT_DB) throw new RuntimeError("internal", "no AUDIT_DB database is bound");
+  const filters = parseFilters((name) => c.req.query(name));
+  return c.json(await listExecutions(c.env.AUDIT_DB, { ...filters, tenant: c.get("caller").tenant }));
 });
 
 executions.get("/:id", async (c) => {

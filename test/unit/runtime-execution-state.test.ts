@@ -47,6 +47,9 @@ function record(status: ExecutionStatus, overrides: Partial<ExecutionRecord> = {
     running_at: null,
     ended_at: null,
     attempts: [],
+    params_hash: "0".repeat(64),
+    trace_id: "1".repeat(32),
+    correlation_id: null,
     retention_ms: 86_400_000,
     ...overrides,
   };

@@ -1,0 +1,20 @@
+import { RpcTarget } from "cloudflare:workers";
+import type { StopLatch } from "../src/pipeline/provider-execution.ts";
+import type { EmittedEvent, ExecutionSink, StopSignal } from "../providers/sdk/protocol.ts";
+
+/** The sink a provider receives (DESIGN.md 6): events in, stop notice out. */
+export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
+  #onEmit: (e: EmittedEvent) => void;
+  #stop: StopLatch;
+  constructor(onEmit: (e: EmittedEvent) => void, stop: StopLatch) {
+    super();
+    this.#onEmit = onEmit;
+    this.#stop = stop;
+  }
+  async emit(event: EmittedEvent): Promise<void> {
+    this.#onEmit(event);
+  }
+  stopped(): Promise<StopSignal> {
+    return this.#stop.signal;
+  }
+}

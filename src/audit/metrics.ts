@@ -1,0 +1,70 @@
+/**
+ * `/metrics` in the Prometheus text exposition format (0.0.4). Every figure comes from
+ * aggregates the audit consumer keeps in D1 (all isolates, exactly once per execution) or
+ * from the registry's snapshot (breakers); a scrape reads a few small tables and touches no
+ * execution object.
+ */
+import type { RegistrySnapshot } from "../registry/catalog.ts";
+import { breakerView } from "../registry/provider-health.ts";
+import { ensureSchema, LATENCY_BUCKETS_S } from "./schema.ts";
+
+type Labels = Record<string, string>;
+
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+}
+
+function sample(name: string, labels: Labels, value: number): string {
+  const l = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",");
+  return `${name}${l ? `{${l}}` : ""} ${Number.isInteger(value) ? value : value.toPrecision(12)}`;
+}
+
+export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, now: number): Promise<string> {
+  await ensureSchema(db);
+  const [counts, buckets, totals, inflight, refusals] = await db.batch<Record<string, unknown>>([
+    db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code"),
+    db.prepare("SELECT tool, provider, le, n FROM latency_buckets ORDER BY tool, provider, le"),
+    db.prepare("SELECT tool, provider, count, sum_s FROM latency_totals ORDER BY tool, provider"),
+    db.prepare("SELECT tool, COUNT(*) AS n FROM executions WHERE status IN ('queued', 'scheduled', 'running') GROUP BY tool ORDER BY tool"),
+    db.prepare("SELECT tenant, tool, reason, n FROM refusals ORDER BY tenant, tool, reason"),
+  ]);
+  const out: string[] = [];
+  const family = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+
+  family("tool_runtime_executions_total", "counter", "Executions that ended, by tool, provider, status and error code.");
+  for (const r of counts.results) {
+    out.push(sample("tool_runtime_executions_total", { tool: String(r.tool), provider: String(r.provider), status: String(r.status), error_code: String(r.error_code) }, Number(r.n)));
+  }
+
+  family("tool_runtime_execution_duration_seconds", "histogram", "Execution latency from acceptance to the end, by tool and provider.");
+  const bucketsByKey = new Map<string, Map<number, number>>();
+  for (const r of buckets.results) {
+    const key = `${r.tool}\u0000${r.provider}`;
+    if (!bucketsByKey.has(key)) bucketsByKey.set(key, new Map());
+    bucketsByKey.get(key)!.set(Number(r.le), Number(r.n));
+  }
+  for (const t of totals.results) {
+    const labels = { tool: String(t.tool), provider: String(t.provider) };
+    const mine = bucketsByKey.get(`${t.tool}\u0000${t.provider}`) ?? new Map<number, number>();
+    // Stored counts are cumulative already: an execution increments every bound it fits under.
+    for (const le of LATENCY_BUCKETS_S) out.push(sample("tool_runtime_execution_duration_seconds_bucket", { ...labels, le: String(le) }, mine.get(le) ?? 0));
+    out.push(sample("tool_runtime_execution_duration_seconds_bucket", { ...labels, le: "+Inf" }, Number(t.count)));
+    out.push(sample("tool_runtime_execution_duration_seconds_sum", labels, Number(t.sum_s)));
+    out.push(sample("tool_runtime_execution_duration_seconds_count", labels, Number(t.count)));
+  }
+
+  family("tool_runtime_executions_in_flight", "gauge", "Executions started and not yet ended, as the execution index knows them.");
+  for (const r of inflight.results) out.push(sample("tool_runtime_executions_in_flight", { tool: String(r.tool) }, Number(r.n)));
+
+  family("tool_runtime_breaker_state", "gauge", "1 when the provider's circuit breaker for the tool is in the given state.");
+  for (const [key, h] of Object.entries(snapshot.health).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const [provider, tool] = key.split("/");
+    const state = breakerView(h.breaker, now);
+    for (const s of ["closed", "open", "half_open"]) out.push(sample("tool_runtime_breaker_state", { provider, tool, state: s }, s === state ? 1 : 0));
+  }
+
+  family("tool_runtime_rate_limit_refusals_total", "counter", "Calls refused by rate or concurrency limits (no execution was created).");
+  for (const r of refusals.results) out.push(sample("tool_runtime_rate_limit_refusals_total", { tenant: String(r.tenant), tool: String(r.tool), reason: String(r.reason) }, Number(r.n)));
+
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,124 @@
+/**
+ * Reading the audit database: the execution index (`GET /v1/executions`, the caller's
+ * tenant only) and the audit log (`GET /v1/audit`, operators), with the same filters and
+ * keyset pagination — a cursor names the last row seen, so pages never overlap or skip.
+ */
+import { RuntimeError } from "../errors.ts";
+import { ensureSchema } from "./schema.ts";
+
+export interface ListFilters {
+  tenant?: string;
+  tool?: string;
+  status?: string;
+  /** Epoch ms, inclusive / exclusive. */
+  since?: number;
+  until?: number;
+  limit: number;
+  cursor?: { t: number; id: string };
+}
+
+const STATUSES = new Set(["queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"]);
+export const MAX_PAGE = 100;
+
+/** Reads `tool`, `status`, `since`, `until` (ISO 8601), `limit` and `cursor` from a query string. */
+export function parseFilters(q: (name: string) => string | undefined): ListFilters {
+  const time = (name: string) => {
+    const v = q(name);
+    if (v === undefined) return undefined;
+    const t = Date.parse(v);
+    if (Number.isNaN(t)) throw new RuntimeError("invalid_request", `${name} must be an ISO 8601 date-time`, { field: name });
+    return t;
+  };
+  const status = q("status");
+  if (status !== undefined && !STATUSES.has(status)) throw new RuntimeError("invalid_request", `status must be one of ${[...STATUSES].join(", ")}`, { field: "status" });
+  const limitRaw = q("limit");
+  const limit = limitRaw === undefined ? 50 : Number(limitRaw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new RuntimeError("invalid_request", `limit must be an integer from 1 to ${MAX_PAGE}`, { field: "limit" });
+  return { tool: q("tool"), status, since: time("since"), until: time("until"), limit, cursor: decodeCursor(q("cursor")) };
+}
+
+function decodeCursor(raw: string | undefined): ListFilters["cursor"] {
+  if (raw === undefined) return undefined;
+  try {
+    const [t, id] = JSON.parse(atob(raw.replace(/-/g, "+").replace(/_/g, "/")));
+    if (typeof t === "number" && typeof id === "string") return { t, id };
+  } catch {
+    /* fall through */
+  }
+  throw new RuntimeError("invalid_request", "cursor is not one this endpoint gave out", { field: "cursor" });
+}
+
+function encodeCursor(t: number, id: string): string {
+  return btoa(JSON.stringify([t, id])).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function where(f: ListFilters, timeColumn: string): { sql: string; binds: unknown[] } {
+  const parts: string[] = [];
+  const binds: unknown[] = [];
+  const add = (sql: string, ...v: unknown[]) => {
+    parts.push(sql);
+    binds.push(...v);
+  };
+  if (f.tenant !== undefined) add("tenant = ?", f.tenant);
+  if (f.tool !== undefined) add("tool = ?", f.tool);
+  if (f.status !== undefined) add("status = ?", f.status);
+  if (f.since !== undefined) add(`${timeColumn} >= ?`, f.since);
+  if (f.until !== undefined) add(`${timeColumn} < ?`, f.until);
+  if (f.cursor) add(`(${timeColumn} < ? OR (${timeColumn} = ? AND execution_id < ?))`, f.cursor.t, f.cursor.t, f.cursor.id);
+  return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", binds };
+}
+
+async function page<T extends { execution_id: string }>(db: D1Database, table: string, timeColumn: string, f: ListFilters, map: (row: Record<string, unknown>) => T) {
+  await ensureSchema(db);
+  const w = where(f, timeColumn);
+  const rows = await db
+    .prepare(`SELECT * FROM ${table} ${w.sql} ORDER BY ${timeColumn} DESC, execution_id DESC LIMIT ?`)
+    .bind(...w.binds, f.limit + 1)
+    .all<Record<string, unknown>>();
+  const results = rows.results.slice(0, f.limit);
+  const last = results.at(-1);
+  return {
+    items: results.map(map),
+    next_cursor: rows.results.length > f.limit && last ? encodeCursor(last[timeColumn] as number, last.execution_id as string) : null,
+  };
+}
+
+const iso = (t: unknown) => (typeof t === "number" ? new Date(t).toISOString() : null);
+
+export async function listExecutions(db: D1Database, f: ListFilters) {
+  const { items, next_cursor } = await page(db, "executions", "accepted_at", f, (r) => ({
+    execution_id: r.execution_id as string,
+    tool: r.tool,
+    version: r.version,
+    provider: r.provider,
+    mode: r.mode,
+    status: r.status,
+    error_code: r.error_code,
+    accepted_at: iso(r.accepted_at),
+    ended_at: iso(r.ended_at),
+  }));
+  return { executions: items, next_cursor };
+}
+
+export async function listAudit(db: D1Database, f: ListFilters) {
+  const { items, next_cursor } = await page(db, "audit", "ended_at", f, (r) => ({
+    execution_id: r.execution_id as string,
+    tenant: r.tenant,
+    agent: r.agent,
+    tool: r.tool,
+    version: r.version,
+    provider: r.provider || null,
+    params_hash: r.params_hash,
+    mode: r.mode,
+    status: r.status,
+    error_code: r.error_code || null,
+    latency_ms: r.latency_ms,
+    attempts: JSON.parse(r.attempts as string),
+    capability: JSON.parse(r.capability as string),
+    correlation_id: r.correlation_id,
+    trace_id: r.trace_id,
+    accepted_at: iso(r.accepted_at),
+    ended_at: iso(r.ended_at),
+  }));
+  return { records: items, next_cursor };
+}

@@ -1,0 +1,14 @@
+/** `GET /v1/audit` (operators): the audit log (AIOS §5.7), every tenant's, filtered like the index. */
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { listAudit, parseFilters } from "../audit/queries.ts";
+import { auditDb, operatorsOnly } from "./admin.ts";
+
+export const audit = new Hono<AppEnv>();
+
+audit.use("*", operatorsOnly);
+
+audit.get("/", async (c) => {
+  const filters = parseFilters((name) => c.req.query(name));
+  return c.json(await listAudit(auditDb(c.env), { ...filters, tenant: c.req.query("tenant") }));
+});
