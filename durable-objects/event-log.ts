@@ -1,3 +1,5 @@
+import { fromJson, toJson } from "../src/codec/bytes.ts";
+
 /**
  * The execution's event log (TRT-002 §7): every event gets the next sequence number and is
  * stored before anyone is sent it (DESIGN.md 9), so a replay can never miss or repeat one.
@@ -32,16 +34,16 @@ export class EventLog {
   /** Appends an event; terminal events always fit, others over the bounds are dropped and counted. */
   append(type: string, data: unknown, at: number): StoredEvent | undefined {
     const terminal = type === "done" || type === "error";
-    let text = JSON.stringify(data ?? null);
+    let text = toJson(data ?? null);
     if (!terminal && (this.seq >= MAX_EVENTS || text.length > MAX_EVENT_BYTES)) {
       this.dropped++;
       return undefined;
     }
     if (terminal && this.dropped > 0) {
       data = { ...(data as object), dropped_events: this.dropped };
-      text = JSON.stringify(data);
+      text = toJson(data);
     }
-    const event: StoredEvent = { seq: ++this.seq, type, data: JSON.parse(text), at };
+    const event: StoredEvent = { seq: ++this.seq, type, data: fromJson(text), at };
     this.sql.exec("INSERT INTO events (seq, type, data, at) VALUES (?, ?, ?, ?)", event.seq, type, text, at);
     return event;
   }
@@ -50,12 +52,12 @@ export class EventLog {
     return this.sql
       .exec<{ seq: number; type: string; data: string; at: number }>("SELECT seq, type, data, at FROM events WHERE seq > ? ORDER BY seq", seq)
       .toArray()
-      .map((r) => ({ seq: r.seq, type: r.type, data: JSON.parse(r.data), at: r.at }));
+      .map((r) => ({ seq: r.seq, type: r.type, data: fromJson(r.data), at: r.at }));
   }
 
   /** The data of the newest event of a type (the latest `partial` is the partial output). */
   lastData(type: string): unknown {
     const row = this.sql.exec<{ data: string }>("SELECT data FROM events WHERE type = ? ORDER BY seq DESC LIMIT 1", type).toArray()[0];
-    return row ? JSON.parse(row.data) : undefined;
+    return row ? fromJson(row.data) : undefined;
   }
 }

@@ -7,6 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ExecutionView } from "../src/contract.ts";
 import type { Env, ProviderService } from "../src/env.ts";
+import { fromJson, toJson } from "../src/codec/bytes.ts";
 import { loadConfig } from "../src/config.ts";
 import { errorBody, RuntimeError } from "../src/errors.ts";
 import { remainingBudgetMs } from "../src/pipeline/budget.ts";
@@ -55,7 +56,7 @@ export class ExecutionObject extends DurableObject<Env> {
     this.sql = meteredSql(ctx.storage.sql, "ExecutionObject");
     this.events = this.setUpTables();
     const row = this.sql.exec<{ record: string }>("SELECT record FROM execution WHERE id = 1").toArray()[0];
-    this.record = row ? (JSON.parse(row.record) as ExecutionRecord) : undefined;
+    this.record = row ? fromJson<ExecutionRecord>(row.record) : undefined;
     // A fresh instance finding an unfinished record means the instance that ran it is gone
     // (restart; an object waiting on I/O is not evicted): its provider call went with it.
     if (this.record && !isTerminal(this.record.status)) this.finishLost();
@@ -354,7 +355,7 @@ export class ExecutionObject extends DurableObject<Env> {
     this.save(record);
     const view = toView(record);
     // The response every later replay of this execution gets, byte for byte (TRT-002 §11).
-    this.sql.exec("INSERT INTO response (id, status, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body", httpStatusOf(view), JSON.stringify(view));
+    this.sql.exec("INSERT INTO response (id, status, body) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body", httpStatusOf(view), toJson(view));
     if (record.status === "succeeded") this.append("done", { output: view.output, execution: view.execution }, now);
     else this.append("error", { status: view.status, error: view.error, partial_output: view.partial_output, cancellation: view.cancellation, execution: view.execution }, now);
     // The deadline alarm is replaced by the end of the retention window.
@@ -386,7 +387,7 @@ export class ExecutionObject extends DurableObject<Env> {
 
   private save(record: ExecutionRecord): void {
     this.record = record;
-    this.sql.exec("INSERT INTO execution (id, record) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record", JSON.stringify(record));
+    this.sql.exec("INSERT INTO execution (id, record) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record", toJson(record));
   }
 }
 

@@ -6,6 +6,7 @@ import { renderMetrics } from "./audit/metrics.ts";
 import { countRefusal } from "./audit/refusal-counter.ts";
 import { getSnapshot } from "./registry/snapshot-cache.ts";
 import { errorBody, RuntimeError } from "./errors.ts";
+import { respond, responseFormat } from "./codec/negotiate.ts";
 import { admin } from "./routes/admin.ts";
 import { audit } from "./routes/audit.ts";
 import { executions } from "./routes/executions.ts";
@@ -13,6 +14,12 @@ import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
 
 export const app = new Hono<AppEnv>();
+
+// The answer's format, from Accept, before anything else (an unacceptable Accept is 406, in JSON).
+app.use("*", async (c, next) => {
+  c.set("format", responseFormat(c.req.header("accept")));
+  await next();
+});
 
 app.route("/", health);
 
@@ -35,7 +42,7 @@ app.route("/v1/executions", executions);
 app.route("/v1/admin", admin);
 app.route("/v1/audit", audit);
 
-app.notFound((c) => c.json({ error: errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }, 404));
+app.notFound((c) => respond(c.get("format") ?? "json", { error: errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }, 404));
 
 app.onError((err, c) => {
   if (err instanceof RuntimeError) {
@@ -45,9 +52,14 @@ app.onError((err, c) => {
     if (err.code === "rate_limited") {
       countRefusal(c.env, (p) => c.executionCtx.waitUntil(p), { tenant: c.get("caller")?.tenant ?? "", tool: String(err.details?.tool ?? ""), reason: String(err.details?.reason ?? "") });
     }
-    return c.json({ error: err.toBody() }, err.status as 400);
+    return respond(c.get("format") ?? "json", { error: err.toBody() }, err.status, headersOf(c));
   }
   // Anything else is our fault: log it whole, answer without internals.
   console.error(JSON.stringify({ msg: "unhandled error", path: new URL(c.req.url).pathname, error: String(err), stack: (err as Error)?.stack }));
-  return c.json({ error: errorBody("internal", "the runtime failed while handling the request") }, 500);
+  return respond(c.get("format") ?? "json", { error: errorBody("internal", "the runtime failed while handling the request") }, 500);
 });
+
+/** Headers already set on the context (Retry-After) carried onto a hand-built Response. */
+function headersOf(c: { res: Response }): Record<string, string> {
+  return Object.fromEntries(c.res.headers.entries());
+}

@@ -36,6 +36,8 @@ export const ERROR_TABLE = {
   cancelled: { status: 409, type: "execution_error", retryable: false, meaning: "The execution was cancelled (AIOS Cancelled)" },
   execution_not_found: { status: 404, type: "request_error", retryable: false, meaning: "Unknown, expired or foreign execution id" },
   not_found: { status: 404, type: "request_error", retryable: false, meaning: "No such route" },
+  not_acceptable: { status: 406, type: "request_error", retryable: false, meaning: "No format in Accept that the runtime answers (JSON or MessagePack)" },
+  unsupported_media_type: { status: 415, type: "request_error", retryable: false, meaning: "Body in a format the runtime does not read (JSON or MessagePack)" },
   method_not_allowed: { status: 405, type: "request_error", retryable: false, meaning: "Route exists, method does not" },
   internal: { status: 500, type: "runtime_error", retryable: true, meaning: "Unexpected failure inside the runtime" },
 } as const satisfies Record<string, ErrorRule>;

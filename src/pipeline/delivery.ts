@@ -8,6 +8,7 @@ import { ERROR_TABLE, errorBody, statusOf, type ErrorBody, type ErrorCode } from
 import type { ExecutionRecord } from "../../durable-objects/execution-state.ts";
 import type { ProviderOutcome } from "./provider-execution.ts";
 import { checkOutput, type ValidatorTable } from "./schema.ts";
+import { toJson } from "../codec/bytes.ts";
 
 export interface Settlement {
   status: Exclude<ExecutionStatus, "queued" | "scheduled" | "running">;
@@ -54,7 +55,7 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
   if (violations.length > 0) {
     return { status: "failed", error: errorBody("invalid_output", "the tool's output failed its output schema", { violations }) };
   }
-  const bytes = new TextEncoder().encode(JSON.stringify(result.output)).byteLength;
+  const bytes = new TextEncoder().encode(toJson(result.output)).byteLength;
   if (bytes > ctx.max_output_bytes) {
     return {
       status: "failed",

@@ -4,6 +4,7 @@
  * tool's input) ends here with `invalid_request` or `payload_too_large`.
  */
 import type { ExecutionRequest } from "../contract.ts";
+import { decodeAs, requestFormat } from "../codec/negotiate.ts";
 import { RuntimeError } from "../errors.ts";
 
 const ENVELOPE_FIELDS = new Set(["tool", "version", "provider", "tenant", "project", "input", "context", "limits", "mode", "stream", "idempotency_key"]);
@@ -41,24 +42,11 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
   return body;
 }
 
-/** Decodes a JSON body. MessagePack arrives with the other faces (TRT-002 §1). */
+/** Decodes a JSON or MessagePack body (TRT-002 §1; AIOS §5.1 SerializationFormat). */
 export function decodeBody(body: Uint8Array, contentType: string | null): unknown {
-  const type = (contentType ?? "application/json").split(";")[0].trim().toLowerCase();
-  if (type !== "application/json") {
-    throw new RuntimeError("invalid_request", `unsupported content type ${type}; send application/json`, { content_type: type });
-  }
-  if (body.byteLength === 0) throw new RuntimeError("invalid_request", "request body is empty; send a JSON object");
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
-  } catch {
-    throw new RuntimeError("invalid_request", "request body is not valid UTF-8");
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new RuntimeError("invalid_request", `request body is not valid JSON: ${(err as Error).message}`);
-  }
+  const format = requestFormat(contentType);
+  if (body.byteLength === 0) throw new RuntimeError("invalid_request", `request body is empty; send a ${format === "json" ? "JSON" : "MessagePack"} object`);
+  return decodeAs(format, body);
 }
 
 /** TRT-002 §4 envelope check: known fields only, each of the right type. */

@@ -3,6 +3,7 @@
  * disable it, deprecate a tool version. Every change reaches every edge within
  * REGISTRY_SNAPSHOT_TTL_MS (this isolate at once).
  */
+import { reply } from "../codec/negotiate.ts";
 import { Hono, type Context, type Next } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
@@ -30,7 +31,7 @@ admin.use("*", operatorsOnly);
 admin.post("/registry/refresh", async (c) => {
   const snapshot = await registryStub(c.env).refresh();
   forgetSnapshot();
-  return c.json(summary(snapshot));
+  return reply(c, summary(snapshot));
 });
 
 admin.patch("/providers/:name", async (c) => {
@@ -47,7 +48,7 @@ admin.patch("/providers/:name", async (c) => {
   const snapshot = await registryStub(c.env).setProvider(c.req.param("name"), patch);
   if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
   forgetSnapshot();
-  return c.json(snapshot.providers.find((p) => p.name === c.req.param("name")));
+  return reply(c, snapshot.providers.find((p) => p.name === c.req.param("name")));
 });
 
 admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
@@ -63,11 +64,11 @@ admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
     replacement: (body.replacement as string | undefined) ?? null,
     deprecated_at: new Date().toISOString(),
   };
-  return deprecation(c.env, c.req.param("name"), c.req.param("version"), notice).then((v) => c.json(v));
+  return deprecation(c.env, c.req.param("name"), c.req.param("version"), notice).then((v) => reply(c, v));
 });
 
 admin.delete("/tools/:name/versions/:version/deprecation", async (c) => {
-  return deprecation(c.env, c.req.param("name"), c.req.param("version"), null).then((v) => c.json(v));
+  return deprecation(c.env, c.req.param("name"), c.req.param("version"), null).then((v) => reply(c, v));
 });
 
 /** An operator's drill: the audit consumer fails its next batch halfway; nothing may be lost or doubled. */
@@ -75,7 +76,7 @@ admin.post("/audit/drill/fail-next-batch", async (c) => {
   const db = auditDb(c.env);
   await ensureSchema(db);
   await db.prepare("INSERT OR IGNORE INTO drills (name) VALUES (?)").bind(FAIL_NEXT_BATCH).run();
-  return c.json({ armed: FAIL_NEXT_BATCH });
+  return reply(c, { armed: FAIL_NEXT_BATCH });
 });
 
 export function auditDb(env: Env): D1Database {
@@ -84,7 +85,7 @@ export function auditDb(env: Env): D1Database {
 }
 
 /** Durable Object requests and SQLite rows written so far, per class, in this isolate (diagnostics; the benchmark's cost rows). */
-admin.get("/cost", (c) => c.json({ isolate_counts: costSnapshot() }));
+admin.get("/cost", (c) => reply(c, { isolate_counts: costSnapshot() }));
 
 // API keys (issue: callers and policy). The key itself is in the creation answer only.
 admin.post("/keys", async (c) => {
@@ -102,15 +103,15 @@ admin.post("/keys", async (c) => {
   const role = body.role ?? "tenant";
   if (role !== "tenant" && role !== "admin") throw new RuntimeError("invalid_request", 'role must be "tenant" or "admin"', { field: "role" });
   const { key, record } = await keyStore(c.env).create({ tenant: str("tenant"), agent: str("agent"), capabilities: list("capabilities", []), channels: list("channels", ["*"]), role });
-  return c.json({ key, ...record }, 201);
+  return reply(c, { key, ...record }, 201);
 });
 
-admin.get("/keys", async (c) => c.json({ keys: await keyStore(c.env).list(c.req.query("tenant")) }));
+admin.get("/keys", async (c) => reply(c, { keys: await keyStore(c.env).list(c.req.query("tenant")) }));
 
 admin.delete("/keys/:id", async (c) => {
   const revoked = await keyStore(c.env).revoke(c.req.param("id"));
   if (!revoked) throw new RuntimeError("not_found", `no key ${c.req.param("id")}`, { key_id: c.req.param("id") });
-  return c.json(revoked);
+  return reply(c, revoked);
 });
 
 function keyStore(env: Env): ApiKeyStore {

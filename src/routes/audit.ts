@@ -1,4 +1,5 @@
 /** `GET /v1/audit` (operators): the audit log (AIOS §5.7), every tenant's, filtered like the index. */
+import { reply } from "../codec/negotiate.ts";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { listAudit, parseFilters } from "../audit/queries.ts";
@@ -10,5 +11,5 @@ audit.use("*", operatorsOnly);
 
 audit.get("/", async (c) => {
   const filters = parseFilters((name) => c.req.query(name));
-  return c.json(await listAudit(auditDb(c.env), { ...filters, tenant: c.req.query("tenant") }));
+  return reply(c, await listAudit(auditDb(c.env), { ...filters, tenant: c.req.query("tenant") }));
 });

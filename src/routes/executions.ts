@@ -1,4 +1,5 @@
 /** TRT-002 §3 execution endpoints. Wiring only: the stages live in src/pipeline/. */
+import { reply } from "../codec/negotiate.ts";
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { loadConfig } from "../config.ts";
@@ -32,7 +33,7 @@ executions.post("/", async (c) => {
   // Stage 1: initiation, within the system's and the tenant's payload limit.
   const body = await readBody(c.req.raw, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
   const request = parseExecutionRequest(decodeBody(body, c.req.header("content-type") ?? null));
-  if (request.mode === "dry_run") return c.json(await dryRun(c.env, caller, request));
+  if (request.mode === "dry_run") return reply(c, await dryRun(c.env, caller, request));
   // Stages 2-5, then 6-7 in the execution object.
   const trace = traceFrom(c.req.header("traceparent"));
   const { plan, deprecation } = await planExecution(c.env, caller, request, acceptedAt, (p) => c.executionCtx.waitUntil(p), trace);
@@ -54,29 +55,30 @@ executions.post("/", async (c) => {
   const view = result.view;
   if (plan.mode === "async" && !result.stored) {
     // TRT-002 §6: answer at once; the execution object runs the call with nobody waiting.
-    return c.json({ execution_id: view.execution_id, status: view.status }, 202, { ...headers, Location: location });
+    return reply(c, { execution_id: view.execution_id, status: view.status }, 202, { ...headers, Location: location });
   }
   // A provider failed, or a breaker's trial call ended: the registry has heard (the object
   // waits for that), so this isolate's next call should see the change, not a stale copy.
   if (view.attempts?.some((a) => PROVIDER_FAULTS.has(a.outcome)) || plan.providers[0]?.trial) forgetSnapshot();
-  if (result.stored) {
+  if (result.stored && c.get("format") === "json") {
     // Finished: the stored response, byte for byte, for the original and every replay.
     return new Response(result.stored.body, { status: result.stored.status, headers: { ...headers, "content-type": "application/json" } });
   }
-  return c.json(view, httpStatusOf(view) as 200, headers);
+  // MessagePack callers get the same view encoded as MessagePack (bytes stay bytes).
+  return reply(c, view, httpStatusOf(view), headers);
 });
 
 /** The execution index: the caller's tenant's executions, newest first (fed by the audit pipeline). */
 executions.get("/", async (c) => {
   if (!c.env.AUDIT_DB) throw new RuntimeError("internal", "no AUDIT_DB database is bound");
   const filters = parseFilters((name) => c.req.query(name));
-  return c.json(await listExecutions(c.env.AUDIT_DB, { ...filters, tenant: c.get("caller").tenant }));
+  return reply(c, await listExecutions(c.env.AUDIT_DB, { ...filters, tenant: c.get("caller").tenant }));
 });
 
 executions.get("/:id", async (c) => {
   const view = await stubOf(c).view(c.get("caller").tenant);
   if (!view) throw notFound(c.req.param("id"));
-  return c.json(view);
+  return reply(c, view);
 });
 
 executions.get("/:id/stream", async (c) => {
@@ -94,7 +96,7 @@ executions.post("/:id/cancel", async (c) => {
   const graceMs = await cancelGrace(c.req.raw, config.cancelGraceMs, config.maxCancelGraceMs);
   const view = await stubOf(c).cancel(c.get("caller").tenant, graceMs);
   if (!view) throw notFound(c.req.param("id"));
-  return c.json(view);
+  return reply(c, view);
 });
 
 /** The execution's object; an id that cannot be ours gets an object that knows nothing. */

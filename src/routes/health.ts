@@ -1,4 +1,5 @@
 /** Liveness and readiness (TRT-002 §3 operations). */
+import { reply } from "../codec/negotiate.ts";
 import { Hono } from "hono";
 import { loadConfig, providerBinding } from "../config.ts";
 import type { AppEnv } from "../app-env.ts";
@@ -11,7 +12,7 @@ const PING_TIMEOUT_MS = 2_000;
 export const health = new Hono<AppEnv>();
 
 /** The Worker answers. Touches nothing else, so it stays cheap for load balancers. */
-health.get("/healthz", (c) => c.json({ status: "ok" }));
+health.get("/healthz", (c) => reply(c, { status: "ok" }));
 
 /** Ready when the registry holds tools and every configured provider answers its manifest now. */
 health.get("/readyz", async (c) => {
@@ -32,6 +33,6 @@ health.get("/readyz", async (c) => {
   const toolCount = Object.keys(snapshot.tools).length;
   const ready = toolCount > 0 && providers.every((p) => p.reachable);
   const body = { status: ready ? "ready" : "not_ready", registry_version: snapshot.version, tools: toolCount, providers, problems: snapshot.problems };
-  if (ready) return c.json(body);
-  return c.json({ ...body, error: errorBody("sandbox_unavailable", "the runtime is not ready to serve calls", { providers }) }, 503);
+  if (ready) return reply(c, body);
+  return reply(c, { ...body, error: errorBody("sandbox_unavailable", "the runtime is not ready to serve calls", { providers }) }, 503);
 });

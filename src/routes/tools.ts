@@ -1,4 +1,5 @@
 /** TRT-002 §3 registry view: GET /v1/tools and GET /v1/tools/{name}. */
+import { reply } from "../codec/negotiate.ts";
 import { Hono } from "hono";
 import type { ToolView } from "../contract.ts";
 import type { AppEnv } from "../app-env.ts";
@@ -23,7 +24,7 @@ tools.get("/", async (c) => {
       providers: rankProviders(active, { stats: statsFor(snapshot, tool.name) }).map((r) => r.offering.provider),
     };
   });
-  return c.json({ registry_version: snapshot.version, tools: list });
+  return reply(c, { registry_version: snapshot.version, tools: list });
 });
 
 tools.get("/:name", async (c) => {
@@ -31,7 +32,7 @@ tools.get("/:name", async (c) => {
   const name = c.req.param("name");
   const tool = Object.hasOwn(snapshot.tools, name) ? snapshot.tools[name] : undefined;
   if (!tool) throw new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name });
-  return c.json(toolView(tool, snapshot));
+  return reply(c, toolView(tool, snapshot));
 });
 
 function toolView(tool: CatalogTool, snapshot: RegistrySnapshot): ToolView {

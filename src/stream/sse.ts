@@ -1,3 +1,5 @@
+import { toJson } from "../codec/bytes.ts";
+
 /**
  * Server-Sent Events framing for execution events (TRT-002 §7, DESIGN.md 9). Pure: the
  * execution object frames, the edge only passes bytes through.
@@ -23,7 +25,7 @@ export function isTerminalEvent(type: string): boolean {
 
 /** One event: its sequence number is the SSE id, so `Last-Event-ID` resumes after it. */
 export function frameEvent(event: StreamEvent): string {
-  const payload = JSON.stringify({ seq: event.seq, type: event.type, at: new Date(event.at).toISOString(), data: event.data });
+  const payload = toJson({ seq: event.seq, type: event.type, at: new Date(event.at).toISOString(), data: event.data });
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${payload}\n\n`;
 }
 

@@ -1,0 +1,77 @@
+/**
+ * Content negotiation (TRT-002 §1, AIOS §5.1): JSON is the default and the debug format;
+ * MessagePack (`application/msgpack`, also `application/vnd.msgpack`) is accepted in requests
+ * and given to callers who ask for it. Every answer, errors included, goes out in the
+ * caller's format.
+ */
+import { decode, encode } from "@msgpack/msgpack";
+import { RuntimeError } from "../errors.ts";
+import { fromJson, toJson } from "./bytes.ts";
+
+export type Format = "json" | "msgpack";
+
+const MSGPACK = new Set(["application/msgpack", "application/vnd.msgpack", "application/x-msgpack"]);
+
+/** The request body's format; anything else is refused with 415. */
+export function requestFormat(contentType: string | null | undefined): Format {
+  const type = (contentType ?? "application/json").split(";")[0].trim().toLowerCase();
+  if (type === "application/json" || type === "") return "json";
+  if (MSGPACK.has(type)) return "msgpack";
+  throw new RuntimeError("unsupported_media_type", `unsupported content type ${type}; send application/json or application/msgpack`, { content_type: type });
+}
+
+/** The answer's format from `Accept` (q-values honoured); none acceptable is 406. */
+export function responseFormat(accept: string | null | undefined): Format {
+  if (!accept || accept.trim() === "") return "json";
+  const ranges = accept
+    .split(",")
+    .map((part) => {
+      const [type, ...params] = part.trim().toLowerCase().split(";");
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+      return { type: type.trim(), q: q ? Number(q.slice(2)) : 1 };
+    })
+    .filter((r) => r.q > 0)
+    .sort((a, b) => b.q - a.q);
+  for (const r of ranges) {
+    if (MSGPACK.has(r.type)) return "msgpack";
+    if (r.type === "application/json" || r.type === "application/*" || r.type === "*/*" || r.type === "text/event-stream") return "json";
+  }
+  throw new RuntimeError("not_acceptable", "this endpoint answers application/json or application/msgpack", { accept });
+}
+
+export function decodeAs(format: Format, body: Uint8Array): unknown {
+  if (format === "json") {
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
+    } catch {
+      throw new RuntimeError("invalid_request", "request body is not valid UTF-8");
+    }
+    try {
+      return fromJson(text);
+    } catch (err) {
+      throw new RuntimeError("invalid_request", `request body is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return decode(body);
+  } catch (err) {
+    throw new RuntimeError("invalid_request", `request body is not valid MessagePack: ${(err as Error).message}`);
+  }
+}
+
+export function encodeAs(format: Format, value: unknown): { body: BodyInit; contentType: string } {
+  if (format === "msgpack") return { body: encode(value, { ignoreUndefined: true }), contentType: "application/msgpack" };
+  return { body: toJson(value), contentType: "application/json" };
+}
+
+/** A Response in the caller's format. */
+export function respond(format: Format, value: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  const { body, contentType } = encodeAs(format, value);
+  return new Response(body, { status, headers: { ...headers, "content-type": contentType } });
+}
+
+/** `c.json` in the caller's format: `reply(c, value, status, headers)`. */
+export function reply(c: { get(key: "format"): Format | undefined }, value: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return respond(c.get("format") ?? "json", value, status, headers);
+}
