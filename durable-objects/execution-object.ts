@@ -38,18 +38,13 @@ export class ExecutionObject extends DurableObject<Env> {
   private readonly fanout = new Fanout();
   private record: ExecutionRecord | undefined;
   private running: Promise<void> | undefined;
-  /** The current attempt's stop latch. */
-  private stop = new StopLatch();
-  /** The attempts, written together with the terminal state (one write, not two). */
-  private attemptsDone: Pick<ExecutionRecord, "attempts" | "provider"> | undefined;
+
+  /** Everything in memory that belongs to one execution; made anew when one starts. */
+  private run_ = newRunState();
   /** Set while a keyed call is being admitted: duplicates wait for it. */
   private starting: Promise<void> | undefined;
-  /** A read-only tool's level-2 verdict once the verifier has answered (AIOS §5.3). */
-  private intentVerdict: IntentDecision | undefined;
-  private intentPending: Promise<void> | undefined;
-  /** Resolving it makes the runtime stop waiting for the provider (forced cancellation). */
-  private abandon!: (outcome: ProviderOutcome) => void;
-  private readonly abandoned = new Promise<ProviderOutcome>((resolve) => (this.abandon = resolve));
+
+
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -90,7 +85,8 @@ export class ExecutionObject extends DurableObject<Env> {
     if (!this.owned(tenant)) return { kind: "not_found" };
     // Resuming at or past the terminal event leaves nothing to send (TRT-002 §7: exactly one).
     if (isTerminal(this.record!.status) && after >= this.events.lastSeq) return { kind: "ended" };
-    return { kind: "stream", stream: this.fanout.subscribe(this.events.after(after)) };
+    const stream = this.fanout.subscribe(this.events.after(after));
+    return stream ? { kind: "stream", stream } : { kind: "busy" };
   }
 
   /**
@@ -116,8 +112,10 @@ export class ExecutionObject extends DurableObject<Env> {
       return toView(this.record!);
     }
     this.save({ ...record, cancellation: { requested_at, outcome: null } });
-    this.stop.fire("cancelled");
-    const timer = setTimeout(() => this.abandon({ kind: "stopped", reason: "cancelled" }), graceMs);
+    const run = this.run_;
+    run.cancelledInFlight = run.attemptInFlight;
+    run.stop.fire("cancelled");
+    const timer = setTimeout(() => run.abandon({ kind: "stopped", reason: "cancelled" }), graceMs);
     await this.running;
     clearTimeout(timer);
     return toView(this.record!);
@@ -129,8 +127,8 @@ export class ExecutionObject extends DurableObject<Env> {
     if (!isTerminal(record.status)) {
       // Past deadline + slack with the call still open: the in-memory timer did not end it.
       if (this.running) {
-        this.stop.fire("timeout");
-        this.abandon({ kind: "timeout" });
+        this.run_.stop.fire("timeout");
+        this.run_.abandon({ kind: "timeout" });
       } else {
         this.finishLost();
       }
@@ -142,6 +140,8 @@ export class ExecutionObject extends DurableObject<Env> {
       // TRT-002 §9 retention window over: the id answers 404 from now on.
       await this.ctx.storage.deleteAll();
       this.record = undefined;
+      this.run_ = newRunState();
+      this.events = this.setUpTables(); // deleteAll dropped the tables; a reused key needs them
     } else {
       await this.ctx.storage.setAlarm(record.ended_at! + retention);
     }
@@ -193,6 +193,7 @@ export class ExecutionObject extends DurableObject<Env> {
 
   /** Writes the record and starts the call. */
   private start(plan: ExecutionPlan): void {
+    this.run_ = newRunState();
     const now = Date.now();
     const first = plan.providers[0];
     let record: ExecutionRecord = {
@@ -229,7 +230,7 @@ export class ExecutionObject extends DurableObject<Env> {
     this.append("start", { sandbox: "v8-isolate", worker: first.provider }, now);
     void this.ctx.storage.setAlarm(plan.accepted_at + plan.timeout_ms + DEADLINE_SLACK_MS);
     if (plan.intent_request) this.verifyIntent(plan.intent_request);
-    this.running = this.run(plan);
+    this.running = this.run(plan).catch((err) => this.finishBroken(err));
     this.audit({ kind: "started", entry: indexEntryOf(record) });
   }
 
@@ -238,8 +239,10 @@ export class ExecutionObject extends DurableObject<Env> {
    * arrives before the end is written with the end; a later one is written when it lands.
    */
   private verifyIntent(request: NonNullable<ExecutionPlan["intent_request"]>): void {
-    this.intentPending = verifyInBackground(this.env, request).then((decision) => {
-      this.intentVerdict = decision;
+    const run = this.run_;
+    run.intentPending = verifyInBackground(this.env, request).then((decision) => {
+      if (run !== this.run_) return; // a later execution took this object over
+      run.intentVerdict = decision;
       const record = this.record;
       if (record && isTerminal(record.status)) this.save({ ...record, capability: { ...record.capability, level2: decision } });
       if (decision.verdict === "misaligned") console.warn(JSON.stringify({ msg: "intent misaligned", execution_id: this.record?.execution_id, tool: request.tool, agent: request.agent, ...decision }));
@@ -256,7 +259,7 @@ export class ExecutionObject extends DurableObject<Env> {
    * background intent verdict (if any) is in, so the record holds every decision.
    */
   private async auditEnd(): Promise<void> {
-    await this.intentPending;
+    await this.run_.intentPending;
     const r = this.record;
     if (!r || !isTerminal(r.status)) return;
     const record = auditRecordOf(r);
@@ -284,10 +287,12 @@ export class ExecutionObject extends DurableObject<Env> {
     });
     const record = this.record;
     if (!record || isTerminal(record.status)) return;
-    this.attemptsDone = { attempts: last.attempts, provider: last.provider.provider };
+    this.run_.attemptsDone = { attempts: last.attempts, provider: last.provider.provider };
     if (record.cancellation) {
       // Whatever the provider did after the stop notice, the caller asked to cancel.
-      const forced = last.outcome.kind === "stopped" || last.outcome.kind === "timeout";
+      // Forced only if a provider was running when the cancel came and had to be abandoned;
+      // a cancel during a retry's backoff stopped nothing that was running.
+      const forced = this.run_.cancelledInFlight && (last.outcome.kind === "stopped" || last.outcome.kind === "timeout");
       const message = forced ? "the execution was cancelled; the provider did not stop within the grace period" : "the execution was cancelled";
       this.finish({ status: "cancelled", error: errorBody("cancelled", message) }, { requested_at: record.cancellation.requested_at, outcome: forced ? "forced" : "cooperative" });
       return;
@@ -297,11 +302,19 @@ export class ExecutionObject extends DurableObject<Env> {
 
   /** One provider call, settled, with its outcome reported for the provider's health. */
   private async attempt(plan: ExecutionPlan, provider: PlannedProvider, timeoutMs: number, n: number): Promise<AttemptResult> {
+    const run = this.run_;
     const stop = new StopLatch();
-    this.stop = stop;
+    run.stop = stop;
     if (this.record?.cancellation) stop.fire("cancelled");
     const sink = new ExecutionSinkTarget((e) => this.onEmit(e), stop);
     const startedAt = Date.now();
+    // No budget left (the pipeline used it up): the provider is not called at all, so a
+    // side effect cannot happen after the caller has been told it timed out.
+    if (timeoutMs <= 0) {
+      const record = this.record!;
+      return { outcome: { kind: "timeout" }, settlement: settle({ kind: "timeout" }, { output_hash: record.output_hash, idempotent: record.idempotent, timeout_ms: record.timeout_ms, max_output_bytes: record.max_output_bytes }) };
+    }
+    run.attemptInFlight = true;
     const outcome = await invokeProvider(
       this.env[provider.binding] as ProviderService | undefined,
       {
@@ -316,8 +329,9 @@ export class ExecutionObject extends DurableObject<Env> {
       },
       sink,
       stop,
-      this.abandoned,
+      run.abandoned,
     );
+    run.attemptInFlight = false;
     const record = this.record!;
     const settlement = settle(outcome, { output_hash: record.output_hash, idempotent: record.idempotent, timeout_ms: record.timeout_ms, max_output_bytes: record.max_output_bytes });
     // A failure waits for the registry, so that the next call already sees the breaker or
@@ -325,7 +339,8 @@ export class ExecutionObject extends DurableObject<Env> {
     const verdict = record.cancellation ? undefined : judge(outcome, settlement.error?.code);
     if (verdict) {
       const now = Date.now();
-      await report(this.env, { provider: provider.provider, tool: plan.tool, at: now, latency_ms: now - startedAt, ok: verdict.ok }, { dead: verdict.dead, urgent: provider.trial });
+      // `at` is when the attempt started: the breaker ignores calls begun before it opened.
+      await report(this.env, { provider: provider.provider, tool: plan.tool, at: startedAt, latency_ms: now - startedAt, ok: verdict.ok }, { dead: verdict.dead, urgent: provider.trial });
     }
     return { outcome, settlement };
   }
@@ -346,7 +361,8 @@ export class ExecutionObject extends DurableObject<Env> {
     const now = Date.now();
     const partial = this.events.lastData("partial");
     const current = this.record!;
-    const record = transition({ ...current, ...this.attemptsDone, ...(this.intentVerdict ? { capability: { ...current.capability, level2: this.intentVerdict } } : {}) }, settlement.status, now, {
+    const { attemptsDone, intentVerdict } = this.run_;
+    const record = transition({ ...current, ...attemptsDone, ...(intentVerdict ? { capability: { ...current.capability, level2: intentVerdict } } : {}) }, settlement.status, now, {
       output: settlement.output,
       error: settlement.error,
       ...(partial !== undefined ? { partial_output: partial } : {}),
@@ -363,6 +379,17 @@ export class ExecutionObject extends DurableObject<Env> {
     // The tenant's concurrency slot is free (its lease would expire anyway at the deadline).
     this.env.TENANTS.get(this.env.TENANTS.idFromName(record.tenant)).release(record.execution_id).catch(() => {});
     void this.auditEnd();
+  }
+
+  /** Whatever went wrong inside, the execution still ends, once (never `running` forever). */
+  private finishBroken(err: unknown): void {
+    console.error(JSON.stringify({ msg: "execution failed inside the runtime", execution_id: this.record?.execution_id, error: String(err) }));
+    if (!this.record || isTerminal(this.record.status)) return;
+    try {
+      this.finish({ status: "failed", error: errorBody("internal", "the runtime failed while running the execution", { reason: String(err).slice(0, 300) }, false) });
+    } catch (again) {
+      console.error(JSON.stringify({ msg: "could not record the failure", execution_id: this.record?.execution_id, error: String(again) }));
+    }
   }
 
   private finishLost(): void {
@@ -385,10 +412,29 @@ export class ExecutionObject extends DurableObject<Env> {
     return this.record !== undefined && this.record.tenant === tenant;
   }
 
+  /** Writes first, then adopts: memory never claims a state that storage does not hold. */
   private save(record: ExecutionRecord): void {
-    this.record = record;
     this.sql.exec("INSERT INTO execution (id, record) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record", toJson(record));
+    this.record = record;
   }
 }
 
 meterMethods(ExecutionObject, ["execute", "executeStream", "view", "subscribe", "cancel", "alarm"]);
+
+/** One execution's in-memory state: its stop latch, forced-cancel promise, intent and attempts. */
+interface RunState {
+  stop: StopLatch;
+  abandon: (outcome: ProviderOutcome) => void;
+  abandoned: Promise<ProviderOutcome>;
+  attemptInFlight: boolean;
+  cancelledInFlight: boolean;
+  intentVerdict?: IntentDecision;
+  intentPending?: Promise<void>;
+  attemptsDone?: Pick<ExecutionRecord, "attempts" | "provider">;
+}
+
+function newRunState(): RunState {
+  let abandon!: (outcome: ProviderOutcome) => void;
+  const abandoned = new Promise<ProviderOutcome>((resolve) => (abandon = resolve));
+  return { stop: new StopLatch(), abandon, abandoned, attemptInFlight: false, cancelledInFlight: false };
+}

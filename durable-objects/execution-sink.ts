@@ -12,6 +12,9 @@ export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
     this.#stop = stop;
   }
   async emit(event: EmittedEvent): Promise<void> {
+    // A stopped attempt (timed out, abandoned) may not write into the execution any more:
+    // its events would interleave with the next attempt's.
+    if (this.#stop.fired) throw new Error("this attempt was stopped; its events are no longer taken");
     this.#onEmit(event);
   }
   stopped(): Promise<StopSignal> {

@@ -10,7 +10,15 @@ const encoder = new TextEncoder();
 
 interface Subscriber {
   writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** Bytes written but not yet taken by the reader. */
+  queued: number;
+  dropped: boolean;
 }
+
+/** A reader this far behind is dropped (it can resume from Last-Event-ID). */
+export const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/** Subscribers one execution serves at once; more are refused. */
+export const MAX_SUBSCRIBERS = 1_000;
 
 export class Fanout {
   private readonly subscribers = new Set<Subscriber>();
@@ -24,9 +32,10 @@ export class Fanout {
    * A new byte stream that starts with `backlog`. When the backlog already holds the terminal
    * event the stream closes after it; otherwise it stays open for `publish`.
    */
-  subscribe(backlog: StreamEvent[]): ReadableStream<Uint8Array> {
+  subscribe(backlog: StreamEvent[]): ReadableStream<Uint8Array> | undefined {
+    if (this.subscribers.size >= MAX_SUBSCRIBERS) return undefined;
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const sub: Subscriber = { writer: writable.getWriter() };
+    const sub: Subscriber = { writer: writable.getWriter(), queued: 0, dropped: false };
     this.write(sub, frameRetry());
     for (const event of backlog) this.write(sub, frameEvent(event));
     if (backlog.some((e) => isTerminalEvent(e.type))) {
@@ -50,8 +59,16 @@ export class Fanout {
   }
 
   private write(sub: Subscriber, text: string): void {
-    // Not awaited: one slow reader must not hold up the others or the execution.
-    sub.writer.write(encoder.encode(text)).catch(() => this.drop(sub));
+    // Not awaited: one slow reader must not hold up the others or the execution; one that
+    // falls too far behind is dropped rather than buffered without bound.
+    if (sub.dropped) return;
+    const bytes = encoder.encode(text);
+    if (sub.queued + bytes.byteLength > MAX_QUEUED_BYTES) return this.drop(sub);
+    sub.queued += bytes.byteLength;
+    sub.writer.write(bytes).then(
+      () => (sub.queued -= bytes.byteLength),
+      () => this.drop(sub),
+    );
   }
 
   private close(sub: Subscriber): void {
@@ -61,7 +78,9 @@ export class Fanout {
   }
 
   private drop(sub: Subscriber): void {
-    if (!this.subscribers.delete(sub)) return;
+    if (sub.dropped) return;
+    sub.dropped = true;
+    this.subscribers.delete(sub);
     sub.writer.abort().catch(() => {});
     this.stopHeartbeatIfIdle();
   }

@@ -78,7 +78,10 @@ export class RegistryObject extends DurableObject<Env> {
   async acquireTrial(provider: string, tool: string): Promise<boolean> {
     const now = this.clock();
     const b = this.store.breaker(provider, tool);
-    if (breakerView(b, now) !== "half_open") return false;
+    const view = breakerView(b, now);
+    // Closed already (an edge's snapshot was behind): the provider may simply be called.
+    if (view === "closed") return true;
+    if (view !== "half_open") return false;
     // A trial whose outcome never came (its execution died) is given out again after a cooldown.
     if (b.trial_at !== undefined && now - b.trial_at < this.policyFor(provider, tool).cooldown_ms) return false;
     this.store.saveBreaker(provider, tool, { ...b, trial_at: now });

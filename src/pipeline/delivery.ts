@@ -42,19 +42,16 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
     const e = result.error;
     switch (e.code) {
       case "tool_error":
-        return { status: "failed", error: errorBody("tool_error", e.message, e.details, e.retryable === true) };
+        return { status: "failed", error: errorBody("tool_error", bounded(e.message), boundedDetails(e.details), e.retryable === true) };
       case "cancelled":
         return { status: "cancelled", error: errorBody("cancelled", e.message) };
       case "tool_not_found":
         return failed(ctx, "tool_not_found", `${e.message} (the registry's view is stale; it refreshes on its own)`);
       default:
-        return failed(ctx, "provider_crashed", e.message);
+        return failed(ctx, "provider_crashed", bounded(e.message));
     }
   }
-  const violations = checkOutput(result.output, ctx.output_hash, ctx.validators);
-  if (violations.length > 0) {
-    return { status: "failed", error: errorBody("invalid_output", "the tool's output failed its output schema", { violations }) };
-  }
+  // Size first: an oversized output is refused before its schema is walked.
   const bytes = new TextEncoder().encode(toJson(result.output)).byteLength;
   if (bytes > ctx.max_output_bytes) {
     return {
@@ -62,7 +59,32 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
       error: errorBody("resource_exceeded", `output is ${bytes} bytes; the limit is ${ctx.max_output_bytes}`, { limit: ctx.max_output_bytes, observed: bytes }),
     };
   }
+  const violations = checkOutput(result.output, ctx.output_hash, ctx.validators);
+  if (violations.length > 0) {
+    return {
+      status: "failed",
+      error: errorBody("invalid_output", "the tool's output failed its output schema", {
+        violations: violations.slice(0, MAX_VIOLATIONS),
+        ...(violations.length > MAX_VIOLATIONS ? { violations_total: violations.length } : {}),
+      }),
+    };
+  }
   return { status: "succeeded", output: result.output };
+}
+
+/** What a provider may put in an error is bounded: the record must stay well under a row's size. */
+const MAX_MESSAGE = 1_000;
+const MAX_DETAILS_BYTES = 8 * 1024;
+export const MAX_VIOLATIONS = 50;
+
+function bounded(message: string): string {
+  return typeof message === "string" && message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : String(message);
+}
+
+function boundedDetails(details: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!details) return undefined;
+  const size = toJson(details).length;
+  return size > MAX_DETAILS_BYTES ? { truncated: true, bytes: size } : details;
 }
 
 function timedOut(ctx: SettleContext): Settlement {

@@ -83,6 +83,8 @@ export interface ExecutionRpc {
 export type Subscription =
   | { kind: "stream"; stream: ReadableStream<Uint8Array> }
   | { kind: "ended" }
+  /** The execution already serves as many subscribers as it will. */
+  | { kind: "busy" }
   | { kind: "not_found" };
 
 /** The execution object behind an id, or undefined when the id cannot be one of ours. */

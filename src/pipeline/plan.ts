@@ -84,15 +84,23 @@ export async function planExecution(
   const config = loadConfig(env);
   const limits = limitsFor(config.limits, caller.tenant);
   const d = await decide(env, caller, request, waitUntil);
-  const ranked = await withTrialGranted(env, d.tool, d.ranked);
-  if (ranked.length === 0) throw noHealthyProvider(d);
-  const chosen = ranked[0].offering;
-
-  // Stage 3, levels 2 and 3, on the choice.
-  const intent = await checkIntent(env, caller, chosen, request.context);
-  const level3 = checkToolCapability(caller, chosen.manifest.capability_required, request.input);
-  // Stage 4: schema.
-  const input = validateInput(request.input, { hash: chosen.input_hash, schema: chosen.manifest.input_schema, coercion: chosen.manifest.coercion });
+  // Stage 3 levels 2 and 3 and stage 4 on the best candidate. A half-open provider's trial
+  // (AIOS §6.4) is taken only for the provider about to be called, after its checks passed;
+  // when another edge holds the trial, the next candidate is checked instead.
+  let pick: Picked | undefined;
+  for (const candidate of d.ranked) {
+    const checked = await checkCandidate(env, caller, request, candidate.offering);
+    if (candidate.trial && !(await registryStub(env).acquireTrial(candidate.offering.provider, d.tool))) continue;
+    pick = { ...checked, ranked: candidate };
+    break;
+  }
+  if (!pick) throw noHealthyProvider(d);
+  const chosen = pick.ranked.offering;
+  const { intent, level3, input } = pick;
+  // Fallbacks for the retry engine: only providers offering the very same contract (schemas,
+  // capability, idempotency, effects), and none on trial, so that a retry changes nothing but
+  // who serves it.
+  const ranked = [pick.ranked, ...d.ranked.filter((r) => r !== pick!.ranked && !r.trial && sameContract(r.offering, chosen))];
   // Stage 5: the plan the execution object dispatches.
   const timeout = effectiveTimeoutMs({
     requestedMs: request.limits.timeout_ms,
@@ -197,13 +205,29 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
  * AIOS §6.4 half-open: a provider whose cooldown is over serves exactly one trial call,
  * granted by the registry; without the grant it is passed over like an open one.
  */
-async function withTrialGranted(env: Env, tool: string, ranked: Decision["ranked"]): Promise<Decision["ranked"]> {
-  const out: Decision["ranked"] = [];
-  for (const r of ranked) {
-    if (r.trial && !(await registryStub(env).acquireTrial(r.offering.provider, tool))) continue;
-    out.push(r);
-  }
-  return out;
+interface Picked {
+  ranked: Decision["ranked"][number];
+  intent: Awaited<ReturnType<typeof checkIntent>>;
+  level3: CapabilityDecision["level3"];
+  input: unknown;
+}
+
+async function checkCandidate(env: Env, caller: Caller, request: ExecutionRequest, offering: Offering): Promise<Omit<Picked, "ranked">> {
+  const intent = await checkIntent(env, caller, offering, request.context);
+  const level3 = checkToolCapability(caller, offering.manifest.capability_required, request.input);
+  const input = validateInput(request.input, { hash: offering.input_hash, schema: offering.manifest.input_schema, coercion: offering.manifest.coercion });
+  return { intent, level3, input };
+}
+
+function sameContract(a: Offering, b: Offering): boolean {
+  return (
+    a.input_hash === b.input_hash &&
+    a.output_hash === b.output_hash &&
+    a.manifest.capability_required === b.manifest.capability_required &&
+    a.manifest.idempotent === b.manifest.idempotent &&
+    a.manifest.effects === b.manifest.effects &&
+    a.manifest.coercion === b.manifest.coercion
+  );
 }
 
 function noHealthyProvider(d: Decision): RuntimeError {

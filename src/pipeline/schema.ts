@@ -31,7 +31,10 @@ export function validateInput(
   const value = schema.coercion === "lenient" ? coerceLenient(schema.schema, input) : input;
   const violations = check(value, schema.hash, table);
   if (violations.length > 0) {
-    throw new RuntimeError("invalid_input", describe("input", violations), { violations });
+    throw new RuntimeError("invalid_input", describe("input", violations), {
+      violations: violations.slice(0, 50),
+      ...(violations.length > 50 ? { violations_total: violations.length } : {}),
+    });
   }
   return value;
 }

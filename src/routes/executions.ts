@@ -40,7 +40,14 @@ executions.post("/", async (c) => {
   const headers: Record<string, string> = { ...deprecationHeaders(deprecation), traceparent: traceparentOf(trace) };
   const location = `/v1/executions/${plan.execution_id}`;
   const stub = executionStub(c.env, plan.execution_id)!;
-  const result = request.stream ? await stub.executeStream(plan) : await dispatch(c.env, plan);
+  let result;
+  try {
+    result = request.stream ? await stub.executeStream(plan) : await dispatch(c.env, plan);
+  } catch (err) {
+    // The execution may exist and may have run: never "retryable" blind, and say where it is.
+    console.error(JSON.stringify({ msg: "dispatch failed", execution_id: plan.execution_id, error: String(err) }));
+    throw new RuntimeError("internal", "the runtime lost contact with the execution; look it up before calling again", { execution_id: plan.execution_id, location }, false);
+  }
   if (result.kind === "conflict") {
     throw new RuntimeError("idempotency_conflict", "this idempotency key was used with a different request", { idempotency_key: request.idempotency_key, execution_id: result.execution_id });
   }
@@ -48,6 +55,9 @@ executions.post("/", async (c) => {
   // A duplicate of a keyed call: the original execution, marked as a replay (TRT-002 §11).
   if (result.kind === "replayed") headers["Idempotent-Replayed"] = "true";
 
+  if (request.stream && "stream" in result && !result.stream) {
+    throw new RuntimeError("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers", retry_after_ms: 5_000, execution_id: plan.execution_id });
+  }
   if (request.stream && "stream" in result && result.stream) {
     // TRT-002 §7: the same request, answered as the event stream of the execution.
     return new Response(result.stream as ReadableStream<Uint8Array>, { headers: { ...SSE_HEADERS, ...headers, location, "x-execution-id": plan.execution_id } });
@@ -88,6 +98,7 @@ executions.get("/:id/stream", async (c) => {
   if (subscription.kind === "not_found") throw notFound(c.req.param("id"));
   // Resumed past the terminal event: nothing more will ever come (EventSource stops on 204).
   if (subscription.kind === "ended") return c.body(null, 204);
+  if (subscription.kind === "busy") throw new RuntimeError("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers", retry_after_ms: 5_000 });
   return new Response(subscription.stream, { headers: SSE_HEADERS });
 });
 
@@ -113,7 +124,7 @@ function notFound(id: string | undefined): RuntimeError {
 
 /** Optional body `{"grace_ms": n}`: 0 forces at once; more than the maximum is refused. */
 async function cancelGrace(request: Request, fallback: number, max: number): Promise<number> {
-  const text = await request.text();
+  const text = new TextDecoder().decode(await readBody(request, 1024));
   if (text.trim() === "") return fallback;
   let body: unknown;
   try {

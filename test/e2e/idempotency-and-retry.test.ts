@@ -102,6 +102,27 @@ describe("idempotency keys", () => {
   });
 });
 
+describe("a key reused after its TTL", () => {
+  it("starts clean: nothing of the cancelled first execution carries over", async () => {
+    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: "narrow", agent: "dev-agent" })).body.key;
+    const body = { tool: "lab.stall", mode: "async", input: { ms: 300 }, idempotency_key: unique("key") };
+    const first = await call("POST", "/v1/executions", body, bearer(narrow));
+    expect((await call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 }, bearer(narrow))).body.status).toBe("cancelled");
+    await new Promise((r) => setTimeout(r, 2_200)); // the tenant's 2 s TTL
+    const second = await call("POST", "/v1/executions", body, bearer(narrow));
+    expect(second.status).toBe(202);
+    expect(second.headers.get("idempotent-replayed")).toBeNull();
+    let view: any;
+    for (let i = 0; i < 100; i++) {
+      view = (await call("GET", `/v1/executions/${second.body.execution_id}`, undefined, bearer(narrow))).body;
+      if (view.status !== "running") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(view).toMatchObject({ status: "succeeded", output: { waited_ms: 300 } });
+    expect(view.cancellation).toBeUndefined();
+  });
+});
+
 describe("the retry engine", () => {
   it("retries an idempotent tool that fails twice and ends succeeded with three attempts", async () => {
     const res = await execute({ tool: "lab.flaky", input: { key: unique("flaky"), fail_times: 2 }, limits: { timeout_ms: 20_000 } });

@@ -7,7 +7,7 @@ async function msgpack(body: unknown, options: { contentType?: string; accept?: 
   const res = await fetch(`${baseUrl}/v1/executions`, {
     method: "POST",
     headers: { "content-type": options.contentType ?? "application/msgpack", accept: options.accept ?? "application/msgpack", ...bearer(DEV_KEY) },
-    body: options.raw ?? encode(body),
+    body: (options.raw ?? encode(body)) as BodyInit,
   });
   const bytes = new Uint8Array(await res.arrayBuffer());
   return { status: res.status, type: res.headers.get("content-type"), body: decode(bytes) as any };
@@ -39,7 +39,7 @@ describe("MessagePack", () => {
     expect([...res.body.output.blob]).toEqual([...blob]);
     // JSON callers see the same bytes as {"$base64": …}.
     const again = await fetch(`${baseUrl}/v1/executions/${res.body.execution_id}`, { headers: bearer(DEV_KEY) });
-    expect((await again.json()).output.blob).toEqual({ $base64: btoa(String.fromCharCode(...blob)) });
+    expect(((await again.json()) as any).output.blob).toEqual({ $base64: btoa(String.fromCharCode(...blob)) });
   });
 
   it("refuses malformed MessagePack with invalid_request", async () => {

@@ -198,9 +198,9 @@ describe("decodeBody", () => {
     expect(decodeBody(bytes("{}"), null)).toEqual({});
   });
 
-  it("refuses a non-JSON content type and names it", () => {
+  it("refuses a content type other than JSON or MessagePack and names it", () => {
     const err = thrown(() => decodeBody(bytes("{}"), "text/plain; charset=utf-8"));
-    expect(err.code).toBe("invalid_request");
+    expect(err.code).toBe("unsupported_media_type");
     expect(err.details).toEqual({ content_type: "text/plain" });
   });
 
