@@ -28,6 +28,10 @@ const auth = { authorization: `Bearer ${devVars.DEV_API_KEY}` };
 const admin = { authorization: `Bearer ${devVars.DEV_ADMIN_KEY}` };
 const jsonHeaders = { "content-type": "application/json", ...auth };
 const ECHO = JSON.stringify({ x: 1, text: "hello" });
+// lab.echo is an "instant" tool (100 ms budget); under load the queueing alone outlasts that,
+// and the runtime would rightly answer `timeout`. The floors have no budget at all, so the
+// runtime's rows give the call 30 s: throughput is measured, not the budget.
+const LIMITS = { timeout_ms: 30_000 };
 const TERMINAL = new Set(["succeeded", "failed", "cancelled", "timed_out"]);
 
 async function ok(res: Response, status = 200): Promise<string> {
@@ -43,12 +47,12 @@ function rows(stack: Stack, mcp: Awaited<ReturnType<typeof connectMcp>>[]): Reco
   return {
     "F0 direct binding": async () => void (await ok(await post(`${stack.floor}/f0`, ECHO))),
     "F1 new DO + row": async () => void (await ok(await post(`${stack.floor}/f1`, ECHO))),
-    "runtime sync": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", input: JSON.parse(ECHO) }), jsonHeaders))),
+    "runtime sync": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders))),
     // Stages 1-4 alone (credential, decode, lookup, ranking, capability incl. the verifier,
     // schema): what the edge costs before anything is dispatched.
-    "runtime dry_run 1-4": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "dry_run", input: JSON.parse(ECHO) }), jsonHeaders))),
+    "runtime dry_run 1-4": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "dry_run", input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders))),
     "runtime async+poll": async () => {
-      const started = JSON.parse(await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "async", input: JSON.parse(ECHO) }), jsonHeaders), 202));
+      const started = JSON.parse(await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "async", input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders), 202));
       for (let i = 0; i < 1000; i++) {
         const view = JSON.parse(await ok(await fetch(`${stack.runtime}/v1/executions/${started.execution_id}`, { headers: auth })));
         if (TERMINAL.has(view.status)) return;
@@ -57,7 +61,7 @@ function rows(stack: Stack, mcp: Awaited<ReturnType<typeof connectMcp>>[]): Reco
       throw new Error("never finished");
     },
     "runtime stream": async () => {
-      const text = await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", stream: true, input: JSON.parse(ECHO) }), jsonHeaders));
+      const text = await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", stream: true, input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders));
       if (!text.includes("event: done")) throw new Error("stream ended without done");
     },
     "MCP peer (agents)": async (w) => void (await mcp[w].echo(JSON.parse(ECHO))),

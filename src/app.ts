@@ -5,6 +5,7 @@ import { authenticate } from "./auth/authenticate.ts";
 import { renderMetrics } from "./audit/metrics.ts";
 import { countRefusal } from "./audit/refusal-counter.ts";
 import { getSnapshot } from "./registry/snapshot-cache.ts";
+import { openApiDocument } from "./openapi.ts";
 import { errorBody, RuntimeError } from "./errors.ts";
 import { respond, responseFormat } from "./codec/negotiate.ts";
 import { admin } from "./routes/admin.ts";
@@ -31,6 +32,9 @@ app.get("/metrics", async (c) => {
   const body = await renderMetrics(c.env.AUDIT_DB, await getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)), Date.now());
   return c.body(body, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
 });
+
+/** The API's OpenAPI 3.1 description, public like any API reference. */
+app.get("/v1/openapi.json", (c) => c.json(openApiDocument));
 
 // Everything under /v1 needs a credential (the operations endpoints above do not).
 app.use("/v1/*", async (c, next) => {

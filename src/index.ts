@@ -7,6 +7,8 @@ import type { Env } from "./env.ts";
 export { ExecutionObject } from "../durable-objects/execution-object.ts";
 export { RegistryObject } from "../durable-objects/registry-object.ts";
 export { TenantObject } from "../durable-objects/tenant-object.ts";
+/** Workers RPC for service-binding callers (identity from the binding's props). */
+export { ToolRuntime } from "./rpc.ts";
 
 export default {
   fetch: app.fetch,

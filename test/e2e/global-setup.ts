@@ -15,6 +15,8 @@ import type { TestProject } from "vitest/node";
 declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
+    /** The example caller Worker (Workers RPC to the runtime). */
+    callerUrl: string;
     /** The test identity provider's signing key (its public half is the stack's JWT_JWKS). */
     jwtPrivateKey: JWK;
     jwtIssuer: string;
@@ -86,9 +88,47 @@ export default async function setup(project: TestProject) {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
+  // The example caller Worker (as `npm start` runs it) in its own session: it reaches the
+  // runtime over a service binding through wrangler's local dev registry.
+  const callerPort = await freePort();
+  const callerInspector = await freePort();
+  const caller = spawn("npx", ["wrangler", "dev", "-c", "examples/caller/wrangler.toml", "--ip", "127.0.0.1", "--port", String(callerPort), "--inspector-port", String(callerInspector)], {
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  });
+  let callerLog = "";
+  caller.stdout!.on("data", (d) => (callerLog += d));
+  caller.stderr!.on("data", (d) => (callerLog += d));
+  const callerExited = new Promise((resolve) => caller.once("exit", resolve));
+  const stopAll = async () => {
+    if (caller.exitCode === null && caller.pid) {
+      process.kill(-caller.pid, "SIGTERM");
+      const t = setTimeout(() => caller.pid && process.kill(-caller.pid, "SIGKILL"), 10_000);
+      await callerExited;
+      clearTimeout(t);
+    }
+    await stop();
+  };
+  const callerUrl = `http://127.0.0.1:${callerPort}`;
+  for (const deadline = Date.now() + READY_WITHIN_MS; ; ) {
+    if (caller.exitCode !== null) {
+      await stopAll();
+      throw new Error(`the example caller exited early:\n${callerLog}`);
+    }
+    const ok = await fetch(`${callerUrl}/tools`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      await stopAll();
+      throw new Error(`the example caller was not ready:\n${callerLog}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  project.provide("callerUrl", callerUrl);
   project.provide("baseUrl", baseUrl);
   project.provide("jwtPrivateKey", { ...(await exportJWK(privateKey)), kid: "e2e-1", alg: "ES256" });
   project.provide("jwtIssuer", JWT_ISSUER);
   project.provide("jwtAudience", JWT_AUDIENCE);
-  return stop;
+  return stopAll;
 }

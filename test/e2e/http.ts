@@ -1,6 +1,7 @@
 /** A small real HTTP client for the e2e suite (plain fetch against the running stack). */
 import { readFileSync } from "node:fs";
 import { inject } from "vitest";
+import { conform } from "./openapi.ts";
 
 export const baseUrl = inject("baseUrl");
 
@@ -29,7 +30,10 @@ export async function call<T = any>(method: string, path: string, body?: unknown
   }
   const res = await fetch(`${baseUrl}${path}`, init);
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  const parsed = text ? JSON.parse(text) : undefined;
+  // Every response the suite sees must be one the OpenAPI document describes.
+  conform(method, path, res.status, res.headers.get("content-type"), parsed);
+  return { status: res.status, headers: res.headers, body: parsed };
 }
 
 export const execute = <T = any>(body: unknown) => call<T>("POST", "/v1/executions", body);

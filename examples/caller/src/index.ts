@@ -1,0 +1,46 @@
+/**
+ * An example caller Worker: it reaches the Tool Runtime over a service binding with Workers
+ * RPC. Its identity (tenant, agent, capabilities) is in the binding's `props` in its
+ * wrangler.toml; nothing it passes in a call can change it.
+ *
+ *   GET /             calls math.evaluate and answers with the runtime's result
+ *   GET /forged       tries to claim another tenant in the call's arguments (ignored)
+ *   GET /stream       streams demo.countdown's events through
+ *   GET /tools        lists the tools
+ *   GET /call?tool=…&input=…&options=…   any call (input and options as JSON), for comparing with REST
+ */
+import type { RpcCallOptions, RpcResult, ToolRuntime } from "../../../src/rpc.ts";
+
+interface Env {
+  TOOLS: Service<ToolRuntime>;
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const url = new URL(request.url);
+    const answer = (r: RpcResult<unknown>) => Response.json(r, { status: r.ok ? 200 : 400 });
+    switch (url.pathname) {
+      case "/":
+        return answer(await env.TOOLS.invoke("math.evaluate", { expression: url.searchParams.get("expression") ?? "6 * 7" }));
+      case "/forged": {
+        // A caller that tries to be someone else: extra fields are refused like in REST, and
+        // there is no argument that carries an identity at all.
+        const forged = { tenant: "someone-else", context: { agent: "admin", tenant: "someone-else" } } as RpcCallOptions;
+        return answer(await env.TOOLS.invoke("math.evaluate", { expression: "1 + 1" }, { context: forged.context }));
+      }
+      case "/stream": {
+        const r = await env.TOOLS.invokeStream("demo.countdown", { from: 3, interval_ms: 50 });
+        if (!r.ok) return answer(r);
+        return new Response(r.value.stream, { headers: { "content-type": "text/event-stream", "x-execution-id": r.value.execution_id } });
+      }
+      case "/tools":
+        return answer(await env.TOOLS.listTools());
+      case "/call": {
+        const json = (name: string, fallback: unknown) => (url.searchParams.has(name) ? JSON.parse(url.searchParams.get(name)!) : fallback);
+        return answer(await env.TOOLS.invoke(url.searchParams.get("tool") ?? "", json("input", {}), json("options", {})));
+      }
+      default:
+        return new Response("GET /, /forged, /stream or /tools", { status: 404 });
+    }
+  },
+};

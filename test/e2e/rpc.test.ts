@@ -1,0 +1,57 @@
+/**
+ * Workers RPC (src/rpc.ts) through the example caller Worker: the same calls as REST give the
+ * same output, status and error codes; the identity is the binding's props, never the call's.
+ */
+import { describe, expect, inject, it } from "vitest";
+import { asAdmin, call, execute } from "./http.ts";
+
+const callerUrl = inject("callerUrl");
+
+async function viaRpc(tool: string, input: unknown, options: unknown = {}) {
+  const q = new URLSearchParams({ tool, input: JSON.stringify(input), options: JSON.stringify(options) });
+  return (await (await fetch(`${callerUrl}/call?${q}`)).json()) as any;
+}
+
+describe("Workers RPC for service-binding callers", () => {
+  it("gives the same output and status as REST", async () => {
+    const [rest, rpc] = [await execute({ tool: "json.query", input: { document: { a: [1, 2] }, path: "/a/1" } }), await viaRpc("json.query", { document: { a: [1, 2] }, path: "/a/1" })];
+    expect(rpc.ok).toBe(true);
+    expect([rpc.value.status, rpc.value.output]).toEqual([rest.body.status, rest.body.output]);
+  });
+
+  it("gives the same error codes as REST, for refused calls and for failed executions", async () => {
+    for (const [tool, input] of [["math.evaluate", { nope: 1 }], ["no.such.tool", {}], ["lab.bad_output", {}], ["lab.crash", {}]] as const) {
+      const [rest, rpc] = [await execute({ tool, input }), await viaRpc(tool, input)];
+      expect(rpc.ok).toBe(false);
+      expect(rpc.error.code).toBe(rest.body.error.code);
+      expect(rpc.error.retryable).toBe(rest.body.error.retryable);
+    }
+  });
+
+  it("takes the caller's identity from the binding's props and ignores a forged one", async () => {
+    const forged = (await (await fetch(`${callerUrl}/forged`)).json()) as any;
+    expect(forged.ok).toBe(true);
+    const id = forged.value.execution_id;
+    // Not the dev tenant's execution: REST with the dev key cannot see it.
+    expect((await call("GET", `/v1/executions/${id}`)).status).toBe(404);
+    let record: any;
+    for (let i = 0; i < 100 && !record; i++) {
+      record = (await asAdmin("GET", "/v1/audit?tenant=example&limit=100")).body.records.find((r: any) => r.execution_id === id);
+      if (!record) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(record).toMatchObject({ tenant: "example", agent: "example-caller" });
+  });
+
+  it("refuses arguments REST would refuse, e.g. an unknown option", async () => {
+    const rpc = await viaRpc("math.evaluate", { expression: "1" }, { tenant: "someone-else" });
+    expect(rpc).toMatchObject({ ok: false, error: { code: "invalid_request", details: { field: "tenant" } } });
+  });
+
+  it("streams an execution's events over RPC", async () => {
+    const res = await fetch(`${callerUrl}/stream`);
+    const text = await res.text();
+    expect(res.headers.get("x-execution-id")).toMatch(/^exec_/);
+    expect(text).toContain("event: start");
+    expect(text.trim().split("\n\n").at(-1)).toContain("event: done");
+  });
+});
