@@ -6,6 +6,7 @@ import { renderMetrics } from "./audit/metrics.ts";
 import { countRefusal } from "./audit/refusal-counter.ts";
 import { getSnapshot } from "./registry/snapshot-cache.ts";
 import { openApiDocument } from "./openapi.ts";
+import { CONNECT_PATH_PREFIX, serveConnect } from "./connect/service.ts";
 import { errorBody, RuntimeError } from "./errors.ts";
 import { respond, responseFormat } from "./codec/negotiate.ts";
 import { admin } from "./routes/admin.ts";
@@ -18,7 +19,8 @@ export const app = new Hono<AppEnv>();
 
 // The answer's format, from Accept, before anything else (an unacceptable Accept is 406, in JSON).
 app.use("*", async (c, next) => {
-  c.set("format", responseFormat(c.req.header("accept")));
+  // Connect and gRPC-Web negotiate their own formats.
+  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX)) c.set("format", responseFormat(c.req.header("accept")));
   await next();
 });
 
@@ -32,6 +34,9 @@ app.get("/metrics", async (c) => {
   const body = await renderMetrics(c.env.AUDIT_DB, await getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)), Date.now());
   return c.body(body, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
 });
+
+/** Connect and gRPC-Web (TRT-002 §3's gRPC face), authenticated like REST inside the service. */
+app.all(`${CONNECT_PATH_PREFIX}*`, (c) => serveConnect(c.req.raw, c.env));
 
 /** The API's OpenAPI 3.1 description, public like any API reference. */
 app.get("/v1/openapi.json", (c) => c.json(openApiDocument));

@@ -28,6 +28,8 @@ export const labBadOutput = defineTool({
   idempotent: true,
   latency_class: "fast",
   effects: "read",
+  // Failing is its job: its breaker must not open and hide the failure it demonstrates.
+  breaker: { failures: 1_000_000 },
   handler: () => ({ value: "not a number" }),
 });
 
@@ -40,6 +42,7 @@ export const labCrash = defineTool({
   idempotent: false,
   latency_class: "fast",
   effects: "read",
+  breaker: { failures: 1_000_000 },
   handler: () => {
     const config = undefined as unknown as { limit: number };
     return { limit: config.limit };
@@ -60,6 +63,7 @@ export const labStall = defineTool({
   idempotent: true,
   latency_class: "fast",
   effects: "read",
+  breaker: { failures: 1_000_000 },
   handler: async (input: { ms: number }, ctx) => {
     ctx.emit("partial", { stage: "before the wait" });
     // Deliberately not passing ctx.signal: this tool ignores cancellation.
