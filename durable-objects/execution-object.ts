@@ -6,18 +6,16 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { ExecutionView } from "../src/contract.ts";
-import type { Env, ProviderService } from "../src/env.ts";
+import type { Env } from "../src/env.ts";
 import { fromJson, toJson } from "../src/codec/bytes.ts";
 import { loadConfig } from "../src/config.ts";
 import { errorBody, RuntimeError } from "../src/errors.ts";
 import { remainingBudgetMs } from "../src/pipeline/budget.ts";
 import { verifyInBackground } from "../src/pipeline/intent.ts";
-import type { IntentDecision } from "../src/pipeline/capability.ts";
-import { httpStatusOf, settle, toView, type Settlement } from "../src/pipeline/delivery.ts";
+import { httpStatusOf, toView, type Settlement } from "../src/pipeline/delivery.ts";
 import type { ExecutionPlan, ExecutionResult, PlannedProvider, Subscription } from "../src/pipeline/dispatch.ts";
 import { runAttempts, type AttemptResult } from "../src/pipeline/retry.ts";
 import { admit } from "../src/policy/admission.ts";
-import { invokeProvider, StopLatch, type ProviderOutcome } from "../src/pipeline/provider-execution.ts";
 import { EMITTED_EVENT_TYPES, type EmittedEvent } from "../providers/sdk/protocol.ts";
 import { EventLog } from "./event-log.ts";
 import { isTerminal, transition, type ExecutionRecord } from "./execution-state.ts";
@@ -25,9 +23,7 @@ import { meteredSql, meterMethods } from "./cost-meter.ts";
 import { Fanout } from "./fanout.ts";
 import type { AuditMessage } from "../src/audit/messages.ts";
 import { auditRecordOf, indexEntryOf } from "./execution-audit.ts";
-import { ExecutionSinkTarget } from "./execution-sink.ts";
-import { traceparentOf } from "../src/audit/trace.ts";
-import { judge, report } from "./health-reporter.ts";
+import { newRunState, runAttempt } from "./execution-attempt.ts";
 
 /** How long past its deadline an execution may go before the alarm ends it regardless. */
 const DEADLINE_SLACK_MS = 5_000;
@@ -301,48 +297,8 @@ export class ExecutionObject extends DurableObject<Env> {
   }
 
   /** One provider call, settled, with its outcome reported for the provider's health. */
-  private async attempt(plan: ExecutionPlan, provider: PlannedProvider, timeoutMs: number, n: number): Promise<AttemptResult> {
-    const run = this.run_;
-    const stop = new StopLatch();
-    run.stop = stop;
-    if (this.record?.cancellation) stop.fire("cancelled");
-    const sink = new ExecutionSinkTarget((e) => this.onEmit(e), stop);
-    const startedAt = Date.now();
-    // No budget left (the pipeline used it up): the provider is not called at all, so a
-    // side effect cannot happen after the caller has been told it timed out.
-    if (timeoutMs <= 0) {
-      const record = this.record!;
-      return { outcome: { kind: "timeout" }, settlement: settle({ kind: "timeout" }, { output_hash: record.output_hash, idempotent: record.idempotent, timeout_ms: record.timeout_ms, max_output_bytes: record.max_output_bytes }) };
-    }
-    run.attemptInFlight = true;
-    const outcome = await invokeProvider(
-      this.env[provider.binding] as ProviderService | undefined,
-      {
-        execution_id: plan.execution_id,
-        tool: plan.tool,
-        version: plan.version,
-        input: plan.input,
-        caller: { tenant: plan.tenant, agent: plan.agent },
-        context: { ...plan.context, attempt: n },
-        remaining_timeout_ms: timeoutMs,
-        traceparent: traceparentOf(plan.trace),
-      },
-      sink,
-      stop,
-      run.abandoned,
-    );
-    run.attemptInFlight = false;
-    const record = this.record!;
-    const settlement = settle(outcome, { output_hash: record.output_hash, idempotent: record.idempotent, timeout_ms: record.timeout_ms, max_output_bytes: record.max_output_bytes });
-    // A failure waits for the registry, so that the next call already sees the breaker or
-    // the dead provider; successes are batched (health-reporter.ts).
-    const verdict = record.cancellation ? undefined : judge(outcome, settlement.error?.code);
-    if (verdict) {
-      const now = Date.now();
-      // `at` is when the attempt started: the breaker ignores calls begun before it opened.
-      await report(this.env, { provider: provider.provider, tool: plan.tool, at: startedAt, latency_ms: now - startedAt, ok: verdict.ok }, { dead: verdict.dead, urgent: provider.trial });
-    }
-    return { outcome, settlement };
+  private attempt(plan: ExecutionPlan, provider: PlannedProvider, timeoutMs: number, n: number): Promise<AttemptResult> {
+    return runAttempt({ env: this.env, run: this.run_, record: () => this.record!, onEmit: (e) => this.onEmit(e) }, plan, provider, timeoutMs, n);
   }
 
   private onEmit(event: EmittedEvent): void {
@@ -420,21 +376,3 @@ export class ExecutionObject extends DurableObject<Env> {
 }
 
 meterMethods(ExecutionObject, ["execute", "executeStream", "view", "subscribe", "cancel", "alarm"]);
-
-/** One execution's in-memory state: its stop latch, forced-cancel promise, intent and attempts. */
-interface RunState {
-  stop: StopLatch;
-  abandon: (outcome: ProviderOutcome) => void;
-  abandoned: Promise<ProviderOutcome>;
-  attemptInFlight: boolean;
-  cancelledInFlight: boolean;
-  intentVerdict?: IntentDecision;
-  intentPending?: Promise<void>;
-  attemptsDone?: Pick<ExecutionRecord, "attempts" | "provider">;
-}
-
-function newRunState(): RunState {
-  let abandon!: (outcome: ProviderOutcome) => void;
-  const abandoned = new Promise<ProviderOutcome>((resolve) => (abandon = resolve));
-  return { stop: new StopLatch(), abandon, abandoned, attemptInFlight: false, cancelledInFlight: false };
-}
