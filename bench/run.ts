@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
+import { decode as decodeMsgpack, encode as encodeMsgpack } from "@msgpack/msgpack";
 import { connectMcp } from "./mcp-client.ts";
 import { median, quantile, runLoad, type LoadResult } from "./load.ts";
 import { cpuSeconds, root, startStack, type Stack } from "./stack.ts";
@@ -48,6 +49,15 @@ function rows(stack: Stack, mcp: Awaited<ReturnType<typeof connectMcp>>[]): Reco
     "F0 direct binding": async () => void (await ok(await post(`${stack.floor}/f0`, ECHO))),
     "F1 new DO + row": async () => void (await ok(await post(`${stack.floor}/f1`, ECHO))),
     "runtime sync": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders))),
+    "runtime sync msgpack": async () => {
+      const res = await fetch(`${stack.runtime}/v1/executions`, {
+        method: "POST",
+        headers: { "content-type": "application/msgpack", accept: "application/msgpack", ...auth },
+        body: encodeMsgpack({ tool: "lab.echo", input: JSON.parse(ECHO), limits: LIMITS }) as BodyInit,
+      });
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      decodeMsgpack(new Uint8Array(await res.arrayBuffer()));
+    },
     // Stages 1-4 alone (credential, decode, lookup, ranking, capability incl. the verifier,
     // schema): what the edge costs before anything is dispatched.
     "runtime dry_run 1-4": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "dry_run", input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders))),
