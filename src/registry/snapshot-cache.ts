@@ -1,7 +1,8 @@
 /**
  * The edge's copy of the registry snapshot, per isolate. Fresh for REGISTRY_SNAPSHOT_TTL_MS;
  * after that it is still served while one refresh runs in the background
- * (stale-while-revalidate), so no call waits on the registry object except an isolate's first.
+ * (stale-while-revalidate), so no call waits on the registry object except while the isolate
+ * has no copy at all.
  */
 import { loadConfig } from "../config.ts";
 import type { Env } from "../env.ts";
@@ -10,7 +11,7 @@ import type { DeprecationNotice, RegistrySnapshot } from "./catalog.ts";
 import type { Sample } from "./provider-health.ts";
 
 let cached: { snapshot: RegistrySnapshot; fetchedAt: number } | undefined;
-let inflight: Promise<RegistrySnapshot> | undefined;
+let refreshing = false;
 
 /** The registry object's RPC surface, typed by hand: its JSON-schema-bearing results are beyond Rpc's inference. */
 export interface RegistryRpc {
@@ -30,23 +31,26 @@ export async function getSnapshot(env: Env, waitUntil?: (p: Promise<unknown>) =>
   const ttl = loadConfig(env).snapshotTtlMs;
   if (cached && Date.now() - cached.fetchedAt < ttl) return cached.snapshot;
   if (cached) {
-    const refreshing = refresh(env).catch((err) => console.warn(JSON.stringify({ msg: "registry refresh failed", error: String(err) })));
-    waitUntil?.(refreshing);
+    // One background refresh at a time; nobody waits for it (its I/O belongs to the request
+    // that started it, which another request must not await).
+    if (!refreshing) {
+      refreshing = true;
+      const p = fetchSnapshot(env)
+        .catch((err) => console.warn(JSON.stringify({ msg: "registry refresh failed", error: String(err) })))
+        .finally(() => (refreshing = false));
+      waitUntil?.(p);
+    }
     return cached.snapshot;
   }
-  return refresh(env);
+  // No copy yet: this request fetches its own rather than awaiting another request's call.
+  return fetchSnapshot(env);
 }
 
-function refresh(env: Env): Promise<RegistrySnapshot> {
-  inflight ??= registryStub(env)
-    .snapshot()
-    .then((snapshot) => {
-      // Never step back to an older version if two refreshes cross.
-      if (!cached || snapshot.version >= cached.snapshot.version) cached = { snapshot, fetchedAt: Date.now() };
-      return cached.snapshot;
-    })
-    .finally(() => (inflight = undefined));
-  return inflight!;
+async function fetchSnapshot(env: Env): Promise<RegistrySnapshot> {
+  const snapshot = await registryStub(env).snapshot();
+  // Never step back to an older version if two fetches cross.
+  if (!cached || snapshot.version >= cached.snapshot.version) cached = { snapshot, fetchedAt: Date.now() };
+  return cached.snapshot;
 }
 
 /** Drops this isolate's copy (tests; after an operator's refresh). */
