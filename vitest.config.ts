@@ -36,7 +36,9 @@ export default defineConfig({
             miniflare: { workers: [...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider), verifier] },
           }),
         ],
-        test: { name: "integration", include: ["test/integration/**/*.test.ts"] },
+        // The first request of a file loads the whole Worker through vite's module runner
+        // (seconds on 2 shared cores); the bound only keeps a hung test from running forever.
+        test: { name: "integration", include: ["test/integration/**/*.test.ts"], testTimeout: 30_000 },
       },
       {
         test: {

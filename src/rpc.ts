@@ -18,7 +18,7 @@ import type { ExecutionView } from "./contract.ts";
 import type { Env } from "./env.ts";
 import { errorBody, RuntimeError, type ErrorBody } from "./errors.ts";
 import type { Caller } from "./pipeline/capability.ts";
-import { executionStub } from "./pipeline/dispatch.ts";
+import { executionStub, expectExecution } from "./pipeline/dispatch.ts";
 import { parseExecutionRequest } from "./pipeline/initiation.ts";
 import { planExecution } from "./pipeline/plan.ts";
 import { getSnapshot } from "./registry/snapshot-cache.ts";
@@ -67,9 +67,7 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
   async invokeStream(tool: string, input: unknown, options: RpcCallOptions = {}): Promise<RpcResult<{ execution_id: string; stream: ReadableStream<Uint8Array> }>> {
     return this.guard(async () => {
       const { plan } = await planExecution(this.env, this.caller(), this.request(tool, input, "async", options), Date.now());
-      const result = await executionStub(this.env, plan.execution_id)!.executeStream(plan);
-      if (result.kind === "conflict") throw new RuntimeError("idempotency_conflict", "this idempotency key was used with a different request", { execution_id: result.execution_id });
-      if (result.kind === "refused") throw new RuntimeError("rate_limited", result.message, result.details);
+      const result = expectExecution(await executionStub(this.env, plan.execution_id)!.executeStream(plan));
       if (!("stream" in result) || !result.stream) throw new RuntimeError("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers" });
       return { ok: true, value: { execution_id: plan.execution_id, stream: result.stream as ReadableStream<Uint8Array> } };
     });
@@ -106,10 +104,7 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
 
   private async run(tool: string, input: unknown, mode: "sync" | "async", options: RpcCallOptions): Promise<ExecutionView> {
     const { plan } = await planExecution(this.env, this.caller(), this.request(tool, input, mode, options), Date.now(), (p) => this.ctx.waitUntil(p));
-    const result = await executionStub(this.env, plan.execution_id)!.execute(plan);
-    if (result.kind === "conflict") throw new RuntimeError("idempotency_conflict", "this idempotency key was used with a different request", { execution_id: result.execution_id });
-    if (result.kind === "refused") throw new RuntimeError("rate_limited", result.message, result.details);
-    return result.view;
+    return expectExecution(await executionStub(this.env, plan.execution_id)!.execute(plan)).view;
   }
 
   /** The REST envelope's own checks, so both faces accept and refuse the same calls. */

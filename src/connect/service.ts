@@ -20,7 +20,7 @@ import type { ExecutionView } from "../contract.ts";
 import type { Env } from "../env.ts";
 import { ERROR_TABLE, RuntimeError, type ErrorCode } from "../errors.ts";
 import { ExecutionEventSchema, ExecutionSchema, ListToolsResponseSchema, ToolRuntimeService, type InvokeRequest } from "../gen/tool_runtime/v1/runtime_pb.ts";
-import { executionStub } from "../pipeline/dispatch.ts";
+import { executionStub, expectExecution } from "../pipeline/dispatch.ts";
 import { parseExecutionRequest } from "../pipeline/initiation.ts";
 import { planExecution } from "../pipeline/plan.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
@@ -94,10 +94,7 @@ function routes(env: Env) {
     async invoke(req, ctx) {
       try {
         const { plan } = await planExecution(env, await caller(ctx), request(req, "sync"), Date.now());
-        const result = await executionStub(env, plan.execution_id)!.execute(plan);
-        if (result.kind === "conflict") throw new RuntimeError("idempotency_conflict", "this idempotency key was used with a different request", { execution_id: result.execution_id });
-        if (result.kind === "refused") throw new RuntimeError("rate_limited", result.message, result.details);
-        return executionMessage(result.view);
+        return executionMessage(expectExecution(await executionStub(env, plan.execution_id)!.execute(plan)).view);
       } catch (err) {
         throw asConnectError(err);
       }
@@ -106,9 +103,7 @@ function routes(env: Env) {
       let stream: ReadableStream<Uint8Array>;
       try {
         const { plan } = await planExecution(env, await caller(ctx), request(req, "async"), Date.now());
-        const result = await executionStub(env, plan.execution_id)!.executeStream(plan);
-        if (result.kind === "conflict") throw new RuntimeError("idempotency_conflict", "this idempotency key was used with a different request", { execution_id: result.execution_id });
-        if (result.kind === "refused") throw new RuntimeError("rate_limited", result.message, result.details);
+        const result = expectExecution(await executionStub(env, plan.execution_id)!.executeStream(plan));
         if (!("stream" in result) || !result.stream) throw new RuntimeError("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers" });
         stream = result.stream as ReadableStream<Uint8Array>;
       } catch (err) {

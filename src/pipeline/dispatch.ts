@@ -6,6 +6,7 @@
  */
 import type { ExecutionMode, ExecutionView } from "../contract.ts";
 import type { Env } from "../env.ts";
+import { RuntimeError } from "../errors.ts";
 import type { Effect } from "../../providers/sdk/protocol.ts";
 import type { CapabilityDecision } from "./capability.ts";
 import type { IdempotencyClaim } from "./idempotency.ts";
@@ -99,4 +100,13 @@ export function executionStub(env: Env, executionId: string): ExecutionRpc | und
 
 export async function dispatch(env: Env, plan: ExecutionPlan): Promise<ExecutionResult> {
   return executionStub(env, plan.execution_id)!.execute(plan);
+}
+
+/** An execution that started or was attached to; a reused key or a refusal becomes its error. */
+export function expectExecution<T extends ExecutionResult>(result: T): Extract<T, { kind: "started" | "replayed" }> {
+  if (result.kind === "conflict") {
+    throw new RuntimeError("idempotency_conflict", "this idempotency key was used with a different request", { execution_id: result.execution_id });
+  }
+  if (result.kind === "refused") throw new RuntimeError("rate_limited", result.message, result.details);
+  return result as Extract<T, { kind: "started" | "replayed" }>;
 }

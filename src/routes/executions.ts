@@ -6,7 +6,7 @@ import { loadConfig } from "../config.ts";
 import type { Env } from "../env.ts";
 import { RuntimeError } from "../errors.ts";
 import { httpStatusOf } from "../pipeline/delivery.ts";
-import { dispatch, executionStub, type ExecutionRpc } from "../pipeline/dispatch.ts";
+import { dispatch, executionStub, expectExecution, type ExecutionRpc } from "../pipeline/dispatch.ts";
 import { decodeBody, parseExecutionRequest, readBody } from "../pipeline/initiation.ts";
 import { dryRun, planExecution } from "../pipeline/plan.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
@@ -40,18 +40,15 @@ executions.post("/", async (c) => {
   const headers: Record<string, string> = { ...deprecationHeaders(deprecation), traceparent: traceparentOf(trace) };
   const location = `/v1/executions/${plan.execution_id}`;
   const stub = executionStub(c.env, plan.execution_id)!;
-  let result;
+  let raw;
   try {
-    result = request.stream ? await stub.executeStream(plan) : await dispatch(c.env, plan);
+    raw = request.stream ? await stub.executeStream(plan) : await dispatch(c.env, plan);
   } catch (err) {
     // The execution may exist and may have run: never "retryable" blind, and say where it is.
     console.error(JSON.stringify({ msg: "dispatch failed", execution_id: plan.execution_id, error: String(err) }));
     throw new RuntimeError("internal", "the runtime lost contact with the execution; look it up before calling again", { execution_id: plan.execution_id, location }, false);
   }
-  if (result.kind === "conflict") {
-    throw new RuntimeError("idempotency_conflict", "this idempotency key was used with a different request", { idempotency_key: request.idempotency_key, execution_id: result.execution_id });
-  }
-  if (result.kind === "refused") throw new RuntimeError("rate_limited", result.message, result.details);
+  const result = expectExecution(raw);
   // A duplicate of a keyed call: the original execution, marked as a replay (TRT-002 §11).
   if (result.kind === "replayed") headers["Idempotent-Replayed"] = "true";
 
