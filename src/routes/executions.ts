@@ -3,7 +3,6 @@ import { reply } from "../codec/negotiate.ts";
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { loadConfig } from "../config.ts";
-import type { Env } from "../env.ts";
 import { RuntimeError } from "../errors.ts";
 import { httpStatusOf } from "../pipeline/delivery.ts";
 import { dispatch, executionStub, expectExecution, type ExecutionRpc } from "../pipeline/dispatch.ts";
