@@ -12,7 +12,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true" };
+// The sessions find each other through a dev registry of this run's own, so an `npm start`
+// (or a test run) on the same machine cannot answer for one of them.
+const ENV = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  CI: "true",
+  WRANGLER_REGISTRY_PATH: mkdtempSync(join(tmpdir(), "tool-runtime-bench-registry-")),
+};
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

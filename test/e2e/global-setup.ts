@@ -45,6 +45,9 @@ export default async function setup(project: TestProject) {
   const port = await freePort();
   const inspectorPort = await freePort();
   const state = mkdtempSync(join(tmpdir(), "tool-runtime-e2e-"));
+  // A dev registry of this run's own: the caller Worker finds this stack, never an `npm start`
+  // or another test run on the same machine (wrangler reads WRANGLER_REGISTRY_PATH).
+  const registry = join(state, "dev-registry");
   // A throwaway identity provider: the stack trusts its public key for this run only.
   const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid: "e2e-1", alg: "ES256", use: "sig" };
@@ -52,7 +55,7 @@ export default async function setup(project: TestProject) {
   const child = spawn(
     "npm",
     ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...jwtVars.flatMap((v) => ["--var", v])],
-    { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true" } },
+    { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry } },
   );
   let log = "";
   child.stdout!.on("data", (d) => (log += d));
@@ -96,7 +99,7 @@ export default async function setup(project: TestProject) {
     cwd: root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_REGISTRY_PATH: registry },
   });
   let callerLog = "";
   caller.stdout!.on("data", (d) => (callerLog += d));
