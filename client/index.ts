@@ -44,7 +44,7 @@ export class ToolRuntimeError extends Error {
   constructor(body: ErrorBody | { code: "network_error"; message: string; retryable: boolean }, status: number, execution?: ExecutionView) {
     super(body.message);
     this.name = "ToolRuntimeError";
-    this.code = body.code;
+    this.code = body.code as ErrorCode | "network_error";
     this.retryable = body.retryable;
     this.status = status;
     this.details = "details" in body ? body.details : undefined;

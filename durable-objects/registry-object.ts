@@ -11,15 +11,13 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { loadConfig, providerBinding, type ProviderConfig } from "../src/config.ts";
-import type { Env } from "../src/env.ts";
 import { hasValidator } from "../src/pipeline/schema.ts";
 import { buildCatalog, healthKey, type OfferingHealth, type ProviderLoad, type RegistrySnapshot } from "../src/registry/catalog.ts";
 import { composeSnapshot } from "../src/registry/compose.ts";
-import { breakerView, DEFAULT_BREAKER, healthStats, nextBreaker, type BreakerPolicy, type Sample } from "../src/registry/provider-health.ts";
+import { breakerView, DEFAULT_BREAKER, healthStats, nextBreaker, type BreakerPolicy, type DeadReport, type Sample } from "../src/registry/provider-health.ts";
 import { canonicalJson } from "../src/schema/schema-hash.ts";
 import { withTimeout } from "../src/with-timeout.ts";
 import type { ProviderManifest } from "../providers/sdk/protocol.ts";
-import { meteredSql, meterMethods } from "./cost-meter.ts";
 import { RegistryStore, type Catalog, type Deprecation, type ProviderOverride } from "./registry-store.ts";
 
 const MANIFEST_TIMEOUT_MS = 5_000;
@@ -27,12 +25,6 @@ const MANIFEST_TIMEOUT_MS = 5_000;
 const UNREACHABLE_RETRY_MS = 2_000;
 /** A dead provider is skipped at least this long before its answering manifest revives it. */
 export const LIVENESS_PROBE_MS = 30_000;
-
-export interface DeadReport {
-  provider: string;
-  at: number;
-  reason: string;
-}
 
 export class RegistryObject extends DurableObject<Env> {
   private readonly store: RegistryStore;
@@ -43,7 +35,7 @@ export class RegistryObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.store = new RegistryStore(meteredSql(ctx.storage.sql, "RegistryObject"));
+    this.store = new RegistryStore(ctx.storage.sql);
   }
 
   /** The current snapshot, reloading manifests first when that is due. */
@@ -209,5 +201,3 @@ export class RegistryObject extends DurableObject<Env> {
     return tools.length > 0 ? { provider, sdk_version: "last known", tools } : undefined;
   }
 }
-
-meterMethods(RegistryObject, ["snapshot", "refresh", "report", "acquireTrial", "setProvider", "deprecate"]);

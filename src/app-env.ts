@@ -1,5 +1,4 @@
-import type { Env } from "./env.ts";
-import type { Caller } from "./pipeline/capability.ts";
+import type { Caller } from "./contract.ts";
 import type { Format } from "./codec/negotiate.ts";
 
 /** Hono's view of the app: bindings, and the caller the auth middleware established. */

@@ -3,7 +3,6 @@ import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { authenticate } from "./auth/authenticate.ts";
 import { renderMetrics } from "./audit/metrics.ts";
-import { countRefusal } from "./audit/refusal-counter.ts";
 import { getSnapshot } from "./registry/snapshot-cache.ts";
 import { openApiDocument } from "./openapi.ts";
 import { CONNECT_PATH_PREFIX, serveConnect } from "./connect/service.ts";
@@ -14,6 +13,7 @@ import { audit } from "./routes/audit.ts";
 import { executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
+import { refusalResponse } from "./routes/refusal.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -36,7 +36,7 @@ app.get("/metrics", async (c) => {
 });
 
 /** Connect and gRPC-Web (TRT-002 §3's gRPC face), authenticated like REST inside the service. */
-app.all(`${CONNECT_PATH_PREFIX}*`, (c) => serveConnect(c.req.raw, c.env));
+app.all(`${CONNECT_PATH_PREFIX}*`, (c) => serveConnect(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)));
 
 /** The API's OpenAPI 3.1 description, public like any API reference. */
 app.get("/v1/openapi.json", (c) => c.json(openApiDocument));
@@ -54,21 +54,9 @@ app.route("/v1/audit", audit);
 app.notFound((c) => respond(c.get("format") ?? "json", { error: errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }, 404));
 
 app.onError((err, c) => {
-  if (err instanceof RuntimeError) {
-    const retryAfterMs = err.details?.retry_after_ms;
-    // Retryable refusals say when (429, 503): in the body and as Retry-After (whole seconds).
-    if (typeof retryAfterMs === "number") c.header("Retry-After", String(Math.ceil(retryAfterMs / 1000)));
-    if (err.code === "rate_limited") {
-      countRefusal(c.env, (p) => c.executionCtx.waitUntil(p), { tenant: c.get("caller")?.tenant ?? "", tool: String(err.details?.tool ?? ""), reason: String(err.details?.reason ?? "") });
-    }
-    return respond(c.get("format") ?? "json", { error: err.toBody() }, err.status, headersOf(c));
-  }
-  // Anything else is our fault: log it whole, answer without internals.
-  console.error(JSON.stringify({ msg: "unhandled error", path: new URL(c.req.url).pathname, error: String(err), stack: (err as Error)?.stack }));
-  return respond(c.get("format") ?? "json", { error: errorBody("internal", "the runtime failed while handling the request") }, 500);
+  if (err instanceof RuntimeError) return refusalResponse(c, err.toBody());
+  // Anything else is our fault: log it whole with a reference, answer without internals.
+  const ref = crypto.randomUUID();
+  console.error(JSON.stringify({ msg: "unhandled error", ref, path: new URL(c.req.url).pathname, error: String(err), stack: (err as Error)?.stack }));
+  return respond(c.get("format") ?? "json", { error: errorBody("internal", "the runtime failed while handling the request", { ref }, false) }, 500);
 });
-
-/** Headers already set on the context (Retry-After) carried onto a hand-built Response. */
-function headersOf(c: { res: Response }): Record<string, string> {
-  return Object.fromEntries(c.res.headers.entries());
-}

@@ -4,11 +4,10 @@
  */
 import type { JSONWebKeySet } from "jose";
 import type { JwtConfig } from "./auth/jwt.ts";
-import type { Env, ProviderService } from "./env.ts";
-import { TRUST_ORDER, type Trust } from "./contract.ts";
-import type { Caller } from "./pipeline/capability.ts";
+import type { ProviderService } from "../providers/sdk/protocol.ts";
+import { TRUST_ORDER, type Caller, type Trust } from "./contract.ts";
 import { parseLimitsConfig, type LimitsConfig } from "./policy/limits.ts";
-import { DEFAULT_RETRY, type RetryPolicy } from "./pipeline/retry.ts";
+import { DEFAULT_RETRY, type RetryPolicy } from "./execution/retry.ts";
 
 /** One provider Worker as deploy config declares it. Trust is the operator's, never the provider's word. */
 export interface ProviderConfig {
@@ -89,9 +88,18 @@ export function parseConfig(env: Env): RuntimeConfig {
   };
 }
 
-/** The provider's service binding, or undefined when the Worker is not bound here. */
+/**
+ * A provider's service binding by the name deploy configuration gives it (PROVIDERS), or
+ * undefined when no such Worker is bound here. Looked up by name because operators add
+ * providers in configuration; what it offers is the provider protocol (DESIGN.md 6).
+ */
+export function providerService(env: Env, binding: string): ProviderService | undefined {
+  const service: unknown = Reflect.get(env, binding);
+  return service !== null && typeof service === "object" && typeof (service as ProviderService).invoke === "function" ? (service as ProviderService) : undefined;
+}
+
 export function providerBinding(env: Env, provider: ProviderConfig): ProviderService | undefined {
-  return env[provider.binding] as ProviderService | undefined;
+  return providerService(env, provider.binding);
 }
 
 function parseProviders(env: Env): ProviderConfig[] {

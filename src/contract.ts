@@ -1,11 +1,81 @@
 /**
  * TRT-002 request and response shapes, defined once and shared by the Worker, the execution
- * object and the tests (STYLE.md 10).
+ * object, the faces and the tests (STYLE.md 10). The bottom of the house: it depends on
+ * nothing but the provider wire protocol's types, which depend on nothing either.
  */
-import type { ErrorBody } from "./errors.ts";
-import type { CapabilityDecision } from "./pipeline/capability.ts";
-import type { AttemptRecord } from "./pipeline/retry.ts";
-import type { CoercionMode, Effect, JsonSchema, LatencyClass } from "../providers/sdk/protocol.ts";
+import type { CoercionMode, Effect, JsonSchema, LatencyClass, Value } from "../providers/sdk/protocol.ts";
+
+export type { Value };
+
+/** TRT-002 §10 error types. */
+export type ErrorType = "request_error" | "auth_error" | "registry_error" | "execution_error" | "runtime_error";
+
+/** The body of every error response: `{ error: ErrorBody }` (TRT-002 §10). `code` is one of src/errors.ts's table. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  type: ErrorType;
+  retryable: boolean;
+  details?: Record<string, Value>;
+}
+
+/**
+ * What crosses every boundary — the execution service to a face, an object to the service,
+ * the runtime to a Workers RPC caller: a value, or an error as a value (a thrown Error would
+ * lose its code and details over RPC). `execution` is set when the error is an execution's
+ * own end (it ran and failed), absent when the call was refused before or instead of one.
+ */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorBody; execution?: ExecutionView };
+
+/** Who is calling (AIOS §5.1): set by the runtime from a credential or binding props, never from a body. */
+export interface Caller {
+  tenant: string;
+  agent: string;
+  capabilities: string[];
+  /** Provider names the caller may reach (AIOS §5.3 level 1); "*" reaches all. */
+  channels: string[];
+  role?: string;
+}
+
+/** AIOS §5.3 level 2's outcome: `pending` until an asynchronous verdict arrives. */
+export interface IntentDecision {
+  verdict: "skipped" | "aligned" | "misaligned" | "pending";
+  mode: "sync" | "async" | "none";
+  reason: string;
+  profile?: string;
+  /** The verdict came from the per-isolate verdict cache (read-only tools). */
+  cached?: boolean;
+}
+
+/** What each capability level decided (AIOS §5.3). */
+export interface CapabilityDecision {
+  level1: { reachable: string[] };
+  level2: IntentDecision;
+  level3: { required: string | null; granted_by: string | null };
+}
+
+/** One attempt, as the result and the stream show it (TRT-002 §11 retry engine). */
+export interface AttemptRecord {
+  attempt: number;
+  provider: string;
+  /** "succeeded", or the error code the attempt ended with. */
+  outcome: string;
+  /** From acceptance to the attempt's start, and the attempt's own length. */
+  started_ms: number;
+  duration_ms: number;
+}
+
+/** One event of an execution's stream (TRT-002 §7); `seq` orders them and resumes a stream. */
+export interface ExecutionEvent {
+  seq: number;
+  type: string;
+  data: Value;
+  /** Epoch ms when the runtime took the event. */
+  at: number;
+}
+
+/** The faces a call can come through; recorded in the audit log. */
+export type Face = "rest" | "rpc" | "connect" | "mcp";
 
 export type ExecutionMode = "sync" | "async";
 
@@ -21,8 +91,8 @@ export interface ExecutionRequest {
   provider?: string;
   tenant?: string;
   project?: string;
-  input: unknown;
-  context: Record<string, unknown>;
+  input: Value;
+  context: Record<string, Value>;
   limits: { timeout_ms?: number; max_output_bytes?: number };
   /** `dry_run` runs stages 1-4 and reports what would happen (nothing is executed). */
   mode: ExecutionMode | "dry_run";
@@ -63,8 +133,8 @@ export interface ExecutionView {
   tool: string;
   version: string;
   status: ExecutionStatus;
-  output?: unknown;
-  partial_output?: unknown;
+  output?: Value;
+  partial_output?: Value;
   error?: ErrorBody;
   cancellation?: Cancellation;
   /** AIOS §5.3: what each capability level decided (level 2 may arrive after the call). */

@@ -5,7 +5,9 @@
  * (DESIGN.md "Reconciled"), named in the same style.
  */
 
-export type ErrorType = "request_error" | "auth_error" | "registry_error" | "execution_error" | "runtime_error";
+import type { ErrorBody, ErrorType, Value } from "./contract.ts";
+
+export type { ErrorBody, ErrorType };
 
 interface ErrorRule {
   status: number;
@@ -44,20 +46,11 @@ export const ERROR_TABLE = {
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
 
-/** The body of every error response: `{ error: ErrorBody }`. */
-export interface ErrorBody {
-  code: ErrorCode;
-  message: string;
-  type: ErrorType;
-  retryable: boolean;
-  details?: Record<string, unknown>;
-}
-
 export class RuntimeError extends Error {
   readonly code: ErrorCode;
-  readonly details?: Record<string, unknown>;
+  readonly details?: Record<string, Value>;
   readonly retryable: boolean;
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, retryable?: boolean) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, Value>, retryable?: boolean) {
     super(message);
     this.name = "RuntimeError";
     this.code = code;
@@ -74,7 +67,7 @@ export class RuntimeError extends Error {
   }
 }
 
-export function errorBody(code: ErrorCode, message: string, details?: Record<string, unknown>, retryable?: boolean): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, details?: Record<string, Value>, retryable?: boolean): ErrorBody {
   const rule = ERROR_TABLE[code];
   return {
     code,
@@ -85,8 +78,9 @@ export function errorBody(code: ErrorCode, message: string, details?: Record<str
   };
 }
 
-export function statusOf(code: ErrorCode): number {
-  return ERROR_TABLE[code].status;
+/** The HTTP status of a code; a code this table does not know (a newer runtime's) is a 500. */
+export function statusOf(code: string): number {
+  return isErrorCode(code) ? ERROR_TABLE[code].status : 500;
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {

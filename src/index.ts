@@ -2,8 +2,8 @@
 import { app } from "./app.ts";
 import type { AuditMessage } from "./audit/messages.ts";
 import { consumeAudit } from "./audit/consumer.ts";
-import type { Env } from "./env.ts";
 
+export { AuditOutboxObject } from "../durable-objects/audit-outbox.ts";
 export { ExecutionObject } from "../durable-objects/execution-object.ts";
 export { RegistryObject } from "../durable-objects/registry-object.ts";
 export { TenantObject } from "../durable-objects/tenant-object.ts";

@@ -79,7 +79,7 @@ const schemas = {
     required: ["execution_id", "tool", "version", "status", "execution"],
     additionalProperties: false,
     properties: {
-      execution_id: { type: "string", pattern: "^exec_[0-9a-f]{64}$" },
+      execution_id: { type: "string", pattern: "^exec_([0-9a-f]{64}|e[0-9a-f]{44})$" },
       tool: { type: "string" },
       version: { type: "string" },
       status: { enum: STATUSES },

@@ -1,7 +1,6 @@
 /**
  * The runtime for other Workers: a `WorkerEntrypoint` reached over a service binding with
- * Workers RPC (TRT-002 §1: the same semantics as REST). The same pipeline runs; results and
- * error codes are the same; only the transport differs.
+ * Workers RPC (TRT-002 §1: the same semantics as REST) — a face of the execution service.
  *
  * The caller's identity comes from the binding's `props`, which the caller's deploy
  * configuration sets and the caller's code cannot change (AIOS §5.1: "set by kernel, not
@@ -14,15 +13,12 @@
  *   props = { tenant = "acme", agent = "order-assistant", capabilities = ["network:api.example.com"] }
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import type { ExecutionView } from "./contract.ts";
-import type { Env } from "./env.ts";
-import { errorBody, RuntimeError, type ErrorBody } from "./errors.ts";
-import type { Caller } from "./pipeline/capability.ts";
-import { executionStub, expectExecution } from "./pipeline/dispatch.ts";
-import { parseExecutionRequest } from "./pipeline/initiation.ts";
-import { planExecution } from "./pipeline/plan.ts";
-import { getSnapshot } from "./registry/snapshot-cache.ts";
-import { loadConfig } from "./config.ts";
+import type { Caller, ExecutionView, Outcome } from "./contract.ts";
+import { RuntimeError } from "./errors.ts";
+import { traceFrom } from "./audit/trace.ts";
+import { cancel, execute, get, type CallAnswer, type CallContext } from "./execution/service.ts";
+import { toolList } from "./registry/tool-views.ts";
+import { sseStream } from "./stream/sse.ts";
 
 /** What the binding's `props` hold: the caller, as the operator configured it. */
 export interface RpcProps {
@@ -32,107 +28,93 @@ export interface RpcProps {
   channels?: string[];
 }
 
-/** Options of a call; the same fields as the REST envelope, minus anything about identity. */
+/** Options of a call; the same fields as the REST envelope, minus anything about identity or delivery. */
 export interface RpcCallOptions {
   version?: string;
   provider?: string;
+  project?: string;
   context?: Record<string, unknown>;
   limits?: { timeout_ms?: number; max_output_bytes?: number };
   idempotency_key?: string;
+  /** W3C Trace Context of the caller's span (the REST face reads it from the `traceparent` header). */
+  traceparent?: string;
 }
 
-const RPC_OPTIONS = new Set(["version", "provider", "context", "limits", "idempotency_key"]);
+const RPC_OPTIONS = new Set(["version", "provider", "project", "context", "limits", "idempotency_key", "traceparent"]);
 
-/** Errors cross RPC as values, so the code and details arrive intact (a thrown Error would lose them). */
-export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: ErrorBody; execution?: ExecutionView };
+/** The result of every method: `Outcome` (src/contract.ts), the same type the whole runtime uses. */
+export type RpcResult<T> = Outcome<T>;
 
 export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
-  /** Runs a tool and waits for its end (mode sync). */
+  /** Runs a tool and waits for its end (mode sync). A run that failed is `ok: false` with its `execution`. */
   async invoke(tool: string, input: unknown, options: RpcCallOptions = {}): Promise<RpcResult<ExecutionView>> {
-    return this.guard(async () => {
-      const view = await this.run(tool, input, "sync", options);
-      return view.error ? { ok: false, error: view.error, execution: view } : { ok: true, value: view };
+    return this.#call(tool, input, options, { mode: "sync" }, (a) => {
+      if (a.kind !== "finished") throw new Error(`unexpected answer ${a.kind}`);
+      return a.view.error ? { ok: false, error: a.view.error, execution: a.view } : { ok: true, value: a.view };
     });
   }
 
   /** Starts a tool and answers at once (mode async). */
   async start(tool: string, input: unknown, options: RpcCallOptions = {}): Promise<RpcResult<{ execution_id: string; status: string }>> {
-    return this.guard(async () => {
-      const view = await this.run(tool, input, "async", options);
-      return { ok: true, value: { execution_id: view.execution_id, status: view.status } };
+    return this.#call(tool, input, options, { mode: "async" }, (a) => {
+      if (a.kind === "accepted") return { ok: true, value: { execution_id: a.execution_id, status: a.status } };
+      if (a.kind === "finished") return { ok: true, value: { execution_id: a.view.execution_id, status: a.view.status } };
+      throw new Error(`unexpected answer ${a.kind}`);
     });
   }
 
   /** Starts a tool and answers with its event stream (SSE bytes, as REST sends them). */
   async invokeStream(tool: string, input: unknown, options: RpcCallOptions = {}): Promise<RpcResult<{ execution_id: string; stream: ReadableStream<Uint8Array> }>> {
-    return this.guard(async () => {
-      const { plan } = await planExecution(this.env, this.caller(), this.request(tool, input, "async", options), Date.now());
-      const result = expectExecution(await executionStub(this.env, plan.execution_id)!.executeStream(plan));
-      if (!("stream" in result) || !result.stream) throw new RuntimeError("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers" });
-      return { ok: true, value: { execution_id: plan.execution_id, stream: result.stream as ReadableStream<Uint8Array> } };
+    return this.#call(tool, input, options, { mode: "async", stream: true }, (a) => {
+      if (a.kind !== "stream") throw new Error(`unexpected answer ${a.kind}`);
+      return { ok: true, value: { execution_id: a.execution_id, stream: sseStream(a.events) } };
     });
   }
 
   async getExecution(executionId: string): Promise<RpcResult<ExecutionView>> {
-    return this.guard(async () => {
-      const view = await executionStub(this.env, executionId)?.view(this.caller().tenant);
-      if (!view) throw new RuntimeError("execution_not_found", `no execution ${executionId}`, { execution_id: executionId });
-      return { ok: true, value: view };
-    });
+    const caller = this.#caller();
+    return caller.ok ? get({ env: this.env, caller: caller.value }, executionId) : caller;
   }
 
   async cancel(executionId: string, options: { grace_ms?: number } = {}): Promise<RpcResult<ExecutionView>> {
-    return this.guard(async () => {
-      const config = loadConfig(this.env);
-      const grace = options.grace_ms ?? config.cancelGraceMs;
-      if (!Number.isSafeInteger(grace) || grace < 0 || grace > config.maxCancelGraceMs) {
-        throw new RuntimeError("invalid_request", `grace_ms must be an integer from 0 to ${config.maxCancelGraceMs}`, { field: "grace_ms" });
-      }
-      const view = await executionStub(this.env, executionId)?.cancel(this.caller().tenant, grace);
-      if (!view) throw new RuntimeError("execution_not_found", `no execution ${executionId}`, { execution_id: executionId });
-      return { ok: true, value: view };
-    });
+    const caller = this.#caller();
+    return caller.ok ? cancel({ env: this.env, caller: caller.value }, executionId, options?.grace_ms) : caller;
   }
 
   async listTools(): Promise<RpcResult<{ name: string; active_version: string; versions: string[] }[]>> {
-    return this.guard(async () => {
-      this.caller();
-      const snapshot = await getSnapshot(this.env, (p) => this.ctx.waitUntil(p));
-      return { ok: true, value: Object.values(snapshot.tools).map((t) => ({ name: t.name, active_version: t.active_version, versions: Object.keys(t.versions) })) };
-    });
+    const caller = this.#caller();
+    if (!caller.ok) return caller;
+    const list = await toolList(this.env, caller.value, (p) => this.ctx.waitUntil(p));
+    return list.ok ? { ok: true, value: list.value.tools.map((t) => ({ name: t.name, active_version: t.active_version, versions: t.versions })) } : list;
   }
 
-  private async run(tool: string, input: unknown, mode: "sync" | "async", options: RpcCallOptions): Promise<ExecutionView> {
-    const { plan } = await planExecution(this.env, this.caller(), this.request(tool, input, mode, options), Date.now(), (p) => this.ctx.waitUntil(p));
-    return expectExecution(await executionStub(this.env, plan.execution_id)!.execute(plan)).view;
-  }
-
-  /** The REST envelope's own checks, so both faces accept and refuse the same calls. */
-  private request(tool: string, input: unknown, mode: "sync" | "async", options: RpcCallOptions) {
+  async #call<T>(tool: string, input: unknown, options: RpcCallOptions, delivery: Record<string, unknown>, shape: (a: CallAnswer) => RpcResult<T>): Promise<RpcResult<T>> {
+    const caller = this.#caller();
+    if (!caller.ok) return caller;
     const given = (options ?? {}) as Record<string, unknown>;
     for (const key of Object.keys(given)) {
       // Identity is the binding's, and the mode is the method's: neither is an option here.
-      if (!RPC_OPTIONS.has(key)) throw new RuntimeError("invalid_request", `unknown option ${JSON.stringify(key)}`, { field: key });
+      if (!RPC_OPTIONS.has(key)) return { ok: false, error: new RuntimeError("invalid_request", `unknown option ${JSON.stringify(key)}`, { field: key }).toBody() };
     }
-    return parseExecutionRequest({ ...given, tool, input, mode });
+    const { traceparent, ...envelope } = given;
+    const ctx: CallContext = {
+      env: this.env,
+      caller: caller.value,
+      face: "rpc",
+      acceptedAt: Date.now(),
+      trace: traceFrom(typeof traceparent === "string" ? traceparent : undefined),
+      waitUntil: (p) => this.ctx.waitUntil(p),
+    };
+    const outcome = await execute(ctx, { ...envelope, tool, input, ...delivery });
+    return outcome.ok ? shape(outcome.value) : outcome;
   }
 
   /** The identity in the binding's props; a binding without one is refused. */
-  private caller(): Caller {
+  #caller(): Outcome<Caller> {
     const p = this.ctx.props ?? {};
     if (typeof p.tenant !== "string" || p.tenant === "" || typeof p.agent !== "string" || p.agent === "") {
-      throw new RuntimeError("unauthenticated", "this service binding carries no caller identity (props.tenant and props.agent)");
+      return { ok: false, error: new RuntimeError("unauthenticated", "this service binding carries no caller identity (props.tenant and props.agent)").toBody() };
     }
-    return { tenant: p.tenant, agent: p.agent, capabilities: p.capabilities ?? [], channels: p.channels ?? ["*"], role: "tenant" };
-  }
-
-  private async guard<T>(fn: () => Promise<RpcResult<T>>): Promise<RpcResult<T>> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof RuntimeError) return { ok: false, error: err.toBody() };
-      console.error(JSON.stringify({ msg: "rpc failed", error: String(err) }));
-      return { ok: false, error: errorBody("internal", "the runtime failed while handling the call") };
-    }
+    return { ok: true, value: { tenant: p.tenant, agent: p.agent, capabilities: p.capabilities ?? [], channels: p.channels ?? ["*"], role: "tenant" } };
   }
 }

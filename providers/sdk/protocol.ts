@@ -7,8 +7,15 @@
  * `invoke(call, sink)`. Cancellation travels over the same call through `sink.cancelled()`.
  */
 
+/**
+ * Any value a tool takes or gives: JSON, or bytes where MessagePack carries them. The same set
+ * of values as `unknown`, spelled so that Workers RPC's types accept it: a typed stub of a
+ * Durable Object class refuses any method whose result holds `unknown`.
+ */
+export type Value = {} | null | undefined;
+
 /** A JSON Schema document (draft 2020-12 subset that ajv compiles). */
-export type JsonSchema = { [key: string]: unknown } | boolean;
+export type JsonSchema = { [key: string]: Value } | boolean;
 
 /** AIOS §6.1: the latency class sets the default timeout. */
 export type LatencyClass = "instant" | "fast" | "slow" | "long_running";
@@ -60,9 +67,9 @@ export interface ToolCall {
   execution_id: string;
   tool: string;
   version: string;
-  input: unknown;
+  input: Value;
   caller: CallerIdentity;
-  context: Record<string, unknown>;
+  context: Record<string, Value>;
   /** Remaining budget after pipeline overhead (AIOS §6.1 budget tracking). */
   remaining_timeout_ms: number;
   /** W3C Trace Context of the runtime's span for this attempt. */
@@ -74,7 +81,7 @@ export type EmittedEventType = "stdout" | "stderr" | "progress" | "partial" | "l
 
 export interface EmittedEvent {
   type: EmittedEventType;
-  data: unknown;
+  data: Value;
 }
 
 /** Why the runtime asked the provider to stop. */
@@ -98,13 +105,19 @@ export interface ProviderError {
   code: ProviderErrorCode;
   message: string;
   retryable?: boolean;
-  details?: Record<string, unknown>;
+  details?: Record<string, Value>;
 }
 
 /** AIOS §5.7 ToolOutcome; latency is the handler's own time in microseconds. */
 export type InvokeResult =
-  | { ok: true; output: unknown; latency_us: number }
+  | { ok: true; output: Value; latency_us: number }
   | { ok: false; error: ProviderError; latency_us: number };
+
+/** What a provider Worker offers over Workers RPC (DESIGN.md 6); the runtime reaches it by a configured binding name. */
+export interface ProviderService {
+  manifest(): Promise<ProviderManifest>;
+  invoke(call: ToolCall, sink: ExecutionSink): Promise<InvokeResult>;
+}
 
 export const LATENCY_CLASSES: readonly LatencyClass[] = ["instant", "fast", "slow", "long_running"];
 export const EFFECTS: readonly Effect[] = ["read", "write", "delete", "send"];

@@ -1,35 +1,52 @@
 /**
- * The audit queue's consumer: writes the audit log, the execution index and the metric
- * aggregates to D1. Delivery is at least once, so every write is idempotent: an audit row is
- * keyed by execution (and its acceptance time), and the aggregates are incremented in the
- * same transaction only when that row was new (`WHERE changes() = 1` chains each statement on
- * the one before). A failed batch is retried whole by the queue; what it had already written
- * is skipped the second time. Nothing is acknowledged before it is written.
+ * The audit queue's consumer: writes the audit log (which is also the execution index), the
+ * fast path's finished views, late intent verdicts and the metric aggregates to D1.
+ * Delivery is at least once, so every write is idempotent: a record is keyed by its execution
+ * (`INSERT OR IGNORE`), and each delivery tags the rows it inserted with a batch id; the
+ * aggregates are then incremented from exactly the rows this delivery inserted, in the same
+ * transaction. A failed batch is retried whole by the queue; rows it had already written are
+ * ignored the second time and counted once. Rows past their retention leave as batches arrive.
  */
-import type { Env } from "../env.ts";
-import type { AuditMessage, AuditRecord, IndexEntry } from "./messages.ts";
+import type { AuditMessage, AuditRecord } from "./messages.ts";
 import { ensureSchema, LATENCY_BUCKETS_S } from "./schema.ts";
 
 /** The name of the operator's drill: fail the next batch after writing half of it. */
 export const FAIL_NEXT_BATCH = "fail_next_audit_batch";
+/** Rows removed per batch once their retention is over. */
+const PRUNE_PER_BATCH = 500;
 
 export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
-  const db = env.AUDIT_DB!;
+  const db = env.AUDIT_DB;
   await ensureSchema(db);
   const drill = await db.prepare("DELETE FROM drills WHERE name = ? RETURNING name").bind(FAIL_NEXT_BATCH).first();
   const messages = batch.messages.map((m) => m.body);
   const upTo = drill ? Math.ceil(messages.length / 2) : messages.length;
-  const statements = messages.slice(0, upTo).flatMap((m) => statementsFor(db, m));
-  if (statements.length > 0) await db.batch(statements);
+  const tag = crypto.randomUUID();
+  const now = Date.now();
+  const statements = [
+    ...messages.slice(0, upTo).flatMap((m) => statementsFor(db, m, tag)),
+    ...aggregates(db, tag),
+    db.prepare(`DELETE FROM executions WHERE rowid IN (SELECT rowid FROM executions WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
+    db.prepare(`DELETE FROM views WHERE rowid IN (SELECT rowid FROM views WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
+    db.prepare(`DELETE FROM intents WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM intents LIMIT ${PRUNE_PER_BATCH})`),
+  ];
+  await db.batch(statements);
   if (drill) throw new Error(`audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`);
 }
 
-function statementsFor(db: D1Database, m: AuditMessage): D1PreparedStatement[] {
+function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1PreparedStatement[] {
   switch (m.kind) {
-    case "started":
-      return [indexUpsert(db, m.entry, 1)];
-    case "finished":
-      return [indexUpsert(db, m.record, 2), ...auditInsert(db, m.record)];
+    case "finished": {
+      const expires = m.record.ended_at + m.retention_ms;
+      return [
+        recordInsert(db, m.record, expires, tag),
+        ...(m.view !== undefined
+          ? [db.prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)").bind(m.record.execution_id, m.record.tenant, m.view, expires)]
+          : []),
+      ];
+    }
+    case "intent":
+      return [db.prepare("INSERT OR REPLACE INTO intents (execution_id, decision) VALUES (?, ?)").bind(m.execution_id, JSON.stringify(m.decision))];
     case "refusals":
       return [
         db.prepare("INSERT OR IGNORE INTO processed_messages (id) VALUES (?)").bind(m.id),
@@ -39,52 +56,50 @@ function statementsFor(db: D1Database, m: AuditMessage): D1PreparedStatement[] {
             .bind(c.tenant, c.tool, c.reason, c.n),
         ),
       ];
+    default:
+      // A message of a kind this consumer does not know (an older or newer runtime): dropped, said.
+      console.warn(JSON.stringify({ msg: "unknown audit message", kind: (m as { kind?: unknown }).kind }));
+      return [];
   }
 }
 
-/** A later phase (and a later generation of a reused key's id) wins; an older one never does. */
-function indexUpsert(db: D1Database, e: IndexEntry, phase: 1 | 2): D1PreparedStatement {
+function recordInsert(db: D1Database, r: AuditRecord, expires: number, tag: string): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO executions (execution_id, tenant, tool, version, provider, mode, status, error_code, accepted_at, ended_at, phase)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (execution_id) DO UPDATE SET tenant = excluded.tenant, tool = excluded.tool, version = excluded.version,
-         provider = excluded.provider, mode = excluded.mode, status = excluded.status, error_code = excluded.error_code,
-         accepted_at = excluded.accepted_at, ended_at = excluded.ended_at, phase = excluded.phase
-       WHERE excluded.phase > executions.phase`,
+      `INSERT OR IGNORE INTO executions (execution_id, tenant, agent, project, face, tool, version, provider, mode, status, error_code,
+         accepted_at, ended_at, latency_ms, params_hash, attempts, capability, correlation_id, trace_id, expires_at, batch)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(e.execution_id, e.tenant, e.tool, e.version, e.provider, e.mode, e.status, e.error_code, e.accepted_at, e.ended_at, e.accepted_at * 10 + phase);
+    .bind(
+      r.execution_id, r.tenant, r.agent, r.project, r.face, r.tool, r.version, r.provider ?? "", r.mode, r.status, r.error_code ?? "",
+      r.accepted_at, r.ended_at, r.latency_ms, r.params_hash, JSON.stringify(r.attempts), JSON.stringify(r.capability), r.correlation_id, r.trace_id, expires, tag,
+    );
 }
 
-function auditInsert(db: D1Database, r: AuditRecord): D1PreparedStatement[] {
-  const provider = r.provider ?? "";
-  const code = r.error_code ?? "";
-  const seconds = r.latency_ms / 1000;
-  const bounds = LATENCY_BUCKETS_S.filter((b) => b >= seconds);
+/** The metric aggregates, from exactly the rows this delivery inserted. */
+function aggregates(db: D1Database, tag: string): D1PreparedStatement[] {
   return [
     db
       .prepare(
-        `INSERT OR IGNORE INTO audit (execution_id, accepted_at, ended_at, tenant, agent, tool, version, provider, params_hash, mode, status,
-           error_code, latency_ms, attempts, capability, correlation_id, trace_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO exec_counts (tool, provider, status, error_code, n)
+         SELECT tool, provider, status, error_code, COUNT(*) FROM executions WHERE batch = ? GROUP BY tool, provider, status, error_code
+         ON CONFLICT (tool, provider, status, error_code) DO UPDATE SET n = n + excluded.n`,
       )
-      .bind(r.execution_id, r.accepted_at, r.ended_at, r.tenant, r.agent, r.tool, r.version, provider, r.params_hash, r.mode, r.status,
-        code, r.latency_ms, JSON.stringify(r.attempts), JSON.stringify(r.capability), r.correlation_id, r.trace_id),
-    // Each of these runs only if the statement before it changed a row: the audit row was new.
+      .bind(tag),
     db
-      .prepare("INSERT INTO exec_counts (tool, provider, status, error_code, n) SELECT ?, ?, ?, ?, 1 WHERE changes() = 1 ON CONFLICT (tool, provider, status, error_code) DO UPDATE SET n = n + 1")
-      .bind(r.tool, provider, r.status, code),
+      .prepare(
+        `INSERT INTO latency_totals (tool, provider, count, sum_s)
+         SELECT tool, provider, COUNT(*), SUM(latency_ms) / 1000.0 FROM executions WHERE batch = ? GROUP BY tool, provider
+         ON CONFLICT (tool, provider) DO UPDATE SET count = count + excluded.count, sum_s = sum_s + excluded.sum_s`,
+      )
+      .bind(tag),
     db
-      .prepare("INSERT INTO latency_totals (tool, provider, count, sum_s) SELECT ?, ?, 1, ? WHERE changes() = 1 ON CONFLICT (tool, provider) DO UPDATE SET count = count + 1, sum_s = sum_s + excluded.sum_s")
-      .bind(r.tool, provider, seconds),
-    ...(bounds.length > 0
-      ? [
-          db
-            .prepare(
-              `INSERT INTO latency_buckets (tool, provider, le, n) SELECT ?, ?, value, 1 FROM json_each(?) WHERE changes() = 1
-               ON CONFLICT (tool, provider, le) DO UPDATE SET n = n + 1`,
-            )
-            .bind(r.tool, provider, JSON.stringify(bounds)),
-        ]
-      : []),
+      .prepare(
+        `INSERT INTO latency_buckets (tool, provider, le, n)
+         SELECT e.tool, e.provider, b.value, COUNT(*) FROM executions e, json_each(?) b WHERE e.batch = ? AND e.latency_ms / 1000.0 <= b.value
+         GROUP BY e.tool, e.provider, b.value
+         ON CONFLICT (tool, provider, le) DO UPDATE SET n = n + excluded.n`,
+      )
+      .bind(JSON.stringify(LATENCY_BUCKETS_S), tag),
   ];
 }

@@ -1,15 +1,17 @@
 /**
- * What execution objects and edges send to the audit queue (AIOS §5.7 steps 4-5, §6.3). One
+ * What executions and edges send to the audit queue (AIOS §5.7 steps 4-5, §6.3). One
  * pipeline feeds the audit log, the execution index and the metrics, so they cannot disagree.
+ * An execution sends one message, when it has ended; nothing is sent while it runs.
  */
-import type { ExecutionMode, ExecutionStatus } from "../contract.ts";
-import type { CapabilityDecision } from "../pipeline/capability.ts";
-import type { AttemptRecord } from "../pipeline/retry.ts";
+import type { AttemptRecord, CapabilityDecision, ExecutionMode, ExecutionStatus, Face, IntentDecision } from "../contract.ts";
 
-/** One row of the execution index (`GET /v1/executions`). */
-export interface IndexEntry {
+/** One audit record per execution, at its end. Parameters appear only as a hash. */
+export interface AuditRecord {
   execution_id: string;
   tenant: string;
+  agent: string;
+  project: string | null;
+  face: Face;
   tool: string;
   version: string;
   provider: string | null;
@@ -17,12 +19,7 @@ export interface IndexEntry {
   status: ExecutionStatus;
   error_code: string | null;
   accepted_at: number;
-  ended_at: number | null;
-}
-
-/** One audit record per execution, at its end. Parameters appear only as a hash. */
-export interface AuditRecord extends IndexEntry {
-  agent: string;
+  ended_at: number;
   params_hash: string;
   latency_ms: number;
   attempts: AttemptRecord[];
@@ -32,7 +29,13 @@ export interface AuditRecord extends IndexEntry {
 }
 
 export type AuditMessage =
-  | { kind: "started"; entry: IndexEntry }
-  | { kind: "finished"; record: AuditRecord }
+  /**
+   * An execution ended. `view` is the TRT-002 §5 response (JSON) of an execution that ran at
+   * the edge: the audit store is where GET finds it for the retention window. `view_stored`:
+   * the view was too large for a message and the edge wrote it to the store itself.
+   */
+  | { kind: "finished"; record: AuditRecord; view?: string; view_stored?: boolean; retention_ms: number }
+  /** AIOS §5.3 level 2 for a read-only tool: the verdict that arrived after its execution was recorded. */
+  | { kind: "intent"; execution_id: string; decision: IntentDecision }
   /** Refusals at the edge (no execution exists), counted per isolate and sent in batches. */
   | { kind: "refusals"; id: string; counts: { tenant: string; tool: string; reason: string; n: number }[] };

@@ -10,6 +10,8 @@ export interface ListFilters {
   tenant?: string;
   tool?: string;
   status?: string;
+  /** TRT-002 §4 `project`, as callers named it. */
+  project?: string;
   /** Epoch ms, inclusive / exclusive. */
   since?: number;
   until?: number;
@@ -34,7 +36,9 @@ export function parseFilters(q: (name: string) => string | undefined): ListFilte
   const limitRaw = q("limit");
   const limit = limitRaw === undefined ? 50 : Number(limitRaw);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new RuntimeError("invalid_request", `limit must be an integer from 1 to ${MAX_PAGE}`, { field: "limit" });
-  return { tool: q("tool"), status, since: time("since"), until: time("until"), limit, cursor: decodeCursor(q("cursor")) };
+  const project = q("project");
+  if (project !== undefined && (project.length === 0 || project.length > 128)) throw new RuntimeError("invalid_request", "project must be 1-128 characters", { field: "project" });
+  return { tool: q("tool"), status, project, since: time("since"), until: time("until"), limit, cursor: decodeCursor(q("cursor")) };
 }
 
 function decodeCursor(raw: string | undefined): ListFilters["cursor"] {
@@ -62,17 +66,18 @@ function where(f: ListFilters, timeColumn: string): { sql: string; binds: unknow
   if (f.tenant !== undefined) add("tenant = ?", f.tenant);
   if (f.tool !== undefined) add("tool = ?", f.tool);
   if (f.status !== undefined) add("status = ?", f.status);
+  if (f.project !== undefined) add("project = ?", f.project);
   if (f.since !== undefined) add(`${timeColumn} >= ?`, f.since);
   if (f.until !== undefined) add(`${timeColumn} < ?`, f.until);
   if (f.cursor) add(`(${timeColumn} < ? OR (${timeColumn} = ? AND execution_id < ?))`, f.cursor.t, f.cursor.t, f.cursor.id);
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", binds };
 }
 
-async function page<T extends { execution_id: string }>(db: D1Database, table: string, timeColumn: string, f: ListFilters, map: (row: Record<string, unknown>) => T) {
+async function page<T extends { execution_id: string }>(db: D1Database, from: string, timeColumn: string, f: ListFilters, map: (row: Record<string, unknown>) => T) {
   await ensureSchema(db);
   const w = where(f, timeColumn);
   const rows = await db
-    .prepare(`SELECT * FROM ${table} ${w.sql} ORDER BY ${timeColumn} DESC, execution_id DESC LIMIT ?`)
+    .prepare(`SELECT * FROM ${from} ${w.sql} ORDER BY ${timeColumn} DESC, execution_id DESC LIMIT ?`)
     .bind(...w.binds, f.limit + 1)
     .all<Record<string, unknown>>();
   const results = rows.results.slice(0, f.limit);
@@ -85,15 +90,30 @@ async function page<T extends { execution_id: string }>(db: D1Database, table: s
 
 const iso = (t: unknown) => (typeof t === "number" ? new Date(t).toISOString() : null);
 
-export async function listExecutions(db: D1Database, f: ListFilters) {
+/** One row of the execution index (`GET /v1/executions`). */
+export interface IndexItem {
+  execution_id: string;
+  tool: string;
+  version: string | null;
+  provider: string | null;
+  project: string | null;
+  mode: string | null;
+  status: string;
+  error_code: string | null;
+  accepted_at: string | null;
+  ended_at: string | null;
+}
+
+export async function listExecutions(db: D1Database, f: ListFilters): Promise<{ executions: IndexItem[]; next_cursor: string | null }> {
   const { items, next_cursor } = await page(db, "executions", "accepted_at", f, (r) => ({
     execution_id: r.execution_id as string,
-    tool: r.tool,
-    version: r.version,
-    provider: r.provider,
-    mode: r.mode,
-    status: r.status,
-    error_code: r.error_code,
+    tool: r.tool as string,
+    version: r.version as string,
+    provider: (r.provider as string) || null,
+    project: (r.project as string | null) ?? null,
+    mode: r.mode as string,
+    status: r.status as string,
+    error_code: (r.error_code as string) || null,
     accepted_at: iso(r.accepted_at),
     ended_at: iso(r.ended_at),
   }));
@@ -101,10 +121,14 @@ export async function listExecutions(db: D1Database, f: ListFilters) {
 }
 
 export async function listAudit(db: D1Database, f: ListFilters) {
-  const { items, next_cursor } = await page(db, "audit", "ended_at", f, (r) => ({
+  // A read-only call's intent verdict may have arrived after its record (src/pipeline/intent.ts).
+  const from = "(SELECT e.*, i.decision AS late_intent FROM executions e LEFT JOIN intents i ON i.execution_id = e.execution_id)";
+  const { items, next_cursor } = await page(db, from, "ended_at", f, (r) => ({
     execution_id: r.execution_id as string,
     tenant: r.tenant,
     agent: r.agent,
+    project: r.project ?? null,
+    face: r.face,
     tool: r.tool,
     version: r.version,
     provider: r.provider || null,
@@ -114,11 +138,15 @@ export async function listAudit(db: D1Database, f: ListFilters) {
     error_code: r.error_code || null,
     latency_ms: r.latency_ms,
     attempts: JSON.parse(r.attempts as string),
-    capability: JSON.parse(r.capability as string),
+    capability: withLateIntent(JSON.parse(r.capability as string), r.late_intent as string | null),
     correlation_id: r.correlation_id,
     trace_id: r.trace_id,
     accepted_at: iso(r.accepted_at),
     ended_at: iso(r.ended_at),
   }));
   return { records: items, next_cursor };
+}
+
+function withLateIntent(capability: { level2?: unknown }, late: string | null): unknown {
+  return late ? { ...capability, level2: JSON.parse(late) } : capability;
 }

@@ -4,7 +4,6 @@
  * every 100), as one message with a unique id, so that a redelivered message is not counted
  * twice. Counts still waiting when an isolate goes away are lost; the queue holds the rest.
  */
-import type { Env } from "../env.ts";
 
 const FLUSH_MS = 1_000;
 const FLUSH_AT = 100;

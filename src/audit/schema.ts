@@ -1,28 +1,28 @@
 /**
  * The audit database (D1), set up idempotently on first use by each isolate, so that
- * `npm start` needs no migration step. Every aggregate the metrics read is kept up to date by
- * the consumer in the same transaction as the audit row it comes from.
+ * `npm start` needs no migration step. One row per finished execution serves as the audit
+ * log (AIOS §5.7 step 4) and the execution index; every aggregate the metrics read is kept up
+ * to date by the consumer in the same transaction as the rows it comes from. Rows leave with
+ * the retention window (`expires_at`).
  */
 
 /** Latency histogram bounds in seconds (1 ms to 600 s, Prometheus `le`). */
 export const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 const DDL = [
-  `CREATE TABLE IF NOT EXISTS audit (
-     execution_id TEXT NOT NULL, accepted_at INTEGER NOT NULL, ended_at INTEGER NOT NULL,
-     tenant TEXT NOT NULL, agent TEXT NOT NULL, tool TEXT NOT NULL, version TEXT NOT NULL, provider TEXT NOT NULL,
-     params_hash TEXT NOT NULL, mode TEXT NOT NULL, status TEXT NOT NULL, error_code TEXT NOT NULL,
-     latency_ms INTEGER NOT NULL, attempts TEXT NOT NULL, capability TEXT NOT NULL,
-     correlation_id TEXT, trace_id TEXT,
-     PRIMARY KEY (execution_id, accepted_at))`,
-  "CREATE INDEX IF NOT EXISTS audit_by_end ON audit (ended_at DESC, execution_id DESC)",
-  "CREATE INDEX IF NOT EXISTS audit_by_tenant ON audit (tenant, ended_at DESC)",
   `CREATE TABLE IF NOT EXISTS executions (
-     execution_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, tool TEXT NOT NULL, version TEXT NOT NULL, provider TEXT,
-     mode TEXT NOT NULL, status TEXT NOT NULL, error_code TEXT, accepted_at INTEGER NOT NULL, ended_at INTEGER,
-     phase INTEGER NOT NULL)`,
+     execution_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, agent TEXT NOT NULL, project TEXT, face TEXT NOT NULL,
+     tool TEXT NOT NULL, version TEXT NOT NULL, provider TEXT NOT NULL, mode TEXT NOT NULL, status TEXT NOT NULL,
+     error_code TEXT NOT NULL, accepted_at INTEGER NOT NULL, ended_at INTEGER NOT NULL, latency_ms INTEGER NOT NULL,
+     params_hash TEXT NOT NULL, attempts TEXT NOT NULL, capability TEXT NOT NULL, correlation_id TEXT, trace_id TEXT,
+     expires_at INTEGER NOT NULL, batch TEXT NOT NULL)`,
   "CREATE INDEX IF NOT EXISTS executions_by_tenant ON executions (tenant, accepted_at DESC, execution_id DESC)",
-  "CREATE INDEX IF NOT EXISTS executions_by_status ON executions (status)",
+  "CREATE INDEX IF NOT EXISTS executions_by_end ON executions (ended_at DESC, execution_id DESC)",
+  "CREATE INDEX IF NOT EXISTS executions_by_batch ON executions (batch)",
+  "CREATE INDEX IF NOT EXISTS executions_by_expiry ON executions (expires_at)",
+  "CREATE TABLE IF NOT EXISTS views (execution_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, view TEXT NOT NULL, expires_at INTEGER NOT NULL)",
+  "CREATE INDEX IF NOT EXISTS views_by_expiry ON views (expires_at)",
+  "CREATE TABLE IF NOT EXISTS intents (execution_id TEXT PRIMARY KEY, decision TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS exec_counts (tool TEXT NOT NULL, provider TEXT NOT NULL, status TEXT NOT NULL, error_code TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tool, provider, status, error_code))",
   "CREATE TABLE IF NOT EXISTS latency_buckets (tool TEXT NOT NULL, provider TEXT NOT NULL, le REAL NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tool, provider, le))",
   "CREATE TABLE IF NOT EXISTS latency_totals (tool TEXT NOT NULL, provider TEXT NOT NULL, count INTEGER NOT NULL, sum_s REAL NOT NULL, PRIMARY KEY (tool, provider))",

@@ -7,7 +7,8 @@
  * visible: at once where it was made (and everywhere under wrangler dev), within KV's
  * propagation delay (up to about 60 s) elsewhere.
  */
-import type { Caller } from "../pipeline/capability.ts";
+import { sha256Hex } from "../schema/sha256.ts";
+import type { Caller } from "../contract.ts";
 
 export interface ApiKeyRecord {
   key_id: string;
@@ -22,10 +23,7 @@ export interface ApiKeyRecord {
 
 export const API_KEY_PREFIX = "trt_";
 
-export async function hashKey(key: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
-  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+export const hashKey = (key: string): Promise<string> => sha256Hex(key);
 
 function randomToken(bytes: number): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));

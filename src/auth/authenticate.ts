@@ -5,9 +5,8 @@
  * never says which part of a credential was wrong.
  */
 import { loadConfig } from "../config.ts";
-import type { Env } from "../env.ts";
 import { RuntimeError } from "../errors.ts";
-import type { Caller } from "../pipeline/capability.ts";
+import type { Caller } from "../contract.ts";
 import { API_KEY_PREFIX, ApiKeyStore, callerOfKey, hashKey } from "./api-keys.ts";
 import { verifyJwt } from "./jwt.ts";
 

@@ -5,7 +5,7 @@
  * `aud` are checked by jose; a `kid` that matches no configured key is refused.
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import type { Caller } from "../pipeline/capability.ts";
+import type { Caller } from "../contract.ts";
 
 export interface JwtConfig {
   issuer: string;

@@ -15,23 +15,19 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { createFetchHandler } from "@connectrpc/connect/protocol";
 import { authenticate } from "../auth/authenticate.ts";
-import { loadConfig } from "../config.ts";
-import type { ExecutionView } from "../contract.ts";
-import type { Env } from "../env.ts";
-import { ERROR_TABLE, RuntimeError, type ErrorCode } from "../errors.ts";
+import type { Caller, ErrorBody, ExecutionView, Outcome } from "../contract.ts";
+import { ERROR_TABLE, isErrorCode, RuntimeError } from "../errors.ts";
 import { ExecutionEventSchema, ExecutionSchema, ListToolsResponseSchema, ToolRuntimeService, type InvokeRequest } from "../gen/tool_runtime/v1/runtime_pb.ts";
-import { executionStub, expectExecution } from "../pipeline/dispatch.ts";
-import { parseExecutionRequest } from "../pipeline/initiation.ts";
-import { planExecution } from "../pipeline/plan.ts";
-import { getSnapshot } from "../registry/snapshot-cache.ts";
+import { traceFrom } from "../audit/trace.ts";
+import { cancel, execute, get, type CallContext } from "../execution/service.ts";
+import { toolList } from "../registry/tool-views.ts";
 import { fromJson as parseStoredJson, toJson as storedJson } from "../codec/bytes.ts";
-import { readSse } from "../../client/sse.ts";
 
 export const CONNECT_PATH_PREFIX = `/${ToolRuntimeService.typeName}/`;
 
 /** TRT-002 codes → Connect codes, by HTTP status as the Connect protocol maps them. */
-function connectCode(code: ErrorCode): Code {
-  switch (ERROR_TABLE[code].status) {
+function connectCode(code: string): Code {
+  switch (isErrorCode(code) ? ERROR_TABLE[code].status : 500) {
     case 400: return Code.InvalidArgument;
     case 401: return Code.Unauthenticated;
     case 403: return Code.PermissionDenied;
@@ -46,15 +42,17 @@ function connectCode(code: ErrorCode): Code {
   }
 }
 
-function asConnectError(err: unknown): ConnectError {
-  if (err instanceof ConnectError) return err;
-  if (err instanceof RuntimeError) {
-    const meta = new Headers({ "trt-error-code": err.code, "trt-retryable": String(err.retryable) });
-    if (err.details) meta.set("trt-error-details", JSON.stringify(err.details));
-    return new ConnectError(err.message, connectCode(err.code), meta);
-  }
-  console.error(JSON.stringify({ msg: "connect call failed", error: String(err) }));
-  return new ConnectError("the runtime failed while handling the call", Code.Internal, new Headers({ "trt-error-code": "internal", "trt-retryable": "false" }));
+/** A refusal as a Connect error: the TRT-002 code, retryable flag and details ride in metadata. */
+function refusalError(error: ErrorBody): ConnectError {
+  const meta = new Headers({ "trt-error-code": error.code, "trt-retryable": String(error.retryable) });
+  if (error.details) meta.set("trt-error-details", JSON.stringify(error.details));
+  return new ConnectError(error.message, connectCode(error.code), meta);
+}
+
+/** The value of an outcome, or its refusal thrown as the Connect error the library sends. */
+function valueOf<T>(outcome: Outcome<T>): T {
+  if (!outcome.ok) throw refusalError(outcome.error);
+  return outcome.value;
 }
 
 const value = (v: unknown) => (v === undefined ? undefined : fromJson(ValueSchema, parseStoredJson(storedJson(v)) as JsonValue));
@@ -73,90 +71,74 @@ function executionMessage(view: ExecutionView) {
   });
 }
 
-function routes(env: Env) {
-  const caller = (ctx: HandlerContext) => authenticate(env, ctx.requestHeader.get("authorization"));
-  const request = (req: InvokeRequest, mode: "sync" | "async") =>
-    parseExecutionRequest({
-      tool: req.tool,
-      // proto3 cannot tell an empty input from none: an unset input is the empty object.
-      input: req.input ? toJson(ValueSchema, req.input) : {},
-      mode,
-      ...(req.version ? { version: req.version } : {}),
-      ...(req.provider ? { provider: req.provider } : {}),
-      ...(req.context ? { context: req.context } : {}),
-      ...(req.idempotencyKey ? { idempotency_key: req.idempotencyKey } : {}),
-      ...(req.limits && (req.limits.timeoutMs || req.limits.maxOutputBytes)
-        ? { limits: { ...(req.limits.timeoutMs ? { timeout_ms: req.limits.timeoutMs } : {}), ...(req.limits.maxOutputBytes ? { max_output_bytes: req.limits.maxOutputBytes } : {}) } }
-        : {}),
-    });
+/** The request's caller; a credential that does not pass is the refusal REST would give. */
+async function callerOf(env: Env, ctx: HandlerContext): Promise<Caller> {
+  try {
+    return await authenticate(env, ctx.requestHeader.get("authorization"));
+  } catch (err) {
+    if (err instanceof RuntimeError) throw refusalError(err.toBody());
+    throw err;
+  }
+}
+
+function envelope(req: InvokeRequest, mode: "sync" | "async", stream = false): Record<string, unknown> {
+  return {
+    tool: req.tool,
+    // proto3 cannot tell an empty input from none: an unset input is the empty object.
+    input: req.input ? toJson(ValueSchema, req.input) : {},
+    mode,
+    ...(stream ? { stream: true } : {}),
+    ...(req.version ? { version: req.version } : {}),
+    ...(req.provider ? { provider: req.provider } : {}),
+    ...(req.context ? { context: req.context } : {}),
+    ...(req.idempotencyKey ? { idempotency_key: req.idempotencyKey } : {}),
+    ...(req.limits && (req.limits.timeoutMs || req.limits.maxOutputBytes)
+      ? { limits: { ...(req.limits.timeoutMs ? { timeout_ms: req.limits.timeoutMs } : {}), ...(req.limits.maxOutputBytes ? { max_output_bytes: req.limits.maxOutputBytes } : {}) } }
+      : {}),
+  };
+}
+
+function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
+  const context = async (ctx: HandlerContext): Promise<CallContext> => ({
+    env,
+    caller: await callerOf(env, ctx),
+    face: "connect",
+    acceptedAt: Date.now(),
+    trace: traceFrom(ctx.requestHeader.get("traceparent")),
+    waitUntil,
+  });
 
   return createConnectRouter({ grpc: false, grpcWeb: true, connect: true }).service(ToolRuntimeService, {
     async invoke(req, ctx) {
-      try {
-        const { plan } = await planExecution(env, await caller(ctx), request(req, "sync"), Date.now());
-        return executionMessage(expectExecution(await executionStub(env, plan.execution_id)!.execute(plan)).view);
-      } catch (err) {
-        throw asConnectError(err);
-      }
+      const answer = valueOf(await execute(await context(ctx), envelope(req, "sync")));
+      if (answer.kind !== "finished") throw new ConnectError(`unexpected answer ${answer.kind}`, Code.Internal);
+      return executionMessage(answer.view);
     },
     async *invokeStream(req, ctx) {
-      let stream: ReadableStream<Uint8Array>;
-      try {
-        const { plan } = await planExecution(env, await caller(ctx), request(req, "async"), Date.now());
-        const result = expectExecution(await executionStub(env, plan.execution_id)!.executeStream(plan));
-        if (!("stream" in result) || !result.stream) throw new RuntimeError("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers" });
-        stream = result.stream as ReadableStream<Uint8Array>;
-      } catch (err) {
-        throw asConnectError(err);
-      }
-      // The execution object frames SSE; the same events go out here as messages.
-      for await (const message of readSse(stream)) {
-        const e = parseStoredJson<{ seq: number; type: string; at: string; data: unknown }>(message.data);
-        yield create(ExecutionEventSchema, { seq: BigInt(e.seq), type: e.type, at: e.at, data: value(e.data) });
+      const answer = valueOf(await execute(await context(ctx), envelope(req, "async", true)));
+      if (answer.kind !== "stream") throw new ConnectError(`unexpected answer ${answer.kind}`, Code.Internal);
+      // The service streams event objects; here each becomes a message.
+      for await (const e of answer.events) {
+        yield create(ExecutionEventSchema, { seq: BigInt(e.seq), type: e.type, at: new Date(e.at).toISOString(), data: value(e.data) });
       }
     },
     async getExecution(req, ctx) {
-      try {
-        const view = await executionStub(env, req.executionId)?.view((await caller(ctx)).tenant);
-        if (!view) throw new RuntimeError("execution_not_found", `no execution ${req.executionId}`, { execution_id: req.executionId });
-        return executionMessage(view);
-      } catch (err) {
-        throw asConnectError(err);
-      }
+      return executionMessage(valueOf(await get({ env, caller: await callerOf(env, ctx) }, req.executionId)));
     },
     async cancel(req, ctx) {
-      try {
-        const config = loadConfig(env);
-        const grace = req.graceMs ?? config.cancelGraceMs;
-        if (grace > config.maxCancelGraceMs) throw new RuntimeError("invalid_request", `grace_ms must be at most ${config.maxCancelGraceMs}`, { field: "grace_ms" });
-        const view = await executionStub(env, req.executionId)?.cancel((await caller(ctx)).tenant, grace);
-        if (!view) throw new RuntimeError("execution_not_found", `no execution ${req.executionId}`, { execution_id: req.executionId });
-        return executionMessage(view);
-      } catch (err) {
-        throw asConnectError(err);
-      }
+      return executionMessage(valueOf(await cancel({ env, caller: await callerOf(env, ctx) }, req.executionId, req.graceMs)));
     },
     async listTools(_req, ctx) {
-      try {
-        await caller(ctx);
-        const snapshot = await getSnapshot(env);
-        return create(ListToolsResponseSchema, {
-          tools: Object.values(snapshot.tools).map((t) => ({
-            name: t.name,
-            activeVersion: t.active_version,
-            versions: Object.keys(t.versions),
-            description: t.versions[t.active_version][0].manifest.description,
-          })),
-        });
-      } catch (err) {
-        throw asConnectError(err);
-      }
+      const list = valueOf(await toolList(env, await callerOf(env, ctx), waitUntil));
+      return create(ListToolsResponseSchema, {
+        tools: list.tools.map((t) => ({ name: t.name, activeVersion: t.active_version, versions: t.versions, description: t.description })),
+      });
     },
   });
 }
 
 /** Serves one Connect or gRPC-Web request; native gRPC gets a clear trailers-only refusal. */
-export async function serveConnect(request: Request, env: Env): Promise<Response> {
+export async function serveConnect(request: Request, env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<Response> {
   const type = (request.headers.get("content-type") ?? "").toLowerCase();
   if (/^application\/grpc(\+proto|\+json)?(;|$)/.test(type)) {
     return new Response(null, {
@@ -169,7 +151,7 @@ export async function serveConnect(request: Request, env: Env): Promise<Response
     });
   }
   const path = new URL(request.url).pathname;
-  const handler = routes(env).handlers.find((h) => h.requestPath === path);
+  const handler = routes(env, waitUntil).handlers.find((h) => h.requestPath === path);
   if (!handler) return new Response(JSON.stringify({ code: "unimplemented", message: `no method ${path}` }), { status: 404, headers: { "content-type": "application/json" } });
   return createFetchHandler(handler)(request);
 }

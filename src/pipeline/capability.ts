@@ -4,31 +4,9 @@
  * `capability_required`?) is checked on the chosen tool. Level 2, intent verification, is
  * in intent.ts.
  */
+import type { Caller, CapabilityDecision } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import type { Offering } from "../registry/catalog.ts";
-
-export interface Caller {
-  tenant: string;
-  agent: string;
-  capabilities: string[];
-  /** Provider names the caller may reach; "*" reaches all. */
-  channels: string[];
-  role?: string;
-}
-
-/** AIOS §5.3 level 2's outcome: `pending` until an asynchronous verdict arrives. */
-export interface IntentDecision {
-  verdict: "skipped" | "aligned" | "misaligned" | "pending";
-  mode: "sync" | "async" | "none";
-  reason: string;
-  profile?: string;
-}
-
-export interface CapabilityDecision {
-  level1: { reachable: string[] };
-  level2: IntentDecision;
-  level3: { required: string | null; granted_by: string | null };
-}
 
 /** Level 1: the offerings whose provider the caller's channels allow. */
 export function reachableOfferings(caller: Caller, offerings: readonly Offering[], explicit?: string): Offering[] {

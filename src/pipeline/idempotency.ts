@@ -6,15 +6,8 @@
  * left out: it is how the answer is delivered, not what is asked.
  */
 import type { ExecutionRequest } from "../contract.ts";
-import type { Env } from "../env.ts";
 import { canonicalJson } from "../schema/schema-hash.ts";
-
-export interface IdempotencyClaim {
-  key: string;
-  fingerprint: string;
-  /** How long the key stays bound to its execution after it was first used. */
-  ttl_ms: number;
-}
+import { sha256Hex } from "../schema/sha256.ts";
 
 export async function requestFingerprint(request: ExecutionRequest): Promise<string> {
   const asked = {
@@ -25,12 +18,5 @@ export async function requestFingerprint(request: ExecutionRequest): Promise<str
     mode: request.mode,
     limits: request.limits,
   };
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson(asked))));
-  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** The execution id every use of this key by this tenant maps to. */
-export function keyedExecutionId(env: Env, tenant: string, key: string): string {
-  // A separator that cannot occur in a tenant name keeps ("a", "b:c") and ("a:b", "c") apart.
-  return `exec_${env.EXECUTIONS.idFromName(`${tenant}\u0000${key}`).toString()}`;
+  return sha256Hex(canonicalJson(asked));
 }

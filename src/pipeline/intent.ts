@@ -1,66 +1,113 @@
 /**
  * AIOS §5.3 level 2: intent verification by a service-bound verifier Worker. Synchronous
- * (blocking) for tools whose effects are write, delete or send; asynchronous (recorded,
- * never blocking) for read-only tools; skipped when no verifier is bound or it fails, which
- * leaves levels 1 and 3 to decide (AIOS: "best-effort").
+ * (blocking) for tools whose effects are write, delete or send; asynchronous for read-only
+ * tools ("logged, verified in background"); skipped when no verifier is bound or it fails,
+ * which leaves levels 1 and 3 to decide (AIOS: "best-effort").
+ *
+ * Read-only calls use a verdict cache per tenant, agent and tool version (VERDICT_TTL_MS): a
+ * call finds the verdict of an earlier one and records it (`cached: true`); a miss records
+ * `pending`, asks the verifier in the background, caches the answer, and sends it to the
+ * audit log for that execution. So a read-only call costs no verifier round trip in the
+ * common case, and every verdict still reaches the audit. The verifier sees the tool, its
+ * effects, the agent and the context — never the input; a cached verdict was made for the
+ * same agent and tool with an earlier call's context.
  */
-import type { Env, IntentVerifierService } from "../env.ts";
+import type { Caller, IntentDecision } from "../contract.ts";
 import type { IntentRequest, IntentVerdict } from "../../verifiers/intent/src/protocol.ts";
 import { RuntimeError } from "../errors.ts";
 import type { Offering } from "../registry/catalog.ts";
 import { withTimeout } from "../with-timeout.ts";
-import type { Caller, IntentDecision } from "./capability.ts";
+import { sendAudit } from "../audit/outbox.ts";
 
 const DESTRUCTIVE = new Set(["write", "delete", "send"]);
 /** A verifier slower than this is treated as failed: the call is not held up longer. */
 export const VERIFY_TIMEOUT_MS = 2_000;
+/** How long a read-only verdict is reused for the same tenant, agent and tool version. */
+export const VERDICT_TTL_MS = 60_000;
+const MAX_CACHED = 10_000;
 
-export interface IntentCheck {
-  decision: IntentDecision;
-  /** For read-only tools: what to ask the verifier once the execution is under way. */
-  background?: IntentRequest;
+interface Verifier {
+  verify(request: IntentRequest): Promise<IntentVerdict>;
 }
 
-export async function checkIntent(env: Env, caller: Caller, offering: Offering, context: Record<string, unknown>): Promise<IntentCheck> {
-  const verifier = env.INTENT_VERIFIER;
-  if (!verifier || typeof verifier.verify !== "function") {
-    return { decision: { verdict: "skipped", mode: "none", reason: "no intent verifier is bound" } };
-  }
+const cache = new Map<string, { decision: IntentDecision; expires: number }>();
+const asking = new Set<string>();
+
+/** The bound verifier; the binding is optional (remove it and level 2 is skipped). */
+function verifierOf(env: Env): Verifier | undefined {
+  const v: Verifier | undefined = env.INTENT_VERIFIER;
+  return v && typeof v.verify === "function" ? v : undefined;
+}
+
+function requestOf(caller: Caller, offering: Offering, context: Record<string, unknown>): IntentRequest {
   const m = offering.manifest;
-  const request: IntentRequest = { tenant: caller.tenant, agent: caller.agent, tool: m.name, version: m.version, effects: m.effects, context };
-  if (!DESTRUCTIVE.has(m.effects)) {
-    // Asked by the execution object alongside the provider call, and recorded with the end
-    // of the execution: no extra request to the object, no extra write (bench/README.md).
-    return { decision: { verdict: "pending", mode: "async", reason: "read-only tool: verified in the background" }, background: request };
+  return { tenant: caller.tenant, agent: caller.agent, tool: m.name, version: m.version, effects: m.effects, context };
+}
+
+/** Level 2 for the call about to be planned. Throws `forbidden` when a destructive call is misaligned. */
+export async function checkIntent(
+  env: Env,
+  caller: Caller,
+  offering: Offering,
+  context: Record<string, unknown>,
+  executionId: string,
+  waitUntil?: (p: Promise<unknown>) => void,
+): Promise<IntentDecision> {
+  const verifier = verifierOf(env);
+  if (!verifier) return { verdict: "skipped", mode: "none", reason: "no intent verifier is bound" };
+  const request = requestOf(caller, offering, context);
+  if (!DESTRUCTIVE.has(request.effects)) return readOnly(env, verifier, request, executionId, waitUntil);
+  const decision = await ask(verifier, request, "sync");
+  if (decision.verdict === "misaligned") {
+    throw new RuntimeError("forbidden", `the call does not fit what agent ${caller.agent} is for`, { level: 2, reason: decision.reason, profile: decision.profile });
   }
-  let verdict;
-  try {
-    verdict = await ask(verifier, request);
-  } catch (err) {
-    return { decision: { verdict: "skipped", mode: "sync", reason: `the verifier failed: ${(err as Error).message}` } };
+  return decision;
+}
+
+/** Dry run: the verdict now, whatever the tool's effects (nothing is cached or blocked). */
+export async function verifyNow(env: Env, caller: Caller, offering: Offering, context: Record<string, unknown>): Promise<IntentDecision> {
+  const verifier = verifierOf(env);
+  if (!verifier) return { verdict: "skipped", mode: "none", reason: "no intent verifier is bound" };
+  return ask(verifier, requestOf(caller, offering, context), DESTRUCTIVE.has(offering.manifest.effects) ? "sync" : "async");
+}
+
+function readOnly(env: Env, verifier: Verifier, request: IntentRequest, executionId: string, waitUntil?: (p: Promise<unknown>) => void): IntentDecision {
+  const key = `${request.tenant}\u0000${request.agent}\u0000${request.tool}@${request.version}`;
+  const hit = cache.get(key);
+  const now = Date.now();
+  if (hit && hit.expires > now) {
+    if (hit.decision.verdict === "misaligned") warn(request, executionId, hit.decision);
+    return { ...hit.decision, cached: true };
   }
-  if (verdict.verdict === "misaligned") {
-    throw new RuntimeError("forbidden", `the call does not fit what agent ${caller.agent} is for`, {
-      level: 2,
-      reason: verdict.reason,
-      profile: verdict.profile,
+  if (!asking.has(key)) {
+    asking.add(key);
+    const verdict = ask(verifier, request, "async").then(async (decision) => {
+      if (cache.size >= MAX_CACHED) cache.clear();
+      if (decision.verdict !== "skipped") cache.set(key, { decision, expires: Date.now() + VERDICT_TTL_MS });
+      if (decision.verdict === "misaligned") warn(request, executionId, decision);
+      // The execution was recorded as `pending`; its audit record learns the verdict now.
+      await sendAudit(env, { kind: "intent", execution_id: executionId, decision });
     });
+    const settled = verdict.finally(() => asking.delete(key));
+    waitUntil?.(settled);
   }
-  return { decision: { verdict: "aligned", mode: "sync", reason: verdict.reason, profile: verdict.profile } };
+  return { verdict: "pending", mode: "async", reason: "read-only tool: verified in the background" };
 }
 
-/** The asynchronous verdict for a read-only tool; never throws (a failure means "skipped"). */
-export async function verifyInBackground(env: Env, request: IntentRequest): Promise<IntentDecision> {
-  const verifier = env.INTENT_VERIFIER;
-  if (!verifier) return { verdict: "skipped", mode: "async", reason: "no intent verifier is bound" };
+async function ask(verifier: Verifier, request: IntentRequest, mode: "sync" | "async"): Promise<IntentDecision> {
   try {
-    const v = await ask(verifier, request);
-    return { verdict: v.verdict, mode: "async", reason: v.reason, profile: v.profile };
+    const v = await withTimeout(verifier.verify(request), VERIFY_TIMEOUT_MS, `the verifier did not answer within ${VERIFY_TIMEOUT_MS} ms`);
+    return { verdict: v.verdict, mode, reason: v.reason, profile: v.profile };
   } catch (err) {
-    return { verdict: "skipped", mode: "async", reason: `the verifier failed: ${(err as Error).message}` };
+    return { verdict: "skipped", mode, reason: `the verifier failed: ${(err as Error).message}` };
   }
 }
 
-function ask(verifier: IntentVerifierService, request: IntentRequest): Promise<IntentVerdict> {
-  return withTimeout(verifier.verify(request), VERIFY_TIMEOUT_MS, `the verifier did not answer within ${VERIFY_TIMEOUT_MS} ms`);
+function warn(request: IntentRequest, executionId: string, decision: IntentDecision): void {
+  console.warn(JSON.stringify({ msg: "intent misaligned", execution_id: executionId, tool: request.tool, agent: request.agent, ...decision }));
+}
+
+/** Forgets cached verdicts (tests; a changed verifier profile). */
+export function forgetVerdicts(): void {
+  cache.clear();
 }

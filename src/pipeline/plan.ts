@@ -1,11 +1,11 @@
 /**
- * Stages 1-5 composed: from a checked request to a dispatchable plan, or (mode "dry_run") to
- * an account of what would happen. Every face goes through here, so each has the same
- * semantics (TRT-002 §1).
+ * Stages 2-5 composed: from a checked request to a dispatchable plan, or (mode "dry_run") to
+ * an account of what would happen. Every face reaches here through the execution service, so
+ * each has the same semantics (TRT-002 §1). Plain code: it runs at the edge, and inside a
+ * keyed call's object (which plans its call itself, once per key).
  */
-import type { ExecutionRequest } from "../contract.ts";
+import type { Caller, CapabilityDecision, ExecutionRequest, Face } from "../contract.ts";
 import { loadConfig } from "../config.ts";
-import type { Env } from "../env.ts";
 import { RuntimeError } from "../errors.ts";
 import type { DeprecationNotice, Offering, RegistrySnapshot } from "../registry/catalog.ts";
 import { pastSunset } from "../registry/compose.ts";
@@ -13,16 +13,15 @@ import { breakerStateOf, partitionOfferings, statsFor, type Eligible, type Exclu
 import { rankProviders, type RankedOffering } from "../registry/rank.ts";
 import { getSnapshot, registryStub } from "../registry/snapshot-cache.ts";
 import { effectiveTimeoutMs, LATENCY_CLASS_DEFAULT_MS } from "./budget.ts";
-import { checkToolCapability, reachableOfferings, type Caller, type CapabilityDecision } from "./capability.ts";
-import { newExecutionId, type ExecutionPlan } from "./dispatch.ts";
+import { checkToolCapability, reachableOfferings } from "./capability.ts";
+import type { ExecutionPlan } from "../execution/dispatch.ts";
 import { resolveTool } from "./lookup.ts";
-import { checkIntent, verifyInBackground } from "./intent.ts";
+import { checkIntent, verifyNow } from "./intent.ts";
 import { validateInput, type Violation } from "./schema.ts";
 import { limitsFor } from "../policy/limits.ts";
-import { admit } from "../policy/admission.ts";
-import { traceFrom, type TraceContext } from "../audit/trace.ts";
+import type { TraceContext } from "../audit/trace.ts";
 import { canonicalJson } from "../schema/schema-hash.ts";
-import { keyedExecutionId, requestFingerprint } from "./idempotency.ts";
+import { sha256Hex } from "../schema/sha256.ts";
 
 /** Default cap on a tool's output (TRT-002 §4 `limits.max_output_bytes`). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -67,29 +66,35 @@ async function decide(env: Env, caller: Caller, request: ExecutionRequest, waitU
   return { snapshot, tool: resolved.tool.name, version: resolved.version, deprecation, reachable, ranked, excluded };
 }
 
+/** Where a plan is being made: when the call was accepted, its trace and face, and the id it will run under. */
+export interface PlanMeta {
+  acceptedAt: number;
+  trace: TraceContext;
+  face: Face;
+  executionId: string;
+  /** A keyed call's request fingerprint (src/pipeline/idempotency.ts). */
+  fingerprint?: string;
+  /** Keeps background work (a snapshot refresh, a background intent verdict) alive. */
+  waitUntil?: (p: Promise<unknown>) => void;
+}
+
 export interface PlannedExecution {
   plan: ExecutionPlan;
   /** Set while the version is deprecated but not yet sunset (Deprecation/Sunset headers). */
   deprecation?: DeprecationNotice;
 }
 
-export async function planExecution(
-  env: Env,
-  caller: Caller,
-  request: ExecutionRequest,
-  acceptedAt: number,
-  waitUntil?: (p: Promise<unknown>) => void,
-  trace: TraceContext = traceFrom(undefined),
-): Promise<PlannedExecution> {
+/** Stages 2-5; throws the stage's RuntimeError when the call is refused. */
+export async function planExecution(env: Env, caller: Caller, request: ExecutionRequest, meta: PlanMeta): Promise<PlannedExecution> {
   const config = loadConfig(env);
   const limits = limitsFor(config.limits, caller.tenant);
-  const d = await decide(env, caller, request, waitUntil);
+  const d = await decide(env, caller, request, meta.waitUntil);
   // Stage 3 levels 2 and 3 and stage 4 on the best candidate. A half-open provider's trial
   // (AIOS §6.4) is taken only for the provider about to be called, after its checks passed;
   // when another edge holds the trial, the next candidate is checked instead.
   let pick: Picked | undefined;
   for (const candidate of d.ranked) {
-    const checked = await checkCandidate(env, caller, request, candidate.offering);
+    const checked = await checkCandidate(env, caller, request, candidate.offering, meta);
     if (candidate.trial && !(await registryStub(env).acquireTrial(candidate.offering.provider, d.tool))) continue;
     pick = { ...checked, ranked: candidate };
     break;
@@ -101,7 +106,7 @@ export async function planExecution(
   // capability, idempotency, effects), and none on trial, so that a retry changes nothing but
   // who serves it.
   const ranked = [pick.ranked, ...d.ranked.filter((r) => r !== pick!.ranked && !r.trial && sameContract(r.offering, chosen))];
-  // Stage 5: the plan the execution object dispatches.
+  // Stage 5: the plan that is dispatched.
   const timeout = effectiveTimeoutMs({
     requestedMs: request.limits.timeout_ms,
     latencyClass: chosen.manifest.latency_class,
@@ -109,9 +114,11 @@ export async function planExecution(
     systemMaxMs: Math.min(config.systemMaxTimeoutMs, limits.max_timeout_ms),
   });
   const plan: ExecutionPlan = {
-    execution_id: request.idempotency_key ? keyedExecutionId(env, caller.tenant, request.idempotency_key) : newExecutionId(env),
+    execution_id: meta.executionId,
     tenant: caller.tenant,
     agent: caller.agent, // AIOS §5.1: set by the runtime, never by the body (context.agent is only context)
+    project: request.project ?? null,
+    face: meta.face,
     tool: d.tool,
     version: d.version,
     mode: request.mode === "async" ? "async" : "sync",
@@ -119,26 +126,21 @@ export async function planExecution(
     input,
     context: request.context,
     timeout_ms: timeout.timeout_ms,
-    accepted_at: acceptedAt,
+    accepted_at: meta.acceptedAt,
     output_hash: chosen.output_hash,
     max_output_bytes: Math.min(request.limits.max_output_bytes ?? limits.max_output_bytes, limits.max_output_bytes, DEFAULT_MAX_OUTPUT_BYTES),
     idempotent: chosen.manifest.idempotent,
     effects: chosen.manifest.effects,
-    capability: capabilityDecision(d, intent.decision, level3),
-    ...(intent.background ? { intent_request: intent.background } : {}),
+    capability: capabilityDecision(d, intent, level3),
     retention_ms: config.retentionMs,
     params_hash: await sha256Hex(canonicalJson(request.input)),
-    trace,
+    trace: meta.trace,
     correlation_id: typeof request.context.correlation_id === "string" ? request.context.correlation_id : null,
     retry: config.retry,
     attempt_cap_ms: Math.min(LATENCY_CLASS_DEFAULT_MS[chosen.manifest.latency_class], chosen.manifest.max_timeout_ms ?? Infinity),
-    ...(request.idempotency_key
-      ? { idempotency: { key: request.idempotency_key, fingerprint: await requestFingerprint(request), ttl_ms: limits.idempotency_ttl_ms }, limits }
-      : {}),
+    limits,
+    ...(request.idempotency_key && meta.fingerprint ? { idempotency: { key: request.idempotency_key, fingerprint: meta.fingerprint, ttl_ms: limits.idempotency_ttl_ms } } : {}),
   };
-  // Rate and concurrency limits come last, so a refused call created nothing. A keyed call
-  // is admitted by its execution object instead, once, however many duplicates arrive.
-  if (!plan.idempotency) await admit(env, { tenant: plan.tenant, execution_id: plan.execution_id, tool: plan.tool, timeout_ms: plan.timeout_ms, limits });
   return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}) };
 }
 
@@ -164,8 +166,7 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
   let schema: DryRunReport["schema"] = { valid: false, violations: [] };
   if (chosen) {
     try {
-      const intent = await checkIntent(env, caller, chosen, request.context);
-      const level2 = intent.background ? await verifyInBackground(env, intent.background) : intent.decision;
+      const level2 = await verifyNow(env, caller, chosen, request.context);
       capability = { allowed: true, decision: capabilityDecision(d, level2, checkToolCapability(caller, chosen.manifest.capability_required, request.input)) };
     } catch (err) {
       if (!(err instanceof RuntimeError)) throw err;
@@ -207,13 +208,13 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
  */
 interface Picked {
   ranked: Decision["ranked"][number];
-  intent: Awaited<ReturnType<typeof checkIntent>>;
+  intent: CapabilityDecision["level2"];
   level3: CapabilityDecision["level3"];
   input: unknown;
 }
 
-async function checkCandidate(env: Env, caller: Caller, request: ExecutionRequest, offering: Offering): Promise<Omit<Picked, "ranked">> {
-  const intent = await checkIntent(env, caller, offering, request.context);
+async function checkCandidate(env: Env, caller: Caller, request: ExecutionRequest, offering: Offering, meta: PlanMeta): Promise<Omit<Picked, "ranked">> {
+  const intent = await checkIntent(env, caller, offering, request.context, meta.executionId, meta.waitUntil);
   const level3 = checkToolCapability(caller, offering.manifest.capability_required, request.input);
   const input = validateInput(request.input, { hash: offering.input_hash, schema: offering.manifest.input_schema, coercion: offering.manifest.coercion });
   return { intent, level3, input };
@@ -244,9 +245,4 @@ function noHealthyProvider(d: Decision): RuntimeError {
 
 function capabilityDecision(d: Decision, level2: CapabilityDecision["level2"], level3: CapabilityDecision["level3"]): CapabilityDecision {
   return { level1: { reachable: d.reachable.map((o) => o.provider) }, level2, level3 };
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -1,31 +1,65 @@
 /**
- * Admission to the tenant's object (AIOS §6.3 RateLimited): one place that asks and turns a
- * refusal into the `rate_limited` error. Unkeyed calls are admitted at the edge; keyed ones
- * by their execution object, so that duplicates of one key are never counted twice.
+ * Admission (AIOS §6.3 RateLimited), the one place that asks a tenant's ledger and turns a
+ * refusal into `rate_limited`. Fast-path calls are admitted from this isolate's lease
+ * (src/policy/lease.ts: no request in the common case); an execution with its own object is
+ * admitted by that object with one request, and releases its slot when it ends.
  */
-import type { Admission } from "../../durable-objects/tenant-object.ts";
-import type { Env } from "../env.ts";
+import type { Outcome } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
+import type { ExecutionPlan } from "../execution/dispatch.ts";
+import type { Refusal } from "./ledger.ts";
+import { TenantLease, type Ticket } from "./lease.ts";
 import type { TenantLimits } from "./limits.ts";
-
-interface TenantRpc {
-  admit(request: { execution_id: string; tool: string; lease_ms: number; limits: TenantLimits }): Promise<Admission>;
-  release(executionId: string): Promise<void>;
-}
 
 /** Lease length past the execution's own timeout: cancel grace and clock slack. */
 const LEASE_SLACK_MS = 60_000;
 
-export function tenantStub(env: Env, tenant: string): TenantRpc {
-  return env.TENANTS.get(env.TENANTS.idFromName(tenant)) as unknown as TenantRpc;
+function tenantStub(env: Env, tenant: string) {
+  return env.TENANTS.get(env.TENANTS.idFromName(tenant));
 }
 
-export async function admit(env: Env, a: { tenant: string; execution_id: string; tool: string; timeout_ms: number; limits: TenantLimits }): Promise<void> {
-  const admission = await tenantStub(env, a.tenant).admit({ execution_id: a.execution_id, tool: a.tool, lease_ms: a.timeout_ms + LEASE_SLACK_MS, limits: a.limits });
-  if (!admission.ok) throw refusal(admission, a.tool);
+/** An execution in its own object: one token and one slot, held until `releaseExecution`. */
+export async function admitExecution(env: Env, plan: ExecutionPlan): Promise<Outcome<void>> {
+  const admission = await tenantStub(env, plan.tenant).admit({
+    execution_id: plan.execution_id,
+    tool: plan.tool,
+    version: plan.version,
+    mode: plan.mode,
+    project: plan.project,
+    accepted_at: plan.accepted_at,
+    lease_ms: plan.timeout_ms + LEASE_SLACK_MS,
+    limits: plan.limits,
+  });
+  return admission.ok ? { ok: true, value: undefined } : { ok: false, error: refusal(admission, plan.tool).toBody() };
 }
 
-export function refusal(admission: Extract<Admission, { ok: false }>, tool: string): RuntimeError {
-  const what = admission.reason === "concurrency" ? `${admission.limit} running executions` : `${admission.limit} calls a second${admission.reason === "tool_rate" ? ` to ${tool}` : ""}`;
-  return new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, { reason: admission.reason, limit: admission.limit, retry_after_ms: admission.retry_after_ms, tool });
+export async function releaseExecution(env: Env, tenant: string, executionId: string): Promise<void> {
+  await tenantStub(env, tenant)
+    .release(executionId)
+    .catch((err) => console.warn(JSON.stringify({ msg: "slot release failed; the lease expires by itself", execution_id: executionId, error: String(err) })));
+}
+
+/** The tenant's executions that hold a slot in their own object now (the live part of the index). */
+export function liveExecutions(env: Env, tenant: string) {
+  return tenantStub(env, tenant).live();
+}
+
+/** This isolate's leases, one per tenant. */
+const leases = new Map<string, TenantLease>();
+
+/** A fast-path call: admitted from this isolate's lease; throws `rate_limited` when refused. */
+export async function admitFast(env: Env, tenant: string, tool: string, limits: TenantLimits, background: (p: Promise<unknown>) => void): Promise<Ticket> {
+  let lease = leases.get(tenant);
+  if (!lease) {
+    lease = new TenantLease((request) => tenantStub(env, tenant).lease(request));
+    leases.set(tenant, lease);
+  }
+  const ticket = await lease.admit(tool, limits, background);
+  if ("ok" in ticket) throw refusal(ticket, tool);
+  return ticket;
+}
+
+export function refusal(r: Refusal, tool: string): RuntimeError {
+  const what = r.reason === "concurrency" ? `${r.limit} running executions` : `${r.limit} calls a second${r.reason === "tool_rate" ? ` to ${tool}` : ""}`;
+  return new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, { reason: r.reason, limit: r.limit, retry_after_ms: r.retry_after_ms, tool });
 }

@@ -84,3 +84,10 @@ export function healthStats(samples: readonly Sample[]): HealthStats {
     samples: samples.length,
   };
 }
+
+/** A provider whose binding failed (AIOS §5.2 liveness), as an execution reports it. */
+export interface DeadReport {
+  provider: string;
+  at: number;
+  reason: string;
+}

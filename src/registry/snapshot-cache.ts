@@ -5,26 +5,14 @@
  * has no copy at all.
  */
 import { loadConfig } from "../config.ts";
-import type { Env } from "../env.ts";
-import type { Trust } from "../contract.ts";
-import type { DeprecationNotice, RegistrySnapshot } from "./catalog.ts";
-import type { Sample } from "./provider-health.ts";
+import type { RegistrySnapshot } from "./catalog.ts";
 
 let cached: { snapshot: RegistrySnapshot; fetchedAt: number } | undefined;
 let refreshing = false;
 
-/** The registry object's RPC surface, typed by hand: its JSON-schema-bearing results are beyond Rpc's inference. */
-export interface RegistryRpc {
-  snapshot(): Promise<RegistrySnapshot>;
-  refresh(): Promise<RegistrySnapshot>;
-  report(samples: Sample[], dead: { provider: string; at: number; reason: string }[]): Promise<number>;
-  acquireTrial(provider: string, tool: string): Promise<boolean>;
-  setProvider(name: string, patch: { trust?: Trust; disabled?: boolean }): Promise<RegistrySnapshot | undefined>;
-  deprecate(tool: string, version: string, deprecation: DeprecationNotice | null): Promise<RegistrySnapshot | undefined>;
-}
-
-export function registryStub(env: Env): RegistryRpc {
-  return env.REGISTRY.get(env.REGISTRY.idFromName("registry")) as unknown as RegistryRpc;
+/** The one registry object, as a typed stub of its class. */
+export function registryStub(env: Env) {
+  return env.REGISTRY.get(env.REGISTRY.idFromName("registry"));
 }
 
 export async function getSnapshot(env: Env, waitUntil?: (p: Promise<unknown>) => void): Promise<RegistrySnapshot> {

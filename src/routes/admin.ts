@@ -9,10 +9,9 @@ import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
 import { FAIL_NEXT_BATCH } from "../audit/consumer.ts";
 import { ensureSchema } from "../audit/schema.ts";
-import { costSnapshot } from "../../durable-objects/cost-meter.ts";
+import { armSendFailure } from "../audit/outbox.ts";
 import { loadConfig } from "../config.ts";
 import { TRUST_ORDER, type Trust } from "../contract.ts";
-import type { Env } from "../env.ts";
 import { RuntimeError } from "../errors.ts";
 import { decodeBody, readBody } from "../pipeline/initiation.ts";
 import type { RegistrySnapshot } from "../registry/catalog.ts";
@@ -84,8 +83,17 @@ export function auditDb(env: Env): D1Database {
   return env.AUDIT_DB;
 }
 
-/** Durable Object requests and SQLite rows written so far, per class, in this isolate (diagnostics; the benchmark's cost rows). */
-admin.get("/cost", (c) => reply(c, { isolate_counts: costSnapshot() }));
+/**
+ * An operator's drill: the next `count` audit sends of the isolate that serves this request
+ * fail (default 1), as a full or broken queue would make them; the durable outbox must still
+ * deliver every record once (src/audit/outbox.ts).
+ */
+admin.post("/audit/drill/fail-next-send", async (c) => {
+  const body = await objectBody(c.req.raw, c.env, ["count"]).catch(() => ({}) as Record<string, unknown>);
+  const count = typeof body.count === "number" && Number.isSafeInteger(body.count) && body.count > 0 && body.count <= 100 ? body.count : 1;
+  armSendFailure(count);
+  return reply(c, { armed: "fail_next_audit_send", count });
+});
 
 // API keys (issue: callers and policy). The key itself is in the creation answer only.
 admin.post("/keys", async (c) => {

@@ -4,6 +4,8 @@
  * same names, so a provider whose schemas changed after the build is caught, not trusted.
  * Uses Web Crypto so Node (build) and workerd (run time) compute the same value.
  */
+import { sha256Hex } from "./sha256.ts";
+
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
@@ -16,10 +18,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The first 128 bits of the schema's SHA-256, as hex. */
 export async function schemaHash(schema: unknown): Promise<string> {
-  const bytes = new TextEncoder().encode(canonicalJson(schema));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  let hex = "";
-  for (const b of digest.subarray(0, 16)) hex += b.toString(16).padStart(2, "0");
-  return hex;
+  return (await sha256Hex(canonicalJson(schema))).slice(0, 32);
 }

@@ -1,30 +1,23 @@
-import { toJson } from "../codec/bytes.ts";
-
 /**
- * Server-Sent Events framing for execution events (TRT-002 §7, DESIGN.md 9). Pure: the
- * execution object frames, the edge only passes bytes through.
+ * Server-Sent Events framing for execution events (TRT-002 §7, DESIGN.md 9): the REST face's
+ * way of writing the event objects the execution service streams.
  */
-
-export interface StreamEvent {
-  seq: number;
-  type: string;
-  data: unknown;
-  at: number;
-}
+import type { ExecutionEvent } from "../contract.ts";
+import { toJson } from "../codec/bytes.ts";
 
 /** How long a client should wait before reconnecting, sent once at the start of each stream. */
 export const RETRY_MS = 2_000;
 /** DESIGN.md 9: a comment line at least this often keeps proxies from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000;
 
-export const TERMINAL_EVENT_TYPES = ["done", "error"] as const;
-
-export function isTerminalEvent(type: string): boolean {
-  return (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
-}
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
 
 /** One event: its sequence number is the SSE id, so `Last-Event-ID` resumes after it. */
-export function frameEvent(event: StreamEvent): string {
+export function frameEvent(event: ExecutionEvent): string {
   const payload = toJson({ seq: event.seq, type: event.type, at: new Date(event.at).toISOString(), data: event.data });
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${payload}\n\n`;
 }
@@ -35,6 +28,49 @@ export function frameRetry(ms = RETRY_MS): string {
 
 export function frameHeartbeat(): string {
   return ": heartbeat\n\n";
+}
+
+const encoder = new TextEncoder();
+
+/** An SSE byte stream of `events`: `retry` first, a heartbeat while idle, closed after the last event. */
+export function sseStream(events: AsyncIterable<ExecutionEvent>, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
+  const iterator = events[Symbol.asyncIterator]();
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
+  const stop = () => {
+    if (heartbeat !== null) clearInterval(heartbeat);
+    heartbeat = null;
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(frameRetry()));
+      heartbeat = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(frameHeartbeat()));
+        } catch {
+          stop();
+        }
+      }, heartbeatMs);
+    },
+    async pull(controller) {
+      try {
+        const next = await iterator.next();
+        if (next.done) {
+          stop();
+          controller.close();
+          return;
+        }
+        controller.enqueue(encoder.encode(frameEvent(next.value)));
+      } catch (err) {
+        stop();
+        controller.error(err);
+      }
+    },
+    async cancel() {
+      // The client went away: stop reading (a shared stream drops this subscriber).
+      stop();
+      await iterator.return?.();
+    },
+  });
 }
 
 /**

@@ -48,15 +48,18 @@ const scrape = async () => parsePrometheusTextFormat(await scrapeText());
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
+/** A budget no call here needs: only the last call's outcome is a timeout, and it sets its own. */
+const ROOMY = { timeout_ms: 20_000 };
+
 /** Mixed outcomes: 3 succeed, then invalid output, a crash, a tool error and a timeout. */
 async function mixed(run: ReturnType<typeof as>): Promise<any[]> {
   return [
-    await run({ tool: "math.evaluate", input: { expression: "1+1" }, context: { correlation_id: "corr-1" } }),
-    await run({ tool: "text.stats", input: { text: SECRET } }),
-    await run({ tool: "json.query", input: { document: { k: SECRET }, path: "/k" } }),
-    await run({ tool: "lab.bad_output", input: {} }),
-    await run({ tool: "lab.crash", input: {} }),
-    await run({ tool: "http.request", input: { url: `http://127.0.0.1/${SECRET}` } }),
+    await run({ tool: "math.evaluate", input: { expression: "1+1" }, context: { correlation_id: "corr-1" }, limits: ROOMY }),
+    await run({ tool: "text.stats", input: { text: SECRET }, limits: ROOMY }),
+    await run({ tool: "json.query", input: { document: { k: SECRET }, path: "/k" }, limits: ROOMY }),
+    await run({ tool: "lab.bad_output", input: {}, limits: ROOMY }),
+    await run({ tool: "lab.crash", input: {}, limits: ROOMY }),
+    await run({ tool: "http.request", input: { url: `http://127.0.0.1/${SECRET}` }, limits: ROOMY }),
     await run({ tool: "lab.stall", input: { ms: 2_000 }, limits: { timeout_ms: 200 } }),
   ];
 }

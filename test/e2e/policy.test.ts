@@ -129,18 +129,24 @@ describe("capabilities, three levels", () => {
     expect(res.body.error.details).toMatchObject({ level: 2, profile: "research-assistant" });
   });
 
-  it("level 2: verifies a read-only tool in the background and records the verdict", async () => {
-    const key = (await newKey({ tenant: "intent", agent: "research-assistant" })).key;
-    const res = await as(key).execute({ tool: "lab.echo", input: { x: 1 } });
+  it("level 2: verifies a read-only tool in the background, records the verdict in the audit, and reuses it", async () => {
+    const tenant = `intent-${crypto.randomUUID()}`;
+    const key = (await newKey({ tenant, agent: "research-assistant" })).key;
+    const res = await as(key).execute({ tool: "lab.echo", input: { x: 1 }, limits: { timeout_ms: 20_000 } });
     expect(res.status).toBe(200); // never blocked, even though lab.* is outside the profile
-    expect(res.body.capability.level2).toMatchObject({ mode: "async" });
+    expect(res.body.capability.level2).toMatchObject({ verdict: "pending", mode: "async" });
+    // The verdict reaches that execution's audit record once the verifier has answered.
     let level2: any;
-    for (let i = 0; i < 50; i++) {
-      level2 = (await as(key).call("GET", `/v1/executions/${res.body.execution_id}`)).body.capability.level2;
-      if (level2.verdict !== "pending") break;
-      await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && level2?.verdict !== "misaligned"; i++) {
+      const records = (await asAdmin("GET", `/v1/audit?tenant=${tenant}`)).body.records;
+      level2 = records.find((r: any) => r.execution_id === res.body.execution_id)?.capability.level2;
+      if (level2?.verdict !== "misaligned") await new Promise((r) => setTimeout(r, 100));
     }
     expect(level2).toMatchObject({ verdict: "misaligned", mode: "async", profile: "research-assistant" });
+    // The same agent's next call to the tool carries the cached verdict, still without blocking.
+    const next = await as(key).execute({ tool: "lab.echo", input: { x: 2 }, limits: { timeout_ms: 20_000 } });
+    expect(next.status).toBe(200);
+    expect(next.body.capability.level2).toMatchObject({ verdict: "misaligned", mode: "async", cached: true });
   });
 
   it("level 3: refuses a network tool without a grant for the host, and grants it with one", async () => {

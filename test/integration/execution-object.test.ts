@@ -1,30 +1,32 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { ExecutionView } from "../../src/contract.ts";
-import type { Caller } from "../../src/pipeline/capability.ts";
-import { executionStub, type ExecutionPlan, type ExecutionResult } from "../../src/pipeline/dispatch.ts";
+import type { Caller, ExecutionView, Outcome } from "../../src/contract.ts";
+import { traceFrom } from "../../src/audit/trace.ts";
+import type { ExecutionPlan, StartAnswer } from "../../src/execution/dispatch.ts";
+import { newObjectExecutionId, objectStub } from "../../src/execution/ids.ts";
 import { parseExecutionRequest } from "../../src/pipeline/initiation.ts";
 import { planExecution } from "../../src/pipeline/plan.ts";
 
 const caller: Caller = { tenant: `t-${crypto.randomUUID()}`, agent: "tester", capabilities: [], channels: ["*"] };
 
-async function plan(body: unknown): Promise<ExecutionPlan> {
-  return (await planExecution(env, caller, parseExecutionRequest(body), Date.now())).plan;
+/** A plan for an execution object; a generous budget unless the test sets one (2 shared cores, workerd under vite). */
+async function plan(body: Record<string, unknown>): Promise<ExecutionPlan> {
+  const executionId = newObjectExecutionId(env);
+  const request = parseExecutionRequest({ limits: { timeout_ms: 20_000 }, ...body });
+  return (await planExecution(env, caller, request, { acceptedAt: Date.now(), trace: traceFrom(undefined), face: "rest", executionId })).plan;
 }
 
-function rawStub(executionId: string) {
-  return env.EXECUTIONS.get(env.EXECUTIONS.idFromString(executionId.slice("exec_".length)));
-}
+const stubOf = (p: { execution_id: string } | string) => objectStub(env, typeof p === "string" ? p : p.execution_id);
 
-function viewOf(result: ExecutionResult): ExecutionView {
-  if (result.kind !== "started" && result.kind !== "replayed") throw new Error(`expected an execution, got ${result.kind}`);
-  return result.view;
+function viewOf(result: Outcome<StartAnswer>): ExecutionView {
+  if (!result.ok) throw new Error(`expected an execution, got ${result.error.code}`);
+  return result.value.view;
 }
 
 async function waitForStatus(executionId: string, status: string): Promise<ExecutionView> {
   for (let i = 0; i < 200; i++) {
-    const view = await executionStub(env, executionId)!.view(caller.tenant);
+    const view = await stubOf(executionId).view(caller.tenant);
     if (view?.status === status) return view;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -33,8 +35,8 @@ async function waitForStatus(executionId: string, status: string): Promise<Execu
 
 async function waitForPartial(executionId: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const partials = await runInDurableObject(rawStub(executionId), (_instance, state) =>
-      state.storage.sql.exec("SELECT seq FROM events WHERE type = 'partial'").toArray().length,
+    const partials = await runInDurableObject(stubOf(executionId), (_instance, state) =>
+      [...state.storage.kv.list<{ type: string }>({ prefix: "e:" })].filter(([, e]) => e.type === "partial").length,
     );
     if (partials > 0) return;
     await new Promise((r) => setTimeout(r, 10));
@@ -47,69 +49,65 @@ describe("ExecutionObject", () => {
   // one (the sink) for the whole call; aborting the object is the restart we must survive.
   it("ends an execution whose object restarted mid-call in exactly one terminal state", async () => {
     const p = await plan({ tool: "demo.countdown", mode: "async", input: { from: 100, interval_ms: 20 } });
-    const stub = executionStub(env, p.execution_id)!;
-    expect(viewOf(await stub.execute(p))).toMatchObject({ status: "running" });
+    const stub = stubOf(p);
+    expect(viewOf(await stub.start(p, "accepted"))).toMatchObject({ status: "running" });
     await waitForPartial(p.execution_id);
 
     await abortAllDurableObjects();
 
-    const view = await executionStub(env, p.execution_id)!.view(caller.tenant);
+    const view = await stubOf(p).view(caller.tenant);
     expect(view).toMatchObject({ status: "failed", error: { code: "internal", details: { reason: "execution object restarted" } } });
     // What the tool emitted before the restart is kept.
     expect((view!.partial_output as { counted: number[] }).counted[0]).toBe(100);
     // Asking again changes nothing: the terminal state is final.
-    expect(await executionStub(env, p.execution_id)!.view(caller.tenant)).toEqual(view);
+    expect(await stubOf(p).view(caller.tenant)).toEqual(view);
   });
 
   it("lets its deadline alarm end a call the in-memory timer did not", async () => {
     const p = await plan({ tool: "lab.stall", input: { ms: 60_000 }, limits: { timeout_ms: 120_000 } });
-    const stub = executionStub(env, p.execution_id)!;
-    const pending = stub.execute(p).then(viewOf);
+    const stub = stubOf(p);
+    const pending = stub.start(p, "end").then(viewOf);
     await waitForStatus(p.execution_id, "running");
 
-    expect(await runDurableObjectAlarm(rawStub(p.execution_id))).toBe(true);
+    expect(await runDurableObjectAlarm(stubOf(p))).toBe(true);
     const view = await pending;
     expect(view).toMatchObject({ status: "timed_out", error: { code: "timeout" }, partial_output: { stage: "before the wait" } });
   });
 
-  it("never dispatches the same plan twice", async () => {
+  it("runs a plan once: the same plan started again attaches to the execution it started", async () => {
     const p = await plan({ tool: "lab.echo", input: { n: 1 } });
-    const stub = executionStub(env, p.execution_id)!;
-    const first = await stub.execute(p);
-    const second = await stub.execute(p);
-    expect(first.kind).toBe("started");
-    expect(second).toEqual({ ...first, kind: "replayed" });
+    const stub = stubOf(p);
+    const first = await stub.start(p, "end");
+    const second = await stub.start(p, "end");
+    expect(first).toMatchObject({ ok: true, value: { replayed: false } });
+    expect(second).toEqual({ ok: true, value: { ...(first.ok && first.value), replayed: true } });
   });
 
   it("hides an execution from any other tenant", async () => {
     const p = await plan({ tool: "lab.echo", input: {} });
-    await executionStub(env, p.execution_id)!.execute(p);
-    expect(await executionStub(env, p.execution_id)!.view("someone-else")).toBeUndefined();
+    await stubOf(p).start(p, "end");
+    expect(await stubOf(p).view("someone-else")).toBeNull();
   });
 
   it("deletes a finished execution and its events when its retention alarm fires", async () => {
     const p = { ...(await plan({ tool: "lab.echo", input: { keep: "briefly" } })), retention_ms: 1 };
-    const stub = executionStub(env, p.execution_id)!;
-    expect(viewOf(await stub.execute(p))).toMatchObject({ status: "succeeded" });
+    const stub = stubOf(p);
+    expect(viewOf(await stub.start(p, "end"))).toMatchObject({ status: "succeeded" });
     // The real alarm, 1 ms after the end; run it now if it has not fired yet.
-    await runDurableObjectAlarm(rawStub(p.execution_id));
-    for (let i = 0; i < 100 && (await stub.view(caller.tenant)) !== undefined; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(await stub.view(caller.tenant)).toBeUndefined();
-    // Everything it stored is gone (the tables are set up again, empty, for a reused key).
-    const rows = await runInDurableObject(rawStub(p.execution_id), (_i, state) => [
-      ...state.storage.sql.exec("SELECT 1 FROM execution").toArray(),
-      ...state.storage.sql.exec("SELECT 1 FROM events").toArray(),
-      ...state.storage.sql.exec("SELECT 1 FROM response").toArray(),
-    ]);
-    expect(rows).toEqual([]);
+    await runDurableObjectAlarm(stubOf(p));
+    for (let i = 0; i < 100 && (await stub.view(caller.tenant)) !== null; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await stub.view(caller.tenant)).toBeNull();
+    // Everything it stored is gone.
+    const keys = await runInDurableObject(stubOf(p), (_i, state) => [...state.storage.kv.list()].map(([k]) => k));
+    expect(keys).toEqual([]);
   });
 
   it("keeps a finished execution until its retention window is over", async () => {
     const p = await plan({ tool: "lab.echo", input: {} });
-    const stub = executionStub(env, p.execution_id)!;
-    await stub.execute(p);
+    const stub = stubOf(p);
+    await stub.start(p, "end");
     // The alarm now points at the end of the 24 h window; running it early deletes nothing.
-    expect(await runDurableObjectAlarm(rawStub(p.execution_id))).toBe(true);
+    expect(await runDurableObjectAlarm(stubOf(p))).toBe(true);
     expect(await stub.view(caller.tenant)).toMatchObject({ status: "succeeded" });
   });
 });

@@ -15,22 +15,21 @@ async function post(body: unknown): Promise<{ status: number; json: any }> {
 
 describe("the pipeline in workerd", () => {
   it("runs math.evaluate through a provider Worker and fills the execution block", async () => {
-    const { status, json } = await post({ tool: "math.evaluate", input: { expression: "1 + 2 * 3" } });
+    // A generous budget: the first call of a file also loads the Worker (vitest.config.ts).
+    const { status, json } = await post({ tool: "math.evaluate", input: { expression: "1 + 2 * 3" }, limits: { timeout_ms: 20_000 } });
     expect(status).toBe(200);
     const view = json as ExecutionView;
     expect(view).toMatchObject({ tool: "math.evaluate", version: "1.0.0", status: "succeeded", output: { value: 7 } });
     expect(view.execution).toMatchObject({ sandbox: "v8-isolate", worker: "std", resources: { cpu_ms: null, peak_memory_mb: null } });
-    expect(view.execution_id).toMatch(/^exec_[0-9a-f]{64}$/);
+    // Ran at the edge (the fast path): its id says so (src/execution/ids.ts).
+    expect(view.execution_id).toMatch(/^exec_e[0-9a-f]{44}$/);
   });
 
-  it("answers GET /v1/executions/{id} with the stored result", async () => {
-    const { json } = await post({ tool: "math.evaluate", input: { expression: "6*7" } });
+  it("answers GET /v1/executions/{id} with the same result the call answered", async () => {
+    const { json } = await post({ tool: "math.evaluate", input: { expression: "6*7" }, limits: { timeout_ms: 20_000 } });
     const res = await exports.default.fetch(`http://runtime/v1/executions/${json.execution_id}`, { headers: auth });
     expect(res.status).toBe(200);
-    const again = (await res.json()) as ExecutionView;
-    // Everything but level 2, whose background verdict may have landed since (AIOS §5.3).
-    expect({ ...again, capability: undefined }).toEqual({ ...json, capability: undefined });
-    expect(["pending", "aligned"]).toContain(again.capability!.level2.verdict);
+    expect(await res.json()).toEqual(json);
   });
 
   it("answers an id it never minted with execution_not_found", async () => {

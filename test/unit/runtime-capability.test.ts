@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ToolManifestEntry } from "../../providers/sdk/protocol.ts";
-import type { Trust } from "../../src/contract.ts";
+import type { Caller, Trust } from "../../src/contract.ts";
 import { RuntimeError } from "../../src/errors.ts";
 import {
   checkToolCapability,
   coveringGrant,
   reachableOfferings,
   resolveRequiredCapability,
-  type Caller,
 } from "../../src/pipeline/capability.ts";
 import type { Offering } from "../../src/registry/catalog.ts";
 

@@ -1,85 +1,118 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Fanout, MAX_SUBSCRIBERS } from "../../durable-objects/fanout.ts";
-import { HEARTBEAT_MS, type StreamEvent } from "../../src/stream/sse.ts";
+import type { ExecutionEvent } from "../../src/contract.ts";
+import { Fanout, MAX_SUBSCRIBERS } from "../../src/stream/fanout.ts";
+import { decodeEventLines, encodeEventLine } from "../../src/stream/ndjson.ts";
+import { HEARTBEAT_MS, sseStream } from "../../src/stream/sse.ts";
 
-const ev = (seq: number, type = "stdout"): StreamEvent => ({ seq, type, data: seq, at: 0 });
+const ev = (seq: number, type = "stdout", data: unknown = seq): ExecutionEvent => ({ seq, type, data: data as ExecutionEvent["data"], at: 0 });
 
-/** Reads whatever the stream has produced so far (and whether it closed). */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, frames: number): Promise<string> {
-  let text = "";
-  const decoder = new TextDecoder();
-  while ((text.match(/\n\n/g) ?? []).length < frames) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value);
-  }
-  return text;
+async function* pages(...list: ExecutionEvent[][]): AsyncGenerator<ExecutionEvent[]> {
+  for (const page of list) yield page;
 }
 
-const ids = (text: string) => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+/** Every event the stream carries until it closes. */
+async function seqs(stream: ReadableStream<Uint8Array>): Promise<number[]> {
+  const out: number[] = [];
+  for await (const e of decodeEventLines(stream)) out.push(e.seq);
+  return out;
+}
 
 afterEach(() => vi.useRealTimers());
 
-describe("Fanout", () => {
-  it("drops a reader that falls too far behind, and refuses subscribers past the cap", async () => {
-    const fanout = new Fanout();
-    fanout.subscribe([]); // never read
-    const big = "x".repeat(60 * 1024);
-    for (let seq = 1; seq <= 100; seq++) fanout.publish({ seq, type: "stdout", data: big, at: 0 });
+describe("Fanout (an execution's subscribers)", () => {
+  it("sends the backlog and then live events to a subscriber, in order, and closes after the terminal event", async () => {
+    const fanout = new Fanout(encodeEventLine);
+    const stream = fanout.subscribe(pages([ev(1, "start"), ev(2)]), 2, false)!;
     await new Promise((r) => setTimeout(r, 0));
-    expect(fanout.size).toBe(0);
-    const capped = new Fanout();
-    for (let i = 0; i < MAX_SUBSCRIBERS; i++) expect(capped.subscribe([])).toBeDefined();
-    expect(capped.subscribe([])).toBeUndefined();
-  });
-
-  it("sends the backlog and then live events to a subscriber, in order", async () => {
-    const fanout = new Fanout();
-    const reader = fanout.subscribe([ev(1, "start"), ev(2)])!.getReader();
     fanout.publish(ev(3));
     fanout.publish(ev(4, "done"));
-    const text = await drain(reader, 10);
-    expect(text.startsWith("retry: ")).toBe(true);
-    expect(ids(text)).toEqual([1, 2, 3, 4]);
-    expect((await reader.read()).done).toBe(true); // closed after the terminal event
+    expect(await seqs(stream)).toEqual([1, 2, 3, 4]);
     expect(fanout.size).toBe(0);
+  });
+
+  it("holds events published while the backlog is still being read, and sends each exactly once after it", async () => {
+    const fanout = new Fanout(encodeEventLine);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    async function* slow(): AsyncGenerator<ExecutionEvent[]> {
+      yield [ev(1, "start"), ev(2)];
+      await gate; // the backlog's second page is read later
+      yield [ev(3)];
+    }
+    const stream = fanout.subscribe(slow(), 3, false)!;
+    fanout.publish(ev(3)); // already in the backlog: not sent twice
+    fanout.publish(ev(4));
+    fanout.publish(ev(5, "done"));
+    release();
+    expect(await seqs(stream)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("closes at once a subscriber whose backlog already ends the execution", async () => {
-    const fanout = new Fanout();
-    const reader = fanout.subscribe([ev(1, "start"), ev(2, "error")])!.getReader();
-    expect(ids(await drain(reader, 10))).toEqual([1, 2]);
+    const fanout = new Fanout(encodeEventLine);
+    const stream = fanout.subscribe(pages([ev(1, "start"), ev(2, "error")]), 2, true)!;
+    expect(await seqs(stream)).toEqual([1, 2]);
     expect(fanout.size).toBe(0);
   });
 
   it("gives every subscriber the same events", async () => {
-    const fanout = new Fanout();
-    const readers = Array.from({ length: 5 }, () => fanout.subscribe([ev(1, "start")])!.getReader());
+    const fanout = new Fanout(encodeEventLine);
+    const streams = Array.from({ length: 5 }, () => fanout.subscribe(pages([ev(1, "start")]), 1, false)!);
+    await new Promise((r) => setTimeout(r, 0));
     for (let seq = 2; seq <= 6; seq++) fanout.publish(ev(seq));
     fanout.publish(ev(7, "done"));
-    for (const r of readers) expect(ids(await drain(r, 10))).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    for (const s of streams) expect(await seqs(s)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it("drops a reader that falls too far behind, and refuses subscribers past the cap", async () => {
+    const fanout = new Fanout(encodeEventLine);
+    fanout.subscribe(pages(), 0, false); // never read
+    await new Promise((r) => setTimeout(r, 0));
+    const big = "x".repeat(60 * 1024);
+    for (let seq = 1; seq <= 100; seq++) fanout.publish(ev(seq, "stdout", big));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(fanout.size).toBe(0);
+    const capped = new Fanout(encodeEventLine);
+    for (let i = 0; i < MAX_SUBSCRIBERS; i++) expect(capped.subscribe(pages(), 0, false)).toBeDefined();
+    expect(capped.subscribe(pages(), 0, false)).toBeUndefined();
   });
 
   it("drops a subscriber whose reader went away, and keeps serving the others", async () => {
-    const fanout = new Fanout();
-    const gone = fanout.subscribe([])!.getReader();
-    const stays = fanout.subscribe([])!.getReader();
+    const fanout = new Fanout(encodeEventLine);
+    const gone = fanout.subscribe(pages(), 0, false)!;
+    const stays = fanout.subscribe(pages(), 0, false)!;
+    await new Promise((r) => setTimeout(r, 0));
     await gone.cancel();
     fanout.publish(ev(1));
     await new Promise((r) => setTimeout(r, 0));
     expect(fanout.size).toBe(1);
     fanout.publish(ev(2, "done"));
-    expect(ids(await drain(stays, 10))).toEqual([1, 2]);
+    expect(await seqs(stays)).toEqual([1, 2]);
   });
+});
 
-  it("sends a heartbeat comment every HEARTBEAT_MS while a subscriber is attached", async () => {
+describe("sseStream (the REST face's framing)", () => {
+  it("starts with retry, frames each event with its id, and sends a heartbeat comment every HEARTBEAT_MS while idle", async () => {
     vi.useFakeTimers();
-    const fanout = new Fanout();
-    const reader = fanout.subscribe([])!.getReader();
-    vi.advanceTimersByTime(HEARTBEAT_MS * 2);
-    fanout.publish(ev(1, "done"));
-    const text = await drain(reader, 10);
+    let next!: (e: ExecutionEvent) => void;
+    async function* events(): AsyncGenerator<ExecutionEvent> {
+      yield await new Promise<ExecutionEvent>((r) => (next = r));
+    }
+    const reader = sseStream(events()).getReader();
+    const read = (async () => {
+      let text = "";
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return text;
+        text += new TextDecoder().decode(value);
+      }
+    })();
+    await vi.advanceTimersByTimeAsync(HEARTBEAT_MS * 2);
+    next(ev(1, "done"));
+    vi.useRealTimers();
+    const text = await read;
+    expect(text.startsWith("retry: ")).toBe(true);
     expect(text.match(/^: heartbeat$/gm)).toHaveLength(2);
+    expect(text).toContain("id: 1\nevent: done\n");
     expect(HEARTBEAT_MS).toBeLessThanOrEqual(15_000);
   });
 });

@@ -1,18 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { errorBody } from "../../src/errors.ts";
-import type { Settlement } from "../../src/pipeline/delivery.ts";
-import { backoffMs, DEFAULT_RETRY, retryDecision, runAttempts, type RunAttemptsOptions } from "../../src/pipeline/retry.ts";
+import type { Settlement } from "../../src/execution/settle.ts";
+import { backoffMs, DEFAULT_RETRY, retryDecision, runAttempts, type RunAttemptsOptions } from "../../src/execution/retry.ts";
+
+type Provider = { provider: string; binding: string; trial: boolean };
 
 const ok: Settlement = { status: "succeeded", output: {} };
 const fail = (code: Parameters<typeof errorBody>[0], retryable?: boolean): Settlement => ({ status: code === "timeout" ? "timed_out" : "failed", error: errorBody(code, code, undefined, retryable) });
 
 /** A clock that only moves when attempts take time or the driver sleeps. */
-function harness(results: Settlement[], o: Partial<RunAttemptsOptions> & { budget?: number; attemptMs?: number } = {}) {
+function harness(results: Settlement[], o: Partial<RunAttemptsOptions<Provider>> & { budget?: number; attemptMs?: number } = {}) {
   let now = 0;
   const sleeps: number[] = [];
   const calls: { provider: string; timeout: number }[] = [];
   const retries: unknown[] = [];
-  const options: RunAttemptsOptions = {
+  const options: RunAttemptsOptions<Provider> = {
     providers: [
       { provider: "a", binding: "A", trial: false },
       { provider: "b", binding: "B", trial: false },

@@ -1,13 +1,11 @@
 /**
- * Stage 7 (AIOS §5.7): result delivery. Turns what the provider did into a terminal state
- * (validating output against the output schema), and an execution record into the TRT-002
- * §5/§9 view and its HTTP status.
+ * Stage 7 (AIOS §5.7), the deciding part: turns what the provider did into a terminal state,
+ * checking the output's size and its output schema. Pure; the run records the result.
  */
-import type { ExecutionStatus, ExecutionView } from "../contract.ts";
-import { ERROR_TABLE, errorBody, statusOf, type ErrorBody, type ErrorCode } from "../errors.ts";
-import type { ExecutionRecord } from "../../durable-objects/execution-state.ts";
-import type { ProviderOutcome } from "./provider-execution.ts";
-import { checkOutput, type ValidatorTable } from "./schema.ts";
+import type { ExecutionStatus } from "../contract.ts";
+import { ERROR_TABLE, errorBody, type ErrorBody, type ErrorCode } from "../errors.ts";
+import type { ProviderOutcome } from "./provider-call.ts";
+import { checkOutput, type ValidatorTable } from "../pipeline/schema.ts";
 import { toJson } from "../codec/bytes.ts";
 
 export interface Settlement {
@@ -105,34 +103,4 @@ function failed(ctx: SettleContext, code: ErrorCode, message: string): Settlemen
 function retryableFor(ctx: SettleContext, code: ErrorCode): boolean {
   const mayHaveRun = code === "timeout" || code === "provider_crashed";
   return ERROR_TABLE[code].retryable && (!mayHaveRun || ctx.idempotent);
-}
-
-export function toView(record: ExecutionRecord): ExecutionView {
-  const since = (from: number | null, to: number | null) => (from === null || to === null ? null : Math.max(0, to - from));
-  return {
-    execution_id: record.execution_id,
-    tool: record.tool,
-    version: record.version,
-    status: record.status,
-    ...(record.output !== undefined ? { output: record.output } : {}),
-    ...(record.partial_output !== undefined && record.status !== "succeeded" ? { partial_output: record.partial_output } : {}),
-    ...(record.error ? { error: record.error } : {}),
-    ...(record.cancellation ? { cancellation: record.cancellation } : {}),
-    capability: record.capability,
-    ...(record.attempts && record.attempts.length > 0 ? { attempts: record.attempts } : {}),
-    execution: {
-      sandbox: "v8-isolate",
-      worker: record.provider,
-      queued_ms: since(record.accepted_at, record.scheduled_at),
-      started_ms: since(record.accepted_at, record.running_at),
-      duration_ms: since(record.running_at, record.ended_at),
-      timeout_ms: record.timeout_ms,
-      resources: { cpu_ms: null, peak_memory_mb: null },
-    },
-  };
-}
-
-/** HTTP status of a view: 200 unless it ended in an error, then that error's status. */
-export function httpStatusOf(view: ExecutionView): number {
-  return view.error ? statusOf(view.error.code) : 200;
 }

@@ -1,10 +1,9 @@
 /**
- * AIOS §5.6, seen from the runtime: call the provider over its service binding within the
- * time budget. Independent of the execution object (DESIGN.md 8), which only supplies the
- * sink and the stop latch.
+ * Stage 6 (AIOS §5.6), seen from the runtime: call the provider over its service binding
+ * within the time budget. The same code runs at the edge (fast path) and in an execution
+ * object; the caller supplies the sink and the stop latch.
  */
-import type { ExecutionSink, InvokeResult, StopSignal, ToolCall } from "../../providers/sdk/protocol.ts";
-import type { ProviderService } from "../env.ts";
+import type { ExecutionSink, InvokeResult, ProviderService, StopSignal, ToolCall } from "../../providers/sdk/protocol.ts";
 
 export type ProviderOutcome =
   | { kind: "result"; result: InvokeResult }

@@ -4,10 +4,10 @@
  * never past the caller's budget, up to `max_attempts`. The driver takes its clock, sleep and
  * randomness as arguments, so its rules are tested without time passing.
  */
+import type { AttemptRecord } from "../contract.ts";
 import type { ErrorCode } from "../errors.ts";
-import type { Settlement } from "./delivery.ts";
-import type { PlannedProvider } from "./dispatch.ts";
-import type { ProviderOutcome } from "./provider-execution.ts";
+import type { ProviderOutcome } from "./provider-call.ts";
+import type { Settlement } from "./settle.ts";
 
 export interface RetryPolicy {
   max_attempts: number;
@@ -16,17 +16,6 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { max_attempts: 3, base_ms: 100, cap_ms: 2_000 };
-
-/** One attempt, as the result and the stream show it. */
-export interface AttemptRecord {
-  attempt: number;
-  provider: string;
-  /** "succeeded", or the error code the attempt ended with. */
-  outcome: string;
-  /** From acceptance to the attempt's start, and the attempt's own length. */
-  started_ms: number;
-  duration_ms: number;
-}
 
 /** Outcomes where another try may succeed, and whether it should go to another provider. */
 const RETRYABLE: Partial<Record<ErrorCode, { nextProvider: boolean }>> = {
@@ -38,7 +27,7 @@ const RETRYABLE: Partial<Record<ErrorCode, { nextProvider: boolean }>> = {
 
 export function retryDecision(settlement: Settlement, idempotent: boolean): { retry: boolean; nextProvider: boolean } {
   if (!idempotent || settlement.status === "succeeded" || settlement.status === "cancelled" || !settlement.error) return { retry: false, nextProvider: false };
-  const code = settlement.error.code;
+  const code = settlement.error.code as ErrorCode;
   // A tool error is retried only when the tool itself says trying again may help.
   if (code === "tool_error") return { retry: settlement.error.retryable, nextProvider: false };
   const rule = RETRYABLE[code];
@@ -55,8 +44,8 @@ export interface AttemptResult {
   settlement: Settlement;
 }
 
-export interface RunAttemptsOptions {
-  providers: PlannedProvider[];
+export interface RunAttemptsOptions<P extends { provider: string }> {
+  providers: P[];
   idempotent: boolean;
   policy: RetryPolicy;
   acceptedAt: number;
@@ -64,7 +53,7 @@ export interface RunAttemptsOptions {
   remainingMs: () => number;
   /** The longest one attempt may take, when retries are possible. */
   attemptCapMs: number;
-  attempt: (provider: PlannedProvider, timeoutMs: number, n: number) => Promise<AttemptResult>;
+  attempt: (provider: P, timeoutMs: number, n: number) => Promise<AttemptResult>;
   /** True once the execution is cancelled: no further attempt starts. */
   stopped: () => boolean;
   onRetry: (info: { attempt: number; provider: string; code: string; delay_ms: number; next_provider: string }) => void;
@@ -74,7 +63,7 @@ export interface RunAttemptsOptions {
 }
 
 /** Runs attempts until one settles for good; returns the last one and the record of all. */
-export async function runAttempts(o: RunAttemptsOptions): Promise<AttemptResult & { provider: PlannedProvider; attempts: AttemptRecord[] }> {
+export async function runAttempts<P extends { provider: string }>(o: RunAttemptsOptions<P>): Promise<AttemptResult & { provider: P; attempts: AttemptRecord[] }> {
   const attempts: AttemptRecord[] = [];
   const maxAttempts = o.idempotent ? Math.max(1, o.policy.max_attempts) : 1;
   let index = 0;

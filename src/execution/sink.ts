@@ -1,6 +1,6 @@
 import { RpcTarget } from "cloudflare:workers";
-import type { StopLatch } from "../src/pipeline/provider-execution.ts";
-import type { EmittedEvent, ExecutionSink, StopSignal } from "../providers/sdk/protocol.ts";
+import type { EmittedEvent, ExecutionSink, StopSignal } from "../../providers/sdk/protocol.ts";
+import type { StopLatch } from "./provider-call.ts";
 
 /** The sink a provider receives (DESIGN.md 6): events in, stop notice out. */
 export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
@@ -12,9 +12,10 @@ export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
     this.#stop = stop;
   }
   async emit(event: EmittedEvent): Promise<void> {
-    // A stopped attempt (timed out, abandoned) may not write into the execution any more:
-    // its events would interleave with the next attempt's.
-    if (this.#stop.fired) throw new Error("this attempt was stopped; its events are no longer taken");
+    // A stopped attempt (timed out, cancelled, abandoned) may not write into the execution any
+    // more: its events would interleave with the next attempt's. They are dropped quietly — the
+    // provider has been told to stop — not thrown, which would log as an uncaught error.
+    if (this.#stop.fired) return;
     this.#onEmit(event);
   }
   stopped(): Promise<StopSignal> {

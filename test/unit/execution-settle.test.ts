@@ -1,11 +1,12 @@
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
+import { executionRecord } from "../fixtures/record.ts";
 import type { InvokeResult, ProviderError } from "../../providers/sdk/protocol.ts";
-import type { ExecutionRecord } from "../../durable-objects/execution-state.ts";
+import { httpStatusOf, toView, type ExecutionRecord } from "../../src/execution/record.ts";
 import type { ExecutionStatus } from "../../src/contract.ts";
 import { RuntimeError } from "../../src/errors.ts";
-import { httpStatusOf, settle, toView, type SettleContext } from "../../src/pipeline/delivery.ts";
-import type { ProviderOutcome } from "../../src/pipeline/provider-execution.ts";
+import { settle, type SettleContext } from "../../src/execution/settle.ts";
+import type { ProviderOutcome } from "../../src/execution/provider-call.ts";
 
 const OUTPUT_HASH = "output-schema-under-test";
 const validate = new Ajv({ allErrors: true }).compile({
@@ -134,34 +135,7 @@ describe("settle (AIOS §5.7 result delivery)", () => {
   });
 });
 
-function record(status: ExecutionStatus, overrides: Partial<ExecutionRecord> = {}): ExecutionRecord {
-  return {
-    execution_id: `exec_${crypto.randomUUID()}`,
-    tenant: "t",
-    agent: "a",
-    tool: "math.sum",
-    version: "1.2.0",
-    mode: "sync",
-    status,
-    provider: null,
-    timeout_ms: 5_000,
-    idempotent: true,
-    effects: "read",
-    output_hash: OUTPUT_HASH,
-    max_output_bytes: 1_024,
-    capability: { level1: { reachable: ["std"] }, level2: { verdict: "skipped", mode: "none", reason: "no verifier" }, level3: { required: null, granted_by: null } },
-    accepted_at: 10_000,
-    scheduled_at: null,
-    running_at: null,
-    ended_at: null,
-    attempts: [],
-    params_hash: "0".repeat(64),
-    trace_id: "1".repeat(32),
-    correlation_id: null,
-    retention_ms: 86_400_000,
-    ...overrides,
-  };
-}
+const record = executionRecord;
 
 describe("toView and httpStatusOf (TRT-002 §5, §9)", () => {
   it("shows a succeeded execution with its output, timings and HTTP 200", () => {

@@ -6,18 +6,16 @@
  * Module state: every execution object in this isolate shares one batch. A batch still
  * waiting when the isolate goes away is lost; the statistics are estimates and tolerate it.
  */
-import type { Env } from "../src/env.ts";
-import type { ProviderOutcome } from "../src/pipeline/provider-execution.ts";
-import type { Sample } from "../src/registry/provider-health.ts";
-import { registryStub } from "../src/registry/snapshot-cache.ts";
-import type { DeadReport } from "./registry-object.ts";
+import type { ProviderOutcome } from "../execution/provider-call.ts";
+import type { DeadReport, Sample } from "./provider-health.ts";
+import { registryStub } from "./snapshot-cache.ts";
 
 const BATCH = 50;
 const FLUSH_MS = 2_000;
 
 let samples: Sample[] = [];
 let dead: DeadReport[] = [];
-let timer: ReturnType<typeof setTimeout> | undefined;
+let lastFlush = 0;
 
 /**
  * What an outcome says about the provider: a sample (ok or not), whether the provider is
@@ -42,22 +40,31 @@ export function judge(outcome: ProviderOutcome, errorCode: string | undefined): 
   }
 }
 
-/** Records one call's outcome; resolves once it has reached the registry when urgent. */
-export async function report(env: Env, sample: Sample, options: { dead?: string; urgent: boolean }): Promise<void> {
+/**
+ * Records one call's outcome. Urgent outcomes (failures, a dead provider, a breaker's trial)
+ * reach the registry before this resolves; others wait in the batch. The wait for a batch is
+ * kept alive by the request that added the sample (`background`): Workers ends a request's
+ * timers with it, and one request must not flush on another's behalf. Flushes are throttled
+ * to one per FLUSH_MS per isolate.
+ */
+export async function report(env: Env, sample: Sample, options: { dead?: string; urgent: boolean; background: (p: Promise<unknown>) => void }): Promise<void> {
   samples.push(sample);
   if (options.dead) dead.push({ provider: sample.provider, at: sample.at, reason: options.dead });
   if (options.urgent || !sample.ok || options.dead || samples.length >= BATCH) return flush(env);
-  timer ??= setTimeout(() => void flush(env), FLUSH_MS);
+  options.background(
+    new Promise((resolve) => setTimeout(resolve, FLUSH_MS)).then(() => {
+      if (samples.length > 0 && Date.now() - lastFlush >= FLUSH_MS) return flush(env);
+    }),
+  );
 }
 
 async function flush(env: Env): Promise<void> {
-  if (timer !== undefined) clearTimeout(timer);
-  timer = undefined;
   const batch = samples;
   const deadBatch = dead;
   samples = [];
   dead = [];
   if (batch.length === 0 && deadBatch.length === 0) return;
+  lastFlush = Date.now();
   try {
     await registryStub(env).report(batch, deadBatch);
   } catch (err) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { IllegalTransition, isTerminal, transition, type ExecutionRecord } from "../../durable-objects/execution-state.ts";
+import { executionRecord } from "../fixtures/record.ts";
+import { IllegalTransition, isTerminal, transition, type ExecutionRecord } from "../../src/execution/record.ts";
 import type { ExecutionStatus } from "../../src/contract.ts";
 
 const ALL: ExecutionStatus[] = ["queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
@@ -26,34 +27,7 @@ const LEGAL: ReadonlyArray<[ExecutionStatus, ExecutionStatus]> = [
 const isLegal = (from: ExecutionStatus, to: ExecutionStatus) => LEGAL.some(([f, t]) => f === from && t === to);
 const ILLEGAL = ALL.flatMap((from) => ALL.filter((to) => !isLegal(from, to)).map((to) => [from, to] as [ExecutionStatus, ExecutionStatus]));
 
-function record(status: ExecutionStatus, overrides: Partial<ExecutionRecord> = {}): ExecutionRecord {
-  return {
-    execution_id: `exec_${crypto.randomUUID()}`,
-    tenant: `tenant-${crypto.randomUUID()}`,
-    agent: "agent",
-    tool: "std.echo",
-    version: "1.0.0",
-    mode: "sync",
-    status,
-    provider: null,
-    timeout_ms: 5_000,
-    idempotent: true,
-    effects: "read",
-    output_hash: "h",
-    max_output_bytes: 1_048_576,
-    capability: { level1: { reachable: ["std"] }, level2: { verdict: "skipped", mode: "none", reason: "no verifier" }, level3: { required: null, granted_by: null } },
-    accepted_at: 1_000,
-    scheduled_at: null,
-    running_at: null,
-    ended_at: null,
-    attempts: [],
-    params_hash: "0".repeat(64),
-    trace_id: "1".repeat(32),
-    correlation_id: null,
-    retention_ms: 86_400_000,
-    ...overrides,
-  };
-}
+const record = (status: Parameters<typeof executionRecord>[0], overrides: Parameters<typeof executionRecord>[1] = {}) => executionRecord(status, { accepted_at: 1_000, ...overrides });
 
 describe("transition (TRT-002 §9 status model)", () => {
   it("walks the main line queued → scheduled → running → succeeded, stamping each step", () => {

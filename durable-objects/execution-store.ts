@@ -1,0 +1,69 @@
+/**
+ * An execution object's storage, in the object's synchronous key-value store (SQLite-backed):
+ * no tables to create, one row per put. What recovery needs and no more (DESIGN.md 8):
+ *   "r"           the record: written when the execution starts and when it ends
+ *   "k"           where this object's idempotency key points, once it points elsewhere
+ *   "e:<seq>"     each emitted event (the `start` and terminal events are views of the record)
+ */
+import type { ExecutionEvent } from "../src/contract.ts";
+import type { ExecutionRecord } from "../src/execution/record.ts";
+
+/** A key's binding to an execution in another object (TRT-002 §11: a key past its TTL gets a new id). */
+export interface KeyBinding {
+  execution_id: string;
+  fingerprint: string;
+  expires_at: number;
+}
+
+/** Events read per page when replaying, so a long log is never loaded at once. */
+export const REPLAY_PAGE = 200;
+
+const eventKey = (seq: number) => `e:${String(seq).padStart(12, "0")}`;
+
+export class ExecutionStore {
+  readonly #kv: SyncKvStorage;
+
+  constructor(kv: SyncKvStorage) {
+    this.#kv = kv;
+  }
+
+  record(): ExecutionRecord | undefined {
+    return this.#kv.get<ExecutionRecord>("r");
+  }
+
+  saveRecord(record: ExecutionRecord): void {
+    this.#kv.put("r", record);
+  }
+
+  key(): KeyBinding | undefined {
+    return this.#kv.get<KeyBinding>("k");
+  }
+
+  saveKey(binding: KeyBinding): void {
+    this.#kv.put("k", binding);
+  }
+
+  appendEvent(event: ExecutionEvent): void {
+    this.#kv.put(eventKey(event.seq), { type: event.type, data: event.data, at: event.at });
+  }
+
+  /** Stored events after `after`, at most `limit`, in order. */
+  events(after: number, limit = REPLAY_PAGE): ExecutionEvent[] {
+    const out: ExecutionEvent[] = [];
+    for (const [key, value] of this.#kv.list<{ type: string; data: unknown; at: number }>({ prefix: "e:", startAfter: eventKey(after), limit })) {
+      out.push({ seq: Number(key.slice(2)), ...value });
+    }
+    return out;
+  }
+
+  /** The highest stored event number and the newest `partial` data (recovering a lost run). */
+  scan(): { lastSeq: number; partial: unknown } {
+    let lastSeq = 0;
+    let partial: unknown;
+    for (const [key, value] of this.#kv.list<{ type: string; data: unknown }>({ prefix: "e:" })) {
+      lastSeq = Number(key.slice(2));
+      if (value.type === "partial") partial = value.data;
+    }
+    return { lastSeq, partial };
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Where a fast-path execution's finished record lives: the audit store's `views` table, written
+ * by the queue consumer from the finished message (or by the edge itself when the view is too
+ * large for a message), kept for the retention window. GET /v1/executions/{id} reads it. The
+ * isolate that ran the call also keeps recent views in memory, so a GET that lands there right
+ * after the answer does not wait for the queue; one that lands elsewhere waits, bounded, for
+ * the consumer (the record was handed to the queue before the id reached anyone).
+ */
+import type { ExecutionView } from "../contract.ts";
+import { fromJson, toJson } from "../codec/bytes.ts";
+import { ensureSchema } from "./schema.ts";
+
+/** How long a GET for a fast-path id waits for its record to reach the store. */
+export const STORE_WAIT_MS = 3_000;
+const POLL_MS = 200;
+/** Recent views kept in this isolate's memory, by total size. */
+const MEMORY_BYTES = 8 * 1024 * 1024;
+
+const recent = new Map<string, { tenant: string; json: string; expires: number }>();
+let recentBytes = 0;
+
+export function rememberView(tenant: string, view: ExecutionView, expires: number): void {
+  const json = toJson(view);
+  if (json.length > MEMORY_BYTES / 8) return;
+  recent.set(view.execution_id, { tenant, json, expires });
+  recentBytes += json.length;
+  for (const [id, v] of recent) {
+    if (recentBytes <= MEMORY_BYTES) break;
+    recent.delete(id);
+    recentBytes -= v.json.length;
+  }
+}
+
+export async function storeView(env: Env, v: { execution_id: string; tenant: string; view: string; expires_at: number }): Promise<void> {
+  const db = env.AUDIT_DB;
+  await ensureSchema(db);
+  await db
+    .prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)")
+    .bind(v.execution_id, v.tenant, v.view, v.expires_at)
+    .run();
+}
+
+/** A fast-path execution's view for its tenant, or undefined (unknown, expired, another tenant's). */
+export async function readEdgeView(env: Env, tenant: string, executionId: string, acceptedAt: number, maxRunMs: number): Promise<ExecutionView | undefined> {
+  const now = Date.now();
+  const hit = recent.get(executionId);
+  if (hit && hit.expires > now) return hit.tenant === tenant ? fromJson<ExecutionView>(hit.json) : undefined;
+  const db = env.AUDIT_DB;
+  await ensureSchema(db);
+  // Only an id young enough to have just finished can still be on its way to the store.
+  const deadline = now - acceptedAt <= maxRunMs + 60_000 ? now + STORE_WAIT_MS : now;
+  for (;;) {
+    const row = await db.prepare("SELECT tenant, view FROM views WHERE execution_id = ? AND expires_at > ?").bind(executionId, Date.now()).first<{ tenant: string; view: string }>();
+    if (row) return row.tenant === tenant ? fromJson<ExecutionView>(row.view) : undefined;
+    if (Date.now() + POLL_MS > deadline) return undefined;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}

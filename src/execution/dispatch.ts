@@ -1,0 +1,89 @@
+/**
+ * Stage 5 (AIOS §5.5): what is dispatched. The plan carries everything stages 6 and 7 need
+ * (ranked providers, validated input, the effective timeout, the time already spent), so the
+ * run never looks anything up again, wherever it runs.
+ */
+import type { Caller, CapabilityDecision, ExecutionMode, ExecutionRequest, ExecutionView, Face, Value } from "../contract.ts";
+import type { DeprecationNotice } from "../registry/catalog.ts";
+import type { Effect } from "../../providers/sdk/protocol.ts";
+import type { TraceContext } from "../audit/trace.ts";
+import type { TenantLimits } from "../policy/limits.ts";
+import type { RetryPolicy } from "./retry.ts";
+
+/** A keyed call's claim (TRT-002 §11): the key, what was asked, and how long the key binds. */
+export interface IdempotencyClaim {
+  key: string;
+  fingerprint: string;
+  ttl_ms: number;
+}
+
+export interface PlannedProvider {
+  provider: string;
+  binding: string;
+  /** This call is the breaker's half-open trial (AIOS §6.4): its outcome is reported at once. */
+  trial: boolean;
+}
+
+/** Everything the execution object needs; nothing it has to look up again. */
+export interface ExecutionPlan {
+  execution_id: string;
+  tenant: string;
+  agent: string;
+  project: string | null;
+  face: Face;
+  tool: string;
+  version: string;
+  mode: ExecutionMode;
+  /** Ranked, best first (AIOS §5.2.1). */
+  providers: PlannedProvider[];
+  input: Value;
+  context: Record<string, Value>;
+  timeout_ms: number;
+  /** When the edge accepted the call; the budget counts from here (AIOS §6.1). */
+  accepted_at: number;
+  output_hash: string;
+  max_output_bytes: number;
+  idempotent: boolean;
+  effects: Effect;
+  capability: CapabilityDecision;
+  /** How long the finished execution stays readable. */
+  retention_ms: number;
+  /** SHA-256 of the canonical input: the audit log records this, never the input. */
+  params_hash: string;
+  trace: TraceContext;
+  correlation_id: string | null;
+  /** A keyed call: its object dedupes by fingerprint. */
+  idempotency?: IdempotencyClaim;
+  /** The tenant's limits, for admission where the execution runs. */
+  limits: TenantLimits;
+  /** Attempt policy; tools that are not idempotent get one attempt whatever this says. */
+  retry: RetryPolicy;
+  /** The longest one attempt may take when retries are possible (the tool's latency class). */
+  attempt_cap_ms: number;
+}
+
+// What the execution object's RPC methods take and give (durable-objects/execution-object.ts).
+
+/** What a start asks for: wait for the end (sync), answer when accepted (async), or subscribe too (stream). */
+export type Delivery = "end" | "accepted" | "stream";
+
+export interface StartAnswer {
+  view: ExecutionView;
+  /** A keyed duplicate: the original execution (TRT-002 §11). */
+  replayed: boolean;
+  /** The event stream (NDJSON lines), when the delivery was "stream". */
+  stream?: ReadableStream<Uint8Array>;
+  deprecation?: DeprecationNotice;
+}
+
+/** A keyed call as the edge hands it over: stage 1 done, the rest runs here, once per key. */
+export interface KeyedCall {
+  caller: Caller;
+  request: ExecutionRequest;
+  fingerprint: string;
+  accepted_at: number;
+  trace: TraceContext;
+  face: Face;
+}
+
+export type EventsAnswer = { kind: "stream"; stream: ReadableStream<Uint8Array> } | { kind: "ended" };

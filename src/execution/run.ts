@@ -1,0 +1,256 @@
+/**
+ * One execution, running: stages 6 and 7 around the retry engine. Owns what lives only while
+ * the execution runs — the current attempt's stop latch, the forced-cancel escape, whether a
+ * provider call is in flight, the merged partial output and the event counters — and moves the
+ * record through its states. Plain code: the edge runs it for the fast path (nobody can watch
+ * those calls), an ExecutionObject runs it for calls that can be watched; each passes a host
+ * that keeps the record and the events where that place keeps them.
+ */
+import type { AttemptRecord, CancellationOutcome } from "../contract.ts";
+import { errorBody } from "../errors.ts";
+import type { ExecutionPlan } from "./dispatch.ts";
+import { remainingBudgetMs } from "../pipeline/budget.ts";
+import { EMITTED_EVENT_TYPES, type EmittedEvent } from "../../providers/sdk/protocol.ts";
+import { toJson } from "../codec/bytes.ts";
+import { runAttempt } from "./attempt.ts";
+import { StopLatch, type ProviderOutcome } from "./provider-call.ts";
+import { isTerminal, transition, type ExecutionRecord } from "./record.ts";
+import { runAttempts } from "./retry.ts";
+import type { Settlement } from "./settle.ts";
+
+/** Where the run keeps what it produces. */
+export interface RunHost {
+  /** Keeps work that outlives a step alive (a request's waitUntil, or an object's). */
+  background: (p: Promise<unknown>) => void;
+  /** The record changed (started, or ended): keep it. */
+  save(record: ExecutionRecord): void;
+  /** An emitted event (already numbered): keep it and hand it to whoever listens. */
+  emit(seq: number, type: string, data: unknown, at: number): void;
+}
+
+/** Per-event and per-execution bounds on the event log (TRT-002 §7), so a chatty tool cannot exhaust memory or storage. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+export const MAX_EVENTS = 10_000;
+export const MAX_LOG_BYTES = 4 * 1024 * 1024;
+
+export class ExecutionRun {
+  #record: ExecutionRecord;
+  readonly #plan: ExecutionPlan;
+  readonly #env: Env;
+  readonly #host: RunHost;
+  #stop = new StopLatch();
+  #abandon!: (outcome: ProviderOutcome) => void;
+  readonly #abandoned: Promise<ProviderOutcome>;
+  #attemptInFlight = false;
+  #cancelledInFlight = false;
+  #seq: number;
+  #emitted = 0;
+  #logBytes = 0;
+  #dropped = 0;
+  #partial: unknown = undefined;
+  /** Resolves with the terminal record, whatever happens inside. */
+  readonly done: Promise<ExecutionRecord>;
+
+  private constructor(env: Env, plan: ExecutionPlan, host: RunHost, record: ExecutionRecord) {
+    this.#env = env;
+    this.#plan = plan;
+    this.#host = host;
+    this.#record = record;
+    this.#seq = record.last_seq;
+    this.#abandoned = new Promise((resolve) => (this.#abandon = resolve));
+    this.done = this.#run().catch((err) => this.#finishBroken(err));
+  }
+
+  /** Writes the record as running (one save before the provider is called) and starts the attempts. */
+  static begin(env: Env, plan: ExecutionPlan, host: RunHost, now = Date.now()): ExecutionRun {
+    let record = newRecord(plan, now);
+    record = transition(record, "scheduled", now);
+    record = transition(record, "running", now, { provider: plan.providers[0].provider, start_seq: record.last_seq + 1, last_seq: record.last_seq + 1 });
+    host.save(record);
+    return new ExecutionRun(env, plan, host, record);
+  }
+
+  get record(): ExecutionRecord {
+    return this.#record;
+  }
+
+  /** The newest event number given out so far (the record holds it only from the end). */
+  get lastSeq(): number {
+    return this.#seq;
+  }
+
+  /**
+   * TRT-002 §8: signal the provider, give it `graceMs` to stop, then stop waiting for it.
+   * Resolves with the terminal record. A second cancel waits for the first.
+   */
+  async cancel(graceMs: number, now = Date.now()): Promise<ExecutionRecord> {
+    const record = this.#record;
+    if (isTerminal(record.status) || record.cancellation) return this.done;
+    this.#record = { ...record, cancellation: { requested_at: new Date(now).toISOString(), outcome: null } };
+    this.#cancelledInFlight = this.#attemptInFlight;
+    this.#stop.fire("cancelled");
+    const timer = setTimeout(() => this.#abandon({ kind: "stopped", reason: "cancelled" }), graceMs);
+    try {
+      return await this.done;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The deadline passed with the call still open (the in-memory timer is gone): end it as timed out. */
+  expire(): void {
+    this.#stop.fire("timeout");
+    this.#abandon({ kind: "timeout" });
+  }
+
+  async #run(): Promise<ExecutionRecord> {
+    const plan = this.#plan;
+    const last = await runAttempts({
+      providers: plan.providers,
+      idempotent: plan.idempotent,
+      policy: plan.retry,
+      acceptedAt: plan.accepted_at,
+      remainingMs: () => remainingBudgetMs(plan.timeout_ms, plan.accepted_at, Date.now()),
+      attemptCapMs: plan.attempt_cap_ms,
+      attempt: async (provider, timeoutMs, n) => {
+        const stop = new StopLatch();
+        this.#stop = stop;
+        if (this.#record.cancellation) stop.fire("cancelled");
+        this.#attemptInFlight = true;
+        try {
+          return await runAttempt({
+            env: this.#env,
+            plan,
+            provider,
+            timeoutMs,
+            n,
+            stop,
+            abandoned: this.#abandoned,
+            onEmit: (e) => this.#onEmit(e),
+            cancelled: () => this.#record.cancellation !== undefined,
+            background: this.#host.background,
+          });
+        } finally {
+          this.#attemptInFlight = false;
+        }
+      },
+      stopped: () => this.#record.cancellation !== undefined,
+      onRetry: (r) => this.#append("log", { message: `attempt ${r.attempt} on ${r.provider} ended ${r.code}; retrying on ${r.next_provider} in ${r.delay_ms} ms`, ...r }),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      random: Math.random,
+      now: Date.now,
+    });
+    const { attempts } = last;
+    const provider = last.provider.provider;
+    const cancellation = this.#record.cancellation;
+    if (cancellation) {
+      // Whatever the provider did after the stop notice, the caller asked to cancel. Forced
+      // only if a provider was running when the cancel came and had to be abandoned; a cancel
+      // during a retry's backoff stopped nothing that was running. A value the handler still
+      // returned is kept as partial output (AIOS §6.2).
+      const forced = this.#cancelledInFlight && (last.outcome.kind === "stopped" || last.outcome.kind === "timeout");
+      if (last.outcome.kind === "result" && last.outcome.result.ok) this.#mergePartial(last.outcome.result.output);
+      const message = forced ? "the execution was cancelled; the provider did not stop within the grace period" : "the execution was cancelled";
+      return this.#finish({ status: "cancelled", error: errorBody("cancelled", message) }, { attempts, provider }, forced ? "forced" : "cooperative");
+    }
+    return this.#finish(last.settlement, { attempts, provider });
+  }
+
+  #onEmit(event: EmittedEvent): void {
+    if (!EMITTED_EVENT_TYPES.includes(event?.type)) throw new Error(`unknown event type ${String(event?.type)}`);
+    // After the end (a handler that ignored cancellation, say) its events are dropped.
+    if (isTerminal(this.#record.status)) return;
+    this.#append(event.type, event.data);
+  }
+
+  /** Numbers, bounds and hands on one event; past the log's bounds events are dropped and counted, once said in a `log` event. */
+  #append(type: string, data: unknown): void {
+    const text = toJson(data ?? null);
+    const full = this.#emitted >= MAX_EVENTS - 1 || this.#logBytes + text.length > MAX_LOG_BYTES;
+    if (full || text.length > MAX_EVENT_BYTES) {
+      if (this.#dropped++ === 0 && full) this.#store("log", { message: "the event log is full; later events are dropped (the terminal event counts them)", truncated: true });
+      return;
+    }
+    this.#logBytes += text.length;
+    if (type === "partial") this.#mergePartial(data);
+    this.#store(type, data);
+  }
+
+  #store(type: string, data: unknown): void {
+    this.#emitted++;
+    this.#host.emit(++this.#seq, type, data, Date.now());
+  }
+
+  #mergePartial(data: unknown): void {
+    this.#partial = data;
+  }
+
+  #finish(settlement: Settlement, done: { attempts: AttemptRecord[]; provider: string }, outcome?: CancellationOutcome): ExecutionRecord {
+    const now = Date.now();
+    const current = this.#record;
+    if (isTerminal(current.status)) return current;
+    const record = transition(current, settlement.status, now, {
+      output: settlement.output,
+      error: settlement.error,
+      attempts: done.attempts,
+      provider: done.provider,
+      last_seq: this.#seq,
+      ...(this.#partial !== undefined ? { partial_output: this.#partial } : {}),
+      ...(outcome && current.cancellation ? { cancellation: { requested_at: current.cancellation.requested_at, outcome } } : {}),
+    });
+    this.#record = this.#dropped > 0 ? { ...record, dropped_events: this.#dropped } : record;
+    this.#host.save(this.#record);
+    return this.#record;
+  }
+
+  /** Whatever went wrong inside, the execution still ends, once (never `running` forever). */
+  #finishBroken(err: unknown): ExecutionRecord {
+    console.error(JSON.stringify({ msg: "execution failed inside the runtime", execution_id: this.#record.execution_id, error: String(err) }));
+    if (isTerminal(this.#record.status)) return this.#record;
+    return this.#finish(
+      { status: "failed", error: errorBody("internal", "the runtime failed while running the execution", { reason: String(err).slice(0, 300) }, false) },
+      { attempts: this.#record.attempts, provider: this.#record.provider ?? this.#plan.providers[0].provider },
+    );
+  }
+}
+
+/** The record of a plan just accepted (status `queued`). */
+export function newRecord(plan: ExecutionPlan, now: number): ExecutionRecord {
+  return {
+    execution_id: plan.execution_id,
+    tenant: plan.tenant,
+    agent: plan.agent,
+    project: plan.project,
+    face: plan.face,
+    tool: plan.tool,
+    version: plan.version,
+    mode: plan.mode,
+    status: "queued",
+    provider: null,
+    timeout_ms: plan.timeout_ms,
+    idempotent: plan.idempotent,
+    effects: plan.effects,
+    capability: plan.capability,
+    retention_ms: plan.retention_ms,
+    accepted_at: plan.accepted_at,
+    scheduled_at: null,
+    running_at: null,
+    ended_at: null,
+    attempts: [],
+    start_seq: null,
+    last_seq: 0,
+    params_hash: plan.params_hash,
+    trace_id: plan.trace.trace_id,
+    correlation_id: plan.correlation_id,
+    ...(plan.idempotency ? { idempotency: { key: plan.idempotency.key, fingerprint: plan.idempotency.fingerprint, expires_at: now + plan.idempotency.ttl_ms } } : {}),
+  };
+}
+
+/** Ends a record whose run is gone (its object restarted mid-call): the provider's outcome is unknown. */
+export function lostRecord(record: ExecutionRecord, lastSeq: number, partial: unknown, now = Date.now()): ExecutionRecord {
+  return transition(record, "failed", now, {
+    last_seq: Math.max(record.last_seq, lastSeq),
+    ...(partial !== undefined ? { partial_output: partial } : {}),
+    error: errorBody("internal", "the execution was interrupted by a restart of the runtime; the provider's outcome is unknown", { reason: "execution object restarted" }, false),
+  });
+}

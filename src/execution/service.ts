@@ -1,0 +1,217 @@
+/**
+ * The execution service: the one module every face calls (REST in JSON and MessagePack,
+ * Workers RPC, Connect and gRPC-Web, MCP). A face translates identity and encoding only; what
+ * a call means — which path it takes, what is refused and how, what it answers — is decided
+ * here, once. Nothing here throws across a face: every answer is an Outcome value.
+ *
+ *   sync, unstreamed, unkeyed ──▶ the fast path at the edge (edge-run.ts)
+ *   async, streamed, keyed    ──▶ an ExecutionObject (planned here, or in the keyed object)
+ */
+import type { Caller, ExecutionEvent, ExecutionRequest, ExecutionView, Face, Outcome } from "../contract.ts";
+import { loadConfig } from "../config.ts";
+import { errorBody, RuntimeError } from "../errors.ts";
+import { toJson } from "../codec/bytes.ts";
+import type { TraceContext } from "../audit/trace.ts";
+import { parseExecutionRequest } from "../pipeline/initiation.ts";
+import { requestFingerprint } from "../pipeline/idempotency.ts";
+import { dryRun, planExecution, type DryRunReport } from "../pipeline/plan.ts";
+import { limitsFor } from "../policy/limits.ts";
+import type { DeprecationNotice } from "../registry/catalog.ts";
+import { forgetSnapshot } from "../registry/snapshot-cache.ts";
+import { decodeEventLines } from "../stream/ndjson.ts";
+import { readEdgeView } from "../audit/records.ts";
+import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
+import { liveExecutions } from "../policy/admission.ts";
+import type { StartAnswer } from "./dispatch.ts";
+import { runAtEdge } from "./edge-run.ts";
+import { keyedObjectId, locate, newEdgeExecutionId, newObjectExecutionId, objectStub } from "./ids.ts";
+
+/** Who is calling and how: everything a face knows about a call besides its envelope. */
+export interface CallContext {
+  env: Env;
+  caller: Caller;
+  face: Face;
+  /** When the face accepted the call; the budget counts from here (AIOS §6.1). */
+  acceptedAt: number;
+  trace: TraceContext;
+  waitUntil: (p: Promise<unknown>) => void;
+  /** Size of the request as the face received it; measured from the envelope when absent. */
+  requestBytes?: number;
+}
+
+/** What a call answers, by how it asked to be delivered (TRT-002 §5-§7). */
+export type CallAnswer =
+  | { kind: "finished"; view: ExecutionView; replayed: boolean; deprecation?: DeprecationNotice }
+  | { kind: "accepted"; execution_id: string; status: ExecutionView["status"]; replayed: boolean; deprecation?: DeprecationNotice }
+  | { kind: "stream"; execution_id: string; replayed: boolean; deprecation?: DeprecationNotice; events: AsyncIterable<ExecutionEvent> }
+  | { kind: "dry_run"; report: DryRunReport };
+
+/** Outcomes that say something about a provider: the registry has heard, so drop the stale copy. */
+const PROVIDER_FAULTS = new Set(["provider_crashed", "timeout", "invalid_output", "sandbox_unavailable"]);
+
+/** Invokes a tool: stages 1-7 for any envelope (TRT-002 §4), on any face. */
+export async function execute(ctx: CallContext, envelope: unknown): Promise<Outcome<CallAnswer>> {
+  return guard(async () => {
+    const request = parseExecutionRequest(envelope);
+    checkPayload(ctx, envelope);
+    if (request.mode === "dry_run") return ok({ kind: "dry_run", report: await dryRun(ctx.env, ctx.caller, request) });
+    const delivery = request.stream ? "stream" : request.mode === "async" ? "accepted" : "end";
+    if (request.idempotency_key) return fromObject(await startKeyed(ctx, request, delivery));
+    if (delivery === "end") return ok(await runFast(ctx, request));
+    const executionId = newObjectExecutionId(ctx.env);
+    const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
+    const answer = await objectStub(ctx.env, executionId).start(plan, delivery);
+    return fromObject(answer.ok && deprecation ? { ok: true, value: { ...answer.value, deprecation } } : answer);
+  });
+}
+
+/** TRT-002 §9: an execution's current view, for its own tenant only. */
+export async function get(ctx: Pick<CallContext, "env" | "caller">, executionId: string): Promise<Outcome<ExecutionView>> {
+  return guard(async () => {
+    const location = locate(ctx.env, executionId);
+    let view: ExecutionView | null | undefined;
+    if (location?.kind === "object") view = await location.stub.view(ctx.caller.tenant);
+    else if (location?.kind === "edge") view = await readEdgeView(ctx.env, ctx.caller.tenant, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);
+    if (!view) throw notFound(executionId);
+    return ok(view);
+  });
+}
+
+/** TRT-002 §7: the events after `after`, then live ones; `ended` when nothing is left to send. */
+type EventsOutcome = Outcome<{ kind: "ended" } | { kind: "stream"; events: AsyncIterable<ExecutionEvent> }>;
+
+export async function events(ctx: Pick<CallContext, "env" | "caller">, executionId: string, after: number): Promise<EventsOutcome> {
+  return guard<EventsOutcome extends Outcome<infer T> ? T : never>(async () => {
+    const location = locate(ctx.env, executionId);
+    if (location?.kind === "edge") {
+      // A fast-path execution has ended before anyone could ask: its stream is its end.
+      const view = await readEdgeView(ctx.env, ctx.caller.tenant, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);
+      if (!view) throw notFound(executionId);
+      return ok({ kind: "ended" as const });
+    }
+    if (!location) throw notFound(executionId);
+    const answer = await location.stub.events(ctx.caller.tenant, after);
+    if (!answer.ok) return answer.error.code === "execution_not_found" ? { ok: false, error: notFound(executionId).toBody() } : answer;
+    return ok(answer.value.kind === "ended" ? { kind: "ended" as const } : { kind: "stream" as const, events: decodeEventLines(answer.value.stream) });
+  });
+}
+
+/**
+ * TRT-002 §8: cancel with a grace period (`grace_ms`, default CANCEL_GRACE_MS, at most
+ * MAX_CANCEL_GRACE_MS; more is refused, not clamped). Answers when the execution has ended.
+ */
+export async function cancel(ctx: Pick<CallContext, "env" | "caller">, executionId: string, graceMs: unknown): Promise<Outcome<ExecutionView>> {
+  return guard(async () => {
+    const config = loadConfig(ctx.env);
+    const grace = graceMs ?? config.cancelGraceMs;
+    if (typeof grace !== "number" || !Number.isSafeInteger(grace) || grace < 0 || grace > config.maxCancelGraceMs) {
+      throw new RuntimeError("invalid_request", `grace_ms must be an integer from 0 to ${config.maxCancelGraceMs}`, { field: "grace_ms", max: config.maxCancelGraceMs });
+    }
+    const location = locate(ctx.env, executionId);
+    if (location?.kind === "edge") {
+      // Nothing can cancel a fast-path execution: it has ended before its id is known.
+      const view = await readEdgeView(ctx.env, ctx.caller.tenant, executionId, location.accepted_at, config.systemMaxTimeoutMs);
+      if (!view) throw notFound(executionId);
+      return ok(view.cancellation ? view : { ...view, cancellation: { requested_at: new Date().toISOString(), outcome: "already_finished" as const } });
+    }
+    const view = location ? await location.stub.cancel(ctx.caller.tenant, grace) : null;
+    if (!view) throw notFound(executionId);
+    return ok(view);
+  });
+}
+
+/**
+ * The tenant's executions, newest first (TRT-002 §9 records): finished ones from the audit
+ * store, and the ones running in their objects now from the tenant's ledger (no message is
+ * sent while an execution runs). A fast-path call appears once it has answered.
+ */
+export async function list(ctx: Pick<CallContext, "env" | "caller">, filters: ListFilters): Promise<Outcome<{ executions: IndexItem[]; next_cursor: string | null }>> {
+  return guard(async () => {
+    const f = { ...filters, tenant: ctx.caller.tenant };
+    const wantsLive = f.status === undefined || LIVE.has(f.status);
+    const [stored, live] = await Promise.all([
+      f.status !== undefined && LIVE.has(f.status) ? { executions: [], next_cursor: null } : listExecutions(ctx.env.AUDIT_DB, f),
+      wantsLive ? liveExecutions(ctx.env, ctx.caller.tenant) : [],
+    ]);
+    const seen = new Set(stored.executions.map((e) => e.execution_id));
+    const liveItems: IndexItem[] = live
+      .filter((e) => !seen.has(e.execution_id) && (f.tool === undefined || e.tool === f.tool) && (f.project === undefined || e.project === f.project))
+      .filter((e) => (f.since === undefined || e.accepted_at >= f.since) && (f.until === undefined || e.accepted_at < f.until))
+      .filter((e) => !f.cursor || e.accepted_at < f.cursor.t || (e.accepted_at === f.cursor.t && e.execution_id < f.cursor.id))
+      .map((e) => ({ execution_id: e.execution_id, tool: e.tool, version: e.version, provider: null, project: e.project, mode: e.mode, status: "running", error_code: null, accepted_at: new Date(e.accepted_at).toISOString(), ended_at: null }));
+    // Live executions join the page in order; the page's end (and cursor) stays the store's.
+    const merged = [...liveItems.filter((e) => stored.next_cursor === null || Date.parse(e.accepted_at!) >= Date.parse(stored.executions.at(-1)!.accepted_at!)), ...stored.executions];
+    merged.sort((a, b) => Date.parse(b.accepted_at!) - Date.parse(a.accepted_at!) || (a.execution_id < b.execution_id ? 1 : -1));
+    return ok({ executions: merged, next_cursor: stored.next_cursor });
+  });
+}
+
+const LIVE = new Set(["queued", "scheduled", "running"]);
+
+async function runFast(ctx: CallContext, request: ExecutionRequest): Promise<CallAnswer> {
+  const executionId = newEdgeExecutionId(ctx.acceptedAt);
+  const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
+  // Held by waitUntil too: a sync caller that goes away does not stop its execution.
+  const running = runAtEdge(ctx.env, plan, ctx.waitUntil);
+  ctx.waitUntil(running.catch(() => {}));
+  const view = await running;
+  if (view.attempts?.some((a) => PROVIDER_FAULTS.has(a.outcome)) || plan.providers[0].trial) forgetSnapshot();
+  return { kind: "finished", view, replayed: false, ...(deprecation ? { deprecation } : {}) };
+}
+
+/** A keyed call goes to its key's object at once: a duplicate is answered there before any other stage. */
+async function startKeyed(ctx: CallContext, request: ExecutionRequest, delivery: "end" | "accepted" | "stream"): Promise<ObjectAnswer> {
+  const fingerprint = await requestFingerprint(request);
+  return objectStub(ctx.env, keyedObjectId(ctx.env, ctx.caller.tenant, request.idempotency_key!)).startKeyed(
+    { caller: ctx.caller, request, fingerprint, accepted_at: ctx.acceptedAt, trace: ctx.trace, face: ctx.face },
+    delivery,
+  );
+}
+
+type ObjectAnswer = Outcome<StartAnswer>;
+
+/** An object's answer as the face sees it; a refusal the object sent passes through as it is. */
+function fromObject(answer: ObjectAnswer): Outcome<CallAnswer> {
+  if (!answer.ok) return answer;
+  const { view, replayed, stream, deprecation } = answer.value;
+  const dep = deprecation ? { deprecation } : {};
+  if (stream) return ok({ kind: "stream", execution_id: view.execution_id, replayed, events: decodeEventLines(stream), ...dep });
+  if (view.status === "queued" || view.status === "scheduled" || view.status === "running") {
+    return ok({ kind: "accepted", execution_id: view.execution_id, status: view.status, replayed, ...dep });
+  }
+  if (view.attempts?.some((a) => PROVIDER_FAULTS.has(a.outcome))) forgetSnapshot();
+  return ok({ kind: "finished", view, replayed, ...dep });
+}
+
+/** The tenant's payload limit, on every face (a REST body was already cut off while it was read). */
+function checkPayload(ctx: CallContext, envelope: unknown): void {
+  const config = loadConfig(ctx.env);
+  const max = Math.min(config.maxRequestBytes, limitsFor(config.limits, ctx.caller.tenant).max_payload_bytes);
+  const bytes = ctx.requestBytes ?? new TextEncoder().encode(toJson(envelope)).byteLength;
+  if (bytes > max) throw new RuntimeError("payload_too_large", `request is ${bytes} bytes; the maximum is ${max}`, { max_bytes: max, actual_bytes: bytes });
+}
+
+function meta(ctx: CallContext, executionId: string) {
+  return { acceptedAt: ctx.acceptedAt, trace: ctx.trace, face: ctx.face, executionId, waitUntil: ctx.waitUntil };
+}
+
+function notFound(executionId: string): RuntimeError {
+  // Unknown, expired and other tenants' ids all answer the same (DESIGN.md 7).
+  return new RuntimeError("execution_not_found", `no execution ${executionId}`, { execution_id: executionId });
+}
+
+function ok<T>(value: T): Outcome<T> {
+  return { ok: true, value };
+}
+
+/** The service's one boundary: a stage's RuntimeError becomes a refusal value; anything else is logged and answered `internal`. */
+async function guard<T>(fn: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof RuntimeError) return { ok: false, error: err.toBody() };
+    const ref = crypto.randomUUID();
+    console.error(JSON.stringify({ msg: "execution service failed", ref, error: String(err), stack: (err as Error)?.stack }));
+    return { ok: false, error: errorBody("internal", "the runtime failed while handling the call", { ref }, false) };
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * Settings that wrangler.toml does not name, so `wrangler types` cannot see them: set per
+ * deployment (secrets, `--var`) or absent. Merged into the generated `Env`.
+ */
+interface Env {
+  /** A JWK set (JSON) that signs accepted JWTs; with it, JWT_ISSUER and JWT_AUDIENCE are required. */
+  JWT_JWKS?: string;
+  JWT_ISSUER?: string;
+  JWT_AUDIENCE?: string;
+  /** Comma-separated asymmetric algorithms (default RS256, ES256, EdDSA). */
+  JWT_ALGORITHMS?: string;
+  /** The claim that names the tenant (default `tenant`). */
+  JWT_TENANT_CLAIM?: string;
+}

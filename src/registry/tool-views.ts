@@ -1,0 +1,102 @@
+/**
+ * The registry as callers see it (TRT-002 §3 `GET /v1/tools`, `GET /v1/tools/{name}`), for every
+ * face. AIOS §5.2 step 4: a tool the caller can never reach looks exactly like one that does not
+ * exist — a caller sees only the providers its channels reach (AIOS §5.3 level 1), and only the
+ * tools and versions at least one of them offers.
+ */
+import type { Caller, Outcome, ToolView } from "../contract.ts";
+import { RuntimeError } from "../errors.ts";
+import { healthKey, type CatalogTool, type Offering, type RegistrySnapshot } from "./catalog.ts";
+import { breakerStateOf, statsFor } from "./eligibility.ts";
+import { rankProviders } from "./rank.ts";
+import { compareSemver } from "./semver.ts";
+import { getSnapshot } from "./snapshot-cache.ts";
+
+export interface ToolSummary {
+  name: string;
+  active_version: string;
+  description: string;
+  versions: string[];
+  /** Providers of the active version, best first. */
+  providers: string[];
+}
+
+/** The offerings of one version the caller's channels reach. */
+function visible(caller: Caller, offerings: Offering[]): Offering[] {
+  const all = caller.channels.includes("*");
+  return offerings.filter((o) => all || caller.channels.includes(o.provider));
+}
+
+/** The tool as this caller may see it, or undefined when it can reach no version of it. */
+function visibleTool(caller: Caller, tool: CatalogTool): CatalogTool | undefined {
+  const versions: Record<string, Offering[]> = {};
+  for (const [version, offerings] of Object.entries(tool.versions)) {
+    const seen = visible(caller, offerings);
+    if (seen.length > 0) versions[version] = seen;
+  }
+  if (Object.keys(versions).length === 0) return undefined;
+  const active = versions[tool.active_version] ? tool.active_version : Object.keys(versions).sort(compareSemver).at(-1)!;
+  return { name: tool.name, active_version: active, versions };
+}
+
+export async function toolList(env: Env, caller: Caller, waitUntil?: (p: Promise<unknown>) => void): Promise<Outcome<{ registry_version: number; tools: ToolSummary[] }>> {
+  const snapshot = await getSnapshot(env, waitUntil);
+  const tools: ToolSummary[] = [];
+  for (const full of Object.values(snapshot.tools).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const tool = visibleTool(caller, full);
+    if (!tool) continue;
+    const active = tool.versions[tool.active_version];
+    tools.push({
+      name: tool.name,
+      active_version: tool.active_version,
+      description: active[0].manifest.description,
+      versions: Object.keys(tool.versions).sort(compareSemver),
+      providers: rankProviders(active, { stats: statsFor(snapshot, tool.name) }).map((r) => r.offering.provider),
+    });
+  }
+  return { ok: true, value: { registry_version: snapshot.version, tools } };
+}
+
+export async function toolDetail(env: Env, caller: Caller, name: string, waitUntil?: (p: Promise<unknown>) => void): Promise<Outcome<ToolView>> {
+  const snapshot = await getSnapshot(env, waitUntil);
+  const full = Object.hasOwn(snapshot.tools, name) ? snapshot.tools[name] : undefined;
+  const tool = full && visibleTool(caller, full);
+  if (!tool) return { ok: false, error: new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name }).toBody() };
+  return { ok: true, value: toolView(tool, snapshot) };
+}
+
+function toolView(tool: CatalogTool, snapshot: RegistrySnapshot): ToolView {
+  const now = Date.now();
+  const providers = new Map(snapshot.providers.map((p) => [p.name, p]));
+  const stats = statsFor(snapshot, tool.name);
+  const versions = Object.keys(tool.versions).sort(compareSemver).reverse();
+  return {
+    name: tool.name,
+    active_version: tool.active_version,
+    description: tool.versions[tool.active_version][0].manifest.description,
+    versions: versions.map((version) => ({
+      version,
+      active: version === tool.active_version,
+      description: tool.versions[version][0].manifest.description,
+      deprecation: snapshot.deprecations[`${tool.name}@${version}`] ?? null,
+      // Listed in the order the runtime would rank them for this caller.
+      providers: rankProviders(tool.versions[version], { stats }).map(({ offering: o }) => ({
+        provider: o.provider,
+        trust: o.trust,
+        p50_ms: stats[o.provider]?.p50_ms ?? null,
+        error_rate: stats[o.provider]?.error_rate ?? null,
+        samples: snapshot.health[healthKey(o.provider, tool.name)]?.samples ?? 0,
+        breaker: breakerStateOf(snapshot, o.provider, tool.name, now),
+        alive: !providers.get(o.provider)?.dead,
+        disabled: providers.get(o.provider)?.disabled === true,
+        capability_required: o.manifest.capability_required,
+        idempotent: o.manifest.idempotent,
+        latency_class: o.manifest.latency_class,
+        effects: o.manifest.effects,
+        coercion: o.manifest.coercion,
+        input_schema: o.manifest.input_schema,
+        output_schema: o.manifest.output_schema,
+      })),
+    })),
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * Live delivery of one execution's events to its subscribers (DESIGN.md 9), as bytes. A new
+ * subscriber first gets the backlog up to the moment it attached — read page by page, waiting
+ * for its reader between pages, so a long log is never held in memory at once — and then every
+ * newer event; events published while its backlog is still being sent are held for it (bounded)
+ * and sent after, so nothing falls between replay and live and nothing comes twice.
+ * A subscriber is dropped when a write fails, its reader cancels, or it falls too far behind:
+ * Workers cannot tell a disconnect any other way, and the client resumes from its last event id.
+ */
+import type { ExecutionEvent } from "../contract.ts";
+import { isTerminalEvent } from "../execution/events.ts";
+
+/** A reader this far behind is dropped (it can resume from Last-Event-ID). */
+export const MAX_QUEUED_BYTES = 1024 * 1024;
+/** Subscribers one execution serves at once; more are refused. */
+export const MAX_SUBSCRIBERS = 1_000;
+
+interface Subscriber {
+  writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** Bytes written but not yet taken by the reader. */
+  queued: number;
+  /** The backlog is still being sent: live events newer than `upTo` wait in `held`. */
+  replaying: boolean;
+  upTo: number;
+  held: ExecutionEvent[];
+  closeAfterReplay: boolean;
+  dropped: boolean;
+}
+
+export class Fanout {
+  readonly #subscribers = new Set<Subscriber>();
+  readonly #encode: (event: ExecutionEvent) => Uint8Array;
+
+  constructor(encode: (event: ExecutionEvent) => Uint8Array) {
+    this.#encode = encode;
+  }
+
+  get size(): number {
+    return this.#subscribers.size;
+  }
+
+  /**
+   * A new byte stream: the backlog (`pages`, the events up to `upTo`), then live events. When
+   * the execution has already ended (`ended`), the stream closes after the backlog.
+   */
+  subscribe(pages: AsyncIterable<ExecutionEvent[]>, upTo: number, ended: boolean): ReadableStream<Uint8Array> | undefined {
+    if (this.#subscribers.size >= MAX_SUBSCRIBERS) return undefined;
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, undefined, { highWaterMark: 64 });
+    const sub: Subscriber = { writer: writable.getWriter(), queued: 0, replaying: true, upTo, held: [], closeAfterReplay: ended, dropped: false };
+    this.#subscribers.add(sub);
+    void this.#replay(sub, pages);
+    return readable;
+  }
+
+  /** Sends an event to every subscriber (encoded once for all); a terminal event closes them all. */
+  publish(event: ExecutionEvent): void {
+    const terminal = isTerminalEvent(event.type);
+    let bytes: Uint8Array | undefined;
+    for (const sub of [...this.#subscribers]) {
+      if (sub.replaying) {
+        if (event.seq > sub.upTo) {
+          sub.held.push(event);
+          if (sub.held.length > 1_000) this.#drop(sub);
+        }
+        if (terminal) sub.closeAfterReplay = true;
+        continue;
+      }
+      this.#writeBytes(sub, (bytes ??= this.#encode(event)));
+      if (terminal) this.#close(sub);
+    }
+  }
+
+  async #replay(sub: Subscriber, pages: AsyncIterable<ExecutionEvent[]>): Promise<void> {
+    try {
+      for await (const page of pages) {
+        for (const event of page) this.#write(sub, event);
+        if (sub.dropped) return;
+        // Backpressure: the next page is read only once the reader has taken most of this one.
+        if (sub.queued > MAX_QUEUED_BYTES / 2) await sub.writer.ready;
+      }
+    } catch (err) {
+      console.warn(JSON.stringify({ msg: "stream replay failed", error: String(err) }));
+      return this.#drop(sub);
+    }
+    sub.replaying = false;
+    for (const event of sub.held) this.#write(sub, event);
+    sub.held = [];
+    if (sub.closeAfterReplay) this.#close(sub);
+  }
+
+  #write(sub: Subscriber, event: ExecutionEvent): void {
+    if (!sub.dropped) this.#writeBytes(sub, this.#encode(event));
+  }
+
+  #writeBytes(sub: Subscriber, bytes: Uint8Array): void {
+    // Not awaited: one slow reader must not hold up the others or the execution; one that
+    // falls too far behind is dropped rather than buffered without bound.
+    if (sub.dropped) return;
+    if (sub.queued + bytes.byteLength > MAX_QUEUED_BYTES) return this.#drop(sub);
+    sub.queued += bytes.byteLength;
+    sub.writer.write(bytes).then(
+      () => (sub.queued -= bytes.byteLength),
+      () => this.#drop(sub),
+    );
+  }
+
+  #close(sub: Subscriber): void {
+    this.#subscribers.delete(sub);
+    sub.writer.close().catch(() => {});
+  }
+
+  #drop(sub: Subscriber): void {
+    if (sub.dropped) return;
+    sub.dropped = true;
+    this.#subscribers.delete(sub);
+    sub.writer.abort().catch(() => {});
+  }
+}
