@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ToolContext } from "../../providers/sdk/define.ts";
 import type { EmittedEvent, ExecutionSink, StopSignal } from "../../providers/sdk/protocol.ts";
 import { runTool } from "../../providers/sdk/run-tool.ts";
-import { labFlaky, labItems, labReject, labTools } from "../../providers/lab/src/tools/index.ts";
+import { labFlaky, labItems, labReject, labSpin, labTools } from "../../providers/lab/src/tools/index.ts";
 import { foldPartials, mergePartial } from "../../src/pipeline/partial-output.ts";
 
 function memorySink() {
@@ -79,5 +79,16 @@ describe("lab.flaky", () => {
     expect(await labFlaky.handler({ key: first }, ctx)).toEqual({ calls: 2 });
     for (let i = 0; i < 10_000; i++) await labFlaky.handler({ key: `filler-${i}-${first}` }, ctx);
     expect(await labFlaky.handler({ key: first }, ctx)).toEqual({ calls: 1 });
+  });
+});
+
+describe("lab.spin", () => {
+  it("does the asked number of rounds and answers a digest that depends on it", async () => {
+    const ctx = {} as ToolContext;
+    const a = await labSpin.handler({ rounds: 1000 }, ctx);
+    const b = await labSpin.handler({ rounds: 1001 }, ctx);
+    expect(a).toMatchObject({ rounds: 1000 });
+    expect(a.digest).not.toBe(b.digest);
+    expect(await labSpin.handler({ rounds: 1000 }, ctx)).toEqual(a);
   });
 });

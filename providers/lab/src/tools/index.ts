@@ -248,4 +248,38 @@ export const labItems = defineTool({
   },
 });
 
-export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems];
+/**
+ * `lab.spin` burns CPU on purpose: `rounds` steps of integer mixing (about a second per 10^9
+ * on current hardware). Deployed with `[limits] cpu_ms = 1000`, a few billion rounds end as
+ * the runtime's resource_exceeded; under wrangler dev, which enforces no CPU limit, they
+ * finish. Counted in rounds, not milliseconds: a Worker's clock stands still while it
+ * computes, so a loop on Date.now() would never end in production.
+ */
+export const labSpin = defineTool({
+  name: "lab.spin",
+  version: "1.0.0",
+  description: "Spends CPU for `rounds` steps (up to 5·10^9, a few seconds), then answers {rounds, digest}.",
+  input: {
+    type: "object",
+    additionalProperties: false,
+    required: ["rounds"],
+    properties: { rounds: { type: "integer", minimum: 0, maximum: 5_000_000_000 } },
+  },
+  output: {
+    type: "object",
+    required: ["rounds", "digest"],
+    additionalProperties: false,
+    properties: { rounds: { type: "integer" }, digest: { type: "integer" } },
+  },
+  idempotent: true,
+  latency_class: "slow",
+  effects: "read",
+  breaker: { failures: 1_000_000 },
+  handler: (input: { rounds: number }) => {
+    let x = 0x9e3779b9;
+    for (let i = 0; i < input.rounds; i++) x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + i;
+    return { rounds: input.rounds, digest: x >>> 0 };
+  },
+});
+
+export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin];
