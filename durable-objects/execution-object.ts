@@ -258,7 +258,7 @@ export class ExecutionObject extends DurableObject<Env> {
       this.#auditConfirmed = false;
       return;
     }
-    const { lastSeq, partial } = this.#store.scan();
+    const { lastSeq, partial } = this.#store.scan(record.partial_merge ?? "replace");
     this.#record = record;
     this.#save(lostRecord(record, lastSeq, partial));
     this.#ended(this.#record);

@@ -5,7 +5,9 @@
  *   "k"           where this object's idempotency key points, once it points elsewhere
  *   "e:<seq>"     each emitted event (the `start` and terminal events are views of the record)
  */
-import type { ExecutionEvent } from "../src/contract.ts";
+import type { ExecutionEvent, Value } from "../src/contract.ts";
+import { PartialOutput } from "../src/execution/partial-output.ts";
+import type { PartialMerge } from "../providers/sdk/protocol.ts";
 import type { ExecutionRecord } from "../src/execution/record.ts";
 
 /** A key's binding to an execution in another object (TRT-002 §11: a key past its TTL gets a new id). */
@@ -56,14 +58,14 @@ export class ExecutionStore {
     return out;
   }
 
-  /** The highest stored event number and the newest `partial` data (recovering a lost run). */
-  scan(): { lastSeq: number; partial: unknown } {
+  /** The highest stored event number and the partial output the stored events make (recovering a lost run). */
+  scan(rule: PartialMerge): { lastSeq: number; partial: Value } {
     let lastSeq = 0;
-    let partial: unknown;
+    const partial = new PartialOutput(rule);
     for (const [key, value] of this.#kv.list<{ type: string; data: unknown }>({ prefix: "e:" })) {
       lastSeq = Number(key.slice(2));
-      if (value.type === "partial") partial = value.data;
+      if (value.type === "partial") partial.add(value.data);
     }
-    return { lastSeq, partial };
+    return { lastSeq, partial: partial.value() as Value };
   }
 }

@@ -89,6 +89,17 @@ export class RegistryObject extends DurableObject<Env> {
     return this.compose();
   }
 
+  /**
+   * Operator: forget a provider's statistics, breakers and liveness (after fixing it, say), so
+   * the next calls judge it afresh. Undefined when no such provider is configured.
+   */
+  async resetHealth(name: string): Promise<RegistrySnapshot | undefined> {
+    if (!loadConfig(this.env).providers.some((p) => p.name === name)) return undefined;
+    this.store.forgetHealth(name);
+    this.changed();
+    return this.compose();
+  }
+
   /** Operator: deprecate a tool version with a sunset and a replacement, or lift it (null). */
   async deprecate(tool: string, version: string, deprecation: Deprecation | null): Promise<RegistrySnapshot | undefined> {
     await this.snapshot();

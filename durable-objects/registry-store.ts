@@ -115,6 +115,13 @@ export class RegistryStore {
     return true;
   }
 
+  /** Forgets what calls taught about a provider: its samples, breakers and liveness. */
+  forgetHealth(provider: string): void {
+    this.sql.exec("DELETE FROM samples WHERE provider = ?", provider);
+    this.sql.exec("DELETE FROM breakers WHERE provider = ?", provider);
+    this.sql.exec("DELETE FROM liveness WHERE provider = ?", provider);
+  }
+
   markAlive(provider: string): boolean {
     return this.sql.exec("DELETE FROM liveness WHERE provider = ?", provider).rowsWritten > 0;
   }

@@ -3,7 +3,7 @@
  * object, the faces and the tests (STYLE.md 10). The bottom of the house: it depends on
  * nothing but the provider wire protocol's types, which depend on nothing either.
  */
-import type { CoercionMode, Effect, JsonSchema, LatencyClass, Value } from "../providers/sdk/protocol.ts";
+import type { CoercionMode, Effect, JsonSchema, LatencyClass, PartialMerge, ToolErrorCode, Value } from "../providers/sdk/protocol.ts";
 
 export type { Value };
 
@@ -162,6 +162,10 @@ export interface ToolOfferingView {
   latency_class: LatencyClass;
   effects: Effect;
   coercion: CoercionMode;
+  /** How its `partial` events make the partial output (AIOS §6.2). */
+  partial_merge: PartialMerge;
+  /** The tool's own error codes (`details.tool_code` of a `tool_error`; AIOS §6.3). */
+  error_codes: ToolErrorCode[];
   input_schema: JsonSchema;
   output_schema: JsonSchema;
 }

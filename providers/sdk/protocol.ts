@@ -26,6 +26,25 @@ export type Effect = "read" | "write" | "delete" | "send";
 /** AIOS §5.4: strict (no coercion) is the default; lenient is opt-in per tool. */
 export type CoercionMode = "strict" | "lenient";
 
+/**
+ * How the runtime folds a tool's `partial` events into the execution's partial output
+ * (AIOS §6.2, TRT-002 §8 "any partial output captured before teardown"):
+ *   replace  each partial event is the whole partial output so far (the default)
+ *   append   each partial event's data is a JSON array whose items are appended, or a string
+ *            that is concatenated; one execution keeps to one of the two
+ */
+export type PartialMerge = "replace" | "append";
+
+/** An application error code a tool may report with `tool_error` (AIOS §6.3 ProviderRejected). */
+export interface ToolErrorCode {
+  /** Lowercase snake case, at most 64 characters: TOOL_ERROR_CODE. */
+  code: string;
+  description: string;
+}
+
+/** What a tool's own error code looks like. */
+export const TOOL_ERROR_CODE = /^[a-z][a-z0-9_]{0,63}$/;
+
 /** One tool as a provider declares it in its manifest. */
 export interface ToolManifestEntry {
   name: string;
@@ -47,6 +66,10 @@ export interface ToolManifestEntry {
   max_timeout_ms?: number;
   /** AIOS §6.4 circuit breaker for this tool; the runtime's defaults fill what is left out. */
   breaker?: { failures?: number; window_ms?: number; cooldown_ms?: number };
+  /** The codes its `tool_error`s may carry; a code outside this list still passes (SDK warns). */
+  error_codes?: ToolErrorCode[];
+  /** Absent means "replace" (manifests from SDKs before 1.1). */
+  partial_merge?: PartialMerge;
 }
 
 export interface ProviderManifest {
@@ -103,8 +126,15 @@ export type ProviderErrorCode = "tool_error" | "provider_crashed" | "tool_not_fo
 
 export interface ProviderError {
   code: ProviderErrorCode;
+  /**
+   * For the caller. Never an exception's text: a crash answers "the handler failed (ref …)"
+   * and the full text goes to the provider's log under that ref.
+   */
   message: string;
   retryable?: boolean;
+  /** Only with `tool_error`: the tool's own code (AIOS §6.3 ProviderRejected.code). */
+  tool_code?: string;
+  /** With `tool_error`, what the tool chose to add; with `provider_crashed`, `{ ref }`. */
   details?: Record<string, Value>;
 }
 
@@ -121,4 +151,5 @@ export interface ProviderService {
 
 export const LATENCY_CLASSES: readonly LatencyClass[] = ["instant", "fast", "slow", "long_running"];
 export const EFFECTS: readonly Effect[] = ["read", "write", "delete", "send"];
+export const PARTIAL_MERGES: readonly PartialMerge[] = ["replace", "append"];
 export const EMITTED_EVENT_TYPES: readonly EmittedEventType[] = ["stdout", "stderr", "progress", "partial", "log"];

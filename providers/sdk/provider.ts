@@ -10,7 +10,7 @@ import type { ToolDefinition } from "./define.ts";
 import type { ExecutionSink, InvokeResult, ProviderManifest, ToolCall } from "./protocol.ts";
 import { runTool } from "./run-tool.ts";
 
-export const SDK_VERSION = "1.0.0";
+export const SDK_VERSION = "1.1.0";
 
 export function createProvider(name: string, tools: ToolDefinition[]) {
   const byKey = new Map<string, ToolDefinition>();

@@ -3,9 +3,13 @@
  * wired to the runtime's stop notice, forwards emitted events in order, and turns the
  * handler's ending into an InvokeResult. Kept free of platform imports so it can be tested
  * under Node with any object that implements ExecutionSink.
+ *
+ * What leaves the provider is what the tool means to say: a ToolError's message, code and
+ * details. Any other exception is logged here in full under a reference id, and the caller
+ * gets only that id (issue 14: no internals in errors).
  */
 import { ToolError, type ToolContext, type ToolDefinition } from "./define.ts";
-import type { ExecutionSink, InvokeResult, ToolCall } from "./protocol.ts";
+import type { ExecutionSink, InvokeResult, ProviderError, ToolCall } from "./protocol.ts";
 
 /** The reason a handler's signal carries when the runtime stops it. */
 export class ToolStopped extends Error {
@@ -32,8 +36,10 @@ export async function runTool(def: ToolDefinition, call: ToolCall, sink: Executi
   // Events go out one after another so they arrive in the order the handler emitted them.
   let delivered: Promise<void> = Promise.resolve();
   let emitFailure: unknown;
+  const checkPartial = def.manifest.partial_merge === "append" ? appendShapeCheck(def.manifest.name) : undefined;
   const ctx: ToolContext = {
     emit(type, data) {
+      if (type === "partial") checkPartial?.(data);
       delivered = delivered.then(() => sink.emit({ type, data })).catch((e) => {
         emitFailure ??= e;
       });
@@ -60,23 +66,74 @@ export async function runTool(def: ToolDefinition, call: ToolCall, sink: Executi
         latency_us: latency(),
       };
     }
-    if (err instanceof ToolError) {
-      return {
-        ok: false,
-        error: { code: "tool_error", message: err.message, retryable: err.retryable, details: err.details },
-        latency_us: latency(),
-      };
-    }
+    if (err instanceof ToolError) return { ok: false, error: toolError(def, call, err), latency_us: latency() };
     // AIOS §5.6: an unexpected exception is the provider crashing, not an answer.
-    const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    return {
-      ok: false,
-      error: { code: "provider_crashed", message: `the handler threw ${message.slice(0, 500)}` },
-      latency_us: latency(),
-    };
+    return { ok: false, error: crashed(call, err), latency_us: latency() };
   } finally {
     if (emitFailure) console.warn(JSON.stringify({ msg: "event delivery failed", execution_id: call.execution_id }));
   }
+}
+
+function toolError(def: ToolDefinition, call: ToolCall, err: ToolError): ProviderError {
+  const declared = def.manifest.error_codes;
+  // An undeclared code still reaches the caller (it is the tool's answer); the author hears of it.
+  if (err.code !== undefined && !declared?.some((c) => c.code === err.code)) {
+    console.warn(
+      JSON.stringify({ msg: "tool error code not declared in error_codes", tool: call.tool, version: call.version, tool_code: err.code, execution_id: call.execution_id }),
+    );
+  }
+  return {
+    code: "tool_error",
+    message: err.message,
+    retryable: err.retryable,
+    ...(err.code !== undefined ? { tool_code: err.code } : {}),
+    ...(err.details !== undefined ? { details: err.details } : {}),
+  };
+}
+
+const MAX_LOGGED_STACK = 4_000;
+
+/** Logs the crash in full, one JSON line, and answers with its reference id only. */
+function crashed(call: ToolCall, err: unknown): ProviderError {
+  const ref = referenceId();
+  console.error(
+    JSON.stringify({
+      msg: "handler failed",
+      ref,
+      tool: call.tool,
+      version: call.version,
+      execution_id: call.execution_id,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack?.slice(0, MAX_LOGGED_STACK) : undefined,
+    }),
+  );
+  return { code: "provider_crashed", message: `the handler failed (ref ${ref})`, details: { ref } };
+}
+
+/** 16 hex digits: unique enough to find one line in a provider's logs. */
+function referenceId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * `partial_merge: "append"` (AIOS §6.2): each partial event adds items (an array) or text (a
+ * string), one of the two for the whole call. Refused at emit time, in the handler's own
+ * stack, so the author sees which emit was wrong.
+ */
+function appendShapeCheck(tool: string): (data: unknown) => void {
+  let shape: "array" | "string" | undefined;
+  return (data) => {
+    const given = Array.isArray(data) ? "array" : typeof data === "string" ? "string" : undefined;
+    if (given === undefined) {
+      const what = data === null ? "null" : typeof data;
+      throw new TypeError(`${tool} declares partial_merge "append": a partial event must carry a JSON array (items to append) or a string (text to add), not ${what}`);
+    }
+    if (shape !== undefined && given !== shape) {
+      throw new TypeError(`${tool} declares partial_merge "append" and its partial events so far were ${shape}s; a ${given} cannot be appended to them`);
+    }
+    shape = given;
+  };
 }
 
 function isAbortError(err: unknown): boolean {

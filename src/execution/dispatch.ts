@@ -5,7 +5,7 @@
  */
 import type { Caller, CapabilityDecision, ExecutionMode, ExecutionRequest, ExecutionView, Face, Value } from "../contract.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
-import type { Effect } from "../../providers/sdk/protocol.ts";
+import type { Effect, PartialMerge } from "../../providers/sdk/protocol.ts";
 import type { TraceContext } from "../audit/trace.ts";
 import type { TenantLimits } from "../policy/limits.ts";
 import type { RetryPolicy } from "./retry.ts";
@@ -60,6 +60,8 @@ export interface ExecutionPlan {
   retry: RetryPolicy;
   /** The longest one attempt may take when retries are possible (the tool's latency class). */
   attempt_cap_ms: number;
+  /** How the tool's `partial` events make its partial output (AIOS §6.2). */
+  partial_merge: PartialMerge;
 }
 
 // What the execution object's RPC methods take and give (durable-objects/execution-object.ts).

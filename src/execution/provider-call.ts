@@ -4,13 +4,15 @@
  * object; the caller supplies the sink and the stop latch.
  */
 import type { ExecutionSink, InvokeResult, ProviderService, StopSignal, ToolCall } from "../../providers/sdk/protocol.ts";
+import { classifyRpcFailure, type RpcFailure } from "./provider-failure.ts";
 
 export type ProviderOutcome =
   | { kind: "result"; result: InvokeResult }
   | { kind: "timeout" }
   | { kind: "stopped"; reason: StopSignal["reason"] }
   | { kind: "unbound"; message: string }
-  | { kind: "rpc_failed"; message: string };
+  /** The RPC itself failed (the provider's Worker, not its handler): classified, its text kept for the log only. */
+  | { kind: "rpc_failed"; failure: RpcFailure; raw: string };
 
 /** A one-shot notice to the provider that it should stop (DESIGN.md 6). */
 export class StopLatch {
@@ -47,7 +49,7 @@ export async function invokeProvider(
   });
   const answered = service.invoke(call, sink).then(
     (result): ProviderOutcome => ({ kind: "result", result }),
-    (err): ProviderOutcome => ({ kind: "rpc_failed", message: err instanceof Error ? err.message : String(err) }),
+    (err): ProviderOutcome => ({ kind: "rpc_failed", failure: classifyRpcFailure(err), raw: String(err).slice(0, 1_000) }),
   );
   try {
     const outcome = await Promise.race([answered, budget, abandon]);

@@ -9,7 +9,7 @@
 import type { AttemptRecord, Cancellation, CapabilityDecision, ExecutionMode, ExecutionStatus, ExecutionView, Face, Value } from "../contract.ts";
 import { TERMINAL_STATUSES } from "../contract.ts";
 import { statusOf, type ErrorBody } from "../errors.ts";
-import type { Effect } from "../../providers/sdk/protocol.ts";
+import type { Effect, PartialMerge } from "../../providers/sdk/protocol.ts";
 
 export interface ExecutionRecord {
   execution_id: string;
@@ -49,6 +49,8 @@ export interface ExecutionRecord {
   last_seq: number;
   /** Events refused by the log's bounds (counted in the terminal event). */
   dropped_events?: number;
+  /** How `partial` events merge (AIOS §6.2), so a restarted object rebuilds the same partial output. */
+  partial_merge: PartialMerge;
   /** For the audit log (never the input itself), the trace and the caller's correlation id. */
   params_hash: string;
   trace_id: string;

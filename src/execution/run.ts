@@ -6,7 +6,8 @@
  * those calls), an ExecutionObject runs it for calls that can be watched; each passes a host
  * that keeps the record and the events where that place keeps them.
  */
-import type { AttemptRecord, CancellationOutcome } from "../contract.ts";
+import type { AttemptRecord, CancellationOutcome, Value } from "../contract.ts";
+import { PartialOutput, PartialShapeError } from "./partial-output.ts";
 import { errorBody } from "../errors.ts";
 import type { ExecutionPlan } from "./dispatch.ts";
 import { remainingBudgetMs } from "../pipeline/budget.ts";
@@ -47,7 +48,7 @@ export class ExecutionRun {
   #emitted = 0;
   #logBytes = 0;
   #dropped = 0;
-  #partial: unknown = undefined;
+  readonly #partial: PartialOutput;
   /** Resolves with the terminal record, whatever happens inside. */
   readonly done: Promise<ExecutionRecord>;
 
@@ -57,6 +58,7 @@ export class ExecutionRun {
     this.#host = host;
     this.#record = record;
     this.#seq = record.last_seq;
+    this.#partial = new PartialOutput(plan.partial_merge);
     this.#abandoned = new Promise((resolve) => (this.#abandon = resolve));
     this.done = this.#run().catch((err) => this.#finishBroken(err));
   }
@@ -172,7 +174,14 @@ export class ExecutionRun {
       return;
     }
     this.#logBytes += text.length;
-    if (type === "partial") this.#mergePartial(data);
+    if (type === "partial") {
+      try {
+        this.#partial.add(data);
+      } catch (err) {
+        if (err instanceof PartialShapeError) throw new Error(`partial event refused: ${err.message}`);
+        throw err;
+      }
+    }
     this.#store(type, data);
   }
 
@@ -182,7 +191,11 @@ export class ExecutionRun {
   }
 
   #mergePartial(data: unknown): void {
-    this.#partial = data;
+    try {
+      this.#partial.add(data);
+    } catch {
+      // A returned value that does not fit the tool's merge rule replaces nothing.
+    }
   }
 
   #finish(settlement: Settlement, done: { attempts: AttemptRecord[]; provider: string }, outcome?: CancellationOutcome): ExecutionRecord {
@@ -195,7 +208,7 @@ export class ExecutionRun {
       attempts: done.attempts,
       provider: done.provider,
       last_seq: this.#seq,
-      ...(this.#partial !== undefined ? { partial_output: this.#partial } : {}),
+      ...(this.#partial.value() !== undefined ? { partial_output: this.#partial.value() as Value } : {}),
       ...(outcome && current.cancellation ? { cancellation: { requested_at: current.cancellation.requested_at, outcome } } : {}),
     });
     this.#record = this.#dropped > 0 ? { ...record, dropped_events: this.#dropped } : record;
@@ -231,6 +244,7 @@ export function newRecord(plan: ExecutionPlan, now: number): ExecutionRecord {
     idempotent: plan.idempotent,
     effects: plan.effects,
     capability: plan.capability,
+    partial_merge: plan.partial_merge,
     retention_ms: plan.retention_ms,
     accepted_at: plan.accepted_at,
     scheduled_at: null,
@@ -247,7 +261,7 @@ export function newRecord(plan: ExecutionPlan, now: number): ExecutionRecord {
 }
 
 /** Ends a record whose run is gone (its object restarted mid-call): the provider's outcome is unknown. */
-export function lostRecord(record: ExecutionRecord, lastSeq: number, partial: unknown, now = Date.now()): ExecutionRecord {
+export function lostRecord(record: ExecutionRecord, lastSeq: number, partial: Value, now = Date.now()): ExecutionRecord {
   return transition(record, "failed", now, {
     last_seq: Math.max(record.last_seq, lastSeq),
     ...(partial !== undefined ? { partial_output: partial } : {}),

@@ -2,7 +2,7 @@
  * Stage 7 (AIOS §5.7), the deciding part: turns what the provider did into a terminal state,
  * checking the output's size and its output schema. Pure; the run records the result.
  */
-import type { ExecutionStatus } from "../contract.ts";
+import type { ExecutionStatus, Value } from "../contract.ts";
 import { ERROR_TABLE, errorBody, type ErrorBody, type ErrorCode } from "../errors.ts";
 import type { ProviderOutcome } from "./provider-call.ts";
 import { checkOutput, type ValidatorTable } from "../pipeline/schema.ts";
@@ -31,7 +31,9 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
     case "unbound":
       return failed(ctx, "sandbox_unavailable", outcome.message);
     case "rpc_failed":
-      return failed(ctx, "provider_crashed", `the provider call failed: ${outcome.message}`);
+      // The platform's text stays in the log (AIOS §6.3: the caller gets the kind, not internals).
+      console.warn(JSON.stringify({ msg: "provider call failed", code: outcome.failure.code, error: outcome.raw }));
+      return failed(ctx, outcome.failure.code, outcome.failure.message);
     case "result":
       break;
   }
@@ -39,14 +41,20 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
   if (!result.ok) {
     const e = result.error;
     switch (e.code) {
-      case "tool_error":
-        return { status: "failed", error: errorBody("tool_error", bounded(e.message), boundedDetails(e.details), e.retryable === true) };
+      case "tool_error": {
+        // AIOS §6.3 ProviderRejected { code, message }: the tool's own code, for callers to branch on.
+        const details = { ...boundedDetails(e.details), ...(typeof e.tool_code === "string" ? { tool_code: e.tool_code.slice(0, 64) } : {}) };
+        return { status: "failed", error: errorBody("tool_error", bounded(e.message), details, e.retryable === true) };
+      }
       case "cancelled":
         return { status: "cancelled", error: errorBody("cancelled", e.message) };
       case "tool_not_found":
         return failed(ctx, "tool_not_found", `${e.message} (the registry's view is stale; it refreshes on its own)`);
-      default:
-        return failed(ctx, "provider_crashed", bounded(e.message));
+      default: {
+        // A crash carries a reference into the provider's log, never the exception's text.
+        const ref = typeof e.details?.ref === "string" ? { ref: e.details.ref.slice(0, 64) } : undefined;
+        return { status: "failed", error: errorBody("provider_crashed", bounded(e.message), ref, retryableFor(ctx, "provider_crashed")) };
+      }
     }
   }
   // Size first: an oversized output is refused before its schema is walked.
@@ -79,7 +87,7 @@ function bounded(message: string): string {
   return typeof message === "string" && message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : String(message);
 }
 
-function boundedDetails(details: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+function boundedDetails(details: Record<string, Value> | undefined): Record<string, Value> | undefined {
   if (!details) return undefined;
   const size = toJson(details).length;
   return size > MAX_DETAILS_BYTES ? { truncated: true, bytes: size } : details;

@@ -6,6 +6,7 @@
 import type { ExecutionRequest } from "../contract.ts";
 import { decodeAs, requestFormat } from "../codec/negotiate.ts";
 import { RuntimeError } from "../errors.ts";
+import { exceedsDepth, MAX_INPUT_DEPTH } from "./input-depth.ts";
 
 const ENVELOPE_FIELDS = new Set(["tool", "version", "provider", "tenant", "project", "input", "context", "limits", "mode", "stream", "idempotency_key"]);
 const LIMIT_FIELDS = new Set(["timeout_ms", "max_output_bytes"]);
@@ -53,6 +54,9 @@ export function decodeBody(body: Uint8Array, contentType: string | null): unknow
 export function parseExecutionRequest(value: unknown): ExecutionRequest {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new RuntimeError("invalid_request", "request body must be a JSON object");
+  }
+  if (exceedsDepth(value)) {
+    throw new RuntimeError("invalid_request", `request nests deeper than ${MAX_INPUT_DEPTH} levels`, { max_depth: MAX_INPUT_DEPTH });
   }
   const body = value as Record<string, unknown>;
   for (const key of Object.keys(body)) {

@@ -139,6 +139,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     retry: config.retry,
     attempt_cap_ms: Math.min(LATENCY_CLASS_DEFAULT_MS[chosen.manifest.latency_class], chosen.manifest.max_timeout_ms ?? Infinity),
     limits,
+    partial_merge: chosen.manifest.partial_merge ?? "replace",
     ...(request.idempotency_key && meta.fingerprint ? { idempotency: { key: request.idempotency_key, fingerprint: meta.fingerprint, ttl_ms: limits.idempotency_ttl_ms } } : {}),
   };
   return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}) };

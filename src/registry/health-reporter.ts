@@ -28,8 +28,10 @@ export function judge(outcome: ProviderOutcome, errorCode: string | undefined): 
     case "timeout":
       return { ok: false };
     case "unbound":
-    case "rpc_failed":
       return { ok: false, dead: outcome.message };
+    case "rpc_failed":
+      // Only a Worker that cannot be reached is dead; a crash or a resource limit is one failed call.
+      return outcome.failure.code === "sandbox_unavailable" ? { ok: false, dead: outcome.failure.message } : { ok: false };
     case "result":
       if (!outcome.result.ok) {
         const code = outcome.result.error.code;

@@ -94,6 +94,8 @@ function toolView(tool: CatalogTool, snapshot: RegistrySnapshot): ToolView {
         latency_class: o.manifest.latency_class,
         effects: o.manifest.effects,
         coercion: o.manifest.coercion,
+        partial_merge: o.manifest.partial_merge ?? "replace",
+        error_codes: o.manifest.error_codes ?? [],
         input_schema: o.manifest.input_schema,
         output_schema: o.manifest.output_schema,
       })),

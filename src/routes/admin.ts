@@ -50,6 +50,14 @@ admin.patch("/providers/:name", async (c) => {
   return reply(c, snapshot.providers.find((p) => p.name === c.req.param("name")));
 });
 
+/** Forget what calls taught about a provider (samples, breakers, liveness): it is judged afresh. */
+admin.delete("/providers/:name/health", async (c) => {
+  const snapshot = await registryStub(c.env).resetHealth(c.req.param("name"));
+  if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
+  forgetSnapshot();
+  return reply(c, snapshot.providers.find((p) => p.name === c.req.param("name")));
+});
+
 admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
   const body = await objectBody(c.req.raw, c.env, ["sunset", "replacement"]);
   if (typeof body.sunset !== "string" || Number.isNaN(Date.parse(body.sunset))) {

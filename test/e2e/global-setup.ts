@@ -21,6 +21,8 @@ declare module "vitest" {
     jwtPrivateKey: JWK;
     jwtIssuer: string;
     jwtAudience: string;
+    /** The loopback port the std provider may reach (EGRESS_ALLOW); http-request.test.ts listens on it. */
+    egressPort: number;
   }
 }
 
@@ -52,10 +54,16 @@ export default async function setup(project: TestProject) {
   const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid: "e2e-1", alg: "ES256", use: "sig" };
   const jwtVars = [`JWT_JWKS:${JSON.stringify({ keys: [publicJwk] })}`, `JWT_ISSUER:${JWT_ISSUER}`, `JWT_AUDIENCE:${JWT_AUDIENCE}`];
+  // http.request's egress allow-list, for this stack only: the one loopback port the e2e
+  // server listens on. `--var` reaches only the first config of a multi-config wrangler dev
+  // (tried), so it travels as process env, which wrangler dev hands to every Worker without a
+  // .dev.vars of its own when CLOUDFLARE_INCLUDE_PROCESS_ENV is set (the runtime has one).
+  const egressPort = await freePort();
+  const egressEnv = { CLOUDFLARE_INCLUDE_PROCESS_ENV: "true", EGRESS_ALLOW: `127.0.0.1:${egressPort}` };
   const child = spawn(
     "npm",
     ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...jwtVars.flatMap((v) => ["--var", v])],
-    { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry } },
+    { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv } },
   );
   let log = "";
   child.stdout!.on("data", (d) => (log += d));
@@ -133,5 +141,6 @@ export default async function setup(project: TestProject) {
   project.provide("jwtPrivateKey", { ...(await exportJWK(privateKey)), kid: "e2e-1", alg: "ES256" });
   project.provide("jwtIssuer", JWT_ISSUER);
   project.provide("jwtAudience", JWT_AUDIENCE);
+  project.provide("egressPort", egressPort);
   return stopAll;
 }

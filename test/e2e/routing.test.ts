@@ -1,13 +1,15 @@
 /**
  * Registry and routing against the real stack (AIOS §5.2, §5.2.1, §6.4). lab.route is
- * offered by lab-broken (system; fails before any handler runs), lab-twin (verified) and
- * lab (community); it answers with the provider that served it. The tests run in order and
- * build on each other's registry state, as an operator's day would.
+ * offered by lab-broken (system; its Worker throws before any handler runs), lab-twin
+ * (verified) and lab (community); it answers with the provider that served it. Each test
+ * starts from the same registry state and puts back what it changed (health, trust,
+ * switches, deprecations), so the tests pass alone and in any order.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asAdmin, call, execute } from "./http.ts";
 
-const route = (body: Record<string, unknown> = {}) => execute({ tool: "lab.route", input: {}, ...body });
+const PROVIDERS = ["lab-broken", "lab-twin", "lab"];
+const route = (body: Record<string, unknown> = {}) => execute({ tool: "lab.route", input: {}, limits: { timeout_ms: 20_000 }, ...body });
 
 async function offering(provider: string) {
   const view = await call("GET", "/v1/tools/lab.route");
@@ -23,7 +25,25 @@ async function eventually<T>(probe: () => Promise<T>, ok: (v: T) => boolean, wit
   }
 }
 
-describe.sequential("registry and routing", () => {
+/** The registry as the tests start from: lab.route's providers healthy, at their configured trust, switched on, undeprecated. */
+async function restore(): Promise<void> {
+  for (const name of PROVIDERS) {
+    expect((await asAdmin("DELETE", `/v1/admin/providers/${name}/health`)).status).toBe(200);
+    await asAdmin("PATCH", `/v1/admin/providers/${name}`, { disabled: false });
+  }
+  await asAdmin("PATCH", "/v1/admin/providers/lab", { trust: "community" });
+  await asAdmin("DELETE", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation");
+}
+
+/** Calls lab.route until lab-broken's breaker opens (lab.route's own breaker: 3 failures in 30 s). */
+async function openBrokenBreaker(): Promise<void> {
+  for (let i = 0; i < 10 && (await offering("lab-broken")).breaker !== "open"; i++) await route();
+}
+
+beforeEach(restore);
+afterEach(restore);
+
+describe("registry and routing", () => {
   it("explains in a dry run which provider would serve and why, without executing", async () => {
     const res = await route({ mode: "dry_run" });
     expect(res.status).toBe(200);
@@ -37,8 +57,7 @@ describe.sequential("registry and routing", () => {
     expect(invalid.body).toMatchObject({ provider: null, schema: { valid: false, violations: [{ path: "/crash" }] } });
   });
 
-  it("marks a provider whose Worker fails before handling dead on its first call, and retries elsewhere", async () => {
-    // lab.route is idempotent, so the retry engine moves the call to the next-ranked provider.
+  it("retries an idempotent call on the next-ranked provider when the first fails, without calling the first dead", async () => {
     const first = await route();
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: "succeeded", output: { served_by: "lab-twin" } });
@@ -46,36 +65,38 @@ describe.sequential("registry and routing", () => {
       ["lab-broken", "provider_crashed"],
       ["lab-twin", "succeeded"],
     ]);
-    expect(await offering("lab-broken")).toMatchObject({ alive: false });
-
-    const second = await route();
-    expect(second.body.attempts).toEqual([expect.objectContaining({ provider: "lab-twin", outcome: "succeeded" })]);
+    // One failed call is a failed call: its Worker answers its manifest, so it is alive.
+    expect(await offering("lab-broken")).toMatchObject({ alive: true, breaker: "closed" });
   });
 
-  it("honours an explicit provider, and does not fall back when it cannot serve", async () => {
-    expect((await route({ provider: "lab" })).body.output).toEqual({ served_by: "lab" });
-    const dead = await route({ provider: "lab-broken" });
-    expect(dead.status).toBe(503);
-    expect(dead.body.error).toMatchObject({ code: "no_healthy_provider", retryable: true });
-  });
+  it("opens the breaker of a provider that keeps failing, then routes past it and names it in a refusal", async () => {
+    await openBrokenBreaker();
+    expect(await offering("lab-broken")).toMatchObject({ breaker: "open", alive: true, error_rate: expect.any(Number) });
+    const past = await route();
+    expect(past.body.attempts).toEqual([expect.objectContaining({ provider: "lab-twin", outcome: "succeeded" })]);
 
-  it("opens a provider's breaker after N failures in the window and routes to the next one", async () => {
-    // Named, so that every attempt (the engine retries the idempotent tool) goes to lab-twin.
-    const crash = await route({ provider: "lab-twin", input: { crash: true } });
-    expect(crash.body).toMatchObject({ error: { code: "provider_crashed" }, execution: { worker: "lab-twin" } });
-    expect(crash.body.attempts).toHaveLength(3); // lab.route's breaker: 3 failures in 30 s
-    const after = await route();
-    expect(after.body.output).toEqual({ served_by: "lab" });
-    expect(await offering("lab-twin")).toMatchObject({ breaker: "open", error_rate: expect.any(Number) });
-
-    const named = await route({ provider: "lab-twin" });
+    const named = await route({ provider: "lab-broken" });
     expect(named.status).toBe(503);
-    expect(named.body.error.code).toBe("no_healthy_provider");
+    expect(named.body.error).toMatchObject({ code: "no_healthy_provider", retryable: true });
+    expect(named.body.error.details.providers).toEqual([expect.objectContaining({ provider: "lab-broken", reason: expect.stringContaining("circuit open") })]);
     expect(Number(named.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(named.body.error.details.retry_after_ms).toBeGreaterThan(0);
+  });
+
+  it("honours an explicit provider, and does not fall back to another when it fails", async () => {
+    expect((await route({ provider: "lab" })).body.output).toEqual({ served_by: "lab" });
+    const failed = await route({ provider: "lab-broken" });
+    expect(failed.status).toBe(502);
+    expect(failed.body.error.code).toBe("provider_crashed");
+    expect(failed.body.attempts.every((a: { provider: string }) => a.provider === "lab-broken")).toBe(true);
   });
 
   it("lets one trial call through after the cooldown, and closes the breaker when it succeeds", async () => {
+    // Named, so that every attempt (the engine retries the idempotent tool) goes to lab-twin.
+    const crash = await route({ provider: "lab-twin", input: { crash: true } });
+    expect(crash.body).toMatchObject({ error: { code: "provider_crashed" }, execution: { worker: "lab-twin" } });
+    expect(await offering("lab-twin")).toMatchObject({ breaker: "open" });
+    // lab-broken must not take the trial's place in the ranking.
+    await asAdmin("PATCH", "/v1/admin/providers/lab-broken", { disabled: true });
     const halfOpen = await eventually(() => offering("lab-twin"), (o) => o.breaker === "half_open");
     expect(halfOpen.breaker).toBe("half_open");
     const trial = await route();
@@ -84,6 +105,7 @@ describe.sequential("registry and routing", () => {
   });
 
   it("shows each provider's trust, p50, error rate and breaker state", async () => {
+    await route({ provider: "lab" });
     const view = await call("GET", "/v1/tools/lab.route");
     const providers = view.body.versions[0].providers;
     for (const p of providers) {
@@ -91,22 +113,23 @@ describe.sequential("registry and routing", () => {
       expect(p).toHaveProperty("p50_ms");
       expect(p).toHaveProperty("error_rate");
     }
-    expect(providers.find((p: { provider: string }) => p.provider === "lab").p50_ms).toEqual(expect.any(Number));
+    const lab = await eventually(() => offering("lab"), (o) => typeof o.p50_ms === "number");
+    expect(lab.p50_ms).toEqual(expect.any(Number));
   });
 
-  it("fails fast with no_healthy_provider when an operator disables every live provider", async () => {
-    for (const name of ["lab", "lab-twin"]) {
+  it("fails fast with no_healthy_provider when an operator disables every provider", async () => {
+    for (const name of PROVIDERS) {
       expect((await asAdmin("PATCH", `/v1/admin/providers/${name}`, { disabled: true })).body).toMatchObject({ name, disabled: true });
     }
     const res = await route();
     expect(res.status).toBe(503);
     expect(res.body.error).toMatchObject({ code: "no_healthy_provider", retryable: true });
+    expect(res.body.error.details.providers.map((p: { provider: string }) => p.provider).sort()).toEqual([...PROVIDERS].sort());
     expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
-    for (const name of ["lab", "lab-twin"]) await asAdmin("PATCH", `/v1/admin/providers/${name}`, { disabled: false });
-    expect((await route()).status).toBe(200);
   });
 
   it("follows an operator's change of trust", async () => {
+    await asAdmin("PATCH", "/v1/admin/providers/lab-broken", { disabled: true });
     await asAdmin("PATCH", "/v1/admin/providers/lab", { trust: "system" });
     expect((await route()).body.output).toEqual({ served_by: "lab" });
     await asAdmin("PATCH", "/v1/admin/providers/lab", { trust: "community" });
@@ -126,14 +149,12 @@ describe.sequential("registry and routing", () => {
     const after = await route();
     expect(after.status).toBe(410);
     expect(after.body.error).toMatchObject({ code: "tool_deprecated", details: { replacement: "lab.echo" } });
-
-    await asAdmin("DELETE", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation");
-    expect((await route()).status).toBe(200);
   });
 
   it("refuses a malformed admin change", async () => {
     expect((await asAdmin("PATCH", "/v1/admin/providers/lab", { trust: "gold" })).status).toBe(400);
     expect((await asAdmin("PATCH", "/v1/admin/providers/nope", { disabled: true })).status).toBe(404);
+    expect((await asAdmin("DELETE", "/v1/admin/providers/nope/health")).status).toBe(404);
     expect((await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/9.9.9/deprecation", { sunset: new Date().toISOString() })).status).toBe(404);
   });
 });

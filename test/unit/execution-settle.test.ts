@@ -6,6 +6,7 @@ import { httpStatusOf, toView, type ExecutionRecord } from "../../src/execution/
 import type { ExecutionStatus } from "../../src/contract.ts";
 import { RuntimeError } from "../../src/errors.ts";
 import { settle, type SettleContext } from "../../src/execution/settle.ts";
+import { classifyRpcFailure } from "../../src/execution/provider-failure.ts";
 import type { ProviderOutcome } from "../../src/execution/provider-call.ts";
 
 const OUTPUT_HASH = "output-schema-under-test";
@@ -102,6 +103,16 @@ describe("settle (AIOS §5.7 result delivery)", () => {
     }
   });
 
+  it("carries the tool's own error code as details.tool_code (AIOS §6.3 ProviderRejected)", () => {
+    const settlement = settle(providerError({ code: "tool_error", message: "quota used up", tool_code: "quota_exhausted", details: { limit: 5 } }), ctx());
+    expect(settlement.error).toMatchObject({ code: "tool_error", details: { limit: 5, tool_code: "quota_exhausted" } });
+  });
+
+  it("keeps a crash's reference into the provider's log", () => {
+    const settlement = settle(providerError({ code: "provider_crashed", message: "the handler failed (ref 0123456789abcdef)", details: { ref: "0123456789abcdef" } }), ctx());
+    expect(settlement.error).toMatchObject({ code: "provider_crashed", details: { ref: "0123456789abcdef" } });
+  });
+
   it("calls a tool_error without a retryable flag not retryable", () => {
     expect(settle(providerError({ code: "tool_error", message: "no" }), ctx()).error?.retryable).toBe(false);
   });
@@ -111,11 +122,12 @@ describe("settle (AIOS §5.7 result delivery)", () => {
     expect(settlement).toMatchObject({ status: "failed", error: { code: "provider_crashed", message: "TypeError: x is undefined", retryable: idempotent } });
   });
 
-  it.each([true, false])("turns a failed RPC into provider_crashed, retryable=%s as the tool's idempotency", (idempotent) => {
-    const settlement = settle({ kind: "rpc_failed", message: "Network connection lost." }, ctx({ idempotent }));
+  it.each([true, false])("turns a failed RPC into its classified code, retryable=%s as the tool's idempotency, without the platform's text", (idempotent) => {
+    const failure = classifyRpcFailure(new Error("Network connection lost."));
+    const settlement = settle({ kind: "rpc_failed", failure, raw: "Error: Network connection lost." }, ctx({ idempotent }));
     expect(settlement.status).toBe("failed");
-    expect(settlement.error).toMatchObject({ code: "provider_crashed", retryable: idempotent });
-    expect(settlement.error?.message).toContain("Network connection lost.");
+    expect(settlement.error).toMatchObject({ code: "provider_crashed", retryable: idempotent, message: failure.message });
+    expect(settlement.error?.message).not.toContain("Network connection lost.");
   });
 
   it("turns an unbound provider into sandbox_unavailable", () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ToolError, type ToolContext } from "../../providers/sdk/define.ts";
-import { httpRequest } from "../../providers/std/src/tools/http-request.ts";
+import { egressPolicyFrom } from "../../providers/std/src/tools/egress-policy.ts";
+import { httpRequest, httpRequestTool } from "../../providers/std/src/tools/http-request.ts";
 
 // No real network: `fetch` is replaced by a scripted upstream for each test.
 type Upstream = (url: URL, init: RequestInit) => Response | Promise<Response>;
@@ -62,7 +63,29 @@ describe("http.request against a scripted upstream", () => {
     const { fetch } = scriptedFetch(() => redirect(302, "http://127.0.0.1:8080/admin"));
     const err = await toolError(() => request({ url: "https://api.example.com/" }));
     expect(err.details).toEqual({ reason: "redirect_loopback" });
+    expect(err.code).toBe("redirect_refused");
     expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it("refuses a same-host redirect onto a port outside the egress policy", async () => {
+    const { fetch } = scriptedFetch(() => redirect(302, "https://api.example.com:8443/"));
+    const err = await toolError(() => request({ url: "https://api.example.com/" }));
+    expect(err).toMatchObject({ code: "redirect_refused", details: { reason: "redirect_port_not_allowed" } });
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
+  it("reaches an allow-listed loopback host:port, and only that one, under a test policy", async () => {
+    const tool = httpRequestTool(egressPolicyFrom({ EGRESS_ALLOW: "127.0.0.1:9999" }));
+    const { requests } = scriptedFetch((url) => (url.pathname === "/a" ? redirect(302, "http://127.0.0.1:9998/") : new Response("ok")));
+    expect(await tool.handler({ url: "http://127.0.0.1:9999/b" }, context().ctx)).toMatchObject({ status_code: 200, body: "ok" });
+    const err = await toolError(() => tool.handler({ url: "http://127.0.0.1:9999/a" }, context().ctx));
+    expect(err).toMatchObject({ code: "redirect_refused", details: { reason: "redirect_loopback" } });
+    expect(requests.map((r) => r.url)).toEqual(["http://127.0.0.1:9999/b", "http://127.0.0.1:9999/a"]);
+  });
+
+  it("declares every code it throws", () => {
+    const declared = httpRequest.manifest.error_codes!.map((c) => c.code);
+    expect(declared).toEqual(expect.arrayContaining(["invalid_url", "target_refused", "redirect_refused", "too_many_redirects", "body_not_allowed", "invalid_header", "network_error"]));
   });
 
   it("refuses a redirect to the metadata address spelled in decimal", async () => {

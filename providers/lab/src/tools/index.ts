@@ -3,7 +3,7 @@
  * tried by hand (README) and is exercised end to end by the tests. Also the trivial `lab.echo`
  * the benchmark uses as its floor.
  */
-import { defineTool, sleep } from "../../../sdk/define.ts";
+import { defineTool, sleep, ToolError } from "../../../sdk/define.ts";
 
 const anyObject = { type: "object" } as const;
 
@@ -98,8 +98,12 @@ export function labRoute(servedBy: string) {
   });
 }
 
-/** Calls seen per key, in this isolate (enough under wrangler dev, where there is one). */
+/**
+ * Calls seen per key, in this isolate (enough under wrangler dev, where there is one). Bounded:
+ * past MAX_FLAKY_KEYS the oldest key is forgotten, so callers cannot grow it without limit.
+ */
 const flakyCalls = new Map<string, number>();
+const MAX_FLAKY_KEYS = 10_000;
 
 /**
  * `lab.flaky` fails (crashes) its first `fail_times` calls for a key, then succeeds, and says
@@ -127,7 +131,9 @@ export const labFlaky = defineTool({
   breaker: { failures: 1_000_000 },
   handler: async (input: { key: string; fail_times?: number; delay_ms?: number }, ctx) => {
     const calls = (flakyCalls.get(input.key) ?? 0) + 1;
+    flakyCalls.delete(input.key); // re-inserted last: the map's order is the order of use
     flakyCalls.set(input.key, calls);
+    if (flakyCalls.size > MAX_FLAKY_KEYS) flakyCalls.delete(flakyCalls.keys().next().value!);
     if (input.delay_ms) await sleep(input.delay_ms, ctx.signal);
     if (calls <= (input.fail_times ?? 0)) throw new Error(`lab.flaky: planned failure ${calls} of ${input.fail_times}`);
     return { calls };
@@ -166,4 +172,114 @@ export const labBurst = defineTool({
   },
 });
 
-export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst];
+/**
+ * `lab.reject` fails on request with an application error code (AIOS §6.3 ProviderRejected),
+ * declared in its manifest; `undeclared: true` uses a code it never declared, which still
+ * reaches the caller while the SDK logs a warning.
+ */
+export const labReject = defineTool({
+  name: "lab.reject",
+  version: "1.0.0",
+  description: "Fails with tool_error and the given code (quota_exhausted or not_ready); undeclared: true uses an undeclared one.",
+  input: {
+    type: "object",
+    additionalProperties: false,
+    required: ["code"],
+    properties: {
+      code: { type: "string", enum: ["quota_exhausted", "not_ready"] },
+      retryable: { type: "boolean", default: false },
+      undeclared: { type: "boolean", default: false },
+    },
+  },
+  output: anyObject,
+  idempotent: true,
+  latency_class: "instant",
+  effects: "read",
+  breaker: { failures: 1_000_000 },
+  error_codes: [
+    { code: "quota_exhausted", description: "The caller's quota for today is used up." },
+    { code: "not_ready", description: "The resource is still being prepared; try again later." },
+  ],
+  handler: (input: { code: "quota_exhausted" | "not_ready"; retryable?: boolean; undeclared?: boolean }) => {
+    const code = input.undeclared ? "surprise" : input.code;
+    throw new ToolError(`lab.reject was asked to fail with ${code}`, { code, retryable: input.retryable ?? false, details: { asked: input.code } });
+  },
+});
+
+/**
+ * `lab.items` streams `count` items as append-partials (partial_merge "append", AIOS §6.2):
+ * each partial event carries the new items only, and the runtime's partial output is the
+ * list so far, so a cancelled call keeps every item it produced.
+ */
+export const labItems = defineTool({
+  name: "lab.items",
+  version: "1.0.0",
+  description: "Emits count items, batch per partial event (appended), interval_ms apart; answers {items}.",
+  input: {
+    type: "object",
+    additionalProperties: false,
+    required: ["count"],
+    properties: {
+      count: { type: "integer", minimum: 0, maximum: 1000 },
+      batch: { type: "integer", minimum: 1, maximum: 100, default: 1 },
+      interval_ms: { type: "integer", minimum: 0, maximum: 60000, default: 0 },
+    },
+  },
+  output: {
+    type: "object",
+    required: ["items"],
+    additionalProperties: false,
+    properties: { items: { type: "array", items: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } } },
+  },
+  idempotent: true,
+  latency_class: "slow",
+  effects: "read",
+  partial_merge: "append",
+  handler: async (input: { count: number; batch?: number; interval_ms?: number }, ctx) => {
+    const batch = input.batch ?? 1;
+    const items: { n: number }[] = [];
+    for (let start = 0; start < input.count; start += batch) {
+      const fresh = Array.from({ length: Math.min(batch, input.count - start) }, (_, i) => ({ n: start + i + 1 }));
+      items.push(...fresh);
+      ctx.emit("partial", fresh);
+      if (input.interval_ms) await sleep(input.interval_ms, ctx.signal);
+    }
+    return { items };
+  },
+});
+
+/**
+ * `lab.spin` burns CPU on purpose: `rounds` steps of integer mixing (about a second per 10^9
+ * on current hardware). Deployed with `[limits] cpu_ms = 1000`, a few billion rounds end as
+ * the runtime's resource_exceeded; under wrangler dev, which enforces no CPU limit, they
+ * finish. Counted in rounds, not milliseconds: a Worker's clock stands still while it
+ * computes, so a loop on Date.now() would never end in production.
+ */
+export const labSpin = defineTool({
+  name: "lab.spin",
+  version: "1.0.0",
+  description: "Spends CPU for `rounds` steps (up to 5·10^9, a few seconds), then answers {rounds, digest}.",
+  input: {
+    type: "object",
+    additionalProperties: false,
+    required: ["rounds"],
+    properties: { rounds: { type: "integer", minimum: 0, maximum: 5_000_000_000 } },
+  },
+  output: {
+    type: "object",
+    required: ["rounds", "digest"],
+    additionalProperties: false,
+    properties: { rounds: { type: "integer" }, digest: { type: "integer" } },
+  },
+  idempotent: true,
+  latency_class: "slow",
+  effects: "read",
+  breaker: { failures: 1_000_000 },
+  handler: (input: { rounds: number }) => {
+    let x = 0x9e3779b9;
+    for (let i = 0; i < input.rounds; i++) x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + i;
+    return { rounds: input.rounds, digest: x >>> 0 };
+  },
+});
+
+export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin];

@@ -35,13 +35,14 @@ export const jsonQuery = defineTool<{ document: unknown; path: string }, { found
   latency_class: "instant",
   effects: "read",
   coercion: "strict",
+  error_codes: [{ code: "malformed_pointer", description: "The path is not an RFC 6901 JSON Pointer (it must be empty or start with /; ~ only as ~0 or ~1)." }],
   handler: ({ document, path }) => {
     try {
       // A missing path is a normal answer (callers probe optional fields), not a failure.
       const resolution = resolvePointer(document, path);
       return resolution.found ? { found: true, value: resolution.value } : { found: false, value: null };
     } catch (err) {
-      if (err instanceof MalformedPointer) throw new ToolError(err.message, { details: { path } });
+      if (err instanceof MalformedPointer) throw new ToolError(err.message, { code: "malformed_pointer", details: { path } });
       throw err;
     }
   },

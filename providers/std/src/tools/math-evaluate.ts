@@ -26,13 +26,22 @@ export const mathEvaluate = defineTool<{ expression: string }, { value: number }
   latency_class: "instant",
   effects: "read",
   coercion: "strict",
+  // Each ArithmeticError kind is a code (issue 20): callers can tell a typo from a zero divisor.
+  error_codes: [
+    { code: "syntax", description: "The expression is not well formed; details.position says where." },
+    { code: "unknown_identifier", description: "A name that is neither a constant (pi, e) nor a function." },
+    { code: "wrong_argument_count", description: "A function called with too few or too many arguments." },
+    { code: "division_by_zero", description: "A / or % whose right side is zero." },
+    { code: "non_finite", description: "A number or intermediate result too large to represent (or not a number)." },
+    { code: "too_deep", description: "Parentheses, calls, signs and powers nested more than 100 levels." },
+  ],
   handler: ({ expression }) => {
     try {
       return { value: evaluateArithmetic(expression) };
     } catch (err) {
       // A bad expression is the caller's answer, not a crash of the provider.
       if (err instanceof ArithmeticError) {
-        throw new ToolError(err.message, err.position === undefined ? {} : { details: { position: err.position } });
+        throw new ToolError(err.message, { code: err.kind, ...(err.position === undefined ? {} : { details: { position: err.position } }) });
       }
       throw err;
     }
