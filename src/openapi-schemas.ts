@@ -6,6 +6,8 @@
  * back), and the e2e suite holds every real response to them.
  *
  * Adding a status, an event type or a field is one line: the lists below, or one property.
+ * Request defaults are said in descriptions, not with `default`: openapi-typescript (as
+ * generators commonly do) types a property with a default as always present.
  */
 import { ERROR_TABLE } from "./errors.ts";
 
@@ -87,8 +89,8 @@ export const schemas = {
       input: anyJson,
       context: freeObject,
       limits: object({ timeout_ms: { type: "integer", minimum: 1 }, max_output_bytes: { type: "integer", minimum: 1 } }, []),
-      mode: { type: "string", enum: ["sync", "async", "dry_run"], default: "sync" },
-      stream: { ...bool, default: false },
+      mode: { type: "string", enum: ["sync", "async", "dry_run"], description: "sync when left out" },
+      stream: { ...bool, description: "false when left out" },
       idempotency_key: { type: "string", minLength: 1, maxLength: 255 },
     },
     ["version", "provider", "tenant", "project", "context", "limits", "mode", "stream", "idempotency_key"],
@@ -271,8 +273,8 @@ export const schemas = {
       tenant: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
       agent: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
       capabilities: strings,
-      channels: { ...strings, default: ["*"] },
-      role: { type: "string", enum: ["tenant", "admin"], default: "tenant" },
+      channels: { ...strings, description: '["*"] (every provider) when left out' },
+      role: { type: "string", enum: ["tenant", "admin"], description: "tenant when left out" },
     },
     ["tenant", "agent"],
   ),
