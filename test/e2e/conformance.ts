@@ -61,7 +61,7 @@ function check(what: string, schemaAt: string, value: unknown): boolean {
   const validate = ajv.getSchema(`openapi.json${schemaAt}`);
   if (!validate) return !failures.push(`${what}: no schema at ${schemaAt}`);
   if (validate(value)) return true;
-  return !failures.push(`${what}: body does not match the document: ${ajv.errorsText(validate.errors)}\n  ${JSON.stringify(value)?.slice(0, 400)}`);
+  return !failures.push(`${what}: body does not match the document: ${ajv.errorsText(validate.errors, { separator: "; " })}\n  ${JSON.stringify(value)?.slice(0, 400)}`);
 }
 
 /** Reads the SSE frames the test reads, checking each event's data as it passes. */
@@ -135,7 +135,10 @@ globalThis.fetch = async function checkedFetch(input: RequestInfo | URL, init?: 
 async function report(): Promise<void> {
   await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, BODY_WAIT_MS))]);
   if (pending.size > 0) failures.push(`${pending.size} response bodies did not end within ${BODY_WAIT_MS} ms`);
-  if (failures.length > 0) throw new Error(`responses the OpenAPI document does not describe:\n${failures.splice(0).join("\n")}`);
+  if (failures.length === 0) return;
+  const counted = new Map<string, number>();
+  for (const f of failures.splice(0)) counted.set(f, (counted.get(f) ?? 0) + 1);
+  throw new Error(`responses the OpenAPI document does not describe:\n${[...counted].map(([f, n]) => (n > 1 ? `${f} (×${n})` : f)).join("\n")}`);
 }
 
 afterEach(report);
