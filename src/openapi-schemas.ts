@@ -281,6 +281,8 @@ export const schemas = {
   ApiKey: all(apiKey, ["revoked_at"]),
   NewApiKey: all({ key: { ...str, description: "The secret: shown in this answer only." }, ...apiKey }, ["revoked_at"]),
   ApiKeyList: all({ keys: { type: "array", items: ref("ApiKey") } }),
-  CostCounters: all({ isolate_counts: freeObject }),
+  CostCounters: all({
+    isolate_counts: { type: "object", description: "By Durable Object class.", additionalProperties: all({ requests: int, rows_written: int }) },
+  }),
   AuditDrill: all({ armed: str }),
 };

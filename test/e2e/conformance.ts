@@ -85,11 +85,16 @@ function checkedEventStream(res: Response, what: string, schemaAt: string): Resp
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { done, value } = await reader.read().catch((err) => (controller.error(err), { done: true, value: undefined }));
-      if (done) return void (frames(), controller.close());
-      buffer += decoder.decode(value, { stream: true });
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        return controller.error(err);
+      }
+      if (chunk.done) return void (frames(), controller.close());
+      buffer += decoder.decode(chunk.value, { stream: true });
       frames();
-      controller.enqueue(value);
+      controller.enqueue(chunk.value);
     },
     cancel: (reason) => reader.cancel(reason),
   });
@@ -133,7 +138,9 @@ globalThis.fetch = async function checkedFetch(input: RequestInfo | URL, init?: 
 
 /** Fails the test (or the file's hooks) that received a response the document does not describe. */
 async function report(): Promise<void> {
-  await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, BODY_WAIT_MS))]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([Promise.all(pending), new Promise((r) => (timer = setTimeout(r, BODY_WAIT_MS)))]);
+  clearTimeout(timer);
   if (pending.size > 0) failures.push(`${pending.size} response bodies did not end within ${BODY_WAIT_MS} ms`);
   if (failures.length === 0) return;
   const counted = new Map<string, number>();
