@@ -8,8 +8,7 @@
  *
  * A vitest `setupFiles` module of the e2e project: it wraps `globalThis.fetch`, so raw `fetch`,
  * `call()`, EventSource, the typed client and the Connect transports all pass through it.
- * The Connect/gRPC-Web face has its own contract (runtime.proto; its clients decode every
- * message against it) and is not checked here. JSON bodies are also kept, one per shape, for
+ * The Connect/gRPC-Web and MCP faces have contracts of their own and are not checked here. JSON bodies are also kept, one per shape, for
  * the generated-types check after the run (scripts/check-openapi-samples.ts).
  */
 import { decode } from "@msgpack/msgpack";
@@ -19,8 +18,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { afterAll, afterEach, inject } from "vitest";
 import { SAMPLES_DIR, shapeOf, type Sample } from "../openapi/samples.ts";
 
-/** Faces with a contract of their own (src/connect/service.ts CONNECT_PATH_PREFIX). */
-const OTHER_FACES = ["/tool_runtime.v1.ToolRuntimeService/"];
+/**
+ * Faces with a contract of their own, whose clients check every message against it: Connect
+ * and gRPC-Web (runtime.proto; src/connect/service.ts CONNECT_PATH_PREFIX) and MCP (JSON-RPC).
+ */
+const OTHER_FACES = [/^\/tool_runtime\.v1\.ToolRuntimeService\//, /^\/mcp(\/|$)/];
 const BODY_WAIT_MS = 10_000;
 
 const origin = new URL(inject("baseUrl")).origin;
@@ -120,7 +122,7 @@ async function checkBody(res: Response, what: string, at: string, media: string 
 globalThis.fetch = async function checkedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const res = await realFetch(input, init);
   const url = new URL(input instanceof Request ? input.url : String(input));
-  if (url.origin !== origin || OTHER_FACES.some((p) => url.pathname.startsWith(p))) return res;
+  if (url.origin !== origin || OTHER_FACES.some((face) => face.test(url.pathname))) return res;
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
   const what = `${method} ${url.pathname} → ${res.status}`;
   const found = documented(method, url.pathname, res.status);
