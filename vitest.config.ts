@@ -46,6 +46,8 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/e2e/global-setup.ts"],
+          // Every response from the stack is held to the OpenAPI document it serves.
+          setupFiles: ["test/e2e/conformance.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
           // One shared stack; files run one after another so they do not crowd 2 cores.

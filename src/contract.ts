@@ -10,9 +10,22 @@ export type { Value };
 /** TRT-002 §10 error types. */
 export type ErrorType = "request_error" | "auth_error" | "registry_error" | "execution_error" | "runtime_error";
 
-/** The body of every error response: `{ error: ErrorBody }` (TRT-002 §10). `code` is one of src/errors.ts's table. */
+/**
+ * Every error code a caller can see: TRT-002 §10's, then AIOS §6.3 cases TRT-002 lacks, named
+ * in the same style. src/errors.ts gives each its HTTP status, type and default `retryable`.
+ */
+export const ERROR_CODES = [
+  "unauthenticated", "forbidden", "tool_not_found", "invalid_input", "invalid_output", "timeout", "resource_exceeded",
+  "sandbox_unavailable", "tool_error", "rate_limited",
+  "invalid_request", "payload_too_large", "tool_deprecated", "provider_crashed", "no_healthy_provider", "idempotency_conflict",
+  "cancelled", "execution_not_found", "not_found", "not_acceptable", "unsupported_media_type", "method_not_allowed", "internal",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The body of every error response: `{ error: ErrorBody }` (TRT-002 §10). */
 export interface ErrorBody {
-  code: string;
+  code: ErrorCode;
   message: string;
   type: ErrorType;
   retryable: boolean;

@@ -5,9 +5,9 @@
  * (DESIGN.md "Reconciled"), named in the same style.
  */
 
-import type { ErrorBody, ErrorType, Value } from "./contract.ts";
+import type { ErrorBody, ErrorCode, ErrorType, Value } from "./contract.ts";
 
-export type { ErrorBody, ErrorType };
+export type { ErrorBody, ErrorCode, ErrorType };
 
 interface ErrorRule {
   status: number;
@@ -42,9 +42,7 @@ export const ERROR_TABLE = {
   unsupported_media_type: { status: 415, type: "request_error", retryable: false, meaning: "Body in a format the runtime does not read (JSON or MessagePack)" },
   method_not_allowed: { status: 405, type: "request_error", retryable: false, meaning: "Route exists, method does not" },
   internal: { status: 500, type: "runtime_error", retryable: true, meaning: "Unexpected failure inside the runtime" },
-} as const satisfies Record<string, ErrorRule>;
-
-export type ErrorCode = keyof typeof ERROR_TABLE;
+} as const satisfies Record<ErrorCode, ErrorRule>;
 
 export class RuntimeError extends Error {
   readonly code: ErrorCode;

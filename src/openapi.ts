@@ -1,237 +1,344 @@
 /**
- * The OpenAPI 3.1 description of `/v1`, served at `/v1/openapi.json`. Error codes come from
- * the error table itself; the schemas mirror src/contract.ts, and the end-to-end suite
- * checks every response it receives against this document, so the two cannot drift apart
- * unnoticed (test/e2e/openapi.ts).
+ * The OpenAPI 3.1 description of the HTTP face, served at `/v1/openapi.json`: `/v1`, the
+ * operations endpoints (TRT-002 §3) and the operators' routes. The Connect/gRPC-Web face is
+ * described by its own contract (proto/tool_runtime/v1/runtime.proto).
+ *
+ * Derived, not copied: each error status, its codes and its description come from the error
+ * table (src/errors.ts); each operation names the codes it can answer and their statuses
+ * follow. Body schemas are in src/openapi-schemas.ts. Three checks keep the document true:
+ * Redocly's recommended rules (test/unit/openapi-lint.test.ts), the project's types against
+ * the types openapi-typescript generates from it (`npm run typecheck`), and every response
+ * the e2e suite receives against the document the running server serves (test/e2e/conformance.ts).
  */
-import { ERROR_TABLE } from "./errors.ts";
+import { ERROR_TABLE, type ErrorCode } from "./errors.ts";
+import { EXECUTION_STATUSES, ref, schemas } from "./openapi-schemas.ts";
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ "application/json": { schema }, "application/msgpack": { schema } });
-const errorResponse = (description: string) => ({ description, content: json(ref("ErrorEnvelope")) });
+const JSON_TYPE = "application/json";
+/** Every JSON answer can also be had in MessagePack (`Accept: application/msgpack`). */
+const body = (schema: object) => ({ [JSON_TYPE]: { schema }, "application/msgpack": { schema } });
+const requestBody = (schema: object, required = true) => ({ required, content: { ...body(schema), "application/vnd.msgpack": { schema } } });
+const ok = (description: string, schema: object, headers?: object) => ({ description, ...(headers ? { headers } : {}), content: body(schema) });
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-const STATUSES = ["queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
-const anyJson = {};
+// ── errors, from the table ─────────────────────────────────────────────────────────────
 
-const schemas = {
-  ErrorBody: {
-    type: "object",
-    required: ["code", "message", "type", "retryable"],
-    properties: {
-      code: { enum: Object.keys(ERROR_TABLE) },
-      message: { type: "string" },
-      type: { enum: ["request_error", "auth_error", "registry_error", "execution_error", "runtime_error"] },
-      retryable: { type: "boolean" },
-      details: { type: "object" },
-    },
-    additionalProperties: false,
-  },
-  ErrorEnvelope: { type: "object", required: ["error"], properties: { error: ref("ErrorBody") }, additionalProperties: false },
-  ExecutionRequest: {
-    type: "object",
-    required: ["tool", "input"],
-    additionalProperties: false,
-    properties: {
-      tool: { type: "string" },
-      version: { type: "string" },
-      provider: { type: "string" },
-      tenant: { type: "string" },
-      project: { type: "string" },
-      input: anyJson,
-      context: { type: "object" },
-      limits: {
-        type: "object",
-        additionalProperties: false,
-        properties: { timeout_ms: { type: "integer", minimum: 1 }, max_output_bytes: { type: "integer", minimum: 1 } },
-      },
-      mode: { enum: ["sync", "async", "dry_run"] },
-      stream: { type: "boolean" },
-      idempotency_key: { type: "string", minLength: 1, maxLength: 255 },
-    },
-  },
-  ExecutionBlock: {
-    type: "object",
-    required: ["sandbox", "worker", "queued_ms", "started_ms", "duration_ms", "timeout_ms", "resources"],
-    additionalProperties: false,
-    properties: {
-      sandbox: { const: "v8-isolate" },
-      worker: { type: ["string", "null"] },
-      queued_ms: { type: ["number", "null"] },
-      started_ms: { type: ["number", "null"] },
-      duration_ms: { type: ["number", "null"] },
-      timeout_ms: { type: "number" },
-      resources: {
-        type: "object",
-        required: ["cpu_ms", "peak_memory_mb"],
-        properties: { cpu_ms: { type: "null" }, peak_memory_mb: { type: "null" } },
-        additionalProperties: false,
-      },
-    },
-  },
-  Attempt: {
-    type: "object",
-    required: ["attempt", "provider", "outcome", "started_ms", "duration_ms"],
-    additionalProperties: false,
-    properties: { attempt: { type: "integer" }, provider: { type: "string" }, outcome: { type: "string" }, started_ms: { type: "number" }, duration_ms: { type: "number" } },
-  },
-  ExecutionView: {
-    type: "object",
-    required: ["execution_id", "tool", "version", "status", "execution"],
-    additionalProperties: false,
-    properties: {
-      execution_id: { type: "string", pattern: "^exec_([0-9a-f]{64}|e[0-9a-f]{44})$" },
-      tool: { type: "string" },
-      version: { type: "string" },
-      status: { enum: STATUSES },
-      output: anyJson,
-      partial_output: anyJson,
-      error: ref("ErrorBody"),
-      cancellation: {
-        type: "object",
-        required: ["requested_at", "outcome"],
-        additionalProperties: false,
-        properties: { requested_at: { type: "string" }, outcome: { enum: ["before_start", "cooperative", "forced", "already_finished", null] } },
-      },
-      capability: { type: "object", required: ["level1", "level2", "level3"] },
-      attempts: { type: "array", items: ref("Attempt") },
-      execution: ref("ExecutionBlock"),
-    },
-  },
-  Accepted: {
-    type: "object",
-    required: ["execution_id", "status"],
-    additionalProperties: false,
-    properties: { execution_id: { type: "string" }, status: { enum: STATUSES } },
-  },
-  DryRun: {
-    type: "object",
-    required: ["mode", "tool", "version", "provider", "ranking", "excluded", "capability", "schema", "deprecation"],
-    properties: { mode: { const: "dry_run" }, provider: { type: ["string", "null"] }, ranking: { type: "array" }, excluded: { type: "array" } },
-  },
-  ToolSummary: {
-    type: "object",
-    required: ["name", "active_version", "description", "versions", "providers"],
-    properties: { name: { type: "string" }, versions: { type: "array", items: { type: "string" } }, providers: { type: "array", items: { type: "string" } } },
-  },
-  ToolView: {
-    type: "object",
-    required: ["name", "active_version", "description", "versions"],
-    properties: {
-      name: { type: "string" },
-      active_version: { type: "string" },
-      versions: {
-        type: "array",
-        items: {
-          type: "object",
-          required: ["version", "active", "providers"],
-          properties: {
-            providers: {
-              type: "array",
-              items: {
-                type: "object",
-                required: ["provider", "trust", "p50_ms", "error_rate", "breaker", "alive", "input_schema", "output_schema"],
-                properties: { trust: { enum: ["system", "verified", "community"] }, breaker: { enum: ["closed", "open", "half_open"] } },
-              },
-            },
-          },
+const statusOf = (code: ErrorCode) => ERROR_TABLE[code].status;
+const codesByStatus = new Map<number, ErrorCode[]>();
+for (const code of Object.keys(ERROR_TABLE) as ErrorCode[]) codesByStatus.set(statusOf(code), [...(codesByStatus.get(statusOf(code)) ?? []), code]);
+
+/** Retryable refusals say when (429, 503): `Retry-After` and `details.retry_after_ms`. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+const retryAfter = (status: number) => (RETRY_AFTER_STATUSES.has(status) ? { headers: { "Retry-After": header("RetryAfter") } } : {});
+const describeStatus = (status: number) => codesByStatus.get(status)!.map((c) => `\`${c}\`: ${ERROR_TABLE[c].meaning}`).join("; ");
+
+/** Every route may answer these: an unanswerable Accept, and a runtime fault. */
+const ALWAYS: ErrorCode[] = ["not_acceptable", "internal"];
+const CALLER: ErrorCode[] = [...ALWAYS, "unauthenticated"];
+const OPERATOR: ErrorCode[] = [...CALLER, "forbidden"];
+
+const usedErrorStatuses = new Set<number>();
+/** The error responses of an operation that can answer `codes`: `Error<status>` for each status. */
+function errors(codes: ErrorCode[]): Record<string, object> {
+  return Object.fromEntries(
+    codes.map((c) => {
+      usedErrorStatuses.add(statusOf(c));
+      return [String(statusOf(c)), { $ref: `#/components/responses/Error${statusOf(c)}` }];
+    }),
+  );
+}
+/** One component per status some operation answers (an unreferenced component is noise). */
+const errorResponses = () =>
+  Object.fromEntries([...usedErrorStatuses].sort().map((status) => [`Error${status}`, { description: describeStatus(status), ...retryAfter(status), content: body(ref("ErrorEnvelope")) }]));
+
+/**
+ * A sync execution that ran and failed answers with its error's status and the execution
+ * view plus `error` (README "Every error is one envelope"); refusals before it ran are the
+ * plain envelope. Both carry `error.code`.
+ */
+const ENDS_AN_EXECUTION = new Set((Object.keys(ERROR_TABLE) as ErrorCode[]).filter((c) => ERROR_TABLE[c].type === "execution_error" || c === "internal").map(statusOf));
+function executionErrors(codes: ErrorCode[]): Record<string, object> {
+  const out = errors(codes.filter((c) => !ENDS_AN_EXECUTION.has(statusOf(c))));
+  for (const status of ENDS_AN_EXECUTION) {
+    out[String(status)] = {
+      description: `${describeStatus(status)}. A sync execution that ran answers with the execution and its error.`,
+      ...retryAfter(status),
+      content: body({ oneOf: [ref("ErrorEnvelope"), ref("FailedExecution")] }),
+    };
+  }
+  return out;
+}
+
+// ── parameters and headers ─────────────────────────────────────────────────────────────
+
+const path = (name: string, description: string) => ({ name, in: "path", required: true, description, schema: { type: "string" } });
+const query = (name: string, schema: object, description: string) => ({ name, in: "query", required: false, description, schema });
+const executionId = path("id", "An execution id (exec_…). Unknown, expired and other tenants' ids answer alike.");
+const listFilters = [
+  query("tool", { type: "string" }, "Only this tool."),
+  query("status", { type: "string", enum: EXECUTION_STATUSES }, "Only this status."),
+  query("since", { type: "string", format: "date-time" }, "Accepted (index) or ended (audit) at or after."),
+  query("until", { type: "string", format: "date-time" }, "… and before."),
+  query("limit", { type: "integer", minimum: 1, maximum: 100, default: 50 }, "Page size."),
+  query("cursor", { type: "string" }, "`next_cursor` of the previous page."),
+];
+
+const headers = {
+  Location: { description: "Where the execution can be read.", schema: { type: "string" } },
+  RetryAfter: { description: "Whole seconds until a retry may succeed.", schema: { type: "integer" } },
+  Traceparent: { description: "W3C Trace Context: the caller's trace id, or a new trace.", schema: { type: "string" } },
+  IdempotentReplayed: { description: "`true` when a duplicate of a keyed call got the original execution (TRT-002 §11).", schema: { type: "string", enum: ["true"] } },
+  Deprecation: { description: "RFC 9745: when the version was deprecated (`@<epoch seconds>`).", schema: { type: "string" } },
+  Sunset: { description: "RFC 8594: when the version stops working.", schema: { type: "string" } },
+};
+const executionHeaders = {
+  traceparent: header("Traceparent"),
+  "Idempotent-Replayed": header("IdempotentReplayed"),
+  Deprecation: header("Deprecation"),
+  Sunset: header("Sunset"),
+};
+
+/** The media type's schema is that of each event's `data` (the common idiom for SSE in OpenAPI 3.1). */
+const sse = { "text/event-stream": { schema: ref("StreamEvent") } };
+const SSE_NOTE =
+  "Server-Sent Events: `retry:` first, then one frame per event (`id:` its seq, `event:` its type, `data:` the StreamEvent as JSON) and `: heartbeat` comments; exactly one terminal `done` or `error` event, then the stream closes.";
+
+// ── the document ───────────────────────────────────────────────────────────────────────
+
+const PUBLIC: never[] = [];
+
+const paths = {
+  "/v1/executions": {
+    post: {
+      operationId: "createExecution",
+      tags: ["executions"],
+      summary: "Invoke a tool (sync, async, dry run, or streamed)",
+      requestBody: requestBody(ref("ExecutionRequest")),
+      responses: {
+        "200": {
+          description: `sync: the finished execution; dry_run: the decision; \`stream: true\`: the event stream. ${SSE_NOTE}`,
+          headers: executionHeaders,
+          content: { ...body({ oneOf: [ref("ExecutionView"), ref("DryRun")] }), ...sse },
         },
+        "202": ok("async: accepted", ref("Accepted"), { Location: header("Location"), ...executionHeaders }),
+        ...executionErrors([
+          ...CALLER,
+          "invalid_request",
+          "invalid_input",
+          "forbidden",
+          "tool_not_found",
+          "tool_deprecated",
+          "payload_too_large",
+          "unsupported_media_type",
+          "idempotency_conflict",
+          "rate_limited",
+          "no_healthy_provider",
+        ]),
+      },
+    },
+    get: {
+      operationId: "listExecutions",
+      tags: ["executions"],
+      summary: "The caller's tenant's executions, newest first",
+      parameters: listFilters,
+      responses: { "200": ok("a page", ref("ExecutionList")), ...errors([...CALLER, "invalid_request"]) },
+    },
+  },
+  "/v1/executions/{id}": {
+    get: {
+      operationId: "getExecution",
+      tags: ["executions"],
+      summary: "Status, and the result once finished",
+      parameters: [executionId],
+      responses: { "200": ok("the execution", ref("ExecutionView")), ...errors([...CALLER, "execution_not_found"]) },
+    },
+  },
+  "/v1/executions/{id}/stream": {
+    get: {
+      operationId: "streamExecution",
+      tags: ["executions"],
+      summary: "The execution's events (SSE), replayed from Last-Event-ID or ?after=",
+      parameters: [
+        executionId,
+        query("after", { type: "integer", minimum: 0 }, "Resume after this seq (Last-Event-ID wins)."),
+        { name: "Last-Event-ID", in: "header", required: false, description: "Resume after this seq.", schema: { type: "integer", minimum: 0 } },
+      ],
+      responses: {
+        "200": { description: `the event stream. ${SSE_NOTE}`, content: sse },
+        "204": { description: "resumed at or past the terminal event: nothing more will come" },
+        ...errors([...CALLER, "invalid_request", "execution_not_found", "rate_limited"]),
       },
     },
   },
-  ExecutionList: {
-    type: "object",
-    required: ["executions", "next_cursor"],
-    properties: { executions: { type: "array", items: { type: "object", required: ["execution_id", "tool", "status", "accepted_at"] } }, next_cursor: { type: ["string", "null"] } },
+  "/v1/executions/{id}/cancel": {
+    post: {
+      operationId: "cancelExecution",
+      tags: ["executions"],
+      summary: "Cancel (TRT-002 §8)",
+      parameters: [executionId],
+      requestBody: { required: false, content: { [JSON_TYPE]: { schema: ref("CancelRequest") } } },
+      responses: { "200": ok("the execution, ended (or as it already was)", ref("ExecutionView")), ...errors([...CALLER, "invalid_request", "payload_too_large", "execution_not_found"]) },
+    },
   },
-  AuditList: {
-    type: "object",
-    required: ["records", "next_cursor"],
-    properties: { records: { type: "array", items: { type: "object", required: ["execution_id", "tenant", "agent", "tool", "params_hash", "status"] } }, next_cursor: { type: ["string", "null"] } },
+  "/v1/tools": {
+    get: { operationId: "listTools", tags: ["tools"], summary: "Every tool", responses: { "200": ok("the registry's view", ref("ToolList")), ...errors(CALLER) } },
+  },
+  "/v1/tools/{name}": {
+    get: {
+      operationId: "getTool",
+      tags: ["tools"],
+      summary: "One tool: versions, providers with trust and health, schemas",
+      parameters: [path("name", "The tool's name.")],
+      responses: { "200": ok("the tool", ref("ToolView")), ...errors([...CALLER, "tool_not_found"]) },
+    },
+  },
+  "/v1/openapi.json": {
+    get: {
+      operationId: "getOpenApiDocument",
+      tags: ["operations"],
+      summary: "This document",
+      security: PUBLIC,
+      responses: { "200": { description: "OpenAPI 3.1", content: { [JSON_TYPE]: { schema: { type: "object", additionalProperties: true } } } }, ...errors(ALWAYS) },
+    },
+  },
+  "/healthz": {
+    get: { operationId: "getHealth", tags: ["operations"], summary: "The Worker answers", security: PUBLIC, responses: { "200": ok("alive", ref("Health")), ...errors(ALWAYS) } },
+  },
+  "/readyz": {
+    get: {
+      operationId: "getReadiness",
+      tags: ["operations"],
+      summary: "The registry is loaded and every provider answers",
+      security: PUBLIC,
+      responses: { "200": ok("ready", ref("Readiness")), "503": ok("not ready: `status: not_ready` and `error`", ref("Readiness")), ...errors(ALWAYS) },
+    },
+  },
+  "/metrics": {
+    get: {
+      operationId: "getMetrics",
+      tags: ["operations"],
+      summary: "Prometheus text format (operators)",
+      responses: { "200": { description: "exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(OPERATOR) },
+    },
+  },
+  "/v1/audit": {
+    get: {
+      operationId: "listAuditRecords",
+      tags: ["operators"],
+      summary: "The audit log, every tenant's",
+      parameters: [...listFilters, query("tenant", { type: "string" }, "Only this tenant.")],
+      responses: { "200": ok("a page", ref("AuditList")), ...errors([...OPERATOR, "invalid_request"]) },
+    },
+  },
+  "/v1/admin/registry/refresh": {
+    post: {
+      operationId: "refreshRegistry",
+      tags: ["operators"],
+      summary: "Re-read every provider's manifest",
+      responses: { "200": ok("the new registry", ref("RegistrySummary")), ...errors(OPERATOR) },
+    },
+  },
+  "/v1/admin/providers/{name}": {
+    patch: {
+      operationId: "updateProvider",
+      tags: ["operators"],
+      summary: "Change a provider's trust, or disable it",
+      parameters: [path("name", "The provider's configured name.")],
+      requestBody: requestBody(ref("ProviderPatch")),
+      responses: { "200": ok("the provider", ref("Provider")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]) },
+    },
+  },
+  "/v1/admin/providers/{name}/health": {
+    delete: {
+      operationId: "resetProviderHealth",
+      tags: ["operators"],
+      summary: "Forget what calls taught about a provider (statistics, breakers, liveness)",
+      parameters: [path("name", "The provider's configured name.")],
+      responses: { "200": ok("the provider", ref("Provider")), ...errors([...OPERATOR, "not_found"]) },
+    },
+  },
+  "/v1/admin/tools/{name}/versions/{version}/deprecation": {
+    parameters: [path("name", "The tool's name."), path("version", "The version.")],
+    put: {
+      operationId: "deprecateToolVersion",
+      tags: ["operators"],
+      summary: "Deprecate a version with a sunset and a replacement",
+      requestBody: requestBody(ref("DeprecationRequest")),
+      responses: { "200": ok("the version's deprecation", ref("DeprecationState")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "tool_not_found"]) },
+    },
+    delete: {
+      operationId: "undeprecateToolVersion",
+      tags: ["operators"],
+      summary: "Lift a version's deprecation",
+      responses: { "200": ok("the version, no longer deprecated", ref("DeprecationState")), ...errors([...OPERATOR, "tool_not_found"]) },
+    },
+  },
+  "/v1/admin/keys": {
+    post: {
+      operationId: "createApiKey",
+      tags: ["operators"],
+      summary: "Create an API key (its secret is in this answer only)",
+      requestBody: requestBody(ref("ApiKeyRequest")),
+      responses: { "201": ok("the key", ref("NewApiKey")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+    },
+    get: {
+      operationId: "listApiKeys",
+      tags: ["operators"],
+      summary: "API keys, without secrets",
+      parameters: [query("tenant", { type: "string" }, "Only this tenant's keys.")],
+      responses: { "200": ok("the keys", ref("ApiKeyList")), ...errors(OPERATOR) },
+    },
+  },
+  "/v1/admin/keys/{id}": {
+    delete: {
+      operationId: "revokeApiKey",
+      tags: ["operators"],
+      summary: "Revoke an API key",
+      parameters: [path("id", "The key's id (key_…).")],
+      responses: { "200": ok("the revoked key", ref("ApiKey")), ...errors([...OPERATOR, "not_found"]) },
+    },
+  },
+  "/v1/admin/audit/drill/fail-next-batch": {
+    post: {
+      operationId: "armAuditDrill",
+      tags: ["operators"],
+      summary: "Drill: the audit consumer fails its next batch halfway",
+      responses: { "200": ok("armed", ref("AuditDrill")), ...errors(OPERATOR) },
+    },
+  },
+  "/v1/admin/audit/drill/fail-next-send": {
+    post: {
+      operationId: "armAuditSendDrill",
+      tags: ["operators"],
+      summary: "Drill: the next audit sends of the isolate serving this request fail; the durable outbox must deliver them",
+      requestBody: requestBody(ref("SendDrillRequest"), false),
+      responses: { "200": ok("armed", ref("SendDrill")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+    },
   },
 };
-
-const errors = {
-  "400": errorResponse("invalid_request, invalid_input, resource_exceeded"),
-  "401": errorResponse("unauthenticated"),
-  "403": errorResponse("forbidden (details.level: 1, 2 or 3)"),
-  "404": errorResponse("tool_not_found, execution_not_found"),
-  "406": errorResponse("not_acceptable"),
-  "409": errorResponse("idempotency_conflict, cancelled"),
-  "410": errorResponse("tool_deprecated"),
-  "413": errorResponse("payload_too_large"),
-  "415": errorResponse("unsupported_media_type"),
-  "429": errorResponse("rate_limited (Retry-After)"),
-  "500": errorResponse("internal"),
-  "503": errorResponse("no_healthy_provider, sandbox_unavailable (Retry-After)"),
-};
-
-/** An execution that ran and failed answers with its error's status and both the view and `error`. */
-const failedExecution = { description: "the execution ran and did not succeed", content: json(ref("ExecutionView")) };
-
-const id = { name: "id", in: "path", required: true, schema: { type: "string" } };
 
 export const openApiDocument = {
   openapi: "3.1.0",
   info: {
     title: "Tool Runtime",
     version: "1.0.0",
-    description: "TRT-002: invoke tools by name, synchronously, asynchronously or as a stream of events, with cancellation.",
+    description:
+      "TRT-002: invoke tools by name, synchronously, asynchronously or as a stream of events, with cancellation. Every JSON answer is also available as MessagePack (`Accept: application/msgpack`). The Connect/gRPC-Web face is described by proto/tool_runtime/v1/runtime.proto.",
+    // The package is private and grants no licence (package.json has none).
+    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
   },
+  servers: [{ url: "/", description: "The origin that serves this document." }],
+  tags: [
+    { name: "executions", description: "Invoke tools and follow, read and cancel their executions (TRT-002 §3-§9)." },
+    { name: "tools", description: "The registry's view of tools, versions and providers." },
+    { name: "operations", description: "Health, readiness, metrics and this document." },
+    { name: "operators", description: "Operators only (admin role): audit log, registry, API keys." },
+  ],
+  security: [{ bearer: [] }],
   components: {
     schemas,
+    responses: errorResponses(),
+    headers,
     securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key (trt_…) or a JWT from the configured issuer." } },
   },
-  security: [{ bearer: [] }],
-  paths: {
-    "/v1/executions": {
-      post: {
-        summary: "Invoke a tool (sync, async, dry run, or streamed)",
-        requestBody: { required: true, content: json(ref("ExecutionRequest")) },
-        responses: {
-          "200": {
-            description: "sync: the finished execution; dry_run: the decision; stream: text/event-stream",
-            content: { ...json({ oneOf: [ref("ExecutionView"), ref("DryRun")] }), "text/event-stream": { schema: { type: "string" } } },
-          },
-          "202": { description: "async: accepted", content: json(ref("Accepted")) },
-          ...errors,
-          "422": failedExecution,
-          "502": failedExecution,
-          "504": failedExecution,
-        },
-      },
-      get: {
-        summary: "The caller's tenant's executions, newest first",
-        parameters: ["tool", "status", "since", "until", "limit", "cursor"].map((name) => ({ name, in: "query", required: false, schema: { type: "string" } })),
-        responses: { "200": { description: "a page", content: json(ref("ExecutionList")) }, ...errors },
-      },
-    },
-    "/v1/executions/{id}": {
-      get: { summary: "Status, and the result once finished", parameters: [id], responses: { "200": { description: "the execution", content: json(ref("ExecutionView")) }, ...errors } },
-    },
-    "/v1/executions/{id}/stream": {
-      get: {
-        summary: "The execution's events (SSE), replayed from Last-Event-ID or ?after=",
-        parameters: [id],
-        responses: { "200": { description: "event stream", content: { "text/event-stream": { schema: { type: "string" } } } }, "204": { description: "resumed past the terminal event" }, ...errors },
-      },
-    },
-    "/v1/executions/{id}/cancel": {
-      post: { summary: "Cancel (TRT-002 §8)", parameters: [id], responses: { "200": { description: "the execution, ended", content: json(ref("ExecutionView")) }, ...errors } },
-    },
-    "/v1/tools": {
-      get: {
-        summary: "Every tool",
-        responses: {
-          "200": { description: "the registry's view", content: json({ type: "object", required: ["registry_version", "tools"], properties: { tools: { type: "array", items: ref("ToolSummary") } } }) },
-          ...errors,
-        },
-      },
-    },
-    "/v1/tools/{name}": {
-      get: { summary: "One tool", parameters: [{ ...id, name: "name" }], responses: { "200": { description: "the tool", content: json(ref("ToolView")) }, ...errors } },
-    },
-    "/v1/audit": {
-      get: { summary: "Operators: the audit log", responses: { "200": { description: "a page", content: json(ref("AuditList")) }, ...errors } },
-    },
-  },
+  paths,
 } as const;

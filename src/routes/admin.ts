@@ -97,8 +97,9 @@ export function auditDb(env: Env): D1Database {
  * deliver every record once (src/audit/outbox.ts).
  */
 admin.post("/audit/drill/fail-next-send", async (c) => {
-  const body = await objectBody(c.req.raw, c.env, ["count"]).catch(() => ({}) as Record<string, unknown>);
-  const count = typeof body.count === "number" && Number.isSafeInteger(body.count) && body.count > 0 && body.count <= 100 ? body.count : 1;
+  const body = c.req.header("content-length") === "0" || !c.req.raw.body ? {} : await objectBody(c.req.raw, c.env, ["count"]);
+  const count = body.count ?? 1;
+  if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100) throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
   armSendFailure(count);
   return reply(c, { armed: "fail_next_audit_send", count });
 });

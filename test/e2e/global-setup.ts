@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import type { TestProject } from "vitest/node";
+import { SAMPLES_DIR } from "../openapi/samples.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -44,6 +45,8 @@ function freePort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject) {
+  // This run's response samples only (conformance.ts writes them; the posttest check reads them).
+  rmSync(SAMPLES_DIR, { recursive: true, force: true });
   const port = await freePort();
   const inspectorPort = await freePort();
   const state = mkdtempSync(join(tmpdir(), "tool-runtime-e2e-"));

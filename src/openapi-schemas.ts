@@ -1,0 +1,305 @@
+/**
+ * The component schemas of the OpenAPI document (src/openapi.ts): every body the runtime
+ * answers, property by property. They mirror the shared types (src/contract.ts and the types
+ * the routes build); `npm run typecheck` holds the two together (test/openapi/contract.ts
+ * assigns each project type to the type openapi-typescript generates from these schemas, and
+ * back), and the e2e suite holds every real response to them.
+ *
+ * Adding a status, an event type or a field is one line: the lists below, or one property.
+ * Request defaults are said in descriptions, not with `default`: openapi-typescript (as
+ * generators commonly do) types a property with a default as always present.
+ */
+import { ERROR_TABLE } from "./errors.ts";
+
+/** TRT-002 §9 (src/contract.ts ExecutionStatus). */
+export const EXECUTION_STATUSES = ["queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
+/** TRT-002 §8 (src/contract.ts CancellationOutcome). */
+const CANCELLATION_OUTCOMES = ["before_start", "cooperative", "forced", "already_finished"];
+/** TRT-002 §7: what a provider emits, then the one terminal event. */
+const EMITTED_EVENT_TYPES = ["stdout", "stderr", "progress", "partial", "log"];
+const TRUST = ["system", "verified", "community"];
+const BREAKER = ["closed", "open", "half_open"];
+const ERROR_TYPES = ["request_error", "auth_error", "registry_error", "execution_error", "runtime_error"];
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** Any JSON value (a tool's input or output: its own schema is in GET /v1/tools/{name}). */
+const anyJson = {};
+/** An object with members the runtime does not fix (a JSON Schema, error details, a context). */
+const freeObject = { type: "object", additionalProperties: true };
+const str = { type: "string" };
+const int = { type: "integer" };
+const num = { type: "number" };
+const bool = { type: "boolean" };
+const time = { type: "string", format: "date-time" };
+const nullable = (schema: { type: string; [k: string]: unknown }) => ({ ...schema, type: [schema.type, "null"] });
+const strings = { type: "array", items: str };
+const oneOfStrings = (values: readonly string[]) => ({ type: "string", enum: values });
+
+/** A closed object: every property listed; `required` names those always present. */
+function object(properties: Record<string, object>, required: string[] = Object.keys(properties), description?: string) {
+  return { type: "object", ...(description ? { description } : {}), required, properties, additionalProperties: false };
+}
+
+/** The list's members, each one line; `optional` are left out of `required`. */
+const all = (properties: Record<string, object>, optional: string[] = []) => object(properties, Object.keys(properties).filter((k) => !optional.includes(k)));
+
+const violation = all({ path: { ...str, description: "JSON Pointer into the input (empty: the whole input)" }, message: str, keyword: str });
+const deprecation = all({ sunset: time, replacement: nullable(str), deprecated_at: time });
+const intent = all(
+  {
+    verdict: oneOfStrings(["skipped", "aligned", "misaligned", "pending"]),
+    mode: oneOfStrings(["sync", "async", "none"]),
+    reason: str,
+    profile: str,
+    cached: { ...bool, description: "The verdict came from the verifier's answer to an earlier call of the same agent and tool (read-only tools)." },
+  },
+  ["profile", "cached"],
+);
+
+const apiKey = {
+  key_id: str,
+  tenant: str,
+  agent: str,
+  capabilities: strings,
+  channels: strings,
+  role: oneOfStrings(["tenant", "admin"]),
+  created_at: time,
+  revoked_at: time,
+};
+const mode = oneOfStrings(["sync", "async"]);
+
+export const schemas = {
+  ExecutionId: {
+    type: "string",
+    pattern: "^exec_([0-9a-f]{64}|e[0-9a-f]{44})$",
+    description: "exec_<64 hex>: an execution with its own object (async, streamed, keyed); exec_e<44 hex>: a sync call that ran at the edge.",
+  },
+  ErrorBody: all(
+    {
+      code: { type: "string", enum: Object.keys(ERROR_TABLE), description: "From the error table (README, src/errors.ts)." },
+      message: str,
+      type: oneOfStrings(ERROR_TYPES),
+      retryable: bool,
+      details: {
+        ...freeObject,
+        properties: {
+          tool_code: { ...str, description: "With tool_error: the tool's own error code, from its manifest's error_codes (AIOS §6.3)." },
+          ref: { ...str, description: "With provider_crashed and internal: a reference into the log, where the full text is." },
+        },
+      },
+    },
+    ["details"],
+  ),
+  ErrorEnvelope: all({ error: ref("ErrorBody") }),
+  ExecutionRequest: all(
+    {
+      tool: str,
+      version: str,
+      provider: { ...str, description: "Only this provider; no fall-back." },
+      tenant: { ...str, description: "May only repeat the credential's tenant." },
+      project: str,
+      input: anyJson,
+      context: freeObject,
+      limits: object({ timeout_ms: { type: "integer", minimum: 1 }, max_output_bytes: { type: "integer", minimum: 1 } }, []),
+      mode: { type: "string", enum: ["sync", "async", "dry_run"], description: "sync when left out" },
+      stream: { ...bool, description: "false when left out" },
+      idempotency_key: { type: "string", minLength: 1, maxLength: 255 },
+    },
+    ["version", "provider", "tenant", "project", "context", "limits", "mode", "stream", "idempotency_key"],
+  ),
+  CancelRequest: object({ grace_ms: { type: "integer", minimum: 0, description: "0 stops waiting at once; at most MAX_CANCEL_GRACE_MS." } }, []),
+  ExecutionBlock: all({
+    sandbox: { type: "string", const: "v8-isolate" },
+    worker: nullable(str),
+    queued_ms: nullable(num),
+    started_ms: nullable(num),
+    duration_ms: nullable(num),
+    timeout_ms: num,
+    resources: all({ cpu_ms: { type: "null" }, peak_memory_mb: { type: "null" } }),
+  }),
+  Attempt: all({ attempt: int, provider: str, outcome: { ...str, description: '"succeeded" or the error code the attempt ended with' }, started_ms: num, duration_ms: num }),
+  CapabilityDecision: all({
+    level1: all({ reachable: strings }),
+    level2: intent,
+    level3: all({ required: nullable(str), granted_by: nullable(str) }),
+  }),
+  Cancellation: all({ requested_at: time, outcome: { type: ["string", "null"], enum: [...CANCELLATION_OUTCOMES, null] } }),
+  ExecutionView: all(
+    {
+      execution_id: ref("ExecutionId"),
+      tool: str,
+      version: str,
+      status: oneOfStrings(EXECUTION_STATUSES),
+      output: anyJson,
+      partial_output: anyJson,
+      error: ref("ErrorBody"),
+      cancellation: ref("Cancellation"),
+      capability: ref("CapabilityDecision"),
+      attempts: { type: "array", items: ref("Attempt") },
+      execution: ref("ExecutionBlock"),
+    },
+    ["output", "partial_output", "error", "cancellation", "capability", "attempts"],
+  ),
+  /** A sync call that ran and did not succeed: the view with its error, at the error's status. */
+  FailedExecution: { allOf: [ref("ExecutionView")], required: ["error"] },
+  Accepted: all({ execution_id: str, status: oneOfStrings(EXECUTION_STATUSES) }),
+  DryRun: all({
+    mode: { type: "string", const: "dry_run" },
+    tool: str,
+    version: str,
+    provider: { ...nullable(str), description: "The provider that would serve; null when none could." },
+    ranking: {
+      type: "array",
+      items: all({ place: int, provider: str, trust: oneOfStrings(TRUST), p50_ms: nullable(num), error_rate: nullable(num), breaker: oneOfStrings(BREAKER), reason: str }),
+    },
+    excluded: { type: "array", items: all({ provider: str, reason: str, retry_at: nullable(time) }) },
+    capability: all(
+      {
+        allowed: bool,
+        decision: ref("CapabilityDecision"),
+        denial: all({ level: { type: ["integer", "null"] }, reason: str, required: nullable(str) }, ["level", "required"]),
+      },
+      ["decision", "denial"],
+    ),
+    schema: all({ valid: bool, violations: { type: "array", items: violation } }),
+    deprecation: { oneOf: [deprecation, { type: "null" }] },
+  }),
+  StreamEvent: all(
+    {
+      seq: { type: "integer", minimum: 1, description: "Also the SSE id: resume with Last-Event-ID." },
+      type: oneOfStrings(["start", ...EMITTED_EVENT_TYPES, "done", "error"]),
+      at: time,
+      data: { ...anyJson, description: "start: {sandbox, worker}; done: {output, execution}; error: {status, error, partial_output?, cancellation?, execution}; others: what the tool emitted." },
+    },
+  ),
+  ToolList: all({
+    registry_version: int,
+    tools: { type: "array", items: all({ name: str, active_version: str, description: str, versions: strings, providers: { ...strings, description: "best first" } }) },
+  }),
+  ToolView: all({
+    name: str,
+    active_version: str,
+    description: str,
+    versions: {
+      type: "array",
+      items: all({
+        version: str,
+        active: bool,
+        description: str,
+        deprecation: { oneOf: [deprecation, { type: "null" }] },
+        providers: { type: "array", items: ref("ToolOffering") },
+      }),
+    },
+  }),
+  ToolOffering: all({
+    provider: str,
+    trust: oneOfStrings(TRUST),
+    p50_ms: nullable(num),
+    error_rate: nullable(num),
+    samples: int,
+    breaker: oneOfStrings(BREAKER),
+    alive: bool,
+    disabled: bool,
+    capability_required: nullable(str),
+    idempotent: bool,
+    latency_class: oneOfStrings(["instant", "fast", "slow", "long_running"]),
+    effects: oneOfStrings(["read", "write", "delete", "send"]),
+    coercion: oneOfStrings(["strict", "lenient"]),
+    partial_merge: { ...oneOfStrings(["replace", "append"]), description: "How its partial events make the partial output (AIOS §6.2)." },
+    error_codes: { type: "array", items: all({ code: str, description: str }), description: "The tool's own error codes (details.tool_code of a tool_error)." },
+    input_schema: { type: ["object", "boolean"], additionalProperties: true },
+    output_schema: { type: ["object", "boolean"], additionalProperties: true },
+  }),
+  ExecutionList: all({
+    executions: {
+      type: "array",
+      items: all({
+        execution_id: str,
+        tool: str,
+        version: str,
+        provider: nullable(str),
+        project: nullable(str),
+        mode,
+        status: oneOfStrings(EXECUTION_STATUSES),
+        error_code: nullable(str),
+        accepted_at: time,
+        ended_at: nullable(time),
+      }),
+    },
+    next_cursor: nullable(str),
+  }),
+  AuditList: all({
+    records: {
+      type: "array",
+      items: all({
+        execution_id: str,
+        tenant: str,
+        agent: str,
+        project: nullable(str),
+        face: { ...oneOfStrings(["rest", "rpc", "connect", "mcp"]), description: "The face the call came through." },
+        tool: str,
+        version: str,
+        provider: nullable(str),
+        params_hash: { ...str, description: "SHA-256 of the input (never the input)" },
+        mode,
+        status: oneOfStrings(EXECUTION_STATUSES),
+        error_code: nullable(str),
+        latency_ms: int,
+        attempts: { type: "array", items: ref("Attempt") },
+        capability: ref("CapabilityDecision"),
+        correlation_id: nullable(str),
+        trace_id: nullable(str),
+        accepted_at: time,
+        ended_at: time,
+      }),
+    },
+    next_cursor: nullable(str),
+  }),
+  Health: all({ status: { type: "string", const: "ok" } }),
+  Readiness: all(
+    {
+      status: oneOfStrings(["ready", "not_ready"]),
+      registry_version: int,
+      tools: int,
+      providers: { type: "array", items: all({ name: str, reachable: bool, error: str }, ["error"]) },
+      problems: strings,
+      error: ref("ErrorBody"),
+    },
+    ["error"],
+  ),
+  Provider: all(
+    {
+      name: str,
+      binding: str,
+      trust: oneOfStrings(TRUST),
+      seq: int,
+      reachable: bool,
+      tools: int,
+      error: str,
+      disabled: bool,
+      dead: all({ since: num, reason: str }),
+    },
+    ["error", "disabled", "dead"],
+  ),
+  RegistrySummary: all({ registry_version: int, providers: { type: "array", items: ref("Provider") }, problems: strings, tools: int }),
+  ProviderPatch: object({ trust: oneOfStrings(TRUST), disabled: bool }, []),
+  DeprecationRequest: object({ sunset: time, replacement: { ...nullable(str), description: "name or name@version" } }, ["sunset"]),
+  DeprecationState: all({ tool: str, version: str, deprecation: { oneOf: [deprecation, { type: "null" }] }, active_version: str }),
+  ApiKeyRequest: object(
+    {
+      tenant: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+      agent: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+      capabilities: strings,
+      channels: { ...strings, description: '["*"] (every provider) when left out' },
+      role: { type: "string", enum: ["tenant", "admin"], description: "tenant when left out" },
+    },
+    ["tenant", "agent"],
+  ),
+  ApiKey: all(apiKey, ["revoked_at"]),
+  NewApiKey: all({ key: { ...str, description: "The secret: shown in this answer only." }, ...apiKey }, ["revoked_at"]),
+  ApiKeyList: all({ keys: { type: "array", items: ref("ApiKey") } }),
+
+  AuditDrill: all({ armed: str }),
+  SendDrillRequest: object({ count: { type: "integer", minimum: 1, maximum: 100 } }, []),
+  SendDrill: all({ armed: str, count: int }),
+};

@@ -1,0 +1,73 @@
+/**
+ * The docs cannot drift from the tree: every relative link in README.md, docs/*.md and
+ * bench/README.md names a file that exists (and a heading that exists, when it has an
+ * anchor), and every `npm run <script>` (and `npm start` / `npm test`) they name is a script
+ * in package.json.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const DOCS = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`), "bench/README.md"];
+const read = (file: string) => readFileSync(join(root, file), "utf8");
+
+const withoutFences = (markdown: string) => markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "");
+/** The text outside code blocks and inline code, where a link is a link. */
+const prose = (markdown: string) => withoutFences(markdown).replace(/`[^`\n]*`/g, "");
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+export function anchorsOf(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const [, text] of withoutFences(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const plain = text.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/[*`]/g, "");
+    const slug = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    anchors.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return anchors;
+}
+
+/** Relative links `[text](target)` and `![alt](target)` outside code, with where they point. */
+function relativeLinks(file: string): { target: string; path: string; anchor?: string }[] {
+  return [...prose(read(file)).matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)]
+    .map((m) => m[1])
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
+    .map((target) => {
+      const [path, anchor] = target.split("#");
+      return { target, path: path === "" ? file : relative(root, join(root, dirname(file), decodeURIComponent(path))), anchor };
+    });
+}
+
+describe("the docs", () => {
+  it.each(DOCS)("%s: every relative link names an existing file and heading", (file) => {
+    const broken = relativeLinks(file).flatMap(({ target, path, anchor }) => {
+      if (!existsSync(join(root, path))) return [`${target}: no file ${path}`];
+      if (anchor && path.endsWith(".md") && !anchorsOf(read(path)).has(anchor)) return [`${target}: no heading #${anchor} in ${path}`];
+      return [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  it.each(DOCS)("%s: every npm script it names exists", (file) => {
+    const scripts = Object.keys(JSON.parse(read("package.json")).scripts as Record<string, string>);
+    const named = [...read(file).matchAll(/\bnpm (?:run(?:-script)? ([\w:.-]+)|(start|test)\b)/g)].map((m) => m[1] ?? m[2]);
+    expect(named.filter((s) => !scripts.includes(s))).toEqual([]);
+  });
+
+  it("finds GitHub's anchors, so a wrong one is caught", () => {
+    // The checker itself can fail: these are the anchors GitHub gives these headings.
+    expect([...anchorsOf("# Where the time goes\n## `npm test`: the layers\n## Tests\n## Tests\n```\n# not a heading\n```")]).toEqual([
+      "where-the-time-goes",
+      "npm-test-the-layers",
+      "tests",
+      "tests-1",
+    ]);
+  });
+});
