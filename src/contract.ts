@@ -114,3 +114,44 @@ export interface ToolView {
 /** AIOS §5.2.1: system > verified > community. */
 export type Trust = "system" | "verified" | "community";
 export const TRUST_ORDER: readonly Trust[] = ["system", "verified", "community"];
+
+/** One row of `GET /v1/executions` (the execution index, fed by the audit pipeline). */
+export interface ExecutionSummary {
+  execution_id: string;
+  tool: string;
+  version: string;
+  provider: string | null;
+  mode: string;
+  /** An ExecutionStatus; typed as a string because the index may hold newer ones. */
+  status: string;
+  error_code: string | null;
+  accepted_at: string | null;
+  ended_at: string | null;
+}
+
+/** One record of `GET /v1/audit` (operators; AIOS §5.7). */
+export interface AuditRecord {
+  execution_id: string;
+  tenant: string;
+  agent: string;
+  tool: string;
+  version: string;
+  provider: string | null;
+  /** SHA-256 of the input; the input itself is never kept. */
+  params_hash: string;
+  mode: string;
+  status: string;
+  error_code: string | null;
+  latency_ms: number | null;
+  attempts: { attempt: number; provider: string; outcome: string; started_ms: number; duration_ms: number }[];
+  capability: unknown;
+  correlation_id: string | null;
+  trace_id: string | null;
+  accepted_at: string | null;
+  ended_at: string | null;
+}
+
+/** A page of a listing: follow `next_cursor` (null on the last page). */
+export interface Page {
+  next_cursor: string | null;
+}

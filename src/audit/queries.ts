@@ -3,6 +3,7 @@
  * tenant only) and the audit log (`GET /v1/audit`, operators), with the same filters and
  * keyset pagination — a cursor names the last row seen, so pages never overlap or skip.
  */
+import type { AuditRecord, ExecutionSummary } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { ensureSchema } from "./schema.ts";
 
@@ -86,14 +87,14 @@ async function page<T extends { execution_id: string }>(db: D1Database, table: s
 const iso = (t: unknown) => (typeof t === "number" ? new Date(t).toISOString() : null);
 
 export async function listExecutions(db: D1Database, f: ListFilters) {
-  const { items, next_cursor } = await page(db, "executions", "accepted_at", f, (r) => ({
+  const { items, next_cursor } = await page(db, "executions", "accepted_at", f, (r): ExecutionSummary => ({
     execution_id: r.execution_id as string,
-    tool: r.tool,
-    version: r.version,
-    provider: r.provider,
-    mode: r.mode,
-    status: r.status,
-    error_code: r.error_code,
+    tool: r.tool as string,
+    version: r.version as string,
+    provider: r.provider as string | null,
+    mode: r.mode as string,
+    status: r.status as string,
+    error_code: r.error_code as string | null,
     accepted_at: iso(r.accepted_at),
     ended_at: iso(r.ended_at),
   }));
@@ -101,22 +102,22 @@ export async function listExecutions(db: D1Database, f: ListFilters) {
 }
 
 export async function listAudit(db: D1Database, f: ListFilters) {
-  const { items, next_cursor } = await page(db, "audit", "ended_at", f, (r) => ({
+  const { items, next_cursor } = await page(db, "audit", "ended_at", f, (r): AuditRecord => ({
     execution_id: r.execution_id as string,
-    tenant: r.tenant,
-    agent: r.agent,
-    tool: r.tool,
-    version: r.version,
-    provider: r.provider || null,
-    params_hash: r.params_hash,
-    mode: r.mode,
-    status: r.status,
-    error_code: r.error_code || null,
-    latency_ms: r.latency_ms,
+    tenant: r.tenant as string,
+    agent: r.agent as string,
+    tool: r.tool as string,
+    version: r.version as string,
+    provider: (r.provider as string) || null,
+    params_hash: r.params_hash as string,
+    mode: r.mode as string,
+    status: r.status as string,
+    error_code: (r.error_code as string) || null,
+    latency_ms: r.latency_ms as number | null,
     attempts: JSON.parse(r.attempts as string),
     capability: JSON.parse(r.capability as string),
-    correlation_id: r.correlation_id,
-    trace_id: r.trace_id,
+    correlation_id: r.correlation_id as string | null,
+    trace_id: r.trace_id as string | null,
     accepted_at: iso(r.accepted_at),
     ended_at: iso(r.ended_at),
   }));
