@@ -25,6 +25,8 @@ export interface LocalErrorBody {
 
 export class ToolRuntimeError extends Error {
   readonly code: ErrorCode | LocalErrorCode;
+  /** The TRT-002 error type (`request_error`, `auth_error`…); `local_error` for local codes. */
+  readonly type: string;
   readonly retryable: boolean;
   /** The HTTP status; 0 when no response was received (local errors). */
   readonly status: number;
@@ -37,6 +39,7 @@ export class ToolRuntimeError extends Error {
     super(body.message);
     this.name = "ToolRuntimeError";
     this.code = body.code;
+    this.type = "type" in body ? body.type : "local_error";
     this.retryable = body.retryable;
     this.status = status;
     this.details = body.details;

@@ -12,14 +12,15 @@
  * execution ran, its `execution` view.
  */
 import type { ApiKeyRecord } from "../src/auth/api-keys.ts";
-import type { AuditRecord, ExecutionRequest, ExecutionSummary, ExecutionView, Page, ToolView } from "../src/contract.ts";
+import type { AuditRecord, ExecutionRequest, ExecutionSummary, ExecutionView, Page, ToolOfferingView, ToolVersionView, ToolView } from "../src/contract.ts";
 import type { DryRunReport } from "../src/pipeline/plan.ts";
 import { localError } from "./errors.ts";
 import { followEvents, type StreamEvent, type StreamOptions } from "./events.ts";
 import { createTransport } from "./http.ts";
 
-export type { ApiKeyRecord, AuditRecord, DryRunReport, ExecutionSummary, ExecutionView, StreamEvent, StreamOptions, ToolView };
+export type { ApiKeyRecord, AuditRecord, DryRunReport, ExecutionSummary, ExecutionView, StreamEvent, StreamOptions, ToolOfferingView, ToolVersionView, ToolView };
 export { ToolRuntimeError, type LocalErrorCode } from "./errors.ts";
+export { explainError, type Explanation } from "./explain.ts";
 export { describeEvent, describeStatus, KNOWN_STATUSES, progressFraction, STATUS_INFO, type StatusInfo, type StatusTone } from "./statuses.ts";
 
 export interface ClientOptions {
