@@ -1,10 +1,11 @@
 /**
- * `trt call TOOL [JSON | @file | -] [--async | --stream]`. Without --async the call is made
- * as a streamed call even when its events are not printed: the execution id arrives at once,
- * so progress can be drawn and Ctrl-C can cancel the execution (a plain sync call's id
- * reaches the caller only with its answer).
+ * `trt call TOOL [JSON | @file | -] [--async | --stream]`. Without a flag, trt waits for the
+ * result: an instant or fast tool is called plainly (mode sync, the runtime's fast path); a
+ * slow or long-running one is called as a stream whose events are not printed, because only
+ * a stream gives the execution id at once — so a progress bar can be drawn and Ctrl-C can
+ * cancel the execution (a plain sync call's id reaches the caller only with its answer).
  */
-import type { ExecutionView, InvokeOptions } from "../../client/index.ts";
+import { ToolRuntimeError, type ExecutionView, type InvokeOptions } from "../../client/index.ts";
 import type { Cli } from "../context.ts";
 import { EXIT, exitCodeOfStatus } from "../exit-codes.ts";
 import { readInput } from "../input.ts";
@@ -23,6 +24,24 @@ export async function call(cli: Cli, [tool, inputArg]: string[]): Promise<number
     const started = await client.start(tool, input, options);
     cli.stdout.write(flags.json ? `${pretty(started)}\n` : `started ${started.execution_id} (${started.status})\n  trt watch ${started.execution_id}\n`);
     return EXIT.ok;
+  }
+
+  if (!flags.stream && (await isQuick(cli, tool))) {
+    const stopListening = cli.onInterrupt(() => {
+      cli.stderr.write("\ninterrupted; a quick call cannot be cancelled from here (its id comes with its answer), and it ends within its timeout\n");
+      process.exit(EXIT.interrupted);
+    });
+    try {
+      const view = await client.invoke(tool, input, options).catch((err: unknown) => {
+        // The execution ran and failed: its view is the answer (exit 1), not a refusal.
+        if (err instanceof ToolRuntimeError && err.execution) return err.execution;
+        throw err;
+      });
+      cli.stdout.write(flags.json ? `${pretty(view)}\n` : renderView(view));
+      return exitCodeOfStatus(view.status);
+    } finally {
+      stopListening();
+    }
   }
 
   const abort = new AbortController();
@@ -57,4 +76,12 @@ export async function call(cli: Cli, [tool, inputArg]: string[]): Promise<number
   } finally {
     stopListening();
   }
+}
+
+/** Instant and fast tools (the active version's best provider says) are called plainly. */
+async function isQuick(cli: Cli, tool: string): Promise<boolean> {
+  const view = await cli.client.getTool(tool);
+  const version = view.versions.find((v) => (cli.flags.version ? v.version === cli.flags.version : v.active)) ?? view.versions[0];
+  const latency = version?.providers[0]?.latency_class;
+  return latency === "instant" || latency === "fast";
 }

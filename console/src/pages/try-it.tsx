@@ -97,7 +97,7 @@ export function TryIt({ tool, version, schema }: { tool: string; version: string
         </div>
         <div class="actions" role="group" aria-label="Run the tool">
           {MODES.map(({ mode, label }) => (
-            <button key={mode} type={mode === "sync" ? "submit" : "button"} disabled={busy !== null || !parsed.ok} onClick={mode === "sync" ? undefined : () => void run(mode)}>
+            <button key={mode} data-mode={mode} type={mode === "sync" ? "submit" : "button"} disabled={busy !== null || !parsed.ok} onClick={mode === "sync" ? undefined : () => void run(mode)}>
               {label}
             </button>
           ))}
