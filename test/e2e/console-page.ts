@@ -28,7 +28,7 @@ export async function tabTo(page: Page, selector: string, max = 60): Promise<voi
 /** Controls on the page without an accessible name (label, aria-label, aria-labelledby or text). */
 export function unlabeledControls(page: Page): Promise<string[]> {
   return page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>("input, select, textarea, button, a[href], progress")]
+    Array.from(document.querySelectorAll<HTMLElement>("input, select, textarea, button, a[href], progress"))
       .filter((el) => {
         const labels = (el as HTMLInputElement).labels;
         if (labels && labels.length > 0) return false;

@@ -4,7 +4,8 @@
  * in the executions list, and see an operator's latency chart with data. Screenshots are
  * saved to test/artifacts/.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, type Browser } from "./browser.ts";
 import { consoleUrl, signIn, signOut, tabTo, unlabeledControls } from "./console-page.ts";
 import { ADMIN_KEY, DEV_KEY, execute } from "./http.ts";
@@ -17,12 +18,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+// A tab of its own per test: session storage (the key, the drafts) is per tab.
+let page: Page;
+beforeEach(async () => {
+  page = await browser.context.newPage();
+});
+afterEach(async () => {
+  await page?.close();
+});
 
-const percentShown = (page: Browser["page"]) => page.locator(".monitor progress").getAttribute("data-percent").then(Number);
+const percentShown = (page: Page) => page.locator(".monitor progress").getAttribute("data-percent").then(Number);
 
 describe("the web console", () => {
   it("signs in, finds math.evaluate and runs it from the generated form", async () => {
-    const { page } = browser;
     await signIn(page, DEV_KEY);
     await page.getByLabel("Search tools").fill("math");
     await expect.poll(() => page.locator(".card").count()).toBe(1);
@@ -42,7 +50,7 @@ describe("the web console", () => {
   });
 
   it("streams demo.countdown with a moving progress bar, cancels it to cancelled with partial output, and lists it", async () => {
-    const { page } = browser;
+    await signIn(page, DEV_KEY);
     await page.goto(`${consoleUrl}#/tools/demo.countdown`);
     await page.getByLabel("from").fill("100");
     await page.getByLabel("interval_ms").fill("150");
@@ -76,11 +84,9 @@ describe("the web console", () => {
     }
     await expect.poll(() => row.locator("[data-status='cancelled']").count()).toBe(1);
     await screenshot(page, "executions-list");
-    await signOut(page);
   });
 
   it("shows an operator a latency chart with data", async () => {
-    const { page } = browser;
     for (let i = 0; i < 3; i++) expect((await execute({ tool: "text.stats", input: { text: `chart ${i}` }, limits: { timeout_ms: 5000 } })).status).toBe(200);
     await signIn(page, ADMIN_KEY);
     await page.getByRole("link", { name: "Operators" }).click();
@@ -93,11 +99,9 @@ describe("the web console", () => {
     expect(Number(await chart.locator(".chart-canvas").getAttribute("data-total"))).toBeGreaterThanOrEqual(3);
     await expect.poll(() => page.getByRole("heading", { name: "Audit log" }).count()).toBe(1);
     await screenshot(page, "operators");
-    await signOut(page);
   });
 
   it("is usable from the keyboard, and every control has a label", async () => {
-    const { page } = browser;
     await page.goto(consoleUrl);
     await page.keyboard.type(DEV_KEY); // the key field has the focus
     await page.keyboard.press("Enter");
@@ -126,6 +130,5 @@ describe("the web console", () => {
     await page.getByRole("link", { name: "Operators" }).click();
     await page.getByRole("heading", { name: "API keys" }).waitFor();
     expect(await unlabeledControls(page)).toEqual([]);
-    await signOut(page);
   });
 });

@@ -47,7 +47,7 @@ function fieldFor(name: string, p: Schema, required: boolean): Field | string {
   for (const c of COMBINATORS) if (c in p) return `uses ${c}`;
   const base = { name, required, label: p.title ?? name, help: p.description, default: p.default };
   if (Array.isArray(p.enum) && p.enum.every((v: unknown) => typeof v === "string" || typeof v === "number")) return { ...base, kind: "select", options: p.enum };
-  const type = Array.isArray(p.type) ? p.type.filter((t: string) => t !== "null") : [p.type];
+  const type: string[] = p.type === undefined ? [] : Array.isArray(p.type) ? p.type.filter((t: string) => t !== "null") : [p.type];
   if (type.length !== 1) return type.length === 0 ? "has no type" : `may be any of ${type.join(", ")}`;
   switch (type[0]) {
     case "string":
