@@ -26,7 +26,7 @@ export function useLoad<T>(load: (client: ToolRuntimeClient) => Promise<T>, deps
     return () => {
       current = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `load` is a fresh closure each render; `deps` says when it means something else.
   }, [client, round, ...deps]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
   return { data, error, loading, reload };

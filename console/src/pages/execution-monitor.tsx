@@ -4,7 +4,7 @@
  * `progress` events, partial output, then the result; and a Cancel button while it runs.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { describeEvent, describeStatus, progressFraction, ToolRuntimeError, type ExecutionView, type StreamEvent } from "../../../client/index.ts";
+import { describeEvent, describeStatus, progressFraction, type ExecutionView, type StreamEvent } from "../../../client/index.ts";
 import { useApp } from "../app-context.ts";
 import { JsonBlock, StatusBadge } from "../components/bits.tsx";
 import { Problem } from "../components/problem.tsx";
@@ -152,7 +152,7 @@ function LinkState({ link, onRetry }: { link: Link; onRetry: () => void }) {
       {link.state === "reconnecting" && ` (try ${link.attempt})`}
       {link.state === "lost" && (
         <>
-          <Problem error={link.error instanceof ToolRuntimeError ? link.error : link.error} />
+          <Problem error={link.error} />
           <button type="button" onClick={onRetry}>
             Reconnect
           </button>{" "}
