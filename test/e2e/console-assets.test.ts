@@ -41,6 +41,6 @@ describe("the console's static assets", () => {
     // A path that is neither an asset nor a route is the Worker's JSON 404, not a page.
     const missing = await fetch(`${baseUrl}/console-not-here`);
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error.code).toBe("not_found");
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("not_found");
   });
 });
