@@ -1,26 +1,33 @@
 /**
  * A typed client for the Tool Runtime's `/v1` API. It uses only `fetch`, streams and
- * `TextDecoder`, so it runs unchanged in Node 18+, browsers and Workers.
+ * `TextDecoder`, so it runs unchanged in Node 20+, browsers and Workers; `npm run
+ * build:client` builds it to ESM with type declarations (`dist/client/`).
  *
  *   const runtime = createClient({ baseUrl: "https://tools.example.com", apiKey });
  *   const view = await runtime.invoke("math.evaluate", { expression: "6 * 7" });
  *   for await (const event of runtime.stream(id)) console.log(event.type, event.data);
  *
- * Failures throw ToolRuntimeError with the TRT-002 `code`, `retryable`, HTTP `status`,
- * `details`, and, when an execution ran, its `execution` view.
+ * Failures throw ToolRuntimeError with the TRT-002 `code` (or a local one: `network_error`,
+ * `invalid_argument`, `bad_response`), `retryable`, HTTP `status`, `details`, and, when an
+ * execution ran, its `execution` view.
  */
-import type { ExecutionRequest, ExecutionView, ToolView } from "../src/contract.ts";
-import type { ErrorBody, ErrorCode } from "../src/errors.ts";
-import { readSse } from "./sse.ts";
+import type { ApiKeyRecord, AuditRecord, DryRunReport, ExecutionRequest, ExecutionSummary, ExecutionView, Page, ToolOfferingView, ToolVersionView, ToolView } from "../src/contract.ts";
+import { localError } from "./errors.ts";
+import { followEvents, type StreamEvent, type StreamOptions } from "./events.ts";
+import { createTransport } from "./http.ts";
 
-export type { ExecutionView, ToolView };
+export type { ApiKeyRecord, AuditRecord, DryRunReport, ExecutionSummary, ExecutionView, StreamEvent, StreamOptions, ToolOfferingView, ToolVersionView, ToolView };
+export { ToolRuntimeError, type LocalErrorCode } from "./errors.ts";
+export { explainError, type Explanation } from "./explain.ts";
+export { describeEvent, describeStatus, KNOWN_STATUSES, progressFraction, STATUS_INFO, type StatusInfo, type StatusTone } from "./statuses.ts";
 
 export interface ClientOptions {
   baseUrl: string;
+  /** A `trt_…` API key or a JWT; sent as `Authorization: Bearer …`. */
   apiKey: string;
   /** Defaults to the global fetch. */
   fetch?: typeof fetch;
-  /** How often `stream` reconnects after a dropped connection before giving up. */
+  /** Consecutive failed reconnects before a stream gives up (default 5). */
   maxReconnects?: number;
 }
 
@@ -28,28 +35,36 @@ export type InvokeOptions = Partial<Pick<ExecutionRequest, "version" | "provider
   traceparent?: string;
 };
 
-export interface StreamEvent {
-  seq: number;
-  type: "start" | "stdout" | "stderr" | "progress" | "partial" | "log" | "done" | "error";
-  at: string;
-  data: any;
+export interface ListFilters {
+  tool?: string;
+  status?: string;
+  /** ISO 8601 date-times. */
+  since?: string;
+  until?: string;
+  limit?: number;
+  cursor?: string;
 }
 
-export class ToolRuntimeError extends Error {
-  readonly code: ErrorCode | "network_error";
-  readonly retryable: boolean;
-  readonly status: number;
-  readonly details?: Record<string, unknown>;
-  readonly execution?: ExecutionView;
-  constructor(body: ErrorBody | { code: "network_error"; message: string; retryable: boolean }, status: number, execution?: ExecutionView) {
-    super(body.message);
-    this.name = "ToolRuntimeError";
-    this.code = body.code as ErrorCode | "network_error";
-    this.retryable = body.retryable;
-    this.status = status;
-    this.details = "details" in body ? body.details : undefined;
-    this.execution = execution;
-  }
+export interface ToolSummary {
+  name: string;
+  active_version: string;
+  description: string;
+  versions: string[];
+  providers: string[];
+}
+
+/** A streamed call: its id at once, then its events (resuming after drops). */
+export interface StreamedCall {
+  execution_id: string;
+  events: AsyncGenerator<StreamEvent>;
+}
+
+export interface NewKey {
+  tenant: string;
+  agent: string;
+  capabilities?: string[];
+  channels?: string[];
+  role?: "tenant" | "admin";
 }
 
 export interface ToolRuntimeClient {
@@ -57,95 +72,71 @@ export interface ToolRuntimeClient {
   invoke(tool: string, input: unknown, options?: InvokeOptions): Promise<ExecutionView>;
   /** Starts a tool and returns at once (mode async). */
   start(tool: string, input: unknown, options?: InvokeOptions): Promise<{ execution_id: string; status: string }>;
+  /** Runs a tool and answers with its event stream (TRT-002 §7), ending with `done` or `error`. */
+  invokeStream(tool: string, input: unknown, options?: InvokeOptions & Omit<StreamOptions, "after">): Promise<StreamedCall>;
+  /** Which provider would serve, the capability decision and the schema verdict; runs nothing. */
+  dryRun(tool: string, input: unknown, options?: InvokeOptions): Promise<DryRunReport>;
   get(executionId: string): Promise<ExecutionView>;
   /** The execution's events until its terminal one; resumes after a dropped connection. */
-  stream(executionId: string, options?: { after?: number }): AsyncGenerator<StreamEvent>;
+  stream(executionId: string, options?: StreamOptions): AsyncGenerator<StreamEvent>;
   cancel(executionId: string, options?: { grace_ms?: number }): Promise<ExecutionView>;
-  listTools(): Promise<{ registry_version: number; tools: { name: string; active_version: string; description: string; versions: string[]; providers: string[] }[] }>;
+  /** The caller's tenant's executions, newest first. */
+  listExecutions(filters?: ListFilters): Promise<Page & { executions: ExecutionSummary[] }>;
+  listTools(): Promise<{ registry_version: number; tools: ToolSummary[] }>;
   getTool(name: string): Promise<ToolView>;
+  /** Operators: every tenant's audit records. */
+  listAudit(filters?: ListFilters & { tenant?: string }): Promise<Page & { records: AuditRecord[] }>;
+  /** Operators: `/metrics` in the Prometheus text format. */
+  metrics(): Promise<string>;
+  /** Operators: a new API key; `key` is in this answer only. */
+  createKey(key: NewKey): Promise<ApiKeyRecord & { key: string }>;
+  listKeys(tenant?: string): Promise<{ keys: ApiKeyRecord[] }>;
+  revokeKey(keyId: string): Promise<unknown>;
 }
 
 export function createClient(options: ClientOptions): ToolRuntimeClient {
-  const base = options.baseUrl.replace(/\/+$/, "");
-  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-  const auth = { authorization: `Bearer ${options.apiKey}` };
+  const t = createTransport(options.baseUrl, options.apiKey, options.fetch ?? ((input, init) => fetch(input, init)));
+  const maxReconnects = options.maxReconnects;
+  const id = encodeURIComponent;
 
-  async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    try {
-      return await doFetch(`${base}${path}`, {
-        method,
-        headers: { ...auth, ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (err) {
-      throw new ToolRuntimeError({ code: "network_error", message: `could not reach the runtime: ${(err as Error).message}`, retryable: true }, 0);
-    }
-  }
-
-  async function json<T>(res: Response): Promise<T> {
-    const text = await res.text();
-    const body = text ? JSON.parse(text) : undefined;
-    if (!res.ok) {
-      const execution = body && "execution_id" in body ? (body as ExecutionView) : undefined;
-      throw new ToolRuntimeError(body?.error ?? { code: "internal", message: `HTTP ${res.status}`, type: "runtime_error", retryable: res.status >= 500 }, res.status, execution);
-    }
-    return body as T;
-  }
-
-  const envelope = (tool: string, input: unknown, mode: "sync" | "async", o: InvokeOptions = {}) => {
+  const envelope = (tool: string, input: unknown, mode: "sync" | "async" | "dry_run", o: InvokeOptions = {}, stream = false) => {
     const { traceparent: _t, ...rest } = o;
-    return { tool, input, mode, ...rest };
+    return { tool, input, mode, ...(stream ? { stream } : {}), ...rest };
   };
-  const traceHeader = (o?: InvokeOptions): Record<string, string> => (o?.traceparent ? { traceparent: o.traceparent } : {});
+  const headersOf = (o?: InvokeOptions): Record<string, string> => (o?.traceparent ? { traceparent: o.traceparent } : {});
+  const query = (f: Record<string, string | number | undefined> = {}) => {
+    const q = new URLSearchParams(Object.entries(f).filter(([, v]) => v !== undefined && v !== "") as [string, string][]);
+    const s = q.toString();
+    return s ? `?${s}` : "";
+  };
+  const post = (body: unknown, o?: InvokeOptions) => t.request("POST", "/v1/executions", { body, headers: headersOf(o) });
 
   return {
-    async invoke(tool, input, o) {
-      return json<ExecutionView>(await request("POST", "/v1/executions", envelope(tool, input, "sync", o), traceHeader(o)));
+    invoke: async (tool, input, o) => t.json<ExecutionView>(await post(envelope(tool, input, "sync", o), o)),
+    start: async (tool, input, o) => t.json(await post(envelope(tool, input, "async", o), o)),
+    dryRun: async (tool, input, o) => t.json<DryRunReport>(await post(envelope(tool, input, "dry_run", o), o)),
+    async invokeStream(tool, input, o = {}) {
+      const { signal, onDrop, maxReconnects: max, ...invoke } = o;
+      const res = await t.request("POST", "/v1/executions", { body: envelope(tool, input, "sync", invoke, true), headers: { ...headersOf(invoke), accept: "text/event-stream" }, signal });
+      if (!res.ok || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) await t.json(res);
+      const executionId = res.headers.get("x-execution-id") ?? res.headers.get("location")?.split("/").pop();
+      if (!executionId) throw localError("bad_response", "the runtime answered a streamed call without its execution id");
+      return { execution_id: executionId, events: followEvents(t, executionId, { signal, onDrop, maxReconnects: max ?? maxReconnects }, res) };
     },
-    async start(tool, input, o) {
-      return json(await request("POST", "/v1/executions", envelope(tool, input, "async", o), traceHeader(o)));
+    get: async (executionId) => t.json<ExecutionView>(await t.request("GET", `/v1/executions/${id(executionId)}`)),
+    stream: (executionId, o = {}) => followEvents(t, executionId, { maxReconnects, ...o }),
+    cancel: async (executionId, o) => t.json<ExecutionView>(await t.request("POST", `/v1/executions/${id(executionId)}/cancel`, { body: o ?? {} })),
+    listExecutions: async (f) => t.json(await t.request("GET", `/v1/executions${query({ ...f })}`)),
+    listTools: async () => t.json(await t.request("GET", "/v1/tools")),
+    getTool: async (name) => t.json<ToolView>(await t.request("GET", `/v1/tools/${id(name)}`)),
+    listAudit: async (f) => t.json(await t.request("GET", `/v1/audit${query({ ...f })}`)),
+    async metrics() {
+      const res = await t.request("GET", "/metrics");
+      if (!res.ok) await t.json(res);
+      return res.text();
     },
-    async get(id) {
-      return json<ExecutionView>(await request("GET", `/v1/executions/${encodeURIComponent(id)}`));
-    },
-    async cancel(id, o) {
-      return json<ExecutionView>(await request("POST", `/v1/executions/${encodeURIComponent(id)}/cancel`, o ?? {}));
-    },
-    async listTools() {
-      return json(await request("GET", "/v1/tools"));
-    },
-    async getTool(name) {
-      return json<ToolView>(await request("GET", `/v1/tools/${encodeURIComponent(name)}`));
-    },
-    async *stream(id, o) {
-      let last = o?.after ?? 0;
-      let reconnects = 0;
-      const max = options.maxReconnects ?? 5;
-      for (;;) {
-        let res: Response;
-        try {
-          res = await request("GET", `/v1/executions/${encodeURIComponent(id)}/stream`, undefined, { accept: "text/event-stream", "last-event-id": String(last) });
-        } catch (err) {
-          if (++reconnects > max) throw err;
-          await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** reconnects)));
-          continue;
-        }
-        if (res.status === 204) return; // nothing after `last`: the terminal event was before it
-        if (!res.ok || !res.body) await json(res);
-        try {
-          for await (const message of readSse(res.body!)) {
-            const event = JSON.parse(message.data) as StreamEvent;
-            if (event.seq <= last) continue; // never hand the caller an event twice
-            last = event.seq;
-            yield event;
-            if (event.type === "done" || event.type === "error") return;
-          }
-        } catch {
-          // The connection dropped mid-stream: resume after the last event delivered.
-        }
-        if (++reconnects > max) throw new ToolRuntimeError({ code: "network_error", message: "the stream kept dropping", retryable: true }, 0);
-        await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** reconnects)));
-      }
-    },
+    createKey: async (key) => t.json(await t.request("POST", "/v1/admin/keys", { body: key })),
+    listKeys: async (tenant) => t.json(await t.request("GET", `/v1/admin/keys${query({ tenant })}`)),
+    revokeKey: async (keyId) => t.json(await t.request("DELETE", `/v1/admin/keys/${id(keyId)}`)),
   };
 }

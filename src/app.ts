@@ -26,6 +26,9 @@ app.use("*", async (c, next) => {
 
 app.route("/", health);
 
+/** A browser at the root finds the web console (static assets under /console/, wrangler.toml [assets]). */
+app.get("/", (c) => c.redirect("/console/", 302));
+
 /** Prometheus scrape endpoint: operators' credential (scrapers send it as a bearer token). */
 app.get("/metrics", async (c) => {
   const caller = await authenticate(c.env, c.req.header("authorization"));

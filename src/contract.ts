@@ -201,3 +201,92 @@ export interface ToolView {
 /** AIOS §5.2.1: system > verified > community. */
 export type Trust = "system" | "verified" | "community";
 export const TRUST_ORDER: readonly Trust[] = ["system", "verified", "community"];
+
+/** One row of `GET /v1/executions` (the execution index, fed by the audit pipeline). */
+export interface ExecutionSummary {
+  execution_id: string;
+  tool: string;
+  version: string;
+  provider: string | null;
+  /** TRT-002 §4 `project`, as the caller named it. */
+  project: string | null;
+  mode: string;
+  /** An ExecutionStatus; typed as a string because the index may hold newer ones. */
+  status: string;
+  error_code: string | null;
+  accepted_at: string | null;
+  ended_at: string | null;
+}
+
+/** One record of `GET /v1/audit` (operators; AIOS §5.7). */
+export interface AuditRecord {
+  execution_id: string;
+  tenant: string;
+  agent: string;
+  project: string | null;
+  /** The face the call came through. */
+  face: Face;
+  tool: string;
+  version: string;
+  provider: string | null;
+  /** SHA-256 of the input; the input itself is never kept. */
+  params_hash: string;
+  mode: string;
+  status: string;
+  error_code: string | null;
+  latency_ms: number | null;
+  attempts: AttemptRecord[];
+  capability: CapabilityDecision;
+  correlation_id: string | null;
+  trace_id: string | null;
+  accepted_at: string | null;
+  ended_at: string | null;
+}
+
+/** A page of a listing: follow `next_cursor` (null on the last page). */
+export interface Page {
+  next_cursor: string | null;
+}
+
+/** A schema violation, with a JSON Pointer into the value (AIOS §5.4). */
+export interface Violation {
+  /** JSON Pointer into the input ("" is the whole input). */
+  path: string;
+  message: string;
+  keyword: string;
+}
+
+/** A deprecated version: its sunset and replacement (RFC 9745, RFC 8594). */
+export interface DeprecationNotice {
+  /** ISO 8601; from then on calls fail with tool_deprecated. */
+  sunset: string;
+  replacement: string | null;
+  /** ISO 8601: when the operator deprecated it (the Deprecation header, RFC 9745). */
+  deprecated_at: string;
+}
+
+/** What `mode: "dry_run"` answers: stages 1-4 run, nothing is executed or created. */
+export interface DryRunReport {
+  mode: "dry_run";
+  tool: string;
+  version: string;
+  /** The provider that would serve, or null when none could. */
+  provider: string | null;
+  ranking: { place: number; provider: string; trust: string; p50_ms: number | null; error_rate: number | null; breaker: string; reason: string }[];
+  excluded: { provider: string; reason: string; retry_at: string | null }[];
+  capability: { allowed: boolean; decision?: CapabilityDecision; denial?: { level: unknown; reason: string; required?: unknown } };
+  schema: { valid: boolean; violations: Violation[] };
+  deprecation: DeprecationNotice | null;
+}
+
+/** An API key as operators see it (never its secret). */
+export interface ApiKeyRecord {
+  key_id: string;
+  tenant: string;
+  agent: string;
+  capabilities: string[];
+  channels: string[];
+  role: "tenant" | "admin";
+  created_at: string;
+  revoked_at?: string;
+}

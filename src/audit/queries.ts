@@ -3,6 +3,7 @@
  * tenant only) and the audit log (`GET /v1/audit`, operators), with the same filters and
  * keyset pagination — a cursor names the last row seen, so pages never overlap or skip.
  */
+import type { AuditRecord, CapabilityDecision, ExecutionSummary, Face } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { ensureSchema } from "./schema.ts";
 
@@ -91,21 +92,10 @@ async function page<T extends { execution_id: string }>(db: D1Database, from: st
 const iso = (t: unknown) => (typeof t === "number" ? new Date(t).toISOString() : null);
 
 /** One row of the execution index (`GET /v1/executions`). */
-export interface IndexItem {
-  execution_id: string;
-  tool: string;
-  version: string | null;
-  provider: string | null;
-  project: string | null;
-  mode: string | null;
-  status: string;
-  error_code: string | null;
-  accepted_at: string | null;
-  ended_at: string | null;
-}
+export type IndexItem = ExecutionSummary;
 
 export async function listExecutions(db: D1Database, f: ListFilters): Promise<{ executions: IndexItem[]; next_cursor: string | null }> {
-  const { items, next_cursor } = await page(db, "executions", "accepted_at", f, (r) => ({
+  const { items, next_cursor } = await page(db, "executions", "accepted_at", f, (r): ExecutionSummary => ({
     execution_id: r.execution_id as string,
     tool: r.tool as string,
     version: r.version as string,
@@ -123,30 +113,30 @@ export async function listExecutions(db: D1Database, f: ListFilters): Promise<{ 
 export async function listAudit(db: D1Database, f: ListFilters) {
   // A read-only call's intent verdict may have arrived after its record (src/pipeline/intent.ts).
   const from = "(SELECT e.*, i.decision AS late_intent FROM executions e LEFT JOIN intents i ON i.execution_id = e.execution_id)";
-  const { items, next_cursor } = await page(db, from, "ended_at", f, (r) => ({
+  const { items, next_cursor } = await page(db, from, "ended_at", f, (r): AuditRecord => ({
     execution_id: r.execution_id as string,
-    tenant: r.tenant,
-    agent: r.agent,
-    project: r.project ?? null,
-    face: r.face,
-    tool: r.tool,
-    version: r.version,
-    provider: r.provider || null,
-    params_hash: r.params_hash,
-    mode: r.mode,
-    status: r.status,
-    error_code: r.error_code || null,
-    latency_ms: r.latency_ms,
+    tenant: r.tenant as string,
+    agent: r.agent as string,
+    project: (r.project as string | null) ?? null,
+    face: r.face as Face,
+    tool: r.tool as string,
+    version: r.version as string,
+    provider: (r.provider as string) || null,
+    params_hash: r.params_hash as string,
+    mode: r.mode as string,
+    status: r.status as string,
+    error_code: (r.error_code as string) || null,
+    latency_ms: r.latency_ms as number,
     attempts: JSON.parse(r.attempts as string),
     capability: withLateIntent(JSON.parse(r.capability as string), r.late_intent as string | null),
-    correlation_id: r.correlation_id,
-    trace_id: r.trace_id,
+    correlation_id: r.correlation_id as string | null,
+    trace_id: r.trace_id as string | null,
     accepted_at: iso(r.accepted_at),
     ended_at: iso(r.ended_at),
   }));
   return { records: items, next_cursor };
 }
 
-function withLateIntent(capability: { level2?: unknown }, late: string | null): unknown {
+function withLateIntent(capability: CapabilityDecision, late: string | null): CapabilityDecision {
   return late ? { ...capability, level2: JSON.parse(late) } : capability;
 }

@@ -8,18 +8,9 @@
  * propagation delay (up to about 60 s) elsewhere.
  */
 import { sha256Hex } from "../schema/sha256.ts";
-import type { Caller } from "../contract.ts";
+import type { ApiKeyRecord, Caller } from "../contract.ts";
 
-export interface ApiKeyRecord {
-  key_id: string;
-  tenant: string;
-  agent: string;
-  capabilities: string[];
-  channels: string[];
-  role: "tenant" | "admin";
-  created_at: string;
-  revoked_at?: string;
-}
+export type { ApiKeyRecord };
 
 export const API_KEY_PREFIX = "trt_";
 

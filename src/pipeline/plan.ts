@@ -4,7 +4,9 @@
  * each has the same semantics (TRT-002 §1). Plain code: it runs at the edge, and inside a
  * keyed call's object (which plans its call itself, once per key).
  */
-import type { Caller, CapabilityDecision, ExecutionRequest, Face } from "../contract.ts";
+import type { Caller, CapabilityDecision, DryRunReport, ExecutionRequest, Face, Violation } from "../contract.ts";
+
+export type { DryRunReport };
 import { loadConfig } from "../config.ts";
 import { RuntimeError } from "../errors.ts";
 import type { DeprecationNotice, Offering, RegistrySnapshot } from "../registry/catalog.ts";
@@ -17,7 +19,7 @@ import { checkToolCapability, reachableOfferings } from "./capability.ts";
 import type { ExecutionPlan } from "../execution/dispatch.ts";
 import { resolveTool } from "./lookup.ts";
 import { checkIntent, verifyNow } from "./intent.ts";
-import { validateInput, type Violation } from "./schema.ts";
+import { validateInput } from "./schema.ts";
 import { limitsFor } from "../policy/limits.ts";
 import type { TraceContext } from "../audit/trace.ts";
 import { canonicalJson } from "../schema/schema-hash.ts";
@@ -143,20 +145,6 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     ...(request.idempotency_key && meta.fingerprint ? { idempotency: { key: request.idempotency_key, fingerprint: meta.fingerprint, ttl_ms: limits.idempotency_ttl_ms } } : {}),
   };
   return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}) };
-}
-
-/** What `mode: "dry_run"` answers: stages 1-4 run, nothing is executed or created. */
-export interface DryRunReport {
-  mode: "dry_run";
-  tool: string;
-  version: string;
-  /** The provider that would serve, or null when none could. */
-  provider: string | null;
-  ranking: { place: number; provider: string; trust: string; p50_ms: number | null; error_rate: number | null; breaker: string; reason: string }[];
-  excluded: { provider: string; reason: string; retry_at: string | null }[];
-  capability: { allowed: boolean; decision?: CapabilityDecision; denial?: { level: unknown; reason: string; required?: unknown } };
-  schema: { valid: boolean; violations: Violation[] };
-  deprecation: DeprecationNotice | null;
 }
 
 export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest): Promise<DryRunReport> {

@@ -5,16 +5,12 @@
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { CoercionMode, JsonSchema } from "../../providers/sdk/protocol.ts";
+import type { Violation } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { validators as prebuilt } from "../generated/validators.js";
 import { coerceLenient } from "../schema/coercion.ts";
 
-export interface Violation {
-  /** JSON Pointer into the input ("" is the whole input). */
-  path: string;
-  message: string;
-  keyword: string;
-}
+export type { Violation };
 
 export type ValidatorTable = Readonly<Record<string, ValidateFunction>>;
 

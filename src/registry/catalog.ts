@@ -4,7 +4,7 @@
  */
 import type { ProviderManifest, ToolManifestEntry } from "../../providers/sdk/protocol.ts";
 import type { ProviderConfig } from "../config.ts";
-import type { Trust } from "../contract.ts";
+import type { DeprecationNotice, Trust } from "../contract.ts";
 import { schemaHash } from "../schema/schema-hash.ts";
 import type { BreakerPolicy, BreakerRecord, HealthStats } from "./provider-health.ts";
 import { activeVersion } from "./semver.ts";
@@ -48,13 +48,7 @@ export interface OfferingHealth extends HealthStats {
   policy: BreakerPolicy;
 }
 
-export interface DeprecationNotice {
-  /** ISO 8601; from then on calls fail with tool_deprecated. */
-  sunset: string;
-  replacement: string | null;
-  /** ISO 8601: when the operator deprecated it (the Deprecation header, RFC 9745). */
-  deprecated_at: string;
-}
+export type { DeprecationNotice };
 
 export function healthKey(provider: string, tool: string): string {
   return `${provider}/${tool}`;

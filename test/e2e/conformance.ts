@@ -8,8 +8,9 @@
  *
  * A vitest `setupFiles` module of the e2e project: it wraps `globalThis.fetch`, so raw `fetch`,
  * `call()`, EventSource, the typed client and the Connect transports all pass through it.
- * The Connect/gRPC-Web and MCP faces have contracts of their own and are not checked here. JSON bodies are also kept, one per shape, for
- * the generated-types check after the run (scripts/check-openapi-samples.ts).
+ * The Connect/gRPC-Web and MCP faces have contracts of their own, and the console is static
+ * files: neither is checked here. JSON bodies are also kept, one per shape, for the
+ * generated-types check after the run (scripts/check-openapi-samples.ts).
  */
 import { decode } from "@msgpack/msgpack";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -20,9 +21,10 @@ import { SAMPLES_DIR, shapeOf, type Sample } from "../openapi/samples.ts";
 
 /**
  * Faces with a contract of their own, whose clients check every message against it: Connect
- * and gRPC-Web (runtime.proto; src/connect/service.ts CONNECT_PATH_PREFIX) and MCP (JSON-RPC).
+ * and gRPC-Web (runtime.proto; src/connect/service.ts CONNECT_PATH_PREFIX) and MCP (JSON-RPC);
+ * and the web console, which is static files for people, not API (`/` only sends people there).
  */
-const OTHER_FACES = [/^\/tool_runtime\.v1\.ToolRuntimeService\//, /^\/mcp(\/|$)/];
+const OTHER_FACES = [/^\/tool_runtime\.v1\.ToolRuntimeService\//, /^\/mcp(\/|$)/, /^\/console(\/|$)/, /^\/$/];
 const BODY_WAIT_MS = 10_000;
 
 const origin = new URL(inject("baseUrl")).origin;

@@ -30,6 +30,8 @@ agree<AttemptRecord, Doc["Attempt"]>({ toDocument: (p) => p, toProject: (d) => d
 agree<ToolView, Doc["ToolView"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<ToolVersionView, Doc["ToolView"]["versions"][number]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<ToolOfferingView, Doc["ToolOffering"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
-// The typed client (client/) reads streams with its own event type.
-agree<StreamEvent, Doc["StreamEvent"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+// The typed client (client/) reads streams with its own event type, which also takes event
+// types newer than the document (forward compatible): every documented event fits it.
+function accepts<Project, Document>(_checks: { toProject: (d: Document) => Project; keys: SameKeys<Project, Document> }): void {}
+accepts<StreamEvent, Doc["StreamEvent"]>({ toProject: (d) => d, keys: true });
 agree<Awaited<ReturnType<ToolRuntimeClient["listTools"]>>, Doc["ToolList"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });

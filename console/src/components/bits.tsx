@@ -1,0 +1,27 @@
+/** Small pieces every page uses: a status badge, a JSON block, a time. */
+import { describeStatus } from "../../../client/index.ts";
+
+export function StatusBadge({ status }: { status: string }) {
+  const info = describeStatus(status);
+  return (
+    <span class={`status tone-${info.tone}`} title={info.meaning} data-status={status}>
+      {info.label}
+    </span>
+  );
+}
+
+export function JsonBlock({ value, label }: { value: unknown; label: string }) {
+  return (
+    <pre class="json" aria-label={label} tabIndex={0}>
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
+}
+
+export function When({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span class="muted">–</span>;
+  return <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
+}
+
+export const ms = (v: number | null | undefined) => (v === null || v === undefined ? "–" : `${Math.round(v * 10) / 10} ms`);
+export const percent = (v: number | null | undefined) => (v === null || v === undefined ? "–" : `${(v * 100).toFixed(1)}%`);

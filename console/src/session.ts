@@ -1,0 +1,43 @@
+/**
+ * Signing in with an API key. The key lives in sessionStorage only: it is gone when the
+ * browser tab closes, and never leaves this origin. There is no "who am I" endpoint, so the
+ * console asks the API what the key may do: `/v1/tools` proves the key, `/v1/audit` answers
+ * 403 to a tenant key and 200 to an operator's, and only operators see the operators' pages.
+ */
+import { createClient, ToolRuntimeError, type ToolRuntimeClient } from "../../client/index.ts";
+
+const STORAGE_KEY = "trt.console.key";
+
+export type Role = "operator" | "tenant";
+
+export interface Session {
+  client: ToolRuntimeClient;
+  role: Role;
+}
+
+export function makeClient(key: string): ToolRuntimeClient {
+  return createClient({ baseUrl: location.origin, apiKey: key.trim() });
+}
+
+/** Checks the key against the API; throws ToolRuntimeError (`unauthenticated`, `network_error`…). */
+export async function signIn(key: string): Promise<Session> {
+  const client = makeClient(key);
+  await client.listTools();
+  let role: Role = "tenant";
+  try {
+    await client.listAudit({ limit: 1 });
+    role = "operator";
+  } catch (err) {
+    if (!(err instanceof ToolRuntimeError) || err.code !== "forbidden") throw err;
+  }
+  sessionStorage.setItem(STORAGE_KEY, key.trim());
+  return { client, role };
+}
+
+export function savedKey(): string | null {
+  return sessionStorage.getItem(STORAGE_KEY);
+}
+
+export function forgetKey(): void {
+  sessionStorage.removeItem(STORAGE_KEY);
+}

@@ -1,0 +1,98 @@
+/** `trt` against the real stack: each command's output and exit code (EXIT in cli/exit-codes.ts). */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { call } from "./http.ts";
+import { start, trt } from "./cli.ts";
+
+describe("trt", () => {
+  it("lists the tools, describes one, and prints JSON for scripts", async () => {
+    const list = await trt(["tools"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^math\.evaluate\s+1\.0\.0\s+std/m);
+    const one = await trt(["tools", "text.stats"]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/1\. std .*trust system .*breaker (closed|open|half_open)/);
+    expect(one.stdout).toContain("input schema:");
+    const json = JSON.parse((await trt(["tools", "--json"])).stdout);
+    expect(json.tools.map((t: { name: string }) => t.name)).toContain("demo.countdown");
+  });
+
+  // --timeout: an instant tool's default budget is 100 ms, which a loaded 2-core machine can spend before dispatch.
+  it("calls a tool with inline JSON, @file and standard input", async () => {
+    const inline = await trt(["call", "math.evaluate", '{"expression": "6 * 7"}', "--timeout", "5000"]);
+    expect(inline.code).toBe(0);
+    expect(inline.stdout).toMatch(/✓ exec_\S+ {2}math\.evaluate@1\.0\.0 {2}succeeded/);
+    expect(inline.stdout).toContain('"value": 42');
+    expect(inline.stdout).toContain("timeout 5000 ms");
+    const dir = mkdtempSync(join(tmpdir(), "trt-"));
+    writeFileSync(join(dir, "in.json"), '{"expression": "2 ^ 10"}');
+    const fromFile = JSON.parse((await trt(["call", "math.evaluate", `@${join(dir, "in.json")}`, "--json", "--timeout", "5000"])).stdout);
+    expect(fromFile).toMatchObject({ status: "succeeded", output: { value: 1024 } });
+    const fromStdin = await trt(["call", "text.stats", "-", "--json", "--timeout", "5000"], { stdin: '{"text": "one two three"}' });
+    expect(fromStdin.code).toBe(0);
+    expect(JSON.parse(fromStdin.stdout).output).toMatchObject({ words: 3 });
+  });
+
+  it("streams a call's events with a progress bar on stderr", async () => {
+    const run = await trt(["call", "demo.countdown", '{"from": 4, "interval_ms": 50}', "--stream"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^\[1\] started: /m);
+    // The tool's stdout, as it wrote it, between the other events.
+    expect(run.stdout.split("\n").filter((l) => /^\d+$/.test(l))).toEqual(["4", "3", "2", "1"]);
+    expect(run.stdout).toMatch(/\] done: /);
+    expect(run.stdout).toMatch(/succeeded/);
+    expect(run.stderr).toMatch(/progress \[#+-*\] +25%/);
+    expect(run.stderr).toMatch(/progress \[#{30}\] 100%/);
+    const ndjson = await trt(["call", "demo.countdown", '{"from": 2, "interval_ms": 10}', "--stream", "--json"]);
+    const events = ndjson.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1).type).toBe("done");
+  });
+
+  it("starts async, then gets, watches, lists and cancels by id", async () => {
+    const started = await trt(["call", "demo.countdown", '{"from": 3, "interval_ms": 100}', "--async"]);
+    expect(started.code).toBe(0);
+    const id = /started (exec_\S+) \(running\)/.exec(started.stdout)![1];
+    const got = await trt(["get", id]);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toContain(id);
+    const watched = await trt(["watch", id]);
+    expect(watched.code).toBe(0);
+    expect(watched.stdout).toMatch(/\] done: /);
+    expect(watched.stdout).toMatch(/✓ .* succeeded/);
+
+    const long = JSON.parse((await trt(["call", "demo.countdown", '{"from": 100, "interval_ms": 100}', "--async", "--json"])).stdout);
+    const cancelled = await trt(["cancel", long.execution_id]);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stdout).toMatch(/■ .* cancelled/);
+    expect(cancelled.stdout).toContain("partial output:");
+    const after = await trt(["get", long.execution_id, "--json"]);
+    expect(after.code).toBe(1); // a cancelled execution did not succeed
+    expect(JSON.parse(after.stdout).status).toBe("cancelled");
+
+    // The index follows the audit queue (about a second behind): look, bounded.
+    let listed = "";
+    for (let i = 0; i < 40 && !listed.includes(long.execution_id); i++) {
+      listed = (await trt(["ls", "--tool", "demo.countdown", "--status", "cancelled", "--limit", "50"])).stdout;
+      if (!listed.includes(long.execution_id)) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(listed).toMatch(new RegExp(`${long.execution_id}\\s+cancelled\\s+demo\\.countdown@1\\.0\\.0`));
+  });
+
+  it("cancels the running execution on Ctrl-C and exits 130 with its partial output", async () => {
+    const run = start(["call", "demo.countdown", '{"from": 200, "interval_ms": 100}']);
+    // Running once the first progress line is out (stderr is a pipe: one line per percent).
+    await run.until(({ stderr }) => /progress \[/.test(stderr));
+    run.child.kill("SIGINT");
+    const done = await run.done;
+    expect(done.code).toBe(130);
+    expect(done.stderr).toMatch(/cancelling exec_\S+/);
+    expect(done.stdout).toMatch(/■ (exec_\S+) {2}demo\.countdown@1\.0\.0 {2}cancelled/);
+    expect(done.stdout).toContain("partial output:");
+    const id = /■ (exec_\S+)/.exec(done.stdout)![1];
+    const view = await call("GET", `/v1/executions/${id}`);
+    expect(view.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "cooperative" } });
+  });
+});

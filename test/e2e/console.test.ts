@@ -1,0 +1,134 @@
+/**
+ * The web console in a real Chromium against the stack `npm start` runs: sign in, run a tool
+ * from its generated form, watch a long-running one's progress bar move, cancel it, find it
+ * in the executions list, and see an operator's latency chart with data. Screenshots are
+ * saved to test/artifacts/.
+ */
+import type { Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { launchBrowser, screenshot, type Browser } from "./browser.ts";
+import { consoleUrl, signIn, signOut, tabTo, unlabeledControls } from "./console-page.ts";
+import { ADMIN_KEY, DEV_KEY, execute } from "./http.ts";
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+});
+// A tab of its own per test: session storage (the key, the drafts) is per tab.
+let page: Page;
+beforeEach(async () => {
+  page = await browser.context.newPage();
+});
+afterEach(async () => {
+  await page?.close();
+});
+
+const percentShown = (page: Page) => page.locator(".monitor progress").getAttribute("data-percent").then(Number);
+
+describe("the web console", () => {
+  it("signs in, finds math.evaluate and runs it from the generated form", async () => {
+    await signIn(page, DEV_KEY);
+    await page.getByLabel("Search tools").fill("math");
+    await expect.poll(() => page.locator(".card").count()).toBe(1);
+    await screenshot(page, "tools");
+    await page.getByRole("link", { name: "math.evaluate" }).click();
+    await page.getByRole("heading", { name: "math.evaluate", level: 1 }).waitFor();
+    await page.getByLabel("expression").fill("2 * (3 + 4) ^ 2");
+    // The form writes the JSON that is sent.
+    expect(JSON.parse(await page.getByLabel("Input as JSON").inputValue())).toEqual({ expression: "2 * (3 + 4) ^ 2" });
+    await page.getByLabel("Timeout (ms, optional)").fill("5000");
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    const result = page.getByLabel("Result");
+    await result.locator("[data-status='succeeded']").waitFor();
+    expect(JSON.parse(await result.getByLabel("Output").textContent() ?? "")).toEqual({ value: 98 });
+    await expect.poll(() => result.getByText("Level 3: capability").count()).toBe(1);
+    await screenshot(page, "try-it-result");
+  });
+
+  it("streams demo.countdown with a moving progress bar, cancels it to cancelled with partial output, and lists it", async () => {
+    await signIn(page, DEV_KEY);
+    await page.goto(`${consoleUrl}#/tools/demo.countdown`);
+    await page.getByLabel("from").fill("100");
+    await page.getByLabel("interval_ms").fill("150");
+    await page.getByRole("button", { name: "Run streamed" }).click();
+    const monitor = page.locator(".monitor");
+    await monitor.waitFor();
+    const id = (await monitor.getAttribute("aria-label"))!.replace("Execution ", "");
+    // The bar moves: some progress, then more, before the end.
+    await expect.poll(() => percentShown(page), { timeout: 20_000 }).toBeGreaterThan(0);
+    const first = await percentShown(page);
+    await expect.poll(() => percentShown(page), { timeout: 20_000 }).toBeGreaterThan(first);
+    expect(await percentShown(page)).toBeLessThan(100);
+    await screenshot(page, "countdown-progress");
+
+    await monitor.getByRole("button", { name: "Cancel" }).click();
+    await monitor.locator("[data-status='cancelled']").waitFor({ timeout: 20_000 });
+    const partial = JSON.parse((await monitor.getByLabel("Partial output").textContent()) ?? "");
+    expect(partial.counted.slice(0, 3)).toEqual([100, 99, 98]);
+    expect(await monitor.getByText("The event stream has ended.").count()).toBe(1);
+    await screenshot(page, "execution-cancelled");
+
+    await page.getByRole("link", { name: "Executions" }).click();
+    await page.getByLabel("Status").selectOption("cancelled");
+    await page.getByLabel("Tool").fill("demo.countdown");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    // The index follows the audit queue (about a second behind): refresh, bounded.
+    const row = page.locator(`tr[data-execution-id='${id}']`);
+    for (let i = 0; i < 30 && (await row.count()) === 0; i++) {
+      await page.getByRole("button", { name: "Refresh" }).click();
+      await page.locator("table.data[aria-busy='false']").waitFor();
+    }
+    await expect.poll(() => row.locator("[data-status='cancelled']").count()).toBe(1);
+    await screenshot(page, "executions-list");
+  });
+
+  it("shows an operator a latency chart with data", async () => {
+    for (let i = 0; i < 3; i++) expect((await execute({ tool: "text.stats", input: { text: `chart ${i}` }, limits: { timeout_ms: 5000 } })).status).toBe(200);
+    await signIn(page, ADMIN_KEY);
+    await page.getByRole("link", { name: "Operators" }).click();
+    // Metrics follow the audit queue: refresh until text.stats has a histogram (bounded).
+    const option = page.locator("#latency-tool option", { hasText: "text.stats" });
+    for (let i = 0; i < 30 && (await option.count()) === 0; i++) await page.getByRole("button", { name: "Refresh metrics" }).click();
+    await page.getByLabel("Latency of tool").selectOption("text.stats");
+    const chart = page.locator("#latency-chart");
+    await chart.locator("canvas").first().waitFor();
+    expect(Number(await chart.locator(".chart-canvas").getAttribute("data-total"))).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => page.getByRole("heading", { name: "Audit log" }).count()).toBe(1);
+    await screenshot(page, "operators");
+  });
+
+  it("is usable from the keyboard, and every control has a label", async () => {
+    await page.goto(consoleUrl);
+    await page.keyboard.type(DEV_KEY); // the key field has the focus
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Tools", level: 1 }).waitFor();
+    expect(await unlabeledControls(page)).toEqual([]);
+    await tabTo(page, "#tool-search");
+    await page.keyboard.type("countdown");
+    await tabTo(page, "a[href='#/tools/demo.countdown']");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "demo.countdown", level: 1 }).waitFor();
+    await tabTo(page, "#field-from");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("50");
+    await tabTo(page, "button[data-mode='stream']");
+    await page.keyboard.press("Enter");
+    await page.locator(".monitor").waitFor();
+    await tabTo(page, ".monitor button.danger:not([disabled])");
+    await page.keyboard.press("Enter");
+    await page.locator(".monitor [data-status='cancelled']").waitFor({ timeout: 20_000 });
+    expect(await unlabeledControls(page)).toEqual([]);
+    await page.getByRole("link", { name: "Executions" }).click();
+    await page.getByRole("heading", { name: "Executions", level: 1 }).waitFor();
+    expect(await unlabeledControls(page)).toEqual([]);
+    await signOut(page);
+    await signIn(page, ADMIN_KEY);
+    await page.getByRole("link", { name: "Operators" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    expect(await unlabeledControls(page)).toEqual([]);
+  });
+});
