@@ -54,6 +54,17 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // The example upstream MCP server (upstreams/example), alone under wrangler dev: each
+        // file starts its own (scripts/upstream-dev.ts), so no stack is needed.
+        test: {
+          name: "upstreams",
+          include: ["test/upstreams/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });
