@@ -7,7 +7,7 @@
  * (sim/isolate-group.ts). Each cell (1, 10, 100 isolates) shares one total call rate; the
  * objects' own request counters (`GET /v1/admin/cost`) say what each shared object received.
  *
- *   npm run simulate                                  # before: 1, 10, 100 isolates, 200 calls/s, std fails 10%
+ *   npm run simulate                                  # before: 1, 10, 100 isolates, 50 calls/s in all, std fails 10%
  *   npm run simulate -- --isolates 1,10 --cell-seconds 10
  *   npm run simulate -- --design after                # once sim/edges/after.ts exists
  *
@@ -27,9 +27,13 @@ const { values: args } = parseArgs({
   options: {
     design: { type: "string", default: "before" },
     isolates: { type: "string", default: "1,10,100" },
+    // 50 calls/s: at 200 the one-isolate cell overloads the local stack with its own re-reads and
+    // trial requests (docs/scale.md section 7), and the figures would measure the machine.
     rate: { type: "string", default: "50" },
     failure: { type: "string", default: "0.1" },
     provider: { type: "string", default: "std" },
+    // One breaker cycle of a fresh tool: opens within a second, 30 s cooldown, the half-open and
+    // its trial storm, which lasts until every isolate's copy is refreshed (TTL 5 s).
     "cell-seconds": { type: "string", default: "36" },
     "latency-ms": { type: "string", default: "20" },
     tenants: { type: "string", default: "1" },
