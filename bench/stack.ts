@@ -56,14 +56,18 @@ export async function session(name: string, args: string[], ready: (url: string)
   child.stderr!.on("data", (d) => (log += d));
   child.once("exit", () => rmSync(state, { recursive: true, force: true }));
   const url = `http://127.0.0.1:${port}`;
+  const s: Session = { name, url, child, log: () => log };
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name}: wrangler dev exited\n${log}`);
     if (await ready(url).catch(() => false)) break;
-    if (Date.now() > deadline) throw new Error(`${name}: not ready in 120 s\n${log}`);
+    if (Date.now() > deadline) {
+      await stopSession(s); // never leave a session that did not come up running
+      throw new Error(`${name}: not ready in 120 s\n${log}`);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { name, url, child, log: () => log };
+  return s;
 }
 
 /** Stops a session by its process group: SIGTERM, then SIGKILL after 10 s. */

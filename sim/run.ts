@@ -19,7 +19,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
-import { root, session, stackConfigArgs, stopSession } from "../bench/stack.ts";
+import { root, session, stackConfigArgs, stopSession, type Session } from "../bench/stack.ts";
 import type { RegistrySnapshot } from "../src/registry/catalog.ts";
 import type { GroupReport, GroupSetup } from "./isolate-group.ts";
 
@@ -76,11 +76,24 @@ interface CellResult {
   errors: string[];
 }
 
+/** The wrangler session, stopped on every way out: the end, an error, an interrupt. */
+let live: Session | undefined;
+function stopLive(): Promise<void> {
+  const s = live;
+  live = undefined;
+  return s ? stopSession(s) : Promise.resolve();
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stopLive().finally(() => process.exit(130)));
+process.on("unhandledRejection", (err) => {
+  console.error(err);
+  void stopLive().finally(() => process.exit(1));
+});
+
 async function main(): Promise<void> {
   const startedAt = new Date();
   const vars = await runtimeVars();
   process.stderr.write("starting the stack and the simulation gateway under wrangler dev...\n");
-  const stack = await session("sim", ["-c", "sim/gateway/wrangler.toml", ...stackConfigArgs()], async (u) => (await fetch(`${u}/readyz`)).status === 200);
+  const stack = (live = await session("sim", ["-c", "sim/gateway/wrangler.toml", ...stackConfigArgs()], async (u) => (await fetch(`${u}/readyz`)).status === 200));
   try {
     const tools = cellTools(await rpc<RegistrySnapshot>(stack.url, "REGISTRY", "registry", "snapshot"), args.provider);
     const cells: CellResult[] = [];
@@ -92,7 +105,7 @@ async function main(): Promise<void> {
     report(startedAt, cells, tools.length < ISOLATES.length);
     process.stderr.write(`done in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s\n`);
   } finally {
-    await stopSession(stack);
+    await stopLive();
   }
 }
 
