@@ -33,14 +33,15 @@ export function freePort(): Promise<number> {
   });
 }
 
-interface Session {
+export interface Session {
   name: string;
   url: string;
   child: ChildProcess;
   log: () => string;
 }
 
-async function session(name: string, args: string[], ready: (url: string) => Promise<boolean>): Promise<Session> {
+/** One `wrangler dev` session (detached, its own process group) on free loopback ports, once `ready` says so. */
+export async function session(name: string, args: string[], ready: (url: string) => Promise<boolean>): Promise<Session> {
   const port = await freePort();
   const inspector = await freePort();
   const state = mkdtempSync(join(tmpdir(), `tool-runtime-bench-${name}-`));
@@ -55,14 +56,28 @@ async function session(name: string, args: string[], ready: (url: string) => Pro
   child.stderr!.on("data", (d) => (log += d));
   child.once("exit", () => rmSync(state, { recursive: true, force: true }));
   const url = `http://127.0.0.1:${port}`;
+  const s: Session = { name, url, child, log: () => log };
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name}: wrangler dev exited\n${log}`);
     if (await ready(url).catch(() => false)) break;
-    if (Date.now() > deadline) throw new Error(`${name}: not ready in 120 s\n${log}`);
+    if (Date.now() > deadline) {
+      await stopSession(s); // never leave a session that did not come up running
+      throw new Error(`${name}: not ready in 120 s\n${log}`);
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { name, url, child, log: () => log };
+  return s;
+}
+
+/** Stops a session by its process group: SIGTERM, then SIGKILL after 10 s. */
+export async function stopSession(s: Session): Promise<void> {
+  if (s.child.exitCode !== null || !s.child.pid) return;
+  const exited = new Promise((r) => s.child.once("exit", r));
+  process.kill(-s.child.pid, "SIGTERM");
+  const t = setTimeout(() => s.child.pid && process.kill(-s.child.pid, "SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(t);
 }
 
 export interface Stack {
@@ -79,20 +94,17 @@ const BENCH_LIMITS = JSON.stringify({
   default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000 },
 });
 
-export async function startStack(): Promise<Stack> {
+/** The `-c <config>` arguments of `npm run stack`: the runtime, every provider and the verifier. */
+export function stackConfigArgs(): string[] {
   const stackScript = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.stack as string;
-  const configs = [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1]]);
+  return [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1]]);
+}
+
+export async function startStack(): Promise<Stack> {
+  const configs = stackConfigArgs();
   const sessions: Session[] = [];
   const stop = async () => {
-    for (const s of sessions) {
-      if (s.child.exitCode === null && s.child.pid) {
-        const exited = new Promise((r) => s.child.once("exit", r));
-        process.kill(-s.child.pid, "SIGTERM");
-        const t = setTimeout(() => s.child.pid && process.kill(-s.child.pid, "SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(t);
-      }
-    }
+    for (const s of sessions) await stopSession(s);
   };
   try {
     sessions.push(await session("runtime", [...configs, "--var", `TENANT_LIMITS:${BENCH_LIMITS}`], async (u) => (await fetch(`${u}/readyz`)).status === 200));
