@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeMeteredConfig } from "./metered/config.ts";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The sessions find each other through a dev registry of this run's own, so an `npm start`
@@ -95,9 +96,14 @@ const BENCH_LIMITS = JSON.stringify({
 });
 
 /** The `-c <config>` arguments of `npm run stack`: the runtime, every provider and the verifier. */
+/**
+ * The configs `npm run stack` runs, with the runtime's own swapped for the metered build's
+ * (bench/metered/): the same Worker and objects, counted.
+ */
 export function stackConfigArgs(): string[] {
   const stackScript = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.stack as string;
-  return [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1]]);
+  const metered = writeMeteredConfig(root);
+  return [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1] === "wrangler.toml" ? metered : m[1]]);
 }
 
 export async function startStack(): Promise<Stack> {

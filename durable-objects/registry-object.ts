@@ -27,40 +27,40 @@ const UNREACHABLE_RETRY_MS = 2_000;
 export const LIVENESS_PROBE_MS = 30_000;
 
 export class RegistryObject extends DurableObject<Env> {
-  private readonly store: RegistryStore;
-  private composed: RegistrySnapshot | undefined;
-  private loading: Promise<void> | undefined;
+  readonly #store: RegistryStore;
+  #composed: RegistrySnapshot | undefined;
+  #loading: Promise<void> | undefined;
   /** The registry's notion of now; tests replace it to step through breaker cooldowns. */
   clock: () => number = Date.now;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.store = new RegistryStore(ctx.storage.sql);
+    this.#store = new RegistryStore(ctx.storage.sql);
   }
 
   /** The current snapshot, reloading manifests first when that is due. */
   async snapshot(): Promise<RegistrySnapshot> {
-    if (this.reloadDue()) await this.reload();
-    return this.compose();
+    if (this.#reloadDue()) await this.#reload();
+    return this.#compose();
   }
 
   /** Re-reads every provider's manifest now (operators; deploy hooks). */
   async refresh(): Promise<RegistrySnapshot> {
-    await this.reload();
-    return this.compose();
+    await this.#reload();
+    return this.#compose();
   }
 
   /** Outcomes of real calls, and providers whose binding failed. Returns the new version. */
   async report(samples: Sample[], dead: DeadReport[] = []): Promise<number> {
     const now = this.clock();
-    for (const d of dead) this.store.markDead(d.provider, d.at, d.reason);
+    for (const d of dead) this.#store.markDead(d.provider, d.at, d.reason);
     for (const sample of samples) {
-      this.store.addSample(sample);
-      const before = this.store.breaker(sample.provider, sample.tool);
-      const after = nextBreaker(before, sample, this.store.samples(sample.provider, sample.tool), this.policyFor(sample.provider, sample.tool), now);
-      if (after !== before) this.store.saveBreaker(sample.provider, sample.tool, after);
+      this.#store.addSample(sample);
+      const before = this.#store.breaker(sample.provider, sample.tool);
+      const after = nextBreaker(before, sample, this.#store.samples(sample.provider, sample.tool), this.#policyFor(sample.provider, sample.tool), now);
+      if (after !== before) this.#store.saveBreaker(sample.provider, sample.tool, after);
     }
-    return this.changed();
+    return this.#changed();
   }
 
   /**
@@ -69,24 +69,24 @@ export class RegistryObject extends DurableObject<Env> {
    */
   async acquireTrial(provider: string, tool: string): Promise<boolean> {
     const now = this.clock();
-    const b = this.store.breaker(provider, tool);
+    const b = this.#store.breaker(provider, tool);
     const view = breakerView(b, now);
     // Closed already (an edge's snapshot was behind): the provider may simply be called.
     if (view === "closed") return true;
     if (view !== "half_open") return false;
     // A trial whose outcome never came (its execution died) is given out again after a cooldown.
-    if (b.trial_at !== undefined && now - b.trial_at < this.policyFor(provider, tool).cooldown_ms) return false;
-    this.store.saveBreaker(provider, tool, { ...b, trial_at: now });
-    this.changed();
+    if (b.trial_at !== undefined && now - b.trial_at < this.#policyFor(provider, tool).cooldown_ms) return false;
+    this.#store.saveBreaker(provider, tool, { ...b, trial_at: now });
+    this.#changed();
     return true;
   }
 
   /** Operator: change a provider's trust or disable it, at run time. */
   async setProvider(name: string, patch: ProviderOverride): Promise<RegistrySnapshot | undefined> {
     if (!loadConfig(this.env).providers.some((p) => p.name === name)) return undefined;
-    this.store.saveOverride(name, { ...this.store.overrides().get(name), ...patch });
-    this.changed();
-    return this.compose();
+    this.#store.saveOverride(name, { ...this.#store.overrides().get(name), ...patch });
+    this.#changed();
+    return this.#compose();
   }
 
   /**
@@ -95,95 +95,95 @@ export class RegistryObject extends DurableObject<Env> {
    */
   async resetHealth(name: string): Promise<RegistrySnapshot | undefined> {
     if (!loadConfig(this.env).providers.some((p) => p.name === name)) return undefined;
-    this.store.forgetHealth(name);
-    this.changed();
-    return this.compose();
+    this.#store.forgetHealth(name);
+    this.#changed();
+    return this.#compose();
   }
 
   /** Operator: deprecate a tool version with a sunset and a replacement, or lift it (null). */
   async deprecate(tool: string, version: string, deprecation: Deprecation | null): Promise<RegistrySnapshot | undefined> {
     await this.snapshot();
-    if (!this.catalog()?.tools[tool]?.versions[version]) return undefined;
-    if (deprecation) this.store.saveDeprecation(tool, version, deprecation);
-    else this.store.removeDeprecation(tool, version);
-    this.changed();
-    return this.compose();
+    if (!this.#catalog()?.tools[tool]?.versions[version]) return undefined;
+    if (deprecation) this.#store.saveDeprecation(tool, version, deprecation);
+    else this.#store.removeDeprecation(tool, version);
+    this.#changed();
+    return this.#compose();
   }
 
-  private catalog(): Catalog | undefined {
-    return this.store.catalog()?.catalog;
+  #catalog(): Catalog | undefined {
+    return this.#store.catalog()?.catalog;
   }
 
-  private changed(): number {
-    this.composed = undefined;
-    return this.store.bumpVersion();
+  #changed(): number {
+    this.#composed = undefined;
+    return this.#store.bumpVersion();
   }
 
-  private compose(): RegistrySnapshot {
-    if (this.composed) return this.composed;
+  #compose(): RegistrySnapshot {
+    if (this.#composed) return this.#composed;
     const health: Record<string, OfferingHealth> = {};
-    for (const { provider, tool } of this.store.sampleKeys()) {
+    for (const { provider, tool } of this.#store.sampleKeys()) {
       health[healthKey(provider, tool)] = {
-        ...healthStats(this.store.samples(provider, tool)),
-        breaker: this.store.breaker(provider, tool),
-        policy: this.policyFor(provider, tool),
+        ...healthStats(this.#store.samples(provider, tool)),
+        breaker: this.#store.breaker(provider, tool),
+        policy: this.#policyFor(provider, tool),
       };
     }
-    this.composed = composeSnapshot({
-      version: this.store.version(),
+    this.#composed = composeSnapshot({
+      version: this.#store.version(),
       built_at: this.clock(),
-      catalog: this.catalog() ?? { providers: [], tools: {}, problems: [] },
-      overrides: this.store.overrides(),
-      dead: this.store.dead(),
+      catalog: this.#catalog() ?? { providers: [], tools: {}, problems: [] },
+      overrides: this.#store.overrides(),
+      dead: this.#store.dead(),
       health,
-      deprecations: this.store.deprecations(),
+      deprecations: this.#store.deprecations(),
       now: this.clock(),
     });
-    return this.composed;
+    return this.#composed;
   }
 
-  private policyFor(provider: string, tool: string): BreakerPolicy {
-    const offering = Object.values(this.catalog()?.tools[tool]?.versions ?? {})
+  #policyFor(provider: string, tool: string): BreakerPolicy {
+    const offering = Object.values(this.#catalog()?.tools[tool]?.versions ?? {})
       .flat()
       .find((o) => o.provider === provider);
     return { ...DEFAULT_BREAKER, ...(offering?.manifest.breaker ?? {}) };
   }
 
-  private reloadDue(): boolean {
+  #reloadDue(): boolean {
     const config = loadConfig(this.env);
-    const stored = this.store.catalog();
+    const stored = this.#store.catalog();
     if (!stored || stored.configKey !== canonicalJson(config.providers)) return true;
     const age = this.clock() - stored.loadedAt;
     if (age > config.manifestRefreshMs) return true;
     if (age <= UNREACHABLE_RETRY_MS) return false;
-    const deadLongEnough = [...this.store.dead().values()].some((d) => this.clock() - d.since >= LIVENESS_PROBE_MS);
+    const deadLongEnough = [...this.#store.dead().values()].some((d) => this.clock() - d.since >= LIVENESS_PROBE_MS);
     return deadLongEnough || stored.catalog.providers.some((p) => !p.reachable);
   }
 
-  private reload(): Promise<void> {
+  #reload(): Promise<void> {
     // Concurrent callers share one reload.
-    this.loading ??= this.load().finally(() => (this.loading = undefined));
-    return this.loading;
+    this.#loading ??= this.#load().finally(() => (this.#loading = undefined));
+    return this.#loading;
   }
 
-  private async load(): Promise<void> {
+  async #load(): Promise<void> {
     const config = loadConfig(this.env);
-    const loads = await Promise.all(config.providers.map((p) => this.loadProvider(p)));
+    const loads = await Promise.all(config.providers.map((p) => this.#loadProvider(p)));
     const now = this.clock();
     for (const load of loads) {
-      const dead = this.store.dead().get(load.config.name);
-      if (load.manifest && !load.error && dead && now - dead.since >= LIVENESS_PROBE_MS) this.store.markAlive(load.config.name);
+      const dead = this.#store.dead().get(load.config.name);
+      if (load.manifest && !load.error && dead && now - dead.since >= LIVENESS_PROBE_MS) this.#store.markAlive(load.config.name);
     }
     const catalog = await buildCatalog(loads, (hash) => hasValidator(hash));
     for (const problem of catalog.problems) console.warn(JSON.stringify({ msg: "registry problem", problem }));
-    const previous = this.catalog();
-    this.store.saveCatalog(canonicalJson(config.providers), now, catalog);
-    if (!previous || canonicalJson(previous) !== canonicalJson(catalog)) this.changed();
-    else this.composed = undefined;
+    const previous = this.#catalog();
+    this.#store.saveCatalog(canonicalJson(config.providers), now, catalog);
+    if (!previous || canonicalJson(previous) !== canonicalJson(catalog)) this.#changed();
+    else this.#composed = undefined;
   }
 
-  private async loadProvider(config: ProviderConfig): Promise<ProviderLoad> {
-    const seq = this.store.registrationSeq(config.name);
+  async #loadProvider(config: ProviderConfig): Promise<ProviderLoad> {
+    const seq = this.#store.registrationSeq(config.name);
     const service = providerBinding(this.env, config);
     let error: string;
     try {
@@ -196,16 +196,16 @@ export class RegistryObject extends DurableObject<Env> {
     }
     // A provider that stops answering keeps its last known offerings, marked dead, so that
     // ranking skips it instead of forgetting it (AIOS §5.2 liveness).
-    const last = this.lastKnownManifest(config.name);
+    const last = this.#lastKnownManifest(config.name);
     if (last) {
-      this.store.markDead(config.name, this.clock(), error);
+      this.#store.markDead(config.name, this.clock(), error);
       return { config, seq, manifest: last, error };
     }
     return { config, seq, error };
   }
 
-  private lastKnownManifest(provider: string): ProviderManifest | undefined {
-    const tools = Object.values(this.catalog()?.tools ?? {})
+  #lastKnownManifest(provider: string): ProviderManifest | undefined {
+    const tools = Object.values(this.#catalog()?.tools ?? {})
       .flatMap((t) => Object.values(t.versions).flat())
       .filter((o) => o.provider === provider)
       .map((o) => o.manifest);

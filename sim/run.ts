@@ -5,7 +5,7 @@
  * design's real edge code (sim/edges/<design>.ts) in a module graph of its own, so it keeps
  * its own snapshot and batches (sim/module-instances.ts), hosted a group per worker thread
  * (sim/isolate-group.ts). Each cell (1, 10, 100 isolates) shares one total call rate; the
- * objects' own request counters (`GET /v1/admin/cost`) say what each shared object received.
+ * objects' own request counters (the metered build's `GET /__bench/cost`) say what each shared object received.
  *
  *   npm run simulate                                  # the current edge: 1, 10, 100 isolates, 50 calls/s in all, std fails 10%
  *   npm run simulate -- --isolates 1,10 --cell-seconds 10
@@ -52,13 +52,6 @@ if (!ISOLATES.every((n) => Number.isInteger(n) && n > 0 && n <= 200) || !(RATE >
   throw new Error("--isolates takes 1-200 each, --rate > 0, --failure 0..1, --cell-seconds up to 120");
 }
 
-const devVars = Object.fromEntries(
-  readFileSync(join(root, ".dev.vars"), "utf8")
-    .split("\n")
-    .filter((l) => /^[A-Z_]+=/.test(l))
-    .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-);
-const admin = { authorization: `Bearer ${devVars.DEV_ADMIN_KEY}` };
 
 type Costs = Record<string, { requests: number; rows_written: number }>;
 
@@ -244,10 +237,11 @@ async function rpc<T>(gateway: string, binding: string, name: string, method: st
   return body.value;
 }
 
+/** The metered build's counters (bench/metered/): requests and rows per object class. */
 async function costs(gateway: string): Promise<Costs> {
-  const res = await fetch(`${gateway}/v1/admin/cost`, { headers: admin });
-  if (res.status !== 200) throw new Error(`GET /v1/admin/cost: HTTP ${res.status}`);
-  return ((await res.json()) as { isolate_counts: Costs }).isolate_counts;
+  const res = await fetch(`${gateway}/__bench/cost`);
+  if (res.status !== 200) throw new Error(`GET /__bench/cost: HTTP ${res.status}`);
+  return (await res.json()) as Costs;
 }
 
 function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

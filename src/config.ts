@@ -68,6 +68,18 @@ export function loadConfig(env: Env): RuntimeConfig {
 }
 
 export function parseConfig(env: Env): RuntimeConfig {
+  const config = readConfig(env);
+  // TRT-002 §11 and §9: a key must never outlive the execution it names.
+  for (const [name, limits] of [["default", config.limits.default], ...Object.entries(config.limits.tenants)] as const) {
+    const ttl = limits.idempotency_ttl_ms;
+    if (ttl !== undefined && ttl > config.retentionMs) {
+      throw new ConfigError(`TENANT_LIMITS ${name}: idempotency_ttl_ms (${ttl}) is longer than EXECUTION_RETENTION_MS (${config.retentionMs}); a key would outlive its execution`);
+    }
+  }
+  return config;
+}
+
+function readConfig(env: Env): RuntimeConfig {
   return {
     providers: parseProviders(env),
     devKeys: parseDevKeys(env),

@@ -1,49 +1,88 @@
 /**
- * Counts, per isolate, the Durable Object requests each class receives and the SQLite rows
- * it writes, so that the cost of an execution is counted, not guessed (bench/README.md).
- * Under wrangler dev every object of the runtime lives in one isolate, so the counts are
- * whole; in production they are per isolate (a diagnostic, not a metric).
+ * Counts what each execution costs, where it is spent, for the benchmark and the simulation
+ * (never shipped: only the metered build in bench/metered/entry.ts uses it):
+ *  - per Durable Object class, the requests it receives (RPC methods and alarms) and the rows
+ *    it writes (key-value puts and deletes, SQL statements' rows written);
+ *  - queue messages sent, and D1 rows written by the audit consumer.
+ * Under wrangler dev every object and the Worker live in one process, so the counts are whole.
  */
-export interface ClassCost {
+export interface Cost {
   requests: number;
   rows_written: number;
 }
 
-const costs = new Map<string, ClassCost>();
+const costs = new Map<string, Cost>();
 
-function costOf(className: string): ClassCost {
-  let c = costs.get(className);
-  if (!c) costs.set(className, (c = { requests: 0, rows_written: 0 }));
+export function costOf(name: string): Cost {
+  let c = costs.get(name);
+  if (!c) costs.set(name, (c = { requests: 0, rows_written: 0 }));
   return c;
 }
 
-/** Counts every call of the named methods (the object's RPC surface and its alarm). */
-export function meterMethods(cls: { name: string; prototype: object }, methods: readonly string[]): void {
+export function costSnapshot(): Record<string, Cost> {
+  return Object.fromEntries([...costs].map(([k, v]) => [k, { ...v }]));
+}
+
+/** Every method of a class's prototype, counted as one request each time it is called. */
+export function meterMethods(cls: { prototype: object }, name: string): void {
   const proto = cls.prototype as Record<string, unknown>;
-  for (const name of methods) {
-    const original = proto[name];
-    if (typeof original !== "function") throw new Error(`${cls.name}.${name} is not a method`);
-    proto[name] = function (this: unknown, ...args: unknown[]) {
-      costOf(cls.name).requests++;
+  for (const method of Object.getOwnPropertyNames(proto)) {
+    if (method === "constructor" || method === "fetch") continue;
+    const original = proto[method];
+    if (typeof original !== "function") continue;
+    proto[method] = function (this: unknown, ...args: unknown[]) {
+      costOf(name).requests++;
+      costOf(`${name}.${method}`).requests++;
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     };
   }
 }
 
-/** The object's SQL storage, with every statement's rows written added to its class's count. */
-export function meteredSql(sql: SqlStorage, className: string): SqlStorage {
-  return new Proxy(sql, {
-    get(target, prop, receiver) {
-      if (prop !== "exec") return Reflect.get(target, prop, receiver);
-      return (query: string, ...bindings: unknown[]) => {
-        const cursor = target.exec(query, ...bindings);
-        costOf(className).rows_written += cursor.rowsWritten;
-        return cursor;
+const bind = (target: object, value: unknown) => (typeof value === "function" ? value.bind(target) : value);
+
+/**
+ * Counts every row the object's storage writes against `name`, by wrapping the write methods
+ * on the state's own storage objects: the platform refuses a stand-in for the state itself.
+ */
+export function meterStorage(ctx: DurableObjectState, name: string): void {
+  const patch = <T extends object>(target: T, method: string, count: (args: unknown[], result: unknown) => number) => {
+    const original = Reflect.get(target, method) as (...a: unknown[]) => unknown;
+    Object.defineProperty(target, method, {
+      configurable: true,
+      value: (...args: unknown[]) => {
+        const result = original.apply(target, args);
+        costOf(name).rows_written += count(args, result);
+        return result;
+      },
+    });
+  };
+  patch(ctx.storage.kv, "put", () => 1);
+  patch(ctx.storage.kv, "delete", () => 1);
+  patch(ctx.storage.sql, "exec", (_args, cursor) => (cursor as SqlStorageCursor<Record<string, SqlStorageValue>>).rowsWritten);
+}
+
+/** The Worker's bindings, with queue messages and D1 rows written counted. */
+export function meteredEnv(env: Env): Env {
+  const queue = new Proxy(env.AUDIT_QUEUE, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (prop === "send") return (...args: unknown[]) => (costOf("AuditQueue").requests++, (value as (...a: unknown[]) => unknown).apply(target, args));
+      if (prop === "sendBatch") return (messages: unknown[], ...rest: unknown[]) => ((costOf("AuditQueue").requests += messages.length), (value as (...a: unknown[]) => unknown).apply(target, [messages, ...rest]));
+      return bind(target, value);
+    },
+  });
+  const db = new Proxy(env.AUDIT_DB, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (prop !== "batch") return bind(target, value);
+      return async (statements: D1PreparedStatement[]) => {
+        const results = await (value as (s: D1PreparedStatement[]) => Promise<D1Result[]>).call(target, statements);
+        const d1 = costOf("AuditD1");
+        d1.requests++;
+        for (const r of results) d1.rows_written += r.meta?.rows_written ?? 0;
+        return results;
       };
     },
   });
-}
-
-export function costSnapshot(): Record<string, ClassCost> {
-  return Object.fromEntries([...costs].map(([k, v]) => [k, { ...v }]));
+  return new Proxy(env, { get: (target, prop) => (prop === "AUDIT_QUEUE" ? queue : prop === "AUDIT_DB" ? db : Reflect.get(target, prop)) });
 }

@@ -18,7 +18,7 @@ import { dryRun, planExecution, type DryRunReport } from "../pipeline/plan.ts";
 import { limitsFor } from "../policy/limits.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
 import { forgetSnapshot } from "../registry/snapshot-cache.ts";
-import { decodeEventLines } from "../stream/ndjson.ts";
+import { EventStream } from "../stream/ndjson.ts";
 import { readEdgeView } from "../audit/records.ts";
 import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
 import { liveExecutions } from "../policy/admission.ts";
@@ -92,7 +92,7 @@ export async function events(ctx: Pick<CallContext, "env" | "caller">, execution
     if (!location) throw notFound(executionId);
     const answer = await location.stub.events(ctx.caller.tenant, after);
     if (!answer.ok) return answer.error.code === "execution_not_found" ? { ok: false, error: notFound(executionId).toBody() } : answer;
-    return ok(answer.value.kind === "ended" ? { kind: "ended" as const } : { kind: "stream" as const, events: decodeEventLines(answer.value.stream) });
+    return ok(answer.value.kind === "ended" ? { kind: "ended" as const } : { kind: "stream" as const, events: new EventStream(answer.value.stream) });
   });
 }
 
@@ -175,7 +175,7 @@ function fromObject(answer: ObjectAnswer): Outcome<CallAnswer> {
   if (!answer.ok) return answer;
   const { view, replayed, stream, deprecation } = answer.value;
   const dep = deprecation ? { deprecation } : {};
-  if (stream) return ok({ kind: "stream", execution_id: view.execution_id, replayed, events: decodeEventLines(stream), ...dep });
+  if (stream) return ok({ kind: "stream", execution_id: view.execution_id, replayed, events: new EventStream(stream), ...dep });
   if (view.status === "queued" || view.status === "scheduled" || view.status === "running") {
     return ok({ kind: "accepted", execution_id: view.execution_id, status: view.status, replayed, ...dep });
   }

@@ -18,7 +18,7 @@ export const TOKEN_TTL_MS = 1_000;
 /** Leased slots are held this long unless renewed. */
 export const SLOT_LEASE_MS = 10_000;
 /** Idle slots go back to the ledger after this long unused. */
-export const IDLE_RETURN_MS = 50;
+export const IDLE_RETURN_MS = 250;
 
 export type Ask = (request: LeaseRequest) => Promise<LeaseGrant>;
 

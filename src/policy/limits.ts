@@ -37,8 +37,18 @@ export interface LimitsConfig {
   tenants: Record<string, Partial<TenantLimits>>;
 }
 
+/**
+ * A tenant's limits: the default, overridden by its own entry. An entry whose name ends in `*`
+ * covers every tenant whose name starts with what precedes it (a family of tenants, e.g.
+ * `"trial-*"`); an exact name wins over a family, and the longest family over a shorter one.
+ */
 export function limitsFor(config: LimitsConfig, tenant: string): TenantLimits {
-  return { ...config.default, ...(Object.hasOwn(config.tenants, tenant) ? config.tenants[tenant] : {}) };
+  if (Object.hasOwn(config.tenants, tenant)) return { ...config.default, ...config.tenants[tenant] };
+  let best: string | undefined;
+  for (const name of Object.keys(config.tenants)) {
+    if (name.endsWith("*") && tenant.startsWith(name.slice(0, -1)) && (best === undefined || name.length > best.length)) best = name;
+  }
+  return { ...config.default, ...(best ? config.tenants[best] : {}) };
 }
 
 /** Checks a TENANT_LIMITS value: every figure a positive integer, no unknown names. */

@@ -19,11 +19,16 @@ interface Subscriber {
   writer: WritableStreamDefaultWriter<Uint8Array>;
   /** Bytes written but not yet taken by the reader. */
   queued: number;
+  /** A write the reader has not taken yet; newer bytes wait in `pending` and go as one chunk. */
+  inFlight: boolean;
+  pending: Uint8Array[];
   /** The backlog is still being sent: live events newer than `upTo` wait in `held`. */
   replaying: boolean;
   upTo: number;
   held: ExecutionEvent[];
   closeAfterReplay: boolean;
+  /** Ended: close once what is waiting has been taken. */
+  closing?: boolean;
   dropped: boolean;
 }
 
@@ -45,8 +50,10 @@ export class Fanout {
    */
   subscribe(pages: AsyncIterable<ExecutionEvent[]>, upTo: number, ended: boolean): ReadableStream<Uint8Array> | undefined {
     if (this.#subscribers.size >= MAX_SUBSCRIBERS) return undefined;
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, undefined, { highWaterMark: 64 });
-    const sub: Subscriber = { writer: writable.getWriter(), queued: 0, replaying: true, upTo, held: [], closeAfterReplay: ended, dropped: false };
+    // A one-chunk pipe: a write completes when the reader has taken it, so a slow reader makes
+    // the next events wait in `pending` and travel together (fewer, larger chunks under load).
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, { highWaterMark: 1 }, { highWaterMark: 1 });
+    const sub: Subscriber = { writer: writable.getWriter(), queued: 0, inFlight: false, pending: [], replaying: true, upTo, held: [], closeAfterReplay: ended, dropped: false };
     this.#subscribers.add(sub);
     void this.#replay(sub, pages);
     return readable;
@@ -98,14 +105,34 @@ export class Fanout {
     if (sub.dropped) return;
     if (sub.queued + bytes.byteLength > MAX_QUEUED_BYTES) return this.#drop(sub);
     sub.queued += bytes.byteLength;
-    sub.writer.write(bytes).then(
-      () => (sub.queued -= bytes.byteLength),
+    sub.pending.push(bytes);
+    if (!sub.inFlight) this.#flush(sub);
+  }
+
+  /** Sends everything waiting for a subscriber as one chunk; when the reader takes it, the next. */
+  #flush(sub: Subscriber): void {
+    if (sub.dropped || sub.pending.length === 0) return;
+    const chunk = sub.pending.length === 1 ? sub.pending[0] : concat(sub.pending);
+    sub.pending = [];
+    sub.inFlight = true;
+    sub.writer.write(chunk).then(
+      () => {
+        sub.queued -= chunk.byteLength;
+        sub.inFlight = false;
+        this.#flush(sub);
+        if (sub.closing && sub.pending.length === 0) this.#close(sub);
+      },
       () => this.#drop(sub),
     );
   }
 
   #close(sub: Subscriber): void {
     this.#subscribers.delete(sub);
+    // What is still waiting goes first; the stream closes after it.
+    if (sub.inFlight || sub.pending.length > 0) {
+      sub.closing = true;
+      return;
+    }
     sub.writer.close().catch(() => {});
   }
 
@@ -115,4 +142,14 @@ export class Fanout {
     this.#subscribers.delete(sub);
     sub.writer.abort().catch(() => {});
   }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }

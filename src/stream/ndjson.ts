@@ -12,25 +12,41 @@ export function encodeEventLine(event: ExecutionEvent): Uint8Array {
   return encoder.encode(`${toJson(event)}\n`);
 }
 
-/** The events of an NDJSON byte stream, in order; ends when the stream does. */
-export async function* decodeEventLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<ExecutionEvent> {
-  const decoder = new TextDecoder();
-  const reader = stream.getReader();
-  let buffer = "";
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let cut: number;
-      while ((cut = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, cut);
+/**
+ * An execution's events as they arrive: iterate it for one event at a time, or take
+ * `batches()` — every event that arrived together — to frame them as one write (under load the
+ * object sends several events per chunk, and a face that writes them together keeps up).
+ */
+export class EventStream implements AsyncIterable<ExecutionEvent> {
+  readonly #stream: ReadableStream<Uint8Array>;
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#stream = stream;
+  }
+
+  async *batches(): AsyncGenerator<ExecutionEvent[]> {
+    const decoder = new TextDecoder();
+    const reader = this.#stream.getReader();
+    let buffer = "";
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        const cut = buffer.lastIndexOf("\n");
+        if (cut < 0) continue;
+        const lines = buffer.slice(0, cut).split("\n");
         buffer = buffer.slice(cut + 1);
-        if (line !== "") yield fromJson<ExecutionEvent>(line);
+        const events = lines.filter((l) => l !== "").map((l) => fromJson<ExecutionEvent>(l));
+        if (events.length > 0) yield events;
       }
+    } finally {
+      reader.releaseLock();
+      await this.#stream.cancel().catch(() => {});
     }
-  } finally {
-    reader.releaseLock();
-    await stream.cancel().catch(() => {});
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<ExecutionEvent> {
+    for await (const batch of this.batches()) yield* batch;
   }
 }

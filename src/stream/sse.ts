@@ -32,9 +32,12 @@ export function frameHeartbeat(): string {
 
 const encoder = new TextEncoder();
 
-/** An SSE byte stream of `events`: `retry` first, a heartbeat while idle, closed after the last event. */
-export function sseStream(events: AsyncIterable<ExecutionEvent>, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
-  const iterator = events[Symbol.asyncIterator]();
+/**
+ * An SSE byte stream of `events`: `retry` first, a heartbeat while idle, closed after the last
+ * event. Events that arrive together (an EventStream's batches) are written together.
+ */
+export function sseStream(events: AsyncIterable<ExecutionEvent> | { batches(): AsyncIterable<ExecutionEvent[]> }, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
+  const iterator = ("batches" in events ? events.batches() : batchesOf(events))[Symbol.asyncIterator]();
   let heartbeat: ReturnType<typeof setInterval> | null = null;
   const stop = () => {
     if (heartbeat !== null) clearInterval(heartbeat);
@@ -59,7 +62,7 @@ export function sseStream(events: AsyncIterable<ExecutionEvent>, heartbeatMs = H
           controller.close();
           return;
         }
-        controller.enqueue(encoder.encode(frameEvent(next.value)));
+        controller.enqueue(encoder.encode(next.value.map(frameEvent).join("")));
       } catch (err) {
         stop();
         controller.error(err);
@@ -71,6 +74,10 @@ export function sseStream(events: AsyncIterable<ExecutionEvent>, heartbeatMs = H
       await iterator.return?.();
     },
   });
+}
+
+async function* batchesOf(events: AsyncIterable<ExecutionEvent>): AsyncGenerator<ExecutionEvent[]> {
+  for await (const event of events) yield [event];
 }
 
 /**

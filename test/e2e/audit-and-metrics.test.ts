@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { describe, expect, it } from "vitest";
 import { ADMIN_KEY, asAdmin, bearer, call } from "./http.ts";
+import { tenant } from "./tenants.ts";
 
 const SECRET = `secret-${crypto.randomUUID()}`;
 
@@ -140,8 +141,9 @@ describe.sequential("audit log, execution index and metrics", () => {
   });
 
   it("counts rate-limit refusals in /metrics", async () => {
-    const limited = (await asAdmin("POST", "/v1/admin/keys", { tenant: "limited", agent: "dev-agent" })).body.key;
-    const refusalsOf = (m: any[]) => (m.find((f) => f.name === "tool_runtime_rate_limit_refusals_total")?.metrics ?? []).filter((x: any) => x.labels.tenant === "limited").reduce((s: number, x: any) => s + Number(x.value), 0);
+    const limitedTenant = tenant("limited");
+    const limited = (await asAdmin("POST", "/v1/admin/keys", { tenant: limitedTenant, agent: "dev-agent" })).body.key;
+    const refusalsOf = (m: any[]) => (m.find((f) => f.name === "tool_runtime_rate_limit_refusals_total")?.metrics ?? []).filter((x: any) => x.labels.tenant === limitedTenant).reduce((s: number, x: any) => s + Number(x.value), 0);
     const before = refusalsOf(await scrape());
     let refused = 0;
     for (let i = 0; i < 8; i++) if ((await as(limited)({ tool: "math.evaluate", input: { expression: "1" } })).status === 429) refused++;

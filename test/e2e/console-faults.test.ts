@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { launchBrowser, screenshot, type Browser } from "./browser.ts";
 import { consoleUrl, signIn } from "./console-page.ts";
 import { asAdmin, bearer, call, DEV_KEY } from "./http.ts";
+import { tenant } from "./tenants.ts";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -62,8 +63,8 @@ describe("the web console when things go wrong", () => {
   });
 
   it("says when a call is refused with 429 and when to try again, and keeps the input", async () => {
-    // Tenant "narrow" may run 2 executions at once (TENANT_LIMITS): hold both, then ask for a third.
-    const narrow = await newKey("narrow");
+    // A tenant of the "narrow" family may run 2 executions at once (test/e2e/tenants.ts): hold both, then ask for a third.
+    const narrow = await newKey(tenant("narrow"));
     const holding: string[] = [];
     try {
       for (let i = 0; i < 2; i++) {

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import type { TestProject } from "vitest/node";
+import { TEST_TENANT_FAMILIES } from "./tenants.ts";
 import { SAMPLES_DIR } from "../openapi/samples.ts";
 
 declare module "vitest" {
@@ -57,6 +58,10 @@ export default async function setup(project: TestProject) {
   const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid: "e2e-1", alg: "ES256", use: "sig" };
   const jwtVars = [`JWT_JWKS:${JSON.stringify({ keys: [publicJwk] })}`, `JWT_ISSUER:${JWT_ISSUER}`, `JWT_AUDIENCE:${JWT_AUDIENCE}`];
+  // The runtime's own tenant limits, plus the test-only tenant families (test/e2e/tenants.ts).
+  const { unstable_readConfig } = await import("wrangler");
+  const shipped = (unstable_readConfig({ config: join(root, "wrangler.toml") }).vars as { TENANT_LIMITS: { default: object; tenants?: object } }).TENANT_LIMITS;
+  const limitsVar = `TENANT_LIMITS:${JSON.stringify({ ...shipped, tenants: { ...(shipped.tenants ?? {}), ...TEST_TENANT_FAMILIES } })}`;
   // http.request's egress allow-list, for this stack only: the one loopback port the e2e
   // server listens on. `--var` reaches only the first config of a multi-config wrangler dev
   // (tried), so it travels as process env, which wrangler dev hands to every Worker without a
@@ -65,7 +70,7 @@ export default async function setup(project: TestProject) {
   const egressEnv = { CLOUDFLARE_INCLUDE_PROCESS_ENV: "true", EGRESS_ALLOW: `127.0.0.1:${egressPort}` };
   const child = spawn(
     "npm",
-    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...jwtVars.flatMap((v) => ["--var", v])],
+    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...[...jwtVars, limitsVar].flatMap((v) => ["--var", v])],
     { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv } },
   );
   let log = "";

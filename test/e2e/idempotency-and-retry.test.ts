@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 import { readSse } from "./sse.ts";
+import { tenant } from "./tenants.ts";
 
 const unique = (what: string) => `${what}-${crypto.randomUUID()}`;
 
@@ -88,8 +89,8 @@ describe("idempotency keys", () => {
   });
 
   it("lets the key start a new execution once its TTL has passed", async () => {
-    // The tenant "narrow" keeps keys for 2 s (TENANT_LIMITS in wrangler.toml).
-    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: "narrow", agent: "dev-agent" })).body.key;
+    // A tenant of the "narrow" family keeps keys for 2 s (test/e2e/tenants.ts).
+    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent" })).body.key;
     const counter = unique("count");
     const body = { tool: "lab.flaky", input: { key: counter }, idempotency_key: unique("key") };
     const first = await call("POST", "/v1/executions", body, bearer(narrow));
@@ -104,7 +105,7 @@ describe("idempotency keys", () => {
 
 describe("a key reused after its TTL", () => {
   it("starts clean: nothing of the cancelled first execution carries over", async () => {
-    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: "narrow", agent: "dev-agent" })).body.key;
+    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent" })).body.key;
     const body = { tool: "lab.stall", mode: "async", input: { ms: 300 }, idempotency_key: unique("key") };
     const first = await call("POST", "/v1/executions", body, bearer(narrow));
     expect((await call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 }, bearer(narrow))).body.status).toBe("cancelled");

@@ -6,6 +6,7 @@ import { importJWK, SignJWT, type JWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { asAdmin, baseUrl, bearer, call, execute } from "./http.ts";
+import { tenant } from "./tenants.ts";
 
 const privateJwk = inject("jwtPrivateKey") as JWK;
 const issuer = inject("jwtIssuer");
@@ -162,7 +163,7 @@ describe("capabilities, three levels", () => {
 
 describe("limits and rate limiting", () => {
   it("answers a burst over the tenant's rate with 429 and Retry-After, creating no execution", async () => {
-    const key = (await newKey({ tenant: "limited", agent: "dev-agent" })).key;
+    const key = (await newKey({ tenant: tenant("limited"), agent: "dev-agent" })).key;
     const results = [];
     for (let i = 0; i < 6; i++) results.push(await as(key).execute(math)); // burst 3, 1 a second
     const refused = results.filter((r) => r.status === 429);
@@ -176,20 +177,20 @@ describe("limits and rate limiting", () => {
   });
 
   it("clamps an asked-for timeout to the tenant's maximum and says so", async () => {
-    const key = (await newKey({ tenant: "narrow", agent: "dev-agent" })).key;
+    const key = (await newKey({ tenant: tenant("narrow"), agent: "dev-agent" })).key;
     const res = await as(key).execute({ ...math, limits: { timeout_ms: 60_000 } });
     expect(res.body.execution.timeout_ms).toBe(10_000);
   });
 
   it("refuses a payload over the tenant's maximum with 413", async () => {
-    const key = (await newKey({ tenant: "narrow", agent: "dev-agent" })).key;
+    const key = (await newKey({ tenant: tenant("narrow"), agent: "dev-agent" })).key;
     const res = await as(key).execute({ tool: "lab.echo", input: { blob: "x".repeat(5_000) } });
     expect(res.status).toBe(413);
     expect(res.body.error.details).toMatchObject({ max_bytes: 4096 });
   });
 
   it("refuses an execution over the tenant's concurrency with 429, and admits again when one ends", async () => {
-    const key = (await newKey({ tenant: "narrow", agent: "dev-agent" })).key;
+    const key = (await newKey({ tenant: tenant("narrow"), agent: "dev-agent" })).key;
     const stall = { tool: "lab.stall", mode: "async", input: { ms: 5_000 }, limits: { timeout_ms: 8_000 } };
     const first = await as(key).execute(stall);
     const second = await as(key).execute(stall);

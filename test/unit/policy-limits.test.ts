@@ -43,3 +43,17 @@ describe("tenant limits", () => {
     expect(() => parseLimitsConfig({ tenants: { t: { burst: "10" } } })).toThrow(/positive/);
   });
 });
+
+describe("tenant families in TENANT_LIMITS", () => {
+  const config = parseLimitsConfig({
+    default: { max_concurrent: 100 },
+    tenants: { "trial-*": { max_concurrent: 2 }, "trial-gold-*": { max_concurrent: 10 }, "trial-exact": { max_concurrent: 5 } },
+  });
+
+  it("gives a tenant its family's limits, the longest family first, and an exact name over any family", () => {
+    expect(limitsFor(config, "trial-123").max_concurrent).toBe(2);
+    expect(limitsFor(config, "trial-gold-7").max_concurrent).toBe(10);
+    expect(limitsFor(config, "trial-exact").max_concurrent).toBe(5);
+    expect(limitsFor(config, "acme").max_concurrent).toBe(100);
+  });
+});

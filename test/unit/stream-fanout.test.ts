@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ExecutionEvent } from "../../src/contract.ts";
 import { Fanout, MAX_SUBSCRIBERS } from "../../src/stream/fanout.ts";
-import { decodeEventLines, encodeEventLine } from "../../src/stream/ndjson.ts";
+import { encodeEventLine, EventStream } from "../../src/stream/ndjson.ts";
 import { HEARTBEAT_MS, sseStream } from "../../src/stream/sse.ts";
 
 const ev = (seq: number, type = "stdout", data: unknown = seq): ExecutionEvent => ({ seq, type, data: data as ExecutionEvent["data"], at: 0 });
@@ -13,7 +13,7 @@ async function* pages(...list: ExecutionEvent[][]): AsyncGenerator<ExecutionEven
 /** Every event the stream carries until it closes. */
 async function seqs(stream: ReadableStream<Uint8Array>): Promise<number[]> {
   const out: number[] = [];
-  for await (const e of decodeEventLines(stream)) out.push(e.seq);
+  for await (const e of new EventStream(stream)) out.push(e.seq);
   return out;
 }
 
@@ -74,6 +74,18 @@ describe("Fanout (an execution's subscribers)", () => {
     const capped = new Fanout(encodeEventLine);
     for (let i = 0; i < MAX_SUBSCRIBERS; i++) expect(capped.subscribe(pages(), 0, false)).toBeDefined();
     expect(capped.subscribe(pages(), 0, false)).toBeUndefined();
+  });
+
+  it("sends what a slow reader has not taken yet as one chunk, in order", async () => {
+    const fanout = new Fanout(encodeEventLine);
+    const stream = fanout.subscribe(pages([ev(1, "start")]), 1, false)!;
+    await new Promise((r) => setTimeout(r, 0));
+    for (let seq = 2; seq <= 30; seq++) fanout.publish(ev(seq));
+    fanout.publish(ev(31, "done"));
+    const chunks: number[][] = [];
+    for await (const batch of new EventStream(stream).batches()) chunks.push(batch.map((e) => e.seq));
+    expect(chunks.flat()).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    expect(chunks.length).toBeLessThan(10); // not one chunk per event
   });
 
   it("drops a subscriber whose reader went away, and keeps serving the others", async () => {

@@ -1,0 +1,15 @@
+/**
+ * Test-only tenants (never in what ships): families whose limits the tests need, added to the
+ * runtime's own TENANT_LIMITS for the e2e stack only (test/e2e/global-setup.ts passes them with
+ * `--var`). A test names a fresh member of a family — `narrow-<uuid>` — so no two tests share
+ * a tenant's buckets, slots or keys, in any order.
+ */
+export const TEST_TENANT_FAMILIES = {
+  /** Little room: two running executions, small bodies and outputs, short timeouts and keys. */
+  "narrow-*": { max_concurrent: 2, max_timeout_ms: 10_000, max_output_bytes: 65_536, max_payload_bytes: 4_096, idempotency_ttl_ms: 2_000 },
+  /** A slow rate: 1 call a second, a burst of 3. */
+  "limited-*": { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3 },
+};
+
+/** A fresh tenant of a family, e.g. `tenant("narrow")` → `narrow-3f9c…`. */
+export const tenant = (family: "narrow" | "limited") => `${family}-${crypto.randomUUID()}`;
