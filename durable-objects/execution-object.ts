@@ -15,6 +15,8 @@ import { newObjectExecutionId, objectStub } from "../src/execution/ids.ts";
 import { isTerminal, toView, type ExecutionRecord } from "../src/execution/record.ts";
 import { ExecutionRun, lostRecord } from "../src/execution/run.ts";
 import { planExecution } from "../src/pipeline/plan.ts";
+import { shedIfLate } from "../src/execution/shed.ts";
+import { takeTrial } from "../src/execution/trial.ts";
 import { admitExecution, releaseExecution } from "../src/policy/admission.ts";
 import { Fanout } from "../src/stream/fanout.ts";
 import { encodeEventLine } from "../src/stream/ndjson.ts";
@@ -159,10 +161,19 @@ export class ExecutionObject extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(record.ended_at! + record.retention_ms);
   }
 
-  async #begin(plan: ExecutionPlan, delivery: Delivery): Promise<Outcome<StartAnswer>> {
+  async #begin(planned: ExecutionPlan, delivery: Delivery): Promise<Outcome<StartAnswer>> {
     // Admission (rate and concurrency) before anything is written: a refused call leaves nothing.
-    const admitted = await admitExecution(this.env, plan);
+    const admitted = await admitExecution(this.env, planned);
     if (!admitted.ok) return admitted;
+    let plan: ExecutionPlan;
+    try {
+      shedIfLate(planned);
+      // After admission: a call refused before now never held a half-open provider's trial.
+      plan = await takeTrial(this.env, planned);
+    } catch (err) {
+      void releaseExecution(this.env, planned.tenant, planned.execution_id);
+      return internal(err);
+    }
     this.#run = ExecutionRun.begin(this.env, plan, {
       background: (p) => this.ctx.waitUntil(p),
       save: (record) => this.#save(record),
@@ -174,7 +185,10 @@ export class ExecutionObject extends DurableObject<Env> {
     });
     // The deadline alarm shares the record's commit (DESIGN.md 8: one commit before the call).
     void this.ctx.storage.setAlarm(plan.accepted_at + plan.timeout_ms + DEADLINE_SLACK_MS);
-    void this.#run.done.then((record) => this.#ended(record));
+    const run = this.#run;
+    void run.done.then((record) => this.#ended(record));
+    // The tenant's slot is held until the provider's call has really returned (WORK_CAP_MS at most).
+    void run.workStopped().then(() => releaseExecution(this.env, plan.tenant, plan.execution_id));
     return this.#attach(true, delivery, false);
   }
 
@@ -188,7 +202,6 @@ export class ExecutionObject extends DurableObject<Env> {
 
   #ended(record: ExecutionRecord): void {
     this.#run = undefined;
-    void releaseExecution(this.env, record.tenant, record.execution_id);
     // The audit outbox: the alarm sends the record again unless the queue confirms it first.
     void this.ctx.storage.setAlarm(Date.now() + AUDIT_CONFIRM_MS);
     void this.#sendAudit(record);

@@ -25,9 +25,15 @@ const MANIFEST_TIMEOUT_MS = 5_000;
 const UNREACHABLE_RETRY_MS = 2_000;
 /** A dead provider is skipped at least this long before its answering manifest revives it. */
 export const LIVENESS_PROBE_MS = 30_000;
+/** Calls in a row that could not reach a provider's Worker before it is called dead. */
+export const DEAD_AFTER_TRANSPORT_FAILURES = 3;
+/** How often the dead are probed again, by the registry's alarm, until they answer. */
+export const PROBE_EVERY_MS = 10_000;
 
 export class RegistryObject extends DurableObject<Env> {
   readonly #store: RegistryStore;
+  /** Unreachable calls in a row, per provider (in memory: a restart forgives them). */
+  readonly #strikes = new Map<string, number>();
   #composed: RegistrySnapshot | undefined;
   #loading: Promise<void> | undefined;
   /** The registry's notion of now; tests replace it to step through breaker cooldowns. */
@@ -50,10 +56,22 @@ export class RegistryObject extends DurableObject<Env> {
     return this.#compose();
   }
 
-  /** Outcomes of real calls, and providers whose binding failed. Returns the new version. */
-  async report(samples: Sample[], dead: DeadReport[] = []): Promise<number> {
+  /**
+   * Outcomes of real calls, and the calls whose provider Worker could not be reached. A
+   * provider is dead after DEAD_AFTER_TRANSPORT_FAILURES such calls in a row (one failed call
+   * is one failed call); any good call resets the count. Returns the new version.
+   */
+  async report(samples: Sample[], unreachable: DeadReport[] = []): Promise<number> {
     const now = this.clock();
-    for (const d of dead) this.#store.markDead(d.provider, d.at, d.reason);
+    for (const sample of samples) if (sample.ok) this.#strikes.delete(sample.provider);
+    for (const d of unreachable) {
+      const strikes = (this.#strikes.get(d.provider) ?? 0) + 1;
+      this.#strikes.set(d.provider, strikes);
+      if (strikes >= DEAD_AFTER_TRANSPORT_FAILURES && this.#store.markDead(d.provider, d.at, d.reason)) {
+        this.#strikes.delete(d.provider);
+        await this.#probeLater();
+      }
+    }
     for (const sample of samples) {
       this.#store.addSample(sample);
       const before = this.#store.breaker(sample.provider, sample.tool);
@@ -61,6 +79,16 @@ export class RegistryObject extends DurableObject<Env> {
       if (after !== before) this.#store.saveBreaker(sample.provider, sample.tool, after);
     }
     return this.#changed();
+  }
+
+  /**
+   * AIOS §5.2 liveness: the dead come back by themselves. While a provider is dead (or its
+   * manifest did not answer), the registry re-reads the manifests every PROBE_EVERY_MS; one
+   * that answers, dead for at least LIVENESS_PROBE_MS, is alive again — no operator needed.
+   */
+  async alarm(): Promise<void> {
+    await this.#reload();
+    await this.#probeLater();
   }
 
   /**
@@ -79,6 +107,15 @@ export class RegistryObject extends DurableObject<Env> {
     this.#store.saveBreaker(provider, tool, { ...b, trial_at: now });
     this.#changed();
     return true;
+  }
+
+  /** A granted trial that never reached its provider: the next caller may take it at once. */
+  async returnTrial(provider: string, tool: string): Promise<void> {
+    const b = this.#store.breaker(provider, tool);
+    if (b.trial_at === undefined) return;
+    const { trial_at: _, ...rest } = b;
+    this.#store.saveBreaker(provider, tool, rest);
+    this.#changed();
   }
 
   /** Operator: change a provider's trust or disable it, at run time. */
@@ -149,6 +186,12 @@ export class RegistryObject extends DurableObject<Env> {
     return { ...DEFAULT_BREAKER, ...(offering?.manifest.breaker ?? {}) };
   }
 
+  /** Schedules the next liveness probe while any provider is dead or unreachable. */
+  async #probeLater(): Promise<void> {
+    const needed = this.#store.dead().size > 0 || (this.#store.catalog()?.catalog.providers.some((p) => !p.reachable) ?? false);
+    if (needed && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + PROBE_EVERY_MS);
+  }
+
   #reloadDue(): boolean {
     const config = loadConfig(this.env);
     const stored = this.#store.catalog();
@@ -170,16 +213,18 @@ export class RegistryObject extends DurableObject<Env> {
     const config = loadConfig(this.env);
     const loads = await Promise.all(config.providers.map((p) => this.#loadProvider(p)));
     const now = this.clock();
+    let revived = false;
     for (const load of loads) {
       const dead = this.#store.dead().get(load.config.name);
-      if (load.manifest && !load.error && dead && now - dead.since >= LIVENESS_PROBE_MS) this.#store.markAlive(load.config.name);
+      if (load.manifest && !load.error && dead && now - dead.since >= LIVENESS_PROBE_MS) revived = this.#store.markAlive(load.config.name) || revived;
     }
     const catalog = await buildCatalog(loads, (hash) => hasValidator(hash));
     for (const problem of catalog.problems) console.warn(JSON.stringify({ msg: "registry problem", problem }));
     const previous = this.#catalog();
     this.#store.saveCatalog(canonicalJson(config.providers), now, catalog);
-    if (!previous || canonicalJson(previous) !== canonicalJson(catalog)) this.#changed();
+    if (revived || !previous || canonicalJson(previous) !== canonicalJson(catalog)) this.#changed();
     else this.#composed = undefined;
+    await this.#probeLater();
   }
 
   async #loadProvider(config: ProviderConfig): Promise<ProviderLoad> {

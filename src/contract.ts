@@ -18,7 +18,7 @@ export const ERROR_CODES = [
   "unauthenticated", "forbidden", "tool_not_found", "invalid_input", "invalid_output", "timeout", "resource_exceeded",
   "sandbox_unavailable", "tool_error", "rate_limited",
   "invalid_request", "payload_too_large", "tool_deprecated", "provider_crashed", "no_healthy_provider", "idempotency_conflict",
-  "cancelled", "execution_not_found", "not_found", "not_acceptable", "unsupported_media_type", "method_not_allowed", "internal",
+  "cancelled", "execution_not_found", "not_found", "not_acceptable", "unsupported_media_type", "method_not_allowed", "overloaded", "internal",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -41,6 +41,7 @@ export const ERROR_TABLE = {
   not_acceptable: { status: 406, type: "request_error", retryable: false, meaning: "No format in Accept that the runtime answers (JSON or MessagePack)" },
   unsupported_media_type: { status: 415, type: "request_error", retryable: false, meaning: "Body in a format the runtime does not read (JSON or MessagePack)" },
   method_not_allowed: { status: 405, type: "request_error", retryable: false, meaning: "Route exists, method does not" },
+  overloaded: { status: 503, type: "runtime_error", retryable: true, meaning: "The runtime could not dispatch the call within its budget (its own queues, admission); try again after Retry-After. Never the provider's fault" },
   internal: { status: 500, type: "runtime_error", retryable: true, meaning: "Unexpected failure inside the runtime" },
 } as const satisfies Record<ErrorCode, ErrorRule>;
 

@@ -68,7 +68,7 @@ export const createEdge: CreateEdge = (env, options) => ({
       : { kind: "result", result: { ok: false, error: { code: "provider_crashed", message: "simulated failure" }, latency_us: answer.latency_ms * 1000 } };
     const verdict = judge(outcome, undefined);
     if (verdict) {
-      await report(env, { provider: chosen.provider, tool: c.tool, at: startedAt, latency_ms: answer.latency_ms, ok: verdict.ok }, { dead: verdict.dead, urgent: chosen.trial, background: () => {} });
+      await report(env, { provider: chosen.provider, tool: c.tool, at: startedAt, latency_ms: answer.latency_ms, ok: verdict.ok }, { transport: verdict.transport, urgent: chosen.trial, background: () => {} });
     }
     ticket?.release();
     if (!answer.ok || chosen.trial) forgetSnapshot();

@@ -1,16 +1,24 @@
 /**
  * One attempt of an execution (stage 6): a provider call with its own sink and stop latch,
  * settled (stage 7) and reported for the provider's health. Runs wherever the execution runs.
+ *
+ * What counts against the provider (DESIGN.md 11): crashes, invalid output, transport
+ * failures, and timeouts of attempts that had at least the tool's latency-class time to run.
+ * A budget the caller chose shorter, a budget the runtime spent before dispatch, a tool_error
+ * or a cancellation says nothing about the provider and reports nothing bad.
  */
 import { traceparentOf } from "../audit/trace.ts";
 import { providerService } from "../config.ts";
-import type { ExecutionPlan, PlannedProvider } from "./dispatch.ts";
+import { errorBody } from "../errors.ts";
 import { judge, report } from "../registry/health-reporter.ts";
 import type { EmittedEvent } from "../../providers/sdk/protocol.ts";
+import type { ExecutionPlan, PlannedProvider } from "./dispatch.ts";
 import { invokeProvider, StopLatch, type ProviderOutcome } from "./provider-call.ts";
 import type { AttemptResult } from "./retry.ts";
 import { settle } from "./settle.ts";
 import { ExecutionSinkTarget } from "./sink.ts";
+import { returnTrial } from "./trial.ts";
+import { SHED_RETRY_MS, shedBelowMs } from "./shed.ts";
 
 export interface AttemptOptions {
   env: Env;
@@ -26,6 +34,8 @@ export interface AttemptOptions {
   onEmit: (event: EmittedEvent) => void;
   /** The caller cancelled: the outcome says nothing about the provider. */
   cancelled: () => boolean;
+  /** Told of the provider's own call, which may outlive the attempt (a handler that ignores its stop). */
+  onDispatched: (returned: Promise<unknown>) => void;
   /** Keeps work that outlives the attempt alive (the health batch). */
   background: (p: Promise<unknown>) => void;
 }
@@ -34,11 +44,27 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
   const { plan, provider } = o;
   const settleIt = (outcome: ProviderOutcome) =>
     settle(outcome, { output_hash: plan.output_hash, idempotent: plan.idempotent, timeout_ms: plan.timeout_ms, max_output_bytes: plan.max_output_bytes });
-  // No budget left (the pipeline used it up): the provider is not called at all, so a side
-  // effect cannot happen after the caller has been told it timed out.
+  if (o.n === 1 && o.timeoutMs < shedBelowMs(plan.timeout_ms)) {
+    // The runtime's own queues and admission used the budget up (issue: overload is shed, not
+    // timed out): the provider is not called, and nothing is said about it.
+    if (provider.trial) await returnTrial(o.env, provider.provider, plan.tool);
+    const error = errorBody("overloaded", "the runtime could not dispatch the call within its budget; try again", { retry_after_ms: SHED_RETRY_MS, budget_left_ms: Math.max(0, o.timeoutMs) });
+    return { outcome: { kind: "timeout" }, settlement: { status: "failed", error } };
+  }
+  // No budget left for a retry: the provider is not called at all, so a side effect cannot
+  // happen after the caller has been told it timed out.
   if (o.timeoutMs <= 0) return { outcome: { kind: "timeout" }, settlement: settleIt({ kind: "timeout" }) };
-  const sink = new ExecutionSinkTarget(o.onEmit, o.stop);
   const startedAt = Date.now();
+  const sample = (ok: boolean) => ({ provider: provider.provider, tool: plan.tool, at: startedAt, latency_ms: Date.now() - startedAt, ok });
+  // A half-open provider's trial is decided by its first sign of life (it takes the call), not
+  // by the end of a long run: the breaker closes then, and other calls flow again.
+  let trialDecided = !provider.trial;
+  const onAlive = () => {
+    if (trialDecided) return;
+    trialDecided = true;
+    o.background(report(o.env, sample(true), { urgent: true, background: o.background }));
+  };
+  const sink = new ExecutionSinkTarget(o.onEmit, o.stop, onAlive);
   const outcome = await invokeProvider(
     providerService(o.env, provider.binding),
     {
@@ -54,14 +80,21 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
     sink,
     o.stop,
     o.abandoned,
+    o.onDispatched,
   );
   const settlement = settleIt(outcome);
-  // A failure waits for the registry, so that the next call already sees the breaker or the
-  // dead provider; successes are batched (health-reporter.ts).
-  const verdict = o.cancelled() ? undefined : judge(outcome, settlement.error?.code);
-  if (verdict) {
-    // `at` is when the attempt started: the breaker ignores calls begun before it opened.
-    await report(o.env, { provider: provider.provider, tool: plan.tool, at: startedAt, latency_ms: Date.now() - startedAt, ok: verdict.ok }, { dead: verdict.dead, urgent: provider.trial, background: o.background });
+  // A timeout is the provider's fault only if the attempt had the tool's own time to run.
+  const fairTimeout = outcome.kind !== "timeout" || o.timeoutMs >= plan.class_timeout_ms;
+  const verdict = o.cancelled() || !fairTimeout ? undefined : judge(outcome, settlement.error?.code);
+  // A trial already decided by a sign of life needs no second good sample at the end.
+  if (verdict && !(provider.trial && trialDecided && verdict.ok)) {
+    // A failure waits for the registry, so that the next call already sees the breaker or the
+    // dead provider; successes are batched (health-reporter.ts). `at` is when the attempt
+    // started: the breaker ignores calls begun before it opened.
+    await report(o.env, sample(verdict.ok), { transport: verdict.transport, urgent: provider.trial && !trialDecided, background: o.background });
+  } else if (provider.trial && !trialDecided) {
+    // The trial never reached a decision (cancelled, or a budget the caller cut short): hand it back.
+    await returnTrial(o.env, provider.provider, plan.tool);
   }
   return { outcome, settlement };
 }

@@ -58,8 +58,18 @@ export interface ExecutionPlan {
   limits: TenantLimits;
   /** Attempt policy; tools that are not idempotent get one attempt whatever this says. */
   retry: RetryPolicy;
-  /** The longest one attempt may take when retries are possible (the tool's latency class). */
+  /**
+   * The longest one attempt may take when retries are possible: the tool's latency class, or
+   * all of the caller's `limits.timeout_ms` when the caller set one (AIOS §6.1: the caller's
+   * timeout comes first; retries happen only within what is left).
+   */
   attempt_cap_ms: number;
+  /**
+   * The tool's latency-class timeout. An attempt that timed out counts against the provider
+   * only if it had at least this long to run (DESIGN.md 11): a budget the caller chose shorter
+   * is the caller's choice, not the provider's fault.
+   */
+  class_timeout_ms: number;
   /** How the tool's `partial` events make its partial output (AIOS §6.2). */
   partial_merge: PartialMerge;
 }

@@ -15,19 +15,26 @@ import { admitFast } from "../policy/admission.ts";
 import type { ExecutionPlan } from "./dispatch.ts";
 import { toView } from "./record.ts";
 import { ExecutionRun } from "./run.ts";
+import { shedIfLate } from "./shed.ts";
+import { takeTrial } from "./trial.ts";
 
 /** Runs a planned fast-path call to its end and makes its record durable; throws `rate_limited` when not admitted. */
-export async function runAtEdge(env: Env, plan: ExecutionPlan, waitUntil: (p: Promise<unknown>) => void): Promise<ExecutionView> {
-  const ticket = await admitFast(env, plan.tenant, plan.tool, plan.limits, waitUntil);
+export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p: Promise<unknown>) => void): Promise<ExecutionView> {
+  const ticket = await admitFast(env, planned.tenant, planned.tool, planned.limits, waitUntil);
   let run: ExecutionRun;
   try {
+    shedIfLate(planned);
+    // After admission: a call refused before now never held a half-open provider's trial.
+    const plan = await takeTrial(env, planned);
     // Events of an unobserved call have no reader; only the partial output (kept by the run) matters.
     run = ExecutionRun.begin(env, plan, { background: waitUntil, save: () => {}, emit: () => {} });
   } catch (err) {
     ticket.release();
     throw err;
   }
-  const record = await run.done.finally(() => ticket.release());
+  // The tenant's slot is held until the provider's call has really returned (WORK_CAP_MS at most).
+  waitUntil(run.workStopped().finally(() => ticket.release()));
+  const record = await run.done;
   const view = toView(record);
   const viewJson = toJson(view);
   const message = { kind: "finished" as const, record: auditEntryOf(record), retention_ms: record.retention_ms };

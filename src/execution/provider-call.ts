@@ -39,6 +39,8 @@ export async function invokeProvider(
   sink: ExecutionSink,
   stop: StopLatch,
   abandon: Promise<ProviderOutcome>,
+  /** Told when the provider's own call has returned — which may be long after the runtime stopped waiting. */
+  onReturned: (returned: Promise<unknown>) => void = () => {},
 ): Promise<ProviderOutcome> {
   if (!service || typeof service.invoke !== "function") {
     return { kind: "unbound", message: "the provider's Worker is not bound to this runtime" };
@@ -51,6 +53,7 @@ export async function invokeProvider(
     (result): ProviderOutcome => ({ kind: "result", result }),
     (err): ProviderOutcome => ({ kind: "rpc_failed", failure: classifyRpcFailure(err), raw: String(err).slice(0, 1_000) }),
   );
+  onReturned(answered);
   try {
     const outcome = await Promise.race([answered, budget, abandon]);
     // The provider hears of the timeout over the same call, so a cooperative handler stops

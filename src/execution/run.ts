@@ -33,6 +33,12 @@ export interface RunHost {
 export const MAX_EVENT_BYTES = 64 * 1024;
 export const MAX_EVENTS = 10_000;
 export const MAX_LOG_BYTES = 4 * 1024 * 1024;
+/**
+ * The longest a tenant's slot stays held for a provider call after its execution has ended:
+ * a handler that ignores cancellation still counts against its tenant until then. The
+ * platform ends any invocation that exceeds its CPU limit (providers declare `limits.cpu_ms`).
+ */
+export const WORK_CAP_MS = 60_000;
 
 export class ExecutionRun {
   #record: ExecutionRecord;
@@ -49,6 +55,8 @@ export class ExecutionRun {
   #logBytes = 0;
   #dropped = 0;
   readonly #partial: PartialOutput;
+  /** The provider calls made, each until its own call returned (which may be after the end). */
+  readonly #dispatched: Promise<unknown>[] = [];
   /** Resolves with the terminal record, whatever happens inside. */
   readonly done: Promise<ExecutionRecord>;
 
@@ -99,6 +107,20 @@ export class ExecutionRun {
     }
   }
 
+  /**
+   * Resolves when the work has really stopped: the run has ended and every provider call it
+   * made has returned — a handler that ignores its stop notice keeps running in its Worker —
+   * or WORK_CAP_MS after the end, whichever is first. What the tenant's concurrency slot is
+   * held until (issue: slots held until the work stops).
+   */
+  async workStopped(): Promise<void> {
+    await this.done;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const cap = new Promise<void>((resolve) => (timer = setTimeout(resolve, WORK_CAP_MS)));
+    await Promise.race([Promise.allSettled(this.#dispatched), cap]);
+    if (timer !== undefined) clearTimeout(timer);
+  }
+
   /** The deadline passed with the call still open (the in-memory timer is gone): end it as timed out. */
   expire(): void {
     this.#stop.fire("timeout");
@@ -130,6 +152,7 @@ export class ExecutionRun {
             abandoned: this.#abandoned,
             onEmit: (e) => this.#onEmit(e),
             cancelled: () => this.#record.cancellation !== undefined,
+            onDispatched: (returned) => this.#dispatched.push(returned),
             background: this.#host.background,
           });
         } finally {

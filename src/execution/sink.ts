@@ -2,16 +2,27 @@ import { RpcTarget } from "cloudflare:workers";
 import type { EmittedEvent, ExecutionSink, StopSignal } from "../../providers/sdk/protocol.ts";
 import type { StopLatch } from "./provider-call.ts";
 
-/** The sink a provider receives (DESIGN.md 6): events in, stop notice out. */
+/**
+ * The sink a provider receives (DESIGN.md 6): events in, stop notice out. The provider's first
+ * use of it (the SDK asks for the stop notice as the handler starts) is its first sign of life.
+ */
 export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
   #onEmit: (e: EmittedEvent) => void;
   #stop: StopLatch;
-  constructor(onEmit: (e: EmittedEvent) => void, stop: StopLatch) {
+  #onAlive: (() => void) | undefined;
+  constructor(onEmit: (e: EmittedEvent) => void, stop: StopLatch, onAlive?: () => void) {
     super();
     this.#onEmit = onEmit;
     this.#stop = stop;
+    this.#onAlive = onAlive;
+  }
+  #alive(): void {
+    const onAlive = this.#onAlive;
+    this.#onAlive = undefined;
+    onAlive?.();
   }
   async emit(event: EmittedEvent): Promise<void> {
+    this.#alive();
     // A stopped attempt (timed out, cancelled, abandoned) may not write into the execution any
     // more: its events would interleave with the next attempt's. They are dropped quietly — the
     // provider has been told to stop — not thrown, which would log as an uncaught error.
@@ -19,6 +30,7 @@ export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
     this.#onEmit(event);
   }
   stopped(): Promise<StopSignal> {
+    this.#alive();
     return this.#stop.signal;
   }
 }

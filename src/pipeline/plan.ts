@@ -13,7 +13,7 @@ import type { DeprecationNotice, Offering, RegistrySnapshot } from "../registry/
 import { pastSunset } from "../registry/compose.ts";
 import { breakerStateOf, partitionOfferings, statsFor, type Eligible, type Excluded } from "../registry/eligibility.ts";
 import { rankProviders, type RankedOffering } from "../registry/rank.ts";
-import { getSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { effectiveTimeoutMs, LATENCY_CLASS_DEFAULT_MS } from "./budget.ts";
 import { checkToolCapability, reachableOfferings } from "./capability.ts";
 import type { ExecutionPlan } from "../execution/dispatch.ts";
@@ -92,22 +92,17 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
   const limits = limitsFor(config.limits, caller.tenant);
   const d = await decide(env, caller, request, meta.waitUntil);
   // Stage 3 levels 2 and 3 and stage 4 on the best candidate. A half-open provider's trial
-  // (AIOS §6.4) is taken only for the provider about to be called, after its checks passed;
-  // when another edge holds the trial, the next candidate is checked instead.
-  let pick: Picked | undefined;
-  for (const candidate of d.ranked) {
-    const checked = await checkCandidate(env, caller, request, candidate.offering, meta);
-    if (candidate.trial && !(await registryStub(env).acquireTrial(candidate.offering.provider, d.tool))) continue;
-    pick = { ...checked, ranked: candidate };
-    break;
-  }
-  if (!pick) throw noHealthyProvider(d);
+  // (AIOS §6.4) is asked of the registry only when the call is about to be dispatched, after
+  // admission (src/execution/trial.ts): a call refused before then never holds a trial.
+  const best = d.ranked[0];
+  if (!best) throw noHealthyProvider(d.tool, d.version, d.excluded);
+  const pick: Picked = { ...(await checkCandidate(env, caller, request, best.offering, meta)), ranked: best };
   const chosen = pick.ranked.offering;
   const { intent, level3, input } = pick;
-  // Fallbacks for the retry engine: only providers offering the very same contract (schemas,
-  // capability, idempotency, effects), and none on trial, so that a retry changes nothing but
-  // who serves it.
-  const ranked = [pick.ranked, ...d.ranked.filter((r) => r !== pick!.ranked && !r.trial && sameContract(r.offering, chosen))];
+  // Fallbacks (for the retry engine, and for a trial another call holds): only providers
+  // offering the very same contract (schemas, capability, idempotency, effects), and none on
+  // trial, so that a retry changes nothing but who serves it.
+  const ranked = [pick.ranked, ...d.ranked.filter((r) => r !== pick.ranked && !r.trial && sameContract(r.offering, chosen))];
   // Stage 5: the plan that is dispatched.
   const timeout = effectiveTimeoutMs({
     requestedMs: request.limits.timeout_ms,
@@ -115,6 +110,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     toolMaxMs: chosen.manifest.max_timeout_ms,
     systemMaxMs: Math.min(config.systemMaxTimeoutMs, limits.max_timeout_ms),
   });
+  const classTimeout = Math.min(LATENCY_CLASS_DEFAULT_MS[chosen.manifest.latency_class], chosen.manifest.max_timeout_ms ?? Infinity);
   const plan: ExecutionPlan = {
     execution_id: meta.executionId,
     tenant: caller.tenant,
@@ -139,7 +135,8 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     trace: meta.trace,
     correlation_id: typeof request.context.correlation_id === "string" ? request.context.correlation_id : null,
     retry: config.retry,
-    attempt_cap_ms: Math.min(LATENCY_CLASS_DEFAULT_MS[chosen.manifest.latency_class], chosen.manifest.max_timeout_ms ?? Infinity),
+    attempt_cap_ms: timeout.source === "caller" ? timeout.timeout_ms : classTimeout,
+    class_timeout_ms: classTimeout,
     limits,
     partial_merge: chosen.manifest.partial_merge ?? "replace",
     ...(request.idempotency_key && meta.fingerprint ? { idempotency: { key: request.idempotency_key, fingerprint: meta.fingerprint, ttl_ms: limits.idempotency_ttl_ms } } : {}),
@@ -220,15 +217,16 @@ function sameContract(a: Offering, b: Offering): boolean {
   );
 }
 
-function noHealthyProvider(d: Decision): RuntimeError {
+/** AIOS §6.4: no provider can take the call now; every one is named with why, and when to try again. */
+export function noHealthyProvider(tool: string, version: string, excluded: { offering: { provider: string }; reason: string; retry_at?: number }[]): RuntimeError {
   const now = Date.now();
-  const soonest = Math.min(...d.excluded.map((e) => e.retry_at ?? now + DEFAULT_RETRY_AFTER_MS));
+  const soonest = Math.min(...excluded.map((e) => e.retry_at ?? now + DEFAULT_RETRY_AFTER_MS));
   const retryAfter = Math.max(1_000, Number.isFinite(soonest) ? soonest - now : DEFAULT_RETRY_AFTER_MS);
-  return new RuntimeError("no_healthy_provider", `no provider of ${d.tool}@${d.version} can take the call now`, {
-    tool: d.tool,
-    version: d.version,
+  return new RuntimeError("no_healthy_provider", `no provider of ${tool}@${version} can take the call now`, {
+    tool,
+    version,
     retry_after_ms: retryAfter,
-    providers: d.excluded.map((e) => ({ provider: e.offering.provider, reason: e.reason })),
+    providers: excluded.map((e) => ({ provider: e.offering.provider, reason: e.reason })),
   });
 }
 

@@ -18,20 +18,22 @@ let dead: DeadReport[] = [];
 let lastFlush = 0;
 
 /**
- * What an outcome says about the provider: a sample (ok or not), whether the provider is
- * dead, or nothing (cancellations say nothing about the provider).
+ * What an outcome says about the provider: a sample (ok or not), whether it was a transport
+ * failure (the Worker could not be reached: the registry calls a provider dead after
+ * DEAD_AFTER_TRANSPORT_FAILURES of those in a row), or nothing (cancellations say nothing).
  */
-export function judge(outcome: ProviderOutcome, errorCode: string | undefined): { ok: boolean; dead?: string } | undefined {
+export function judge(outcome: ProviderOutcome, errorCode: string | undefined): { ok: boolean; transport?: string } | undefined {
   switch (outcome.kind) {
     case "stopped":
       return undefined;
     case "timeout":
       return { ok: false };
     case "unbound":
-      return { ok: false, dead: outcome.message };
+      return { ok: false, transport: outcome.message };
     case "rpc_failed":
-      // Only a Worker that cannot be reached is dead; a crash or a resource limit is one failed call.
-      return outcome.failure.code === "sandbox_unavailable" ? { ok: false, dead: outcome.failure.message } : { ok: false };
+      // Only a Worker that cannot be reached is a transport failure; a crash or a resource
+      // limit is one failed call of a live provider.
+      return outcome.failure.code === "sandbox_unavailable" ? { ok: false, transport: outcome.failure.message } : { ok: false };
     case "result":
       if (!outcome.result.ok) {
         const code = outcome.result.error.code;
@@ -49,10 +51,10 @@ export function judge(outcome: ProviderOutcome, errorCode: string | undefined): 
  * timers with it, and one request must not flush on another's behalf. Flushes are throttled
  * to one per FLUSH_MS per isolate.
  */
-export async function report(env: Env, sample: Sample, options: { dead?: string; urgent: boolean; background: (p: Promise<unknown>) => void }): Promise<void> {
+export async function report(env: Env, sample: Sample, options: { transport?: string; urgent: boolean; background: (p: Promise<unknown>) => void }): Promise<void> {
   samples.push(sample);
-  if (options.dead) dead.push({ provider: sample.provider, at: sample.at, reason: options.dead });
-  if (options.urgent || !sample.ok || options.dead || samples.length >= BATCH) return flush(env);
+  if (options.transport) dead.push({ provider: sample.provider, at: sample.at, reason: options.transport });
+  if (options.urgent || !sample.ok || options.transport || samples.length >= BATCH) return flush(env);
   options.background(
     new Promise((resolve) => setTimeout(resolve, FLUSH_MS)).then(() => {
       if (samples.length > 0 && Date.now() - lastFlush >= FLUSH_MS) return flush(env);

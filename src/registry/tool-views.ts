@@ -7,7 +7,7 @@
 import type { Caller, Outcome, ToolView } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { healthKey, type CatalogTool, type Offering, type RegistrySnapshot } from "./catalog.ts";
-import { breakerStateOf, statsFor } from "./eligibility.ts";
+import { breakerStateOf, partitionOfferings, statsFor } from "./eligibility.ts";
 import { rankProviders } from "./rank.ts";
 import { compareSemver } from "./semver.ts";
 import { getSnapshot } from "./snapshot-cache.ts";
@@ -51,7 +51,7 @@ export async function toolList(env: Env, caller: Caller, waitUntil?: (p: Promise
       active_version: tool.active_version,
       description: active[0].manifest.description,
       versions: Object.keys(tool.versions).sort(compareSemver),
-      providers: rankProviders(active, { stats: statsFor(snapshot, tool.name) }).map((r) => r.offering.provider),
+      providers: bestFirst(active, snapshot, tool.name).map((o) => o.provider),
     });
   }
   return { ok: true, value: { registry_version: snapshot.version, tools } };
@@ -63,6 +63,14 @@ export async function toolDetail(env: Env, caller: Caller, name: string, waitUnt
   const tool = full && visibleTool(caller, full);
   if (!tool) return { ok: false, error: new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name }).toBody() };
   return { ok: true, value: toolView(tool, snapshot) };
+}
+
+/** Offerings in the order a call would try them, then those it would pass over now. */
+function bestFirst(offerings: Offering[], snapshot: RegistrySnapshot, tool: string, now = Date.now()): Offering[] {
+  const { eligible, excluded } = partitionOfferings(offerings, snapshot, now);
+  const stats = statsFor(snapshot, tool);
+  const ranked = (list: Offering[]) => rankProviders(list, { stats }).map((r) => r.offering);
+  return [...ranked(eligible.map((e) => e.offering)), ...ranked(excluded.map((e) => e.offering))];
 }
 
 function toolView(tool: CatalogTool, snapshot: RegistrySnapshot): ToolView {
@@ -79,8 +87,9 @@ function toolView(tool: CatalogTool, snapshot: RegistrySnapshot): ToolView {
       active: version === tool.active_version,
       description: tool.versions[version][0].manifest.description,
       deprecation: snapshot.deprecations[`${tool.name}@${version}`] ?? null,
-      // Listed in the order the runtime would rank them for this caller.
-      providers: rankProviders(tool.versions[version], { stats }).map(({ offering: o }) => ({
+      // Best first: the order the runtime would rank them for this caller, then the ones it
+      // would not call now (dead, disabled, breaker open).
+      providers: bestFirst(tool.versions[version], snapshot, tool.name, now).map((o) => ({
         provider: o.provider,
         trust: o.trust,
         p50_ms: stats[o.provider]?.p50_ms ?? null,

@@ -129,7 +129,7 @@ describe.sequential("audit log, execution index and metrics", () => {
     const before = parsePrometheusTextFormat(beforeText);
     const { tenant, key } = await tenantKey();
     const N = 5;
-    for (let i = 0; i < N; i++) await as(key)({ tool: "json.query", input: { document: [i], path: "/0" } });
+    for (let i = 0; i < N; i++) await as(key)({ tool: "json.query", input: { document: [i], path: "/0" }, limits: ROOMY });
     await eventually(() => auditOf(tenant), (r) => r.length >= N);
     const afterText = await scrapeText();
     const after = parsePrometheusTextFormat(afterText);
@@ -182,11 +182,11 @@ describe.sequential("audit log, execution index and metrics", () => {
   it("continues the caller's trace: traceparent in, the same trace id out and in the audit record", async () => {
     const { tenant, key } = await tenantKey();
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
-    const res = await as(key)({ tool: "math.evaluate", input: { expression: "2" } }, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    const res = await as(key)({ tool: "math.evaluate", input: { expression: "2" }, limits: ROOMY }, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
     expect(res.headers.get("traceparent")).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
     const records = await eventually(() => auditOf(tenant), (r) => r.length >= 1);
     expect(records[0].trace_id).toBe(traceId);
-    const fresh = await as(key)({ tool: "math.evaluate", input: { expression: "3" } }, { traceparent: "garbage" });
+    const fresh = await as(key)({ tool: "math.evaluate", input: { expression: "3" }, limits: ROOMY }, { traceparent: "garbage" });
     expect(fresh.headers.get("traceparent")).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
   });
 });

@@ -189,19 +189,45 @@ describe("limits and rate limiting", () => {
     expect(res.body.error.details).toMatchObject({ max_bytes: 4096 });
   });
 
+  /** Retries `call` until its status is `status`, bounded: a slot frees when the provider's call returns. */
+  async function until(status: number, call: () => Promise<{ status: number }>, withinMs = 15_000) {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const res = await call();
+      if (res.status === status || Date.now() > deadline) return res;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
   it("refuses an execution over the tenant's concurrency with 429, and admits again when one ends", async () => {
     const key = (await newKey({ tenant: tenant("narrow"), agent: "dev-agent" })).key;
-    const stall = { tool: "lab.stall", mode: "async", input: { ms: 5_000 }, limits: { timeout_ms: 8_000 } };
-    const first = await as(key).execute(stall);
-    const second = await as(key).execute(stall);
+    const count = { tool: "demo.countdown", mode: "async", input: { from: 100, interval_ms: 100 }, limits: { timeout_ms: 10_000 } };
+    const first = await as(key).execute(count);
+    const second = await as(key).execute(count);
     expect([first.status, second.status]).toEqual([202, 202]);
-    const third = await as(key).execute(stall);
+    const third = await as(key).execute(count);
     expect(third.status).toBe(429);
     expect(third.body.error.details).toMatchObject({ reason: "concurrency", limit: 2 });
-    await as(key).call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 });
-    const fourth = await as(key).execute({ ...stall, input: { ms: 10 } });
-    expect(fourth.status).toBe(202);
+    // demo.countdown stops when told: its slot is free once its provider call has returned.
+    expect((await as(key).call("POST", `/v1/executions/${first.body.execution_id}/cancel`)).body.cancellation.outcome).toBe("cooperative");
+    expect((await until(202, () => as(key).execute({ ...count, input: { from: 1, interval_ms: 10 } }))).status).toBe(202);
     await as(key).call("POST", `/v1/executions/${second.body.execution_id}/cancel`, { grace_ms: 0 });
+  });
+
+  it("holds a tenant's slot while a handler it stopped waiting for keeps running, and frees it when that call returns", async () => {
+    const key = (await newKey({ tenant: tenant("narrow"), agent: "dev-agent" })).key;
+    const stall = { tool: "lab.stall", mode: "async", input: { ms: 2_000 }, limits: { timeout_ms: 8_000 } };
+    const [a, b] = [await as(key).execute(stall), await as(key).execute(stall)];
+    expect([a.status, b.status]).toEqual([202, 202]);
+    // Forced: lab.stall ignores its stop notice, so the runtime stops waiting at once ...
+    const cancelled = await as(key).call("POST", `/v1/executions/${a.body.execution_id}/cancel`, { grace_ms: 0 });
+    expect(cancelled.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" } });
+    // ... but the handler still runs in its Worker, so the tenant is still at its limit (issue 13.7).
+    const refused = await as(key).execute({ ...stall, input: { ms: 10 } });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.details).toMatchObject({ reason: "concurrency" });
+    // When the handler's call returns (about 2 s), its slot is handed on.
+    expect((await until(202, () => as(key).execute({ ...stall, input: { ms: 10 } }))).status).toBe(202);
   });
 });
 

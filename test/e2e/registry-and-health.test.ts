@@ -20,7 +20,7 @@ describe("registry view and health", () => {
       ["std", "system"],
       ["community", "community"],
     ]);
-    expect(providers[0]).toMatchObject({ coercion: "lenient", latency_class: "instant", input_schema: { type: "object" }, output_schema: { type: "object" } });
+    expect(providers[0]).toMatchObject({ coercion: "lenient", latency_class: "fast", input_schema: { type: "object" }, output_schema: { type: "object" } });
   });
 
   it("shows http.request's capability template", async () => {

@@ -72,6 +72,9 @@ describe("registry and routing", () => {
   it("opens the breaker of a provider that keeps failing, then routes past it and names it in a refusal", async () => {
     await openBrokenBreaker();
     expect(await offering("lab-broken")).toMatchObject({ breaker: "open", alive: true, error_rate: expect.any(Number) });
+    // Best first: the providers a call would try, then the one it passes over now.
+    const listed = (await call("GET", "/v1/tools/lab.route")).body.versions[0].providers.map((p: { provider: string }) => p.provider);
+    expect(listed).toEqual(["lab-twin", "lab", "lab-broken"]);
     const past = await route();
     expect(past.body.attempts).toEqual([expect.objectContaining({ provider: "lab-twin", outcome: "succeeded" })]);
 

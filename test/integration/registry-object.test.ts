@@ -1,7 +1,7 @@
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { RegistryObject } from "../../durable-objects/registry-object.ts";
+import { DEAD_AFTER_TRANSPORT_FAILURES, LIVENESS_PROBE_MS, type RegistryObject } from "../../durable-objects/registry-object.ts";
 import { healthKey } from "../../src/registry/catalog.ts";
 import { breakerView } from "../../src/registry/provider-health.ts";
 
@@ -13,7 +13,7 @@ async function registry() {
     instance.clock = () => now;
   });
   const inside = <T>(fn: (r: RegistryObject) => Promise<T>) => runInDurableObject(stub, fn);
-  return { inside, advance: (ms: number) => (now += ms), now: () => now };
+  return { inside, stub, advance: (ms: number) => (now += ms), now: () => now };
 }
 
 const sample = (ok: boolean, at: number) => ({ provider: "lab-twin", tool: "lab.route", at, latency_ms: 5, ok });
@@ -76,10 +76,24 @@ describe("RegistryObject", () => {
     expect(breakerView(snap.health[healthKey("lab-twin", "lab.route")].breaker, now())).toBe("closed");
   });
 
+  it("calls a provider dead only after DEAD_AFTER_TRANSPORT_FAILURES unreachable calls in a row; a good call forgives", async () => {
+    const { inside } = await registry();
+    await inside((r) => r.snapshot());
+    const unreachable = [{ provider: "lab-twin", at: Date.now(), reason: "Worker not found" }];
+    const ok = [{ provider: "lab-twin", tool: "lab.route", at: Date.now(), latency_ms: 5, ok: true }];
+    await inside((r) => r.report([], unreachable));
+    await inside((r) => r.report([], unreachable));
+    await inside((r) => r.report(ok, []));
+    await inside((r) => r.report([], unreachable));
+    expect((await inside((r) => r.snapshot())).providers.find((p) => p.name === "lab-twin")!.dead).toBeUndefined();
+    for (let i = 1; i < DEAD_AFTER_TRANSPORT_FAILURES; i++) await inside((r) => r.report([], unreachable));
+    expect((await inside((r) => r.snapshot())).providers.find((p) => p.name === "lab-twin")!.dead).toMatchObject({ reason: "Worker not found" });
+  });
+
   it("keeps a dead provider's offerings, marked dead, until its manifest answers after the probe delay", async () => {
     const { inside, advance } = await registry();
     await inside((r) => r.snapshot());
-    await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));
+    for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++) await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));
     let snap = await inside((r) => r.snapshot());
     expect(snap.providers.find((p) => p.name === "lab-broken")!.dead).toMatchObject({ reason: "binding threw" });
     expect(snap.tools["lab.route"].versions["1.0.0"].some((o) => o.provider === "lab-broken")).toBe(true);
@@ -87,6 +101,19 @@ describe("RegistryObject", () => {
     advance(31_000);
     snap = await inside((r) => r.snapshot());
     expect(snap.providers.find((p) => p.name === "lab-broken")!.dead).toBeUndefined();
+  });
+
+  it("probes the dead again by its own alarm and brings them back without an operator (AIOS §5.2)", async () => {
+    const { inside, advance, stub } = await registry();
+    await inside((r) => r.snapshot());
+    for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++) await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));
+    // A probe is scheduled while anyone is dead.
+    expect(await runInDurableObject(stub, (_r, state) => state.storage.getAlarm())).not.toBeNull();
+    advance(LIVENESS_PROBE_MS + 1_000);
+    // No call, no snapshot read, no operator: the alarm alone re-reads the manifests.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const dead = await inside(async (r) => (await r.snapshot()).providers.find((p) => p.name === "lab-broken")!.dead);
+    expect(dead).toBeUndefined();
   });
 
   it("computes p50 and error rate from reported samples", async () => {

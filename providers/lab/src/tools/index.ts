@@ -282,4 +282,36 @@ export const labSpin = defineTool({
   },
 });
 
-export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin];
+/**
+ * `lab.long` is a long-running tool with a short breaker (2 failures in 30 s, 2 s cooldown):
+ * it says it has started at once (a `progress` event), then works for `ms`; `crash: true`
+ * makes it throw at once. With it a test sees a half-open breaker's trial decided by the
+ * provider's first sign of life, not by the end of a long run (AIOS §6.4).
+ */
+export const labLong = defineTool({
+  name: "lab.long",
+  version: "1.0.0",
+  description: "Long-running: reports progress at once, then works for ms; crash: true makes it throw at once.",
+  input: {
+    type: "object",
+    additionalProperties: false,
+    properties: { ms: { type: "integer", minimum: 0, maximum: 600_000, default: 5_000 }, crash: { type: "boolean", default: false } },
+  },
+  output: { type: "object", required: ["worked_ms"], additionalProperties: false, properties: { worked_ms: { type: "integer" } } },
+  idempotent: false,
+  latency_class: "long_running",
+  effects: "read",
+  breaker: { failures: 2, window_ms: 30_000, cooldown_ms: 2_000 },
+  handler: async (input: { ms?: number; crash?: boolean }, ctx) => {
+    if (input.crash) throw new Error("lab.long was asked to crash");
+    ctx.emit("progress", { percent: 0, stage: "started" });
+    const ms = input.ms ?? 5_000;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      ctx.signal.addEventListener("abort", () => (clearTimeout(timer), resolve()));
+    });
+    return { worked_ms: ms };
+  },
+});
+
+export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin, labLong];

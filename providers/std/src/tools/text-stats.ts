@@ -144,7 +144,8 @@ export const textStats = defineTool<TextStatsInput, TextStats>({
   output: textStatsOutput,
   capability_required: null,
   idempotent: true,
-  latency_class: "instant",
+  // Up to 1,000,000 characters in one pass: not "instant" (100 ms) on every machine.
+  latency_class: "fast",
   effects: "read",
   coercion: "lenient",
   handler: ({ text, words_per_minute }) => measureText(text, words_per_minute ?? DEFAULT_WORDS_PER_MINUTE),
