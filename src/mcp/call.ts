@@ -21,7 +21,7 @@ import { cancel, execute, get, type CallAnswer } from "../execution/service.ts";
 import { isTerminalEvent } from "../execution/events.ts";
 import { toolDetail } from "../registry/tool-views.ts";
 import { refusalError } from "./errors.ts";
-import { callToolResult, endingOfEvent } from "./results.ts";
+import { callToolResult, endingOfEvent, META_EXECUTION_ID } from "./results.ts";
 import { callContext, type McpScope } from "./scope.ts";
 import { createdTask, declaresTasks } from "./tasks.ts";
 import { callableOffering, taskUseOf, type TaskUse } from "./tools.ts";
@@ -113,7 +113,8 @@ async function follow(scope: McpScope, executionId: string, events: AsyncIterabl
         // MCP: progress increases with every notification.
         if (progress.progress > lastProgress) {
           lastProgress = progress.progress;
-          await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } });
+          // The execution's id rides along, so a client can read or cancel it before the end.
+          await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress, _meta: { [META_EXECUTION_ID]: executionId } } });
         }
       } else if (event.type === "stdout" || event.type === "stderr" || event.type === "log") {
         await ctx.mcpReq.log(levelOf(event), event.data, `${tool}/${event.type}`);
