@@ -64,7 +64,8 @@ function requireTasks(ctx: ServerContext): void {
 export function createdTask(scope: McpScope, era: "modern" | "legacy", taskId: string, status: ExecutionStatus): Record<string, unknown> {
   const at = new Date(scope.acceptedAt).toISOString();
   const task = taskFields(scope, era, taskId, taskStatusOf(status, era), at, at);
-  return era === "modern" ? { resultType: "task", ...task } : { task };
+  // The SDK checks a 2025 tools/call answer as a CallToolResult, which must carry `content`.
+  return era === "modern" ? { resultType: "task", ...task } : { task, content: [] };
 }
 
 function taskFields(scope: McpScope, era: "modern" | "legacy", taskId: string, status: TaskStatus, createdAt: string, lastUpdatedAt: string, statusMessage?: string) {
