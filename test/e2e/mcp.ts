@@ -7,7 +7,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { expect } from "vitest";
-import { asAdmin, baseUrl, DEV_KEY } from "./http.ts";
+import { asAdmin, baseUrl, bearer, call, DEV_KEY } from "./http.ts";
 
 export const MCP_URL = `${baseUrl}/mcp`;
 export const MODERN = "2026-07-28";
@@ -104,4 +104,20 @@ export async function until<T>(read: () => Promise<T>, test: (value: T) => boole
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last: ${JSON.stringify(value).slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Asserts that the tenant behind `key` has no execution but those in `except` and a sentinel
+ * run after the requests under test: the execution index follows the audit queue (about a second), so an execution
+ * that had run earlier would be listed by the time the later sentinel is.
+ */
+export async function expectNothingRan(key: string, except: string[] = []): Promise<void> {
+  const sentinel = await call("POST", "/v1/executions", { tool: "text.stats", input: { text: "sentinel" } }, bearer(key));
+  expect(sentinel.status).toBe(200);
+  const listed = await until(
+    () => call("GET", "/v1/executions", undefined, bearer(key)),
+    (r) => r.body.executions.some((e: { execution_id: string }) => e.execution_id === sentinel.body.execution_id),
+  );
+  const ids = listed.body.executions.map((e: { execution_id: string }) => e.execution_id);
+  expect(ids.sort()).toEqual([sentinel.body.execution_id, ...except].sort());
 }
