@@ -89,7 +89,7 @@ describe("faults", () => {
       const res = await fetch(MCP_URL, { method, headers: { ...bearer(await newKey()), accept: "text/event-stream" } });
       expect(res.status).toBe(405);
       expect(res.headers.get("allow")).toBe("POST");
-      expect((await res.json()).error.code).toBe(-32000);
+      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32000);
     }
   });
 

@@ -41,7 +41,7 @@ let nextId = 1;
 
 /** One 2026-07-28 request: the envelope in `_meta`, the standard headers, the caller's key. */
 export async function modern(method: string, params: Record<string, unknown> = {}, options: { key?: string; tasks?: boolean; logLevel?: string; headers?: Record<string, string>; id?: number | string } = {}): Promise<RawAnswer> {
-  const { _meta, ...rest } = params as { _meta?: Record<string, unknown> };
+  const { _meta, ...rest } = params as { _meta?: Record<string, unknown>; name?: unknown; taskId?: unknown };
   const envelope = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
     "io.modelcontextprotocol/clientCapabilities": options.tasks ? { extensions: { [TASKS]: {} } } : {},
