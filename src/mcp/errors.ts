@@ -7,7 +7,8 @@
  *                           (MCP server/tools §Error Handling), input failing its schema
  *                           (`data.error.details.violations`), a bad `_meta` option, a version
  *                           past its sunset, an unknown or another tenant's task id
- *   -32603 Internal error   the runtime failed (`data.error.details.ref`)
+ *   -32603 Internal error   the runtime failed (`data.error.details.ref`), or a code this face
+ *                           does not know
  *   -32000 - (status-400)   other 4xx refusals, by the error table's HTTP status:
  *                           -32003 forbidden, -32009 idempotency_conflict, -32013 payload_too_large,
  *                           -32029 rate_limited (`details.retry_after_ms`)
@@ -27,10 +28,9 @@ const MCP_ASSIGNED = new Set([-32001, -32002, -32020, -32021, -32022, -32042]);
 /** The JSON-RPC error code of a TRT-002 error code. */
 export function jsonRpcCodeOf(code: string): number {
   if (INVALID_PARAMS.has(code)) return -32602;
-  if (code === "internal") return -32603;
-  const status = statusOf(code);
+  const status = statusOf(code); // a code this table does not know (a newer runtime's) is a 500
+  if (status === 500 || status < 400 || status >= 600) return -32603;
   const derived = status >= 500 ? -32050 - (status - 500) : -32000 - (status - 400);
-  if (status < 400 || status >= 600) return -32603;
   return MCP_ASSIGNED.has(derived) ? -32000 : derived;
 }
 

@@ -19,34 +19,12 @@ import { parseFilters } from "../audit/queries.ts";
 import { refusalError } from "./errors.ts";
 import { callToolResult } from "./results.ts";
 import { callContext, type McpScope } from "./scope.ts";
+import { taskStatusOf, type TaskStatus } from "./task-status.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
 const POLL_INTERVAL_MS = 1_000;
 const TASK_ID = /^exec_[0-9a-f]{64}$/;
-
-type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
-
-/**
- * Execution status → task status, one table for both revisions. A run that failed is the
- * tool's answer with `isError: true`: `completed` in the extension (SEP-2663 keeps `failed` for
- * JSON-RPC errors), `failed` in 2025-11-25. A new status fails the type check until it has a
- * row (the approvals issue adds `awaiting_approval: ["input_required", "input_required"]`).
- */
-const TASK_STATUS: Record<ExecutionStatus, readonly [modern: TaskStatus, legacy: TaskStatus]> = {
-  queued: ["working", "working"],
-  scheduled: ["working", "working"],
-  running: ["working", "working"],
-  succeeded: ["completed", "completed"],
-  failed: ["completed", "failed"],
-  timed_out: ["completed", "failed"],
-  cancelled: ["cancelled", "cancelled"],
-};
-
-export function taskStatusOf(status: ExecutionStatus, era: "modern" | "legacy"): TaskStatus {
-  // A status this table does not know yet (a newer runtime's, read from the index) is still running.
-  return (Object.hasOwn(TASK_STATUS, status) ? TASK_STATUS[status] : TASK_STATUS.running)[era === "modern" ? 0 : 1];
-}
 
 const isTerminalTask = (s: TaskStatus) => s === "completed" || s === "failed" || s === "cancelled";
 
