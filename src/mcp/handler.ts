@@ -85,7 +85,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     onerror: (error) => console.warn(JSON.stringify({ msg: "mcp", error: error.message })),
   });
   // The body was read here; the SDK gets it parsed, and a copy of the bytes for its own checks.
-  const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body: text });
+  const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body: text, signal: request.signal });
   const response = await mcp.fetch(forwarded, body === undefined ? undefined : { parsedBody: body });
 
   if (scope.forbidden && response.status === 200 && (response.headers.get("content-type") ?? "").startsWith("application/json")) {
