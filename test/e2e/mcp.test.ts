@@ -5,7 +5,7 @@
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { asAdmin, bearer, call } from "./http.ts";
-import { connect, expectNothingRan, modern, newKey, until } from "./mcp.ts";
+import { connect, expectNothingRan, legacySession, MCP_URL, modern, newKey, until } from "./mcp.ts";
 
 const EXECUTION_ID = "io.tool-runtime/execution_id";
 
@@ -222,5 +222,34 @@ describe("logs", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("notifications/cancelled (2025)", () => {
+  it("cancels the call it names while that call's stream stays open, which then answers with the cancelled end", async () => {
+    const key = await newKey();
+    const s = await legacySession(key);
+    expect(s.session).toMatch(/^[0-9a-f]{32}$/);
+    const res = await fetch(MCP_URL, {
+      method: "POST",
+      headers: { ...bearer(key), "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": s.session! },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 41, method: "tools/call", params: { name: "demo.countdown", arguments: { from: 60, interval_ms: 200 }, _meta: { progressToken: 41 } } }),
+    });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("notifications/progress")) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the stream ended before any progress: ${text}`);
+      text += value;
+    }
+    // Another POST, as a 2025 client cancels: only the session and the request id name the call.
+    expect((await s.notify("notifications/cancelled", { requestId: 41, reason: "the user changed their mind" })).status).toBe(202);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const last = JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("data:")).at(-1)!.slice(5));
+    expect(last).toMatchObject({ id: 41, result: { isError: true, structuredContent: { error: { code: "cancelled" }, cancellation: { outcome: "cooperative" } } } });
   });
 });
