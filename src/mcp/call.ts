@@ -59,7 +59,7 @@ export async function callTool(scope: McpScope, era: "modern" | "legacy", params
     // A 2025 client cancels with notifications/cancelled on another POST: the execution's id
     // must be findable from (session, request id), so such a call is keyed by them (handler.ts).
     const key = options.idempotency_key ?? (era === "legacy" && scope.sessionId ? sessionCallKey(scope.sessionId, ctx.mcpReq.id) : undefined);
-    const answer = await run(scope, { ...envelope, mode: "async", stream: true, ...(key ? { idempotency_key: key } : {}) });
+    const answer = await run(scope, { ...envelope, mode: "async", stream: true, ...(key !== undefined ? { idempotency_key: key } : {}) });
     if (answer.kind === "finished") return callToolResult(answer.view);
     if (answer.kind !== "stream") throw unexpected(answer);
     return follow(scope, answer.execution_id, answer.events, ctx, progressToken, params.name);
@@ -148,7 +148,7 @@ function levelOf(event: ExecutionEvent): LoggingLevel {
 }
 
 /** `io.tool-runtime/*` keys of `_meta` as envelope fields; an unknown one is a mistake worth saying (-32602). */
-function runtimeOptions(meta: Record<string, unknown> | undefined): Partial<Record<(typeof META_OPTIONS)[number], unknown>> & { version?: string; idempotency_key?: string } {
+function runtimeOptions(meta: Record<string, unknown> | undefined): Partial<Record<(typeof META_OPTIONS)[number], unknown>> {
   const options: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(meta ?? {})) {
     if (!key.startsWith(META_PREFIX)) continue;
