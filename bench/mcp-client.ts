@@ -1,7 +1,8 @@
 /**
- * Bench-only: the client side of the MCP peer (bench/workers/mcp-peer), written the way an
- * agent developer would with @modelcontextprotocol/client: connect once, then one
- * `tools/call` per echo. Runs under Node 22 type stripping (`node bench/x.ts`).
+ * Bench-only: an MCP client written the way an agent developer would with
+ * @modelcontextprotocol/client: connect once, then one `tools/call` per echo. It drives the
+ * MCP peer (bench/workers/mcp-peer) and the runtime's own /mcp face. Runs under Node 22 type
+ * stripping (`node bench/x.ts`).
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
@@ -19,6 +20,12 @@ export interface ConnectMcpOptions {
    * stateless legacy lane. Either way a call is one HTTP POST.
    */
   era?: "modern" | "legacy";
+  /** Headers on every request (the runtime's /mcp needs `authorization`). */
+  headers?: Record<string, string>;
+  /** The tool to call (default `echo`, the peer's). */
+  tool?: string;
+  /** `_meta` of every call (the runtime reads `io.tool-runtime/limits` there). */
+  meta?: Record<string, unknown>;
 }
 
 export async function connectMcp(url: string, options: ConnectMcpOptions = {}): Promise<McpEchoClient> {
@@ -26,12 +33,13 @@ export async function connectMcp(url: string, options: ConnectMcpOptions = {}): 
     { name: "tool-bench", version: "1.0.0" },
     { versionNegotiation: { mode: options.era === "legacy" ? "legacy" : "auto" } },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), options.headers ? { requestInit: { headers: options.headers } } : undefined));
+  const tool = options.tool ?? "echo";
 
   return {
     async echo(input) {
-      const result = await client.callTool({ name: "echo", arguments: input });
-      if (result.isError) throw new Error(`echo failed: ${JSON.stringify(result.content)}`);
+      const result = await client.callTool({ name: tool, arguments: input, ...(options.meta ? { _meta: options.meta } : {}) });
+      if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
       if (result.structuredContent !== undefined) return result.structuredContent;
       const text = result.content.find((block) => block.type === "text");
       if (text === undefined || text.type !== "text") throw new Error("echo returned no structured content or text");

@@ -44,7 +44,12 @@ async function ok(res: Response, status = 200): Promise<string> {
 
 type Op = (worker: number) => Promise<void>;
 
-function rows(stack: Stack, mcp: Awaited<ReturnType<typeof connectMcp>>[]): Record<string, Op> {
+type McpClients = Awaited<ReturnType<typeof connectMcp>>[];
+
+/** The runtime's own MCP face: the same lab.echo and budget as the REST rows, through /mcp. */
+const connectRuntimeMcp = (stack: Stack) => connectMcp(`${stack.runtime}/mcp`, { headers: auth, tool: "lab.echo", meta: { "io.tool-runtime/limits": LIMITS } });
+
+function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = []): Record<string, Op> {
   const post = (url: string, body: string, headers: Record<string, string> = { "content-type": "application/json" }) => fetch(url, { method: "POST", headers, body });
   return {
     "F0 direct binding": async () => void (await ok(await post(`${stack.floor}/f0`, ECHO))),
@@ -78,6 +83,8 @@ function rows(stack: Stack, mcp: Awaited<ReturnType<typeof connectMcp>>[]): Reco
       const text = await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", stream: true, input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders));
       if (!text.includes("event: done")) throw new Error("stream ended without done");
     },
+    // The official client's tools/call to the runtime's /mcp (2026-07-28): the sync fast path.
+    "runtime MCP tools/call": async (w) => void (await runtimeMcp[w].echo(JSON.parse(ECHO))),
     "MCP peer (agents)": async (w) => void (await mcp[w].echo(JSON.parse(ECHO))),
   };
 }
@@ -90,8 +97,9 @@ interface Cell {
 
 async function throughputTable(stack: Stack): Promise<Cell[]> {
   const clients = await Promise.all(Array.from({ length: Math.max(...CONCURRENCY) }, () => connectMcp(stack.mcp)));
+  const runtimeClients = await Promise.all(Array.from({ length: Math.max(...CONCURRENCY) }, () => connectRuntimeMcp(stack)));
   try {
-    const all = rows(stack, clients);
+    const all = rows(stack, clients, runtimeClients);
     const ops = only ? Object.fromEntries(Object.entries(all).filter(([name]) => /^F[01] /.test(name) || new RegExp(only).test(name))) : all;
     // Warm every path once (first-call costs: module load, registry snapshot, DO classes).
     for (const op of Object.values(ops)) await runLoad({ concurrency: 4, durationMs: 500, maxOps: 50, op });
@@ -110,7 +118,7 @@ async function throughputTable(stack: Stack): Promise<Cell[]> {
     }
     return [...cells.values()];
   } finally {
-    await Promise.all(clients.map((c) => c.close()));
+    await Promise.all([...clients, ...runtimeClients].map((c) => c.close()));
   }
 }
 

@@ -14,13 +14,15 @@ import { executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
 import { refusalResponse } from "./routes/refusal.ts";
+import { MCP_PATH, serveMcp } from "./mcp/handler.ts";
+import { METADATA_PATH, protectedResourceMetadata } from "./mcp/resource-server.ts";
 
 export const app = new Hono<AppEnv>();
 
 // The answer's format, from Accept, before anything else (an unacceptable Accept is 406, in JSON).
 app.use("*", async (c, next) => {
-  // Connect and gRPC-Web negotiate their own formats.
-  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX)) c.set("format", responseFormat(c.req.header("accept")));
+  // Connect, gRPC-Web and MCP negotiate their own formats.
+  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX) && c.req.path !== MCP_PATH) c.set("format", responseFormat(c.req.header("accept")));
   await next();
 });
 
@@ -40,6 +42,13 @@ app.get("/metrics", async (c) => {
 
 /** Connect and gRPC-Web (TRT-002 §3's gRPC face), authenticated like REST inside the service. */
 app.all(`${CONNECT_PATH_PREFIX}*`, (c) => serveConnect(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)));
+
+/** MCP (Streamable HTTP, 2026-07-28 and 2025): the same tools and executions, authenticated like /v1 (src/mcp/). */
+app.all(MCP_PATH, serveMcp);
+
+/** RFC 9728 protected-resource metadata for /mcp (both the root and the path-suffixed form), public. */
+app.get(METADATA_PATH, (c) => c.json(protectedResourceMetadata(c.env, c.req.url)));
+app.get(`${METADATA_PATH}${MCP_PATH}`, (c) => c.json(protectedResourceMetadata(c.env, c.req.url)));
 
 /** The API's OpenAPI 3.1 description, public like any API reference. */
 app.get("/v1/openapi.json", (c) => c.json(openApiDocument));

@@ -256,6 +256,16 @@ export const schemas = {
     next_cursor: nullable(str),
   }),
   Health: all({ status: { type: "string", const: "ok" } }),
+  /** RFC 9728 §2, for the MCP endpoint (src/mcp/resource-server.ts). */
+  ProtectedResourceMetadata: all(
+    {
+      resource: { ...str, format: "uri", description: "This resource's identifier: /mcp's URL (MCP_RESOURCE, or the request's origin + /mcp)" },
+      authorization_servers: { ...strings, description: "The configured JWT issuer (JWT_ISSUER), when JWTs are accepted" },
+      bearer_methods_supported: { type: "array", items: { type: "string", const: "header" } },
+      resource_name: str,
+    },
+    ["authorization_servers"],
+  ),
   Readiness: all(
     {
       status: oneOfStrings(["ready", "not_ready"]),

@@ -200,6 +200,26 @@ const paths = {
       responses: { "200": { description: "OpenAPI 3.1", content: { [JSON_TYPE]: { schema: { type: "object", additionalProperties: true } } } }, ...errors(ALWAYS) },
     },
   },
+  "/.well-known/oauth-protected-resource": {
+    get: {
+      operationId: "getProtectedResourceMetadata",
+      tags: ["operations"],
+      summary: "RFC 9728 metadata of the MCP endpoint (/mcp)",
+      description: "How an MCP client finds out which authorization server issues tokens for /mcp. The same document as the /mcp-suffixed form.",
+      security: PUBLIC,
+      responses: { "200": { description: "RFC 9728 metadata", content: { [JSON_TYPE]: { schema: ref("ProtectedResourceMetadata") } } }, ...errors(ALWAYS) },
+    },
+  },
+  "/.well-known/oauth-protected-resource/mcp": {
+    get: {
+      operationId: "getMcpProtectedResourceMetadata",
+      tags: ["operations"],
+      summary: "RFC 9728 metadata of /mcp, at the path-suffixed location (RFC 9728 §3.1)",
+      description: "Named by the `resource_metadata` parameter of /mcp's 401 challenge.",
+      security: PUBLIC,
+      responses: { "200": { description: "RFC 9728 metadata", content: { [JSON_TYPE]: { schema: ref("ProtectedResourceMetadata") } } }, ...errors(ALWAYS) },
+    },
+  },
   "/healthz": {
     get: { operationId: "getHealth", tags: ["operations"], summary: "The Worker answers", security: PUBLIC, responses: { "200": ok("alive", ref("Health")), ...errors(ALWAYS) } },
   },

@@ -11,4 +11,8 @@ interface Env {
   JWT_ALGORITHMS?: string;
   /** The claim that names the tenant (default `tenant`). */
   JWT_TENANT_CLAIM?: string;
+  /** /mcp's resource identifier (RFC 8707, RFC 9728 `resource`); default: the request's origin + /mcp. */
+  MCP_RESOURCE?: string;
+  /** Comma-separated hostnames whose pages may call /mcp (Origin check); localhost always may. */
+  MCP_ALLOWED_ORIGINS?: string;
 }

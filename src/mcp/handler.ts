@@ -1,0 +1,138 @@
+/**
+ * `/mcp`: the MCP face of the execution service (MCP Streamable HTTP), for protocol 2026-07-28
+ * (stateless: one self-describing POST per request) and for 2025-11-25 / 2025-06-18 clients
+ * (the `initialize` handshake, then one POST per request) on the same path. The official SDK's
+ * `createMcpHandler` does the protocol; this file does what the SDK leaves to its host, in order:
+ *
+ *   1. Origin (DNS-rebinding protection): a present Origin not allowed → 403
+ *   2. POST only → 405 with `Allow: POST`
+ *   3. the bearer credential, as on /v1 → 401 with the RFC 9728 challenge (resource-server.ts)
+ *   4. the body, within MAX_REQUEST_BYTES → 413; read here because three messages need the
+ *      face before the SDK: a task listen (listen.ts), a 2025 `notifications/cancelled`, and
+ *      `initialize` (which gets a session id: below)
+ *   5. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
+ *      answers 403 when the answer is still a plain JSON body
+ *
+ * Sessions: the 2025 lane is stateless, yet a 2025 client cancels a call only by sending
+ * `notifications/cancelled` with the call's JSON-RPC id on another POST (it keeps the response
+ * stream open). So `initialize` answers with an `Mcp-Session-Id` (random; nothing is stored),
+ * which the client repeats on every request: a followed call is keyed by (session, id)
+ * (call.ts), and the cancel notification finds that execution by the same key from any isolate.
+ */
+import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { authenticate } from "../auth/authenticate.ts";
+import { traceFrom } from "../audit/trace.ts";
+import { loadConfig } from "../config.ts";
+import type { Caller } from "../contract.ts";
+import { RuntimeError } from "../errors.ts";
+import { cancel } from "../execution/service.ts";
+import { keyedObjectId } from "../execution/ids.ts";
+import { readBody } from "../pipeline/initiation.ts";
+import { sessionCallKey } from "./call.ts";
+import { jsonRpcCodeOf } from "./errors.ts";
+import { isTaskListen, serveTaskListen } from "./listen.ts";
+import { insufficientScopeChallenge, mcpSettings, unauthorizedChallenge } from "./resource-server.ts";
+import { callContext, type McpScope } from "./scope.ts";
+import { createServer } from "./server.ts";
+
+export const MCP_PATH = "/mcp";
+const SESSION_ID = /^[0-9a-f]{32}$/;
+
+export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
+  const acceptedAt = Date.now();
+  const request = c.req.raw;
+  const env = c.env;
+  const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
+
+  const badOrigin = originValidationResponse(request, [...localhostAllowedOrigins(), ...mcpSettings(env).allowedOrigins]);
+  if (badOrigin) return badOrigin;
+  if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed.", undefined, { Allow: "POST" });
+
+  let caller: Caller;
+  try {
+    caller = await authenticate(env, request.headers.get("authorization"));
+  } catch (err) {
+    if (!(err instanceof RuntimeError)) throw err;
+    return jsonRpcError(401, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "WWW-Authenticate": unauthorizedChallenge(env, request.url) });
+  }
+
+  const maxBytes = loadConfig(env).maxRequestBytes;
+  let text: string;
+  try {
+    text = new TextDecoder().decode(await readBody(request, maxBytes));
+  } catch (err) {
+    if (!(err instanceof RuntimeError)) throw err;
+    return jsonRpcError(err.status, -32000, err.message, { error: err.toBody() });
+  }
+  const body = parseJson(text);
+  const session = request.headers.get("mcp-session-id");
+  const scope: McpScope = {
+    env,
+    caller,
+    acceptedAt,
+    trace: traceFrom(request.headers.get("traceparent")),
+    waitUntil,
+    ...(session && SESSION_ID.test(session) ? { sessionId: session } : {}),
+  };
+
+  if (isTaskListen(body, request.headers)) return serveTaskListen(scope, body);
+  if (scope.sessionId && isLegacyCancel(body)) cancelSessionCall(scope, body.params.requestId);
+
+  const mcp = createMcpHandler((ctx) => createServer(scope, ctx.era), {
+    maxRequestBodySize: maxBytes,
+    onerror: (error) => console.warn(JSON.stringify({ msg: "mcp", error: error.message })),
+  });
+  // The body was read here; the SDK gets it parsed, and a copy of the bytes for its own checks.
+  const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body: text, signal: request.signal });
+  const response = await mcp.fetch(forwarded, body === undefined ? undefined : { parsedBody: body });
+
+  if (scope.forbidden && response.status === 200 && (response.headers.get("content-type") ?? "").startsWith("application/json")) {
+    // MCP basic/authorization: insufficient rights are a 403; the body stays the JSON-RPC error.
+    const headers = new Headers(response.headers);
+    if (scope.forbidden.required) headers.set("WWW-Authenticate", insufficientScopeChallenge(env, request.url, scope.forbidden.required, scope.forbidden.message));
+    return new Response(response.body, { status: 403, headers });
+  }
+  if (isInitialize(body) && response.status === 200 && !session) {
+    const headers = new Headers(response.headers);
+    headers.set("Mcp-Session-Id", randomHex(16));
+    return new Response(response.body, { status: 200, headers });
+  }
+  return response;
+}
+
+/** A 2025 client's cancel of an earlier call (no 2026 envelope: modern clients close the stream instead). */
+function isLegacyCancel(body: unknown): body is { params: { requestId: string | number } } {
+  const m = body as { method?: unknown; params?: { requestId?: unknown; _meta?: Record<string, unknown> } } | undefined;
+  const id = m?.params?.requestId;
+  return m?.method === "notifications/cancelled" && (typeof id === "string" || typeof id === "number") && m.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === undefined;
+}
+
+/** Cancels the followed call keyed by (session, request id), if there is one (TRT-002 §8, default grace). */
+function cancelSessionCall(scope: McpScope, requestId: string | number): void {
+  const key = sessionCallKey(scope.sessionId!, requestId);
+  if (!key) return;
+  const executionId = keyedObjectId(scope.env, scope.caller.tenant, key);
+  scope.waitUntil(cancel(callContext(scope), executionId, undefined).catch(() => {}));
+}
+
+function isInitialize(body: unknown): boolean {
+  return (body as { method?: unknown } | undefined)?.method === "initialize";
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === "" ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function randomHex(bytes: number): string {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function jsonRpcError(status: number, code: number, message: string, data?: unknown, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message, ...(data !== undefined ? { data } : {}) }, id: null }, { status, headers });
+}

@@ -1,0 +1,26 @@
+/**
+ * What the MCP face knows about one HTTP request, handed to the server the SDK builds for it:
+ * the caller (from the bearer credential, as on /v1), the Worker's bindings, and what the
+ * handlers report back to the HTTP layer (a refusal that is a 403).
+ */
+import type { Caller } from "../contract.ts";
+import type { TraceContext } from "../audit/trace.ts";
+import type { CallContext } from "../execution/service.ts";
+
+export interface McpScope {
+  env: Env;
+  caller: Caller;
+  /** When the face accepted the request; the budget counts from here (AIOS §6.1). */
+  acceptedAt: number;
+  trace: TraceContext;
+  waitUntil: (p: Promise<unknown>) => void;
+  /** The 2025 lane's session id (minted by this face at `initialize`; see handler.ts). */
+  sessionId?: string;
+  /** Set by `tools/call` when the runtime refused it as `forbidden`: the HTTP answer becomes 403. */
+  forbidden?: { required?: string; message: string };
+}
+
+/** The execution service's view of an MCP call: the same identity, face "mcp" (the audit record says so). */
+export function callContext(scope: McpScope): CallContext {
+  return { env: scope.env, caller: scope.caller, face: "mcp", acceptedAt: scope.acceptedAt, trace: scope.trace, waitUntil: scope.waitUntil };
+}

@@ -1,0 +1,42 @@
+/**
+ * The MCP server for one HTTP request, as `createMcpHandler` asks its factory for one: a
+ * low-level `Server` (not `McpServer`) with only the methods the runtime answers. `McpServer`
+ * would register every catalog tool with a validator compiled per request and validate the
+ * input a second time (the runtime validates with build-time validators, stage 4; workerd
+ * refuses code generation), and it turns every thrown error into `isError`, leaving no way to
+ * answer a refusal as a JSON-RPC error. The SDK still does the wire: eras, envelope checks,
+ * headers, `server/discover`, `ping`, `initialize`, result schemas, SSE upgrade and aborts.
+ */
+import { Server, type CallToolRequest } from "@modelcontextprotocol/server";
+import { loadConfig } from "../config.ts";
+import { callTool } from "./call.ts";
+import type { McpScope } from "./scope.ts";
+import { registerLegacyTasks, registerModernTasks, TASKS_EXTENSION } from "./tasks.ts";
+import { listTools } from "./tools.ts";
+
+export const SERVER_INFO = { name: "tool-runtime", title: "Tool Runtime", version: "0.1.0" };
+
+const INSTRUCTIONS =
+  "Tools of the Tool Runtime, as this credential may call them. Call a specific version with " +
+  '_meta["io.tool-runtime/version"]; make a call idempotent with _meta["io.tool-runtime/idempotency_key"]. ' +
+  "Every result carries _meta[\"io.tool-runtime/execution_id\"], readable at /v1/executions/{id}.";
+
+export function createServer(scope: McpScope, era: "modern" | "legacy"): Server {
+  const server = new Server(SERVER_INFO, {
+    instructions: INSTRUCTIONS,
+    capabilities: {
+      tools: { listChanged: false },
+      // notifications/message for stdout, stderr and log events (sent only at the level a client asks).
+      logging: {},
+      // Tasks: the extension on 2026-07-28 (a `tasks` slot there is forbidden), the core capability on 2025-11-25.
+      ...(era === "modern" ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
+    },
+    // The list is this caller's (private) and follows the registry snapshot's refresh.
+    cacheHints: { "tools/list": { ttlMs: loadConfig(scope.env).snapshotTtlMs, cacheScope: "private" } },
+  });
+  server.setRequestHandler("tools/list", async () => ({ tools: await listTools(scope, era) }));
+  server.setRequestHandler("tools/call", async (request: CallToolRequest, ctx) => callTool(scope, era, request.params, ctx) as never);
+  if (era === "modern") registerModernTasks(server, scope);
+  else registerLegacyTasks(server, scope);
+  return server;
+}

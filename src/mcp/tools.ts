@@ -1,0 +1,92 @@
+/**
+ * `tools/list` on the MCP face: the active version of every tool this caller can actually call,
+ * by name (a stable order), each described from its manifest. What the caller can call is the
+ * registry's view for its channels (src/registry/tool-views.ts: a provider it cannot reach is
+ * not there) narrowed by its capabilities: a tool whose `capability_required` no grant of the
+ * caller could ever cover is left out too.
+ *
+ * Manifest → MCP Tool:
+ *   title            the name, in words ("math.evaluate" → "Math evaluate")
+ *   inputSchema      input_schema, as is (the runtime validates it; MCP's layer does not)
+ *   outputSchema     output_schema, when it describes an object (structuredContent is one)
+ *   readOnlyHint     effects "read"
+ *   destructiveHint  effects "write" or "delete"
+ *   idempotentHint   idempotent
+ *   openWorldHint    a `network:` capability (the tool reaches outside the runtime)
+ *   _meta            io.tool-runtime/version (the active one) and /versions (all callable ones)
+ * A specific version is called with `_meta["io.tool-runtime/version"]` on `tools/call`.
+ */
+import type { Tool } from "@modelcontextprotocol/server";
+import type { Caller, ToolOfferingView, ToolView } from "../contract.ts";
+import { coveringGrant } from "../pipeline/capability.ts";
+import { toolDetail, toolList } from "../registry/tool-views.ts";
+import type { McpScope } from "./scope.ts";
+
+/** How a tool runs when a client can take a task (2026-07-28 extension, 2025-11-25 `taskSupport`). */
+export type TaskUse = "never" | "optional" | "always";
+
+/** Instant calls are never tasks; long-running ones always are when the client takes tasks (issue 16). */
+export function taskUseOf(latencyClass: ToolOfferingView["latency_class"]): TaskUse {
+  if (latencyClass === "instant") return "never";
+  return latencyClass === "long_running" || latencyClass === "slow" ? "always" : "optional";
+}
+
+export async function listTools(scope: McpScope, era: "modern" | "legacy"): Promise<Tool[]> {
+  const list = await toolList(scope.env, scope.caller, scope.waitUntil);
+  if (!list.ok) return [];
+  const details = await Promise.all(list.value.tools.map((t) => toolDetail(scope.env, scope.caller, t.name, scope.waitUntil)));
+  const tools: Tool[] = [];
+  for (const detail of details) {
+    if (!detail.ok) continue;
+    const tool = mcpTool(detail.value, scope.caller, era);
+    if (tool) tools.push(tool);
+  }
+  return tools;
+}
+
+/** The offering that describes a version to this caller: the best-ranked one it could call. */
+export function callableOffering(view: ToolView, caller: Caller, version = view.active_version): ToolOfferingView | undefined {
+  const v = view.versions.find((x) => x.version === version);
+  return v?.providers.find((o) => mayEverHold(caller.capabilities, o.capability_required));
+}
+
+function mcpTool(view: ToolView, caller: Caller, era: "modern" | "legacy"): Tool | undefined {
+  const offering = callableOffering(view, caller);
+  // MCP tools take an object of arguments; a schema of another root type cannot be offered.
+  if (!offering || (offering.input_schema as { type?: unknown }).type !== "object") return undefined;
+  const versions = view.versions.filter((v) => v.providers.some((o) => mayEverHold(caller.capabilities, o.capability_required))).map((v) => v.version);
+  const output = offering.output_schema as { type?: unknown };
+  return {
+    name: view.name,
+    title: titleOf(view.name),
+    description: view.description,
+    inputSchema: offering.input_schema as Tool["inputSchema"],
+    ...(output.type === "object" ? { outputSchema: offering.output_schema as Tool["outputSchema"] } : {}),
+    annotations: {
+      readOnlyHint: offering.effects === "read",
+      destructiveHint: offering.effects === "write" || offering.effects === "delete",
+      idempotentHint: offering.idempotent,
+      openWorldHint: (offering.capability_required ?? "").startsWith("network:"),
+    },
+    // 2025-11-25 tools say whether a task may run them; 2026-07-28 removed the field (the server decides).
+    ...(era === "legacy" ? { execution: { taskSupport: taskUseOf(offering.latency_class) === "never" ? "forbidden" : "optional" } } : {}),
+    _meta: { "io.tool-runtime/version": view.active_version, "io.tool-runtime/versions": versions },
+  } as Tool;
+}
+
+/**
+ * Whether some call of a tool needing `template` could pass level 3 (AIOS §5.3) with these
+ * grants. A template with an input placeholder (`network:{url.host}`) is satisfiable by any
+ * grant of its kind, for the host that grant names.
+ */
+export function mayEverHold(grants: readonly string[], template: string | null): boolean {
+  if (template === null) return true;
+  if (!/\{[^}]*\}/.test(template)) return coveringGrant(grants, template) !== undefined;
+  const kind = template.slice(0, template.indexOf(":"));
+  return grants.some((g) => g === "*" || g.slice(0, g.indexOf(":")) === kind);
+}
+
+function titleOf(name: string): string {
+  const words = name.split(/[._-]+/).filter(Boolean).join(" ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
