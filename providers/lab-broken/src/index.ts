@@ -1,8 +1,9 @@
 /**
  * A provider that is misconfigured: its manifest answers, but every call fails before any
  * handler runs, the way a Worker with a missing secret or binding does. With trust "system"
- * it ranks first for lab.route, so its first call shows liveness at work (AIOS §5.2): the
- * runtime marks it dead and the next calls go to the other providers.
+ * it ranks first for lab.route, so its calls show the breaker at work (AIOS §6.4): its own
+ * code threw, so each call is a `provider_crashed` failure of a live provider (not a dead
+ * one, DESIGN.md 11); three open lab.route's breaker and the next calls go to the others.
  */
 import { createProvider } from "../../sdk/provider.ts";
 import type { ExecutionSink, InvokeResult, ToolCall } from "../../sdk/protocol.ts";
