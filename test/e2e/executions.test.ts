@@ -68,6 +68,27 @@ describe("POST /v1/executions against wrangler dev", () => {
       const res = await execute({ tool: "text.stats", input: { text: "x", words_per_minute: 100 } });
       expect(res.status).toBe(200);
     });
+
+    it("replaces null with defaults behind $ref, anyOf and oneOf (null → \"en\")", async () => {
+      const res = await execute({ tool: "lab.defaults", input: { text: "hi", lang: null, format: null, target: { kind: "file", path: "a.txt", lang: null } } });
+      expect(res.status).toBe(200);
+      expect(res.body.output.received).toEqual({ text: "hi", lang: "en", format: "plain", target: { kind: "file", path: "a.txt", lang: "en" } });
+      const inline = await execute({ tool: "lab.defaults", input: { text: "hi", target: { kind: "inline", width: null } } });
+      expect(inline.body.output.received).toEqual({ text: "hi", target: { kind: "inline", width: 80 } });
+    });
+
+    it("keeps a null the schema admits, even beside a default", async () => {
+      const res = await execute({ tool: "lab.defaults", input: { text: "hi", note: null } });
+      expect(res.status).toBe(200);
+      expect(res.body.output.received).toEqual({ text: "hi", note: null });
+    });
+
+    it("leaves a numeric string inside a combinator for validation to refuse", async () => {
+      const res = await execute({ tool: "lab.defaults", input: { text: "hi", format: "2" } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("invalid_input");
+      expect(res.body.error.details.violations.map((v: { path: string }) => v.path)).toContain("/format");
+    });
   });
 
   describe("failures of the tool or its provider", () => {
