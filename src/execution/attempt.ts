@@ -50,6 +50,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
       context: { ...plan.context, attempt: o.n },
       remaining_timeout_ms: o.timeoutMs,
       traceparent: traceparentOf(plan.trace),
+      attempt: o.n,
     },
     sink,
     o.stop,
