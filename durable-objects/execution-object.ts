@@ -194,7 +194,9 @@ export class ExecutionObject extends DurableObject<Env> {
     const stream = delivery === "stream" ? this.#subscribe(0) : undefined;
     if (delivery === "stream" && !stream) return refusal("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers", retry_after_ms: 5_000 });
     if (delivery === "end" && this.#run && !isTerminal(this.#record!.status)) await this.#run.done;
-    return { ok: true, value: { view: this.#view(this.#record!), replayed, ...(stream ? { stream } : {}) } };
+    // The answer to a POST is the record as it ended, the same for its replays (TRT-002 §11);
+    // CPU reports arrive after the end and show in GET (src/execution/usage.ts).
+    return { ok: true, value: { view: toView(this.#record!), replayed, ...(stream ? { stream } : {}) } };
   }
 
   #ended(record: ExecutionRecord): void {

@@ -271,6 +271,8 @@ export interface AuditRecord {
   error_code: string | null;
   latency_ms: number | null;
   attempts: AttemptRecord[];
+  /** The provider Workers' CPU reports so far, as in the execution's view (TRT-002 §5). */
+  resources: ExecutionResources;
   capability: CapabilityDecision;
   correlation_id: string | null;
   trace_id: string | null;

@@ -272,6 +272,7 @@ export const schemas = {
         error_code: nullable(str),
         latency_ms: int,
         attempts: { type: "array", items: ref("Attempt") },
+        resources: ref("ExecutionResources"),
         capability: ref("CapabilityDecision"),
         correlation_id: nullable(str),
         trace_id: nullable(str),

@@ -129,12 +129,23 @@ export interface StopSignal {
 }
 
 /**
+ * The runtime has settled the attempt (it has the answer, or gave up on it): nothing to stop.
+ * Answering a `stopped()` call that is still waiting lets the provider's invocation end; until
+ * then it stays open, and the platform reports an invocation (its CPU time) only once it ends.
+ */
+export interface AttemptSettled {
+  reason: "settled";
+}
+
+/**
  * The execution object's side of a call, passed to the provider as an RpcTarget.
- * `stopped()` resolves when the runtime wants the handler to stop.
+ * `stopped()` resolves when the runtime wants the handler to stop, or with `settled` once the
+ * attempt is over (a provider built before SDK 1.2 may take that for a stop: harmless, its
+ * handler has already returned).
  */
 export interface ExecutionSink {
   emit(event: EmittedEvent): Promise<void>;
-  stopped(): Promise<StopSignal>;
+  stopped(): Promise<StopSignal | AttemptSettled>;
 }
 
 /** Error codes a provider may report; everything else is the runtime's to decide. */

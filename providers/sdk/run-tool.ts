@@ -38,7 +38,9 @@ export async function runTool(def: ToolDefinition, call: ToolCall, sink: Executi
   // DESIGN.md 6: AbortSignal does not cross RPC; the runtime resolves this promise instead.
   // When the call ends first, the pending RPC promise rejects as the sink is released.
   sink.stopped().then(
-    (stop) => controller.abort(new ToolStopped(stop.reason)),
+    (stop) => {
+      if (stop.reason !== "settled") controller.abort(new ToolStopped(stop.reason));
+    },
     () => {},
   );
 

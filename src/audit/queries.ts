@@ -5,7 +5,7 @@
  */
 import type { AuditRecord, CapabilityDecision, ExecutionSummary, Face } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
-import { attemptsWithUsage } from "../execution/usage.ts";
+import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "../execution/usage.ts";
 import { ensureSchema } from "./schema.ts";
 
 export interface ListFilters {
@@ -131,7 +131,8 @@ export async function listAudit(db: D1Database, f: ListFilters) {
     status: r.status as string,
     error_code: (r.error_code as string) || null,
     latency_ms: r.latency_ms as number,
-    attempts: attemptsWithUsage(JSON.parse(r.attempts as string), JSON.parse((r.usage as string | null) ?? "[]")),
+    attempts: attemptsWithUsage(JSON.parse(r.attempts as string), usageOf(r)),
+    resources: resourcesOf(usageOf(r)),
     capability: withLateIntent(JSON.parse(r.capability as string), r.late_intent as string | null),
     correlation_id: r.correlation_id as string | null,
     trace_id: r.trace_id as string | null,
@@ -143,4 +144,9 @@ export async function listAudit(db: D1Database, f: ListFilters) {
 
 function withLateIntent(capability: CapabilityDecision, late: string | null): CapabilityDecision {
   return late ? { ...capability, level2: JSON.parse(late) } : capability;
+}
+
+/** The CPU reports the audit query gathered for a row (a JSON array; see listAudit). */
+function usageOf(row: Record<string, unknown>): AttemptUsage[] {
+  return JSON.parse((row.usage as string | null) ?? "[]");
 }

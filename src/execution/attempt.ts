@@ -56,6 +56,8 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
     o.stop,
     o.abandoned,
   );
+  // Settled: the provider may end its invocation now (and the platform report it).
+  sink.close();
   const settlement = settleIt(outcome);
   // A failure waits for the registry, so that the next call already sees the breaker or the
   // dead provider; successes are batched (health-reporter.ts).

@@ -1,15 +1,18 @@
 import { RpcTarget } from "cloudflare:workers";
-import type { EmittedEvent, ExecutionSink, StopSignal } from "../../providers/sdk/protocol.ts";
+import type { AttemptSettled, EmittedEvent, ExecutionSink, StopSignal } from "../../providers/sdk/protocol.ts";
 import type { StopLatch } from "./provider-call.ts";
 
 /** The sink a provider receives (DESIGN.md 6): events in, stop notice out. */
 export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
   #onEmit: (e: EmittedEvent) => void;
   #stop: StopLatch;
+  #settle!: (answer: AttemptSettled) => void;
+  readonly #settled: Promise<AttemptSettled>;
   constructor(onEmit: (e: EmittedEvent) => void, stop: StopLatch) {
     super();
     this.#onEmit = onEmit;
     this.#stop = stop;
+    this.#settled = new Promise((resolve) => (this.#settle = resolve));
   }
   async emit(event: EmittedEvent): Promise<void> {
     // A stopped attempt (timed out, cancelled, abandoned) may not write into the execution any
@@ -18,7 +21,18 @@ export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
     if (this.#stop.fired) return;
     this.#onEmit(event);
   }
-  stopped(): Promise<StopSignal> {
-    return this.#stop.signal;
+  stopped(): Promise<StopSignal | AttemptSettled> {
+    return Promise.race([this.#stop.signal, this.#settled]);
+  }
+
+  /**
+   * The attempt is settled: a `stopped()` call still waiting is answered (`settled`), so the
+   * provider's invocation can end. Until then it stays open on the provider's side, and the
+   * platform reports an invocation only once it has ended (its tail event, with its CPU time).
+   * Seen under wrangler dev: a call from an execution object, whose life outlasts the call,
+   * was never reported; a call from the edge ended with its request.
+   */
+  close(): void {
+    this.#settle({ reason: "settled" });
   }
 }

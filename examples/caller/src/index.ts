@@ -8,6 +8,7 @@
  *   GET /stream       streams demo.countdown's events through
  *   GET /tools        lists the tools
  *   GET /call?tool=…&input=…&options=…   any call (input and options as JSON), for comparing with REST
+ *   GET /get?id=…     reads an execution this caller started
  */
 import type { RpcCallOptions, RpcResult, ToolRuntime } from "../../../src/rpc.ts";
 
@@ -39,8 +40,10 @@ export default {
         const json = (name: string, fallback: unknown) => (url.searchParams.has(name) ? JSON.parse(url.searchParams.get(name)!) : fallback);
         return answer(await env.TOOLS.invoke(url.searchParams.get("tool") ?? "", json("input", {}), json("options", {})));
       }
+      case "/get":
+        return answer(await env.TOOLS.getExecution(url.searchParams.get("id") ?? ""));
       default:
-        return new Response("GET /, /forged, /stream or /tools", { status: 404 });
+        return new Response("GET /, /forged, /stream, /tools, /call or /get", { status: 404 });
     }
   },
 };
