@@ -79,7 +79,11 @@ export const schemas = {
       code: { type: "string", enum: Object.keys(ERROR_TABLE), description: "From the error table (README, src/errors.ts)." },
       message: str,
       type: oneOfStrings(ERROR_TYPES),
-      retryable: bool,
+      retryable: {
+        ...bool,
+        description:
+          "Whether sending the same request again may succeed and is safe. timeout and provider_crashed say true only for tools declared idempotent: the provider may have run (a timeout stops the waiting, not the provider's code), so a second call could repeat an effect (AIOS §6.4); the runtime has already retried idempotent tools within the budget. tool_error carries what the tool said.",
+      },
       details: {
         ...freeObject,
         properties: {
