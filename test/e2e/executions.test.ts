@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { ExecutionView } from "../../src/contract.ts";
 import { baseUrl, call, execute, sansLate } from "./http.ts";
 
+/** An instant tool's own budget is 100 ms; on a shared, loaded machine these tests give it room. */
+const ROOMY = { timeout_ms: 20_000 };
+
 describe("POST /v1/executions against wrangler dev", () => {
   it("runs math.evaluate and returns succeeded with the value and a filled execution block", async () => {
     const res = await execute<ExecutionView>({ tool: "math.evaluate", input: { expression: "2 * (3 + 4) ^ 2 - sqrt(16)" } });
@@ -70,21 +73,21 @@ describe("POST /v1/executions against wrangler dev", () => {
     });
 
     it("replaces null with defaults behind $ref, anyOf and oneOf (null → \"en\")", async () => {
-      const res = await execute({ tool: "lab.defaults", input: { text: "hi", lang: null, format: null, target: { kind: "file", path: "a.txt", lang: null } } });
+      const res = await execute({ tool: "lab.defaults", input: { text: "hi", lang: null, format: null, target: { kind: "file", path: "a.txt", lang: null } }, limits: ROOMY });
       expect(res.status).toBe(200);
       expect(res.body.output.received).toEqual({ text: "hi", lang: "en", format: "plain", target: { kind: "file", path: "a.txt", lang: "en" } });
-      const inline = await execute({ tool: "lab.defaults", input: { text: "hi", target: { kind: "inline", width: null } } });
+      const inline = await execute({ tool: "lab.defaults", input: { text: "hi", target: { kind: "inline", width: null } }, limits: ROOMY });
       expect(inline.body.output.received).toEqual({ text: "hi", target: { kind: "inline", width: 80 } });
     });
 
     it("keeps a null the schema admits, even beside a default", async () => {
-      const res = await execute({ tool: "lab.defaults", input: { text: "hi", note: null } });
+      const res = await execute({ tool: "lab.defaults", input: { text: "hi", note: null }, limits: ROOMY });
       expect(res.status).toBe(200);
       expect(res.body.output.received).toEqual({ text: "hi", note: null });
     });
 
     it("leaves a numeric string inside a combinator for validation to refuse", async () => {
-      const res = await execute({ tool: "lab.defaults", input: { text: "hi", format: "2" } });
+      const res = await execute({ tool: "lab.defaults", input: { text: "hi", format: "2" }, limits: ROOMY });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("invalid_input");
       expect(res.body.error.details.violations.map((v: { path: string }) => v.path)).toContain("/format");
