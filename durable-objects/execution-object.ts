@@ -14,6 +14,7 @@ import { terminalEvent, startEvent, withRecordEvents } from "../src/execution/ev
 import { newObjectExecutionId, objectStub } from "../src/execution/ids.ts";
 import { isTerminal, toView, type ExecutionRecord } from "../src/execution/record.ts";
 import { ExecutionRun, lostRecord } from "../src/execution/run.ts";
+import { MAX_ATTEMPT } from "../src/execution/usage.ts";
 import { planExecution } from "../src/pipeline/plan.ts";
 import { shedIfLate } from "../src/execution/shed.ts";
 import { takeTrial } from "../src/execution/trial.ts";
@@ -106,7 +107,7 @@ export class ExecutionObject extends DurableObject<Env> {
   /** The current view for GET; null for another tenant or no record (DESIGN.md 7). */
   async view(tenant: string): Promise<ExecutionView | null> {
     this.#recover();
-    return this.#owned(tenant) ? toView(this.#record!) : null;
+    return this.#owned(tenant) ? this.#view(this.#record!) : null;
   }
 
   /** The events after `after`, then live ones until the terminal event (TRT-002 §7). */
@@ -130,10 +131,20 @@ export class ExecutionObject extends DurableObject<Env> {
     if (!this.#owned(tenant)) return null;
     const record = this.#record!;
     if (isTerminal(record.status)) {
-      const view = toView(record);
+      const view = this.#view(record);
       return view.cancellation ? view : { ...view, cancellation: { requested_at: new Date().toISOString(), outcome: "already_finished" } };
     }
-    return toView(await this.#run!.cancel(graceMs));
+    return this.#view(await this.#run!.cancel(graceMs));
+  }
+
+  /**
+   * A provider invocation's CPU report for one attempt (src/audit/tail.ts), which the platform
+   * sends after the invocation has ended: kept beside the record, read into every view.
+   */
+  async recordUsage(attempt: number, cpuMs: number | null): Promise<void> {
+    this.#recover();
+    if (!this.#record || !Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return;
+    this.#store.saveUsage({ attempt, cpu_ms: typeof cpuMs === "number" && Number.isFinite(cpuMs) && cpuMs >= 0 ? cpuMs : null });
   }
 
   /** One alarm for three promises: the deadline, the audit outbox, retention. */
@@ -197,6 +208,8 @@ export class ExecutionObject extends DurableObject<Env> {
     const stream = delivery === "stream" ? this.#subscribe(0) : undefined;
     if (delivery === "stream" && !stream) return refusal("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers", retry_after_ms: 5_000 });
     if (delivery === "end" && this.#run && !isTerminal(this.#record!.status)) await this.#run.done;
+    // The answer to a POST is the record as it ended, the same for its replays (TRT-002 §11);
+    // CPU reports arrive after the end and show in GET (src/execution/usage.ts).
     return { ok: true, value: { view: toView(this.#record!), replayed, ...(stream ? { stream } : {}) } };
   }
 
@@ -275,6 +288,10 @@ export class ExecutionObject extends DurableObject<Env> {
     this.#record = record;
     this.#save(lostRecord(record, lastSeq, partial));
     this.#ended(this.#record);
+  }
+
+  #view(record: ExecutionRecord): ExecutionView {
+    return toView(record, this.#store.usage());
   }
 
   #owned(tenant: string): boolean {

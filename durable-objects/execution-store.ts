@@ -4,11 +4,13 @@
  *   "r"           the record: written when the execution starts and when it ends
  *   "k"           where this object's idempotency key points, once it points elsewhere
  *   "e:<seq>"     each emitted event (the `start` and terminal events are views of the record)
+ *   "u:<attempt>" a provider invocation's CPU report, which arrives after the fact (src/execution/usage.ts)
  */
 import type { ExecutionEvent, Value } from "../src/contract.ts";
 import { PartialOutput } from "../src/execution/partial-output.ts";
 import type { PartialMerge } from "../providers/sdk/protocol.ts";
 import type { ExecutionRecord } from "../src/execution/record.ts";
+import type { AttemptUsage } from "../src/execution/usage.ts";
 
 /** A key's binding to an execution in another object (TRT-002 §11: a key past its TTL gets a new id). */
 export interface KeyBinding {
@@ -43,6 +45,16 @@ export class ExecutionStore {
 
   saveKey(binding: KeyBinding): void {
     this.#kv.put("k", binding);
+  }
+
+  /** Keeps an attempt's CPU report; the first report of an attempt stands. */
+  saveUsage(usage: AttemptUsage): void {
+    const key = `u:${String(usage.attempt).padStart(4, "0")}`;
+    if (this.#kv.get(key) === undefined) this.#kv.put(key, usage.cpu_ms);
+  }
+
+  usage(): AttemptUsage[] {
+    return [...this.#kv.list<number | null>({ prefix: "u:" })].map(([key, cpu_ms]) => ({ attempt: Number(key.slice(2)), cpu_ms }));
   }
 
   appendEvent(event: ExecutionEvent): void {

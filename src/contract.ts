@@ -73,9 +73,24 @@ export interface AttemptRecord {
   provider: string;
   /** "succeeded", or the error code the attempt ended with. */
   outcome: string;
-  /** From acceptance to the attempt's start, and the attempt's own length. */
+  /** From acceptance to the attempt's start, and the attempt's own length, as the runtime saw it. */
   started_ms: number;
   duration_ms: number;
+  /**
+   * The provider's own latency for this attempt (AIOS §5.7 `ToolCallResult.latency_us`, in
+   * ms): its handler's time as the provider measured it, beside the runtime's `duration_ms`
+   * (which adds dispatch and the way back). null when the provider gave no answer (a timeout,
+   * a failed provider Worker, an abandoned call, a provider that is not bound). Reported by
+   * the provider: a figure to compare, not to bill on.
+   */
+  provider_latency_ms: number | null;
+  /**
+   * CPU time of the provider Worker's invocation for this attempt, as the platform measured it
+   * (its Tail Worker event's `cpuTime`), written into the record after the fact (TRT-002 §5
+   * `resources`). null until that report arrives, and when it carries no measurement (under
+   * `wrangler dev` the local runtime reports none); see ExecutionBlock `resources.cpu_report`.
+   */
+  cpu_ms: number | null;
 }
 
 /** One event of an execution's stream (TRT-002 §7); `seq` orders them and resumes a stream. */
@@ -127,9 +142,29 @@ export interface ExecutionBlock {
   duration_ms: number | null;
   /** The effective timeout after AIOS §6.1's hierarchy. */
   timeout_ms: number;
-  /** Workers exposes neither per-call CPU time nor memory to the caller: always null. */
-  resources: { cpu_ms: null; peak_memory_mb: null };
+  /** TRT-002 §5; see ExecutionResources. */
+  resources: ExecutionResources;
 }
+
+/**
+ * What the provider Workers' invocations cost, reported by the platform after each one ends
+ * (a Tail Worker event per invocation, docs/architecture.md "CPU time"):
+ *   cpu_report  "none"        no report has reached the record (yet: it follows the answer, usually
+ *                             within seconds when deployed; never, when the provider Worker has no tail
+ *                             consumer or the platform dropped the event: delivery is best effort)
+ *               "measured"    cpu_ms sums the attempts whose reports arrived (attempts[].cpu_ms)
+ *               "unmeasured"  reports arrived without a measurement (`wrangler dev`: the local
+ *                             runtime reports 0 ms of CPU and wall time for every invocation)
+ * Memory is never reported per invocation (only a Worker that exceeds its limit is told so):
+ * `peak_memory_mb` is always null.
+ */
+export interface ExecutionResources {
+  cpu_ms: number | null;
+  peak_memory_mb: null;
+  cpu_report: CpuReport;
+}
+
+export type CpuReport = "none" | "measured" | "unmeasured";
 
 /** TRT-002 §8: what a cancel request did. */
 export type CancellationOutcome = "before_start" | "cooperative" | "forced" | "already_finished";
@@ -236,6 +271,8 @@ export interface AuditRecord {
   error_code: string | null;
   latency_ms: number | null;
   attempts: AttemptRecord[];
+  /** The provider Workers' CPU reports so far, as in the execution's view (TRT-002 §5). */
+  resources: ExecutionResources;
   capability: CapabilityDecision;
   correlation_id: string | null;
   trace_id: string | null;

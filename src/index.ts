@@ -2,6 +2,7 @@
 import { app } from "./app.ts";
 import type { AuditMessage } from "./audit/messages.ts";
 import { consumeAudit } from "./audit/consumer.ts";
+import { consumeTail } from "./audit/tail.ts";
 
 export { AuditOutboxObject } from "../durable-objects/audit-outbox.ts";
 export { ExecutionObject } from "../durable-objects/execution-object.ts";
@@ -14,4 +15,6 @@ export default {
   fetch: app.fetch,
   /** The audit queue's consumer (src/audit/consumer.ts). */
   queue: consumeAudit,
+  /** The provider Workers' tail consumer: their invocations' CPU time (src/audit/tail.ts). */
+  tail: consumeTail,
 } satisfies ExportedHandler<Env, AuditMessage>;

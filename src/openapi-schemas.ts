@@ -79,7 +79,11 @@ export const schemas = {
       code: { type: "string", enum: Object.keys(ERROR_TABLE), description: "From the error table (README, src/errors.ts)." },
       message: str,
       type: oneOfStrings(ERROR_TYPES),
-      retryable: bool,
+      retryable: {
+        ...bool,
+        description:
+          "Whether sending the same request again may succeed and is safe. timeout and provider_crashed say true only for tools declared idempotent: the provider may have run (a timeout stops the waiting, not the provider's code), so a second call could repeat an effect (AIOS §6.4); the runtime has already retried idempotent tools within the budget. tool_error carries what the tool said.",
+      },
       details: {
         ...freeObject,
         properties: {
@@ -115,9 +119,35 @@ export const schemas = {
     started_ms: nullable(num),
     duration_ms: nullable(num),
     timeout_ms: num,
-    resources: all({ cpu_ms: { type: "null" }, peak_memory_mb: { type: "null" } }),
+    resources: ref("ExecutionResources"),
   }),
-  Attempt: all({ attempt: int, provider: str, outcome: { ...str, description: '"succeeded" or the error code the attempt ended with' }, started_ms: num, duration_ms: num }),
+  ExecutionResources: {
+    ...all({
+      cpu_ms: { ...nullable(num), description: "CPU time of the provider Workers' invocations, summed over the attempts whose reports arrived (attempts[].cpu_ms); null until one with a measurement has." },
+      peak_memory_mb: { type: "null", description: "Workers reports no memory figure per invocation: always null." },
+      cpu_report: {
+        ...oneOfStrings(["none", "measured", "unmeasured"]),
+        description:
+          "none: no report has reached the record (yet: it follows the answer, usually within seconds when deployed; never when the provider Worker has no tail consumer or the platform dropped the event); measured: cpu_ms holds the reported CPU time; unmeasured: reports arrived without a measurement (wrangler dev reports 0 ms for every invocation).",
+      },
+    }),
+    description: "TRT-002 §5: what the provider Workers' invocations cost, as the platform reports it after each one ends (a Tail Worker event); written into the record after the fact, so a later GET may show more than the answer did.",
+  },
+  Attempt: all({
+    attempt: int,
+    provider: str,
+    outcome: { ...str, description: '"succeeded" or the error code the attempt ended with' },
+    started_ms: { ...num, description: "From acceptance to the attempt's start (the runtime's clock)." },
+    duration_ms: { ...num, description: "The attempt's length as the runtime saw it: dispatch, the provider's work and the way back." },
+    provider_latency_ms: {
+      ...nullable(num),
+      description: "The provider's own latency for the attempt (AIOS §5.7 latency_us, in ms), as the provider measured its handler; null when the provider gave no answer (timeout, failed Worker, abandoned, not bound).",
+    },
+    cpu_ms: {
+      ...nullable(num),
+      description: "CPU time of the provider Worker's invocation for the attempt, as the platform reported it after the fact; null until the report arrives, or when it carries no measurement (see ExecutionResources.cpu_report).",
+    },
+  }),
   CapabilityDecision: all({
     level1: all({ reachable: strings }),
     level2: intent,
@@ -246,6 +276,7 @@ export const schemas = {
         error_code: nullable(str),
         latency_ms: int,
         attempts: { type: "array", items: ref("Attempt") },
+        resources: ref("ExecutionResources"),
         capability: ref("CapabilityDecision"),
         correlation_id: nullable(str),
         trace_id: nullable(str),

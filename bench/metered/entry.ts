@@ -37,4 +37,7 @@ export default {
   queue(batch: MessageBatch<never>, env: Env) {
     return worker.queue(batch, meteredEnv(env));
   },
+  tail(events: TraceItem[], env: Env) {
+    return worker.tail(events, meteredEnv(env));
+  },
 } satisfies ExportedHandler<Env, never>;

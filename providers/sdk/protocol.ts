@@ -97,7 +97,23 @@ export interface ToolCall {
   remaining_timeout_ms: number;
   /** W3C Trace Context of the runtime's span for this attempt. */
   traceparent?: string;
+  /** Which attempt of the execution this is (1, 2, …; TRT-002 §11 retries). */
+  attempt?: number;
 }
+
+/**
+ * The one line a provider logs per invocation (`console.log` of this object as JSON), before
+ * anything else: the platform's report of an invocation (a Tail Worker event) carries the RPC
+ * method and the invocation's logs and CPU time, but not its arguments, so this line is how
+ * the runtime knows which execution and attempt that CPU time belongs to.
+ */
+export interface InvocationLogLine {
+  msg: typeof INVOCATION_LOG;
+  execution_id: string;
+  attempt: number | null;
+}
+
+export const INVOCATION_LOG = "trt.invocation";
 
 /** Event kinds a tool may emit while it runs (TRT-002 §7, the non-terminal ones). */
 export type EmittedEventType = "stdout" | "stderr" | "progress" | "partial" | "log";
@@ -113,12 +129,23 @@ export interface StopSignal {
 }
 
 /**
+ * The runtime has settled the attempt (it has the answer, or gave up on it): nothing to stop.
+ * Answering a `stopped()` call that is still waiting lets the provider's invocation end; until
+ * then it stays open, and the platform reports an invocation (its CPU time) only once it ends.
+ */
+export interface AttemptSettled {
+  reason: "settled";
+}
+
+/**
  * The execution object's side of a call, passed to the provider as an RpcTarget.
- * `stopped()` resolves when the runtime wants the handler to stop.
+ * `stopped()` resolves when the runtime wants the handler to stop, or with `settled` once the
+ * attempt is over (a provider built before SDK 1.2 may take that for a stop: harmless, its
+ * handler has already returned).
  */
 export interface ExecutionSink {
   emit(event: EmittedEvent): Promise<void>;
-  stopped(): Promise<StopSignal>;
+  stopped(): Promise<StopSignal | AttemptSettled>;
 }
 
 /** Error codes a provider may report; everything else is the runtime's to decide. */

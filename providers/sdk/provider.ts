@@ -8,9 +8,9 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import type { ToolDefinition } from "./define.ts";
 import type { ExecutionSink, InvokeResult, ProviderManifest, ToolCall } from "./protocol.ts";
-import { runTool } from "./run-tool.ts";
+import { invocationLogLine, runTool } from "./run-tool.ts";
 
-export const SDK_VERSION = "1.1.0";
+export const SDK_VERSION = "1.2.0";
 
 export function createProvider(name: string, tools: ToolDefinition[]) {
   const byKey = new Map<string, ToolDefinition>();
@@ -27,6 +27,8 @@ export function createProvider(name: string, tools: ToolDefinition[]) {
     }
 
     async invoke(call: ToolCall, sink: ExecutionSink): Promise<InvokeResult> {
+      // First, so a long log cannot crowd it out of the platform's report of this invocation.
+      console.log(JSON.stringify(invocationLogLine(call)));
       const def = byKey.get(`${call.tool}@${call.version}`);
       if (!def) {
         return {

@@ -9,7 +9,7 @@
  * gets only that id (issue 14: no internals in errors).
  */
 import { ToolError, type ToolContext, type ToolDefinition } from "./define.ts";
-import type { ExecutionSink, InvokeResult, ProviderError, ToolCall } from "./protocol.ts";
+import { INVOCATION_LOG, type ExecutionSink, type InvocationLogLine, type InvokeResult, type ProviderError, type ToolCall } from "./protocol.ts";
 
 /** The reason a handler's signal carries when the runtime stops it. */
 export class ToolStopped extends Error {
@@ -21,6 +21,15 @@ export class ToolStopped extends Error {
   }
 }
 
+/**
+ * The line a provider logs once per invocation (protocol.ts INVOCATION_LOG): the runtime's tail
+ * handler reads it from the platform's report of the invocation to know whose CPU time that is.
+ */
+export function invocationLogLine(call: ToolCall): InvocationLogLine {
+  const attempt = typeof call.attempt === "number" ? call.attempt : typeof call.context?.attempt === "number" ? call.context.attempt : null;
+  return { msg: INVOCATION_LOG, execution_id: String(call.execution_id).slice(0, 100), attempt };
+}
+
 export async function runTool(def: ToolDefinition, call: ToolCall, sink: ExecutionSink): Promise<InvokeResult> {
   const startedAt = Date.now();
   const deadline = startedAt + Math.max(0, call.remaining_timeout_ms);
@@ -29,7 +38,9 @@ export async function runTool(def: ToolDefinition, call: ToolCall, sink: Executi
   // DESIGN.md 6: AbortSignal does not cross RPC; the runtime resolves this promise instead.
   // When the call ends first, the pending RPC promise rejects as the sink is released.
   sink.stopped().then(
-    (stop) => controller.abort(new ToolStopped(stop.reason)),
+    (stop) => {
+      if (stop.reason !== "settled") controller.abort(new ToolStopped(stop.reason));
+    },
     () => {},
   );
 

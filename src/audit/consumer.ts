@@ -1,6 +1,7 @@
 /**
  * The audit queue's consumer: writes the audit log (which is also the execution index), the
- * fast path's finished views, late intent verdicts and the metric aggregates to D1.
+ * fast path's finished views, late intent verdicts, providers' CPU reports and the metric
+ * aggregates to D1.
  * Delivery is at least once, so every write is idempotent: a record is keyed by its execution
  * (`INSERT OR IGNORE`), and each delivery tags the rows it inserted with a batch id; the
  * aggregates are then incremented from exactly the rows this delivery inserted, in the same
@@ -28,6 +29,7 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
     ...aggregates(db, tag),
     db.prepare(`DELETE FROM executions WHERE rowid IN (SELECT rowid FROM executions WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
     db.prepare(`DELETE FROM views WHERE rowid IN (SELECT rowid FROM views WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
+    db.prepare(`DELETE FROM usage WHERE rowid IN (SELECT rowid FROM usage WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
     db.prepare(`DELETE FROM intents WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM intents LIMIT ${PRUNE_PER_BATCH})`),
   ];
   await db.batch(statements);
@@ -45,6 +47,11 @@ function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1Prepared
           : []),
       ];
     }
+    case "usage":
+      // The first report of an attempt stands (delivery is at least once).
+      return m.reports.map((r) =>
+        db.prepare("INSERT OR IGNORE INTO usage (execution_id, attempt, cpu_ms, expires_at) VALUES (?, ?, ?, ?)").bind(r.execution_id, r.attempt, r.cpu_ms, m.expires_at),
+      );
     case "intent":
       return [db.prepare("INSERT OR REPLACE INTO intents (execution_id, decision) VALUES (?, ?)").bind(m.execution_id, JSON.stringify(m.decision))];
     case "refusals":

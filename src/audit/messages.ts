@@ -4,6 +4,7 @@
  * An execution sends one message, when it has ended; nothing is sent while it runs.
  */
 import type { AttemptRecord, CapabilityDecision, ExecutionMode, ExecutionStatus, Face, IntentDecision } from "../contract.ts";
+import type { UsageReport } from "./tail-reports.ts";
 
 /** One audit record per execution, at its end. Parameters appear only as a hash. */
 export interface AuditRecord {
@@ -37,5 +38,7 @@ export type AuditMessage =
   | { kind: "finished"; record: AuditRecord; view?: string; view_stored?: boolean; retention_ms: number }
   /** AIOS §5.3 level 2 for a read-only tool: the verdict that arrived after its execution was recorded. */
   | { kind: "intent"; execution_id: string; decision: IntentDecision }
+  /** Provider invocations' CPU reports (src/audit/tail.ts), kept until `expires_at` for the audit log and fast-path views. */
+  | { kind: "usage"; reports: UsageReport[]; expires_at: number }
   /** Refusals at the edge (no execution exists), counted per isolate and sent in batches. */
   | { kind: "refusals"; id: string; counts: { tenant: string; tool: string; reason: string; n: number }[] };

@@ -5,6 +5,7 @@
  */
 import type { AuditRecord, CapabilityDecision, ExecutionSummary, Face } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
+import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "../execution/usage.ts";
 import { ensureSchema } from "./schema.ts";
 
 export interface ListFilters {
@@ -112,7 +113,10 @@ export async function listExecutions(db: D1Database, f: ListFilters): Promise<{ 
 
 export async function listAudit(db: D1Database, f: ListFilters) {
   // A read-only call's intent verdict may have arrived after its record (src/pipeline/intent.ts).
-  const from = "(SELECT e.*, i.decision AS late_intent FROM executions e LEFT JOIN intents i ON i.execution_id = e.execution_id)";
+  // So may its providers' CPU reports (src/audit/tail.ts).
+  const from = `(SELECT e.*, i.decision AS late_intent,
+      (SELECT json_group_array(json_object('attempt', u.attempt, 'cpu_ms', u.cpu_ms)) FROM usage u WHERE u.execution_id = e.execution_id) AS usage
+    FROM executions e LEFT JOIN intents i ON i.execution_id = e.execution_id)`;
   const { items, next_cursor } = await page(db, from, "ended_at", f, (r): AuditRecord => ({
     execution_id: r.execution_id as string,
     tenant: r.tenant as string,
@@ -127,7 +131,8 @@ export async function listAudit(db: D1Database, f: ListFilters) {
     status: r.status as string,
     error_code: (r.error_code as string) || null,
     latency_ms: r.latency_ms as number,
-    attempts: JSON.parse(r.attempts as string),
+    attempts: attemptsWithUsage(JSON.parse(r.attempts as string), usageOf(r)),
+    resources: resourcesOf(usageOf(r)),
     capability: withLateIntent(JSON.parse(r.capability as string), r.late_intent as string | null),
     correlation_id: r.correlation_id as string | null,
     trace_id: r.trace_id as string | null,
@@ -139,4 +144,9 @@ export async function listAudit(db: D1Database, f: ListFilters) {
 
 function withLateIntent(capability: CapabilityDecision, late: string | null): CapabilityDecision {
   return late ? { ...capability, level2: JSON.parse(late) } : capability;
+}
+
+/** The CPU reports the audit query gathered for a row (a JSON array; see listAudit). */
+function usageOf(row: Record<string, unknown>): AttemptUsage[] {
+  return JSON.parse((row.usage as string | null) ?? "[]");
 }

@@ -8,6 +8,7 @@
  */
 import type { ExecutionView } from "../contract.ts";
 import { fromJson, toJson } from "../codec/bytes.ts";
+import { withUsage, type AttemptUsage } from "../execution/usage.ts";
 import { ensureSchema } from "./schema.ts";
 
 /** How long a GET for a fast-path id waits for its record to reach the store. */
@@ -40,8 +41,23 @@ export async function storeView(env: Env, v: { execution_id: string; tenant: str
     .run();
 }
 
-/** A fast-path execution's view for its tenant, or undefined (unknown, expired, another tenant's). */
+/**
+ * A fast-path execution's view for its tenant, or undefined (unknown, expired, another
+ * tenant's), with the providers' CPU reports that have reached the store since it was written.
+ */
 export async function readEdgeView(env: Env, tenant: string, executionId: string, acceptedAt: number, maxRunMs: number): Promise<ExecutionView | undefined> {
+  const view = await findEdgeView(env, tenant, executionId, acceptedAt, maxRunMs);
+  return view && withUsage(view, await readUsage(env.AUDIT_DB, executionId));
+}
+
+/** The CPU reports of an execution's attempts in the audit store (src/audit/tail.ts). */
+export async function readUsage(db: D1Database, executionId: string): Promise<AttemptUsage[]> {
+  await ensureSchema(db);
+  const rows = await db.prepare("SELECT attempt, cpu_ms FROM usage WHERE execution_id = ? ORDER BY attempt").bind(executionId).all<AttemptUsage>();
+  return rows.results;
+}
+
+async function findEdgeView(env: Env, tenant: string, executionId: string, acceptedAt: number, maxRunMs: number): Promise<ExecutionView | undefined> {
   const now = Date.now();
   const hit = recent.get(executionId);
   if (hit && hit.expires > now) return hit.tenant === tenant ? fromJson<ExecutionView>(hit.json) : undefined;

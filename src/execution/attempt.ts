@@ -76,12 +76,15 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
       context: { ...plan.context, attempt: o.n },
       remaining_timeout_ms: o.timeoutMs,
       traceparent: traceparentOf(plan.trace),
+      attempt: o.n,
     },
     sink,
     o.stop,
     o.abandoned,
     o.onDispatched,
   );
+  // Settled: the provider may end its invocation now (and the platform report it).
+  sink.close();
   const settlement = settleIt(outcome);
   // A timeout is the provider's fault only if the attempt had the tool's own time to run.
   const fairTimeout = outcome.kind !== "timeout" || o.timeoutMs >= plan.class_timeout_ms;

@@ -10,6 +10,7 @@ import type { AttemptRecord, Cancellation, CapabilityDecision, ExecutionMode, Ex
 import { TERMINAL_STATUSES } from "../contract.ts";
 import { statusOf, type ErrorBody } from "../errors.ts";
 import type { Effect, PartialMerge } from "../../providers/sdk/protocol.ts";
+import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "./usage.ts";
 
 export interface ExecutionRecord {
   execution_id: string;
@@ -95,8 +96,8 @@ export function transition(
   return next;
 }
 
-/** TRT-002 §5/§9: what GET and a sync POST return. */
-export function toView(record: ExecutionRecord): ExecutionView {
+/** TRT-002 §5/§9: what GET and a sync POST return, with the CPU reports that have arrived (usage.ts). */
+export function toView(record: ExecutionRecord, usage: readonly AttemptUsage[] = []): ExecutionView {
   const since = (from: number | null, to: number | null) => (from === null || to === null ? null : Math.max(0, to - from));
   return {
     execution_id: record.execution_id,
@@ -108,7 +109,7 @@ export function toView(record: ExecutionRecord): ExecutionView {
     ...(record.error ? { error: record.error } : {}),
     ...(record.cancellation ? { cancellation: record.cancellation } : {}),
     capability: record.capability,
-    ...(record.attempts.length > 0 ? { attempts: record.attempts } : {}),
+    ...(record.attempts.length > 0 ? { attempts: attemptsWithUsage(record.attempts, usage) } : {}),
     execution: {
       sandbox: "v8-isolate",
       worker: record.provider,
@@ -116,7 +117,7 @@ export function toView(record: ExecutionRecord): ExecutionView {
       started_ms: since(record.accepted_at, record.running_at),
       duration_ms: since(record.running_at, record.ended_at),
       timeout_ms: record.timeout_ms,
-      resources: { cpu_ms: null, peak_memory_mb: null },
+      resources: resourcesOf(usage),
     },
   };
 }

@@ -39,6 +39,16 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
   return Math.floor(random() * Math.min(policy.cap_ms, policy.base_ms * 2 ** (retry - 1)));
 }
 
+/**
+ * AIOS §5.7: the provider's own latency, sent in microseconds (`latency_us`), in milliseconds;
+ * null when the provider did not answer, or answered without a usable figure.
+ */
+export function providerLatencyMs(outcome: ProviderOutcome): number | null {
+  if (outcome.kind !== "result") return null;
+  const us: unknown = outcome.result.latency_us;
+  return typeof us === "number" && Number.isFinite(us) && us >= 0 ? Math.round(us) / 1000 : null;
+}
+
 export interface AttemptResult {
   outcome: ProviderOutcome;
   settlement: Settlement;
@@ -81,6 +91,9 @@ export async function runAttempts<P extends { provider: string }>(o: RunAttempts
       outcome: result.settlement.status === "succeeded" ? "succeeded" : (result.settlement.error?.code ?? result.settlement.status),
       started_ms: Math.max(0, started - o.acceptedAt),
       duration_ms: Math.max(0, ended - started),
+      provider_latency_ms: providerLatencyMs(result.outcome),
+      // Reported by the platform after the provider's invocation ends (usage.ts).
+      cpu_ms: null,
     });
     const decision = retryDecision(result.settlement, o.idempotent);
     if (!decision.retry || n >= maxAttempts || o.stopped()) return { ...result, provider, attempts };

@@ -1,5 +1,5 @@
 import { RpcTarget } from "cloudflare:workers";
-import type { EmittedEvent, ExecutionSink, StopSignal } from "../../providers/sdk/protocol.ts";
+import type { AttemptSettled, EmittedEvent, ExecutionSink, StopSignal } from "../../providers/sdk/protocol.ts";
 import type { StopLatch } from "./provider-call.ts";
 
 /**
@@ -10,11 +10,14 @@ export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
   #onEmit: (e: EmittedEvent) => void;
   #stop: StopLatch;
   #onAlive: (() => void) | undefined;
+  #settle!: (answer: AttemptSettled) => void;
+  readonly #settled: Promise<AttemptSettled>;
   constructor(onEmit: (e: EmittedEvent) => void, stop: StopLatch, onAlive?: () => void) {
     super();
     this.#onEmit = onEmit;
     this.#stop = stop;
     this.#onAlive = onAlive;
+    this.#settled = new Promise((resolve) => (this.#settle = resolve));
   }
   #alive(): void {
     const onAlive = this.#onAlive;
@@ -29,8 +32,19 @@ export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
     if (this.#stop.fired) return;
     this.#onEmit(event);
   }
-  stopped(): Promise<StopSignal> {
+  stopped(): Promise<StopSignal | AttemptSettled> {
     this.#alive();
-    return this.#stop.signal;
+    return Promise.race([this.#stop.signal, this.#settled]);
+  }
+
+  /**
+   * The attempt is settled: a `stopped()` call still waiting is answered (`settled`), so the
+   * provider's invocation can end. Until then it stays open on the provider's side, and the
+   * platform reports an invocation only once it has ended (its tail event, with its CPU time).
+   * Seen under wrangler dev: a call from an execution object, whose life outlasts the call,
+   * was never reported; a call from the edge ended with its request.
+   */
+  close(): void {
+    this.#settle({ reason: "settled" });
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ExecutionView } from "../../src/contract.ts";
-import { DEV_KEY, bearer, call, execute, sansIntent } from "./http.ts";
+import { DEV_KEY, bearer, call, execute, sansLate } from "./http.ts";
 import { collect } from "./sse.ts";
 
 async function startAsync(body: Record<string, unknown>): Promise<string> {
@@ -48,7 +48,7 @@ describe("cancellation (TRT-002 §8)", () => {
     await new Promise((r) => setTimeout(r, 1_800));
     const events = await collect(id);
     expect(events.some((e) => e.type === "log")).toBe(false);
-    expect(sansIntent((await call("GET", `/v1/executions/${id}`)).body)).toEqual(sansIntent(res.body));
+    expect(sansLate((await call("GET", `/v1/executions/${id}`)).body)).toEqual(sansLate(res.body));
   });
 
   it("answers a second cancel with the same record", async () => {
@@ -57,8 +57,8 @@ describe("cancellation (TRT-002 §8)", () => {
     const [first, second] = await Promise.all([cancel(id), cancel(id)]);
     const third = await cancel(id);
     expect(first.body.status).toBe("cancelled");
-    expect(sansIntent(second.body)).toEqual(sansIntent(first.body));
-    expect(sansIntent(third.body)).toEqual(sansIntent(first.body));
+    expect(sansLate(second.body)).toEqual(sansLate(first.body));
+    expect(sansLate(third.body)).toEqual(sansLate(first.body));
   });
 
   it("leaves a finished execution as it was and says already_finished", async () => {
@@ -67,7 +67,7 @@ describe("cancellation (TRT-002 §8)", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "succeeded", output: { value: 2 }, cancellation: { outcome: "already_finished" } });
     const after = await call("GET", `/v1/executions/${done.body.execution_id}`);
-    expect(sansIntent(after.body)).toEqual(sansIntent(done.body));
+    expect(sansLate(after.body)).toEqual(sansLate(done.body));
   });
 
   it("refuses an unknown id and a grace period over the maximum", async () => {

@@ -100,6 +100,11 @@ const cases: [string, Case, Partial<Said>][] = [
   ["a refusal: unknown tool", { tool: "no.such.tool", input: {} }, { refused: true, code: "tool_not_found" }],
   ["a failure: invalid output", { tool: "lab.bad_output", input: {} }, { refused: false, status: "failed", code: "invalid_output" }],
   ["a failure: a crash, with a reference and no internals", { tool: "lab.crash", input: {} }, { refused: false, status: "failed", code: "provider_crashed", crash_ref: true }],
+  [
+    "lenient coercion: null becomes the default behind $ref, anyOf and oneOf",
+    { tool: "lab.defaults", input: { text: "hi", lang: null, format: null, target: { kind: "inline", width: null }, note: null } },
+    { refused: false, status: "succeeded", output: { received: { text: "hi", lang: "en", format: "plain", target: { kind: "inline", width: 80 }, note: null } } },
+  ],
   ["a failure: the tool's own error code", { tool: "lab.reject", input: { code: "quota_exhausted" } }, { refused: false, status: "failed", code: "tool_error", tool_code: "quota_exhausted" }],
 ];
 

@@ -42,7 +42,16 @@ export const execute = <T = any>(body: unknown) => call<T>("POST", "/v1/executio
 export const asAdmin = <T = any>(method: string, path: string, body?: unknown) => call<T>(method, path, body, bearer(ADMIN_KEY));
 
 /**
- * An execution view without its capability block: level 2's background verdict for a
- * read-only tool lands after the call (AIOS §5.3), so two reads may differ only there.
+ * An execution view without what lands after the call, so two reads may differ only there:
+ * level 2's background verdict for a read-only tool (AIOS §5.3), and the provider Workers'
+ * CPU reports (TRT-002 §5 resources, attempts[].cpu_ms).
  */
-export const sansIntent = (view: any) => ({ ...view, capability: { ...view.capability, level2: undefined } });
+export const sansLate = (view: any) => ({
+  ...view,
+  capability: { ...view.capability, level2: undefined },
+  ...(view.attempts ? { attempts: view.attempts.map((a: any) => ({ ...a, cpu_ms: undefined })) } : {}),
+  execution: { ...view.execution, resources: undefined },
+});
+
+/** The earlier name of `sansLate`, kept so that tests written against it still compare what they meant to. */
+export const sansIntent = sansLate;

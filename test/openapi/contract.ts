@@ -9,7 +9,7 @@
  * field added on one side only is caught too). Nothing here runs; it is only type-checked.
  */
 import type { components } from "../../.build/openapi/schema.d.ts";
-import type { AttemptRecord, Cancellation, CapabilityDecision, ErrorBody, ExecutionBlock, ExecutionView, ToolOfferingView, ToolVersionView, ToolView } from "../../src/contract.ts";
+import type { AttemptRecord, Cancellation, CapabilityDecision, ErrorBody, ExecutionBlock, ExecutionResources, ExecutionView, ToolOfferingView, ToolVersionView, ToolView } from "../../src/contract.ts";
 import type { StreamEvent, ToolRuntimeClient } from "../../client/index.ts";
 
 type Doc = components["schemas"];
@@ -22,6 +22,7 @@ function agree<Project, Document>(_checks: { toDocument: (p: Project) => Documen
 
 agree<ExecutionView, Doc["ExecutionView"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<ExecutionBlock, Doc["ExecutionBlock"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+agree<ExecutionResources, Doc["ExecutionResources"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<ErrorBody, Doc["ErrorBody"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<Cancellation, Doc["Cancellation"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<CapabilityDecision, Doc["CapabilityDecision"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { errorBody } from "../../src/errors.ts";
 import type { Settlement } from "../../src/execution/settle.ts";
-import { backoffMs, DEFAULT_RETRY, retryDecision, runAttempts, type RunAttemptsOptions } from "../../src/execution/retry.ts";
+import { backoffMs, DEFAULT_RETRY, providerLatencyMs, retryDecision, runAttempts, type RunAttemptsOptions } from "../../src/execution/retry.ts";
 
 type Provider = { provider: string; binding: string; trial: boolean };
 
@@ -105,5 +105,29 @@ describe("runAttempts", () => {
     const h = harness([fail("provider_crashed")], { stopped: () => cancelled, onRetry: () => (cancelled = true) });
     const r = await h.run();
     expect(r.attempts).toHaveLength(1);
+  });
+});
+
+describe("the provider's own latency beside the runtime's (AIOS §5.7)", () => {
+  const result = (latency_us: unknown) => ({ kind: "result" as const, result: { ok: true as const, output: {}, latency_us: latency_us as number } });
+
+  it("records each attempt's latency_us in milliseconds, and null when the provider gave no answer", async () => {
+    const outcomes = [{ kind: "timeout" as const }, result(12_345)];
+    let n = 0;
+    const h = harness([fail("timeout"), ok], {
+      attempt: async () => {
+        const outcome = outcomes[n];
+        return { outcome, settlement: [fail("timeout"), ok][n++] };
+      },
+    });
+    const r = await h.run();
+    expect(r.attempts.map((a) => a.provider_latency_ms)).toEqual([null, 12.345]);
+    expect(r.attempts.map((a) => a.cpu_ms)).toEqual([null, null]);
+  });
+
+  it("ignores a figure that is not a non-negative number", () => {
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, "7", undefined]) expect(providerLatencyMs(result(bad))).toBeNull();
+    expect(providerLatencyMs(result(0))).toBe(0);
+    expect(providerLatencyMs({ kind: "rpc_failed", failure: { code: "provider_crashed", message: "x" }, raw: "x" } as never)).toBeNull();
   });
 });

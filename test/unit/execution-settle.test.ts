@@ -168,7 +168,7 @@ describe("toView and httpStatusOf (TRT-002 §5, §9)", () => {
         started_ms: 10,
         duration_ms: 240,
         timeout_ms: 5_000,
-        resources: { cpu_ms: null, peak_memory_mb: null },
+        resources: { cpu_ms: null, peak_memory_mb: null, cpu_report: "none" },
       },
     });
     expect(httpStatusOf(view)).toBe(200);

@@ -202,3 +202,21 @@ describe("defineTool", () => {
     expect(() => defineTool({ ...base, name: "t.l", latency_class: "soon" as never, handler: () => ({}) })).toThrow(/latency_class/);
   });
 });
+
+describe("runTool and the end of an attempt", () => {
+  it("does not take the runtime's settled answer for a stop", async () => {
+    const seen: boolean[] = [];
+    const tool = defineTool({
+      ...base,
+      name: "t.settled",
+      handler: async (_input, ctx) => {
+        await new Promise((r) => setTimeout(r, 0));
+        seen.push(ctx.signal.aborted);
+        return {};
+      },
+    });
+    const sink: ExecutionSink = { emit: async () => {}, stopped: async () => ({ reason: "settled" }) };
+    expect(await runTool(tool, call("t.settled", {}), sink)).toMatchObject({ ok: true });
+    expect(seen).toEqual([false]);
+  });
+});

@@ -6,13 +6,15 @@
  *   GET /             calls math.evaluate and answers with the runtime's result
  *   GET /forged       tries to claim another tenant in the call's arguments (ignored)
  *   GET /stream       streams demo.countdown's events through
- *   GET /tools        lists the tools
+ *   GET /tools        lists the tools (?as=community: as a caller whose channels reach only the community provider)
  *   GET /call?tool=…&input=…&options=…   any call (input and options as JSON), for comparing with REST
+ *   GET /get?id=…     reads an execution this caller started
  */
 import type { RpcCallOptions, RpcResult, ToolRuntime } from "../../../src/rpc.ts";
 
 interface Env {
   TOOLS: Service<ToolRuntime>;
+  TOOLS_COMMUNITY: Service<ToolRuntime>;
 }
 
 export default {
@@ -34,13 +36,15 @@ export default {
         return new Response(r.value.stream, { headers: { "content-type": "text/event-stream", "x-execution-id": r.value.execution_id } });
       }
       case "/tools":
-        return answer(await env.TOOLS.listTools());
+        return answer(await (url.searchParams.get("as") === "community" ? env.TOOLS_COMMUNITY : env.TOOLS).listTools());
       case "/call": {
         const json = (name: string, fallback: unknown) => (url.searchParams.has(name) ? JSON.parse(url.searchParams.get(name)!) : fallback);
         return answer(await env.TOOLS.invoke(url.searchParams.get("tool") ?? "", json("input", {}), json("options", {})));
       }
+      case "/get":
+        return answer(await env.TOOLS.getExecution(url.searchParams.get("id") ?? ""));
       default:
-        return new Response("GET /, /forged, /stream or /tools", { status: 404 });
+        return new Response("GET /, /forged, /stream, /tools, /call or /get", { status: 404 });
     }
   },
 };

@@ -4,6 +4,7 @@
  * the benchmark uses as its floor.
  */
 import { defineTool, sleep, ToolError } from "../../../sdk/define.ts";
+import { labDefaults } from "./defaults.ts";
 
 const anyObject = { type: "object" } as const;
 
@@ -314,4 +315,4 @@ export const labLong = defineTool({
   },
 });
 
-export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin, labLong];
+export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin, labLong, labDefaults];

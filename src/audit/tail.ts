@@ -1,0 +1,33 @@
+/**
+ * The runtime is the tail consumer of every provider Worker (`tail_consumers` in
+ * providers/<name>/wrangler.toml): once a provider invocation has ended, the platform hands
+ * the runtime its report — outcome, logs, CPU and wall time (a `TraceItem`) — and this writes
+ * each `invoke`'s CPU time to its execution's record after the fact (TRT-002 §5 `resources`):
+ *
+ *   every report     → the audit queue → D1 `usage` (the audit log, and GET of fast-path ids)
+ *   an object's id   → its ExecutionObject (GET of async, streamed and keyed executions)
+ *
+ * Best effort by nature: tail events are not retried, and a report the queue refuses is
+ * logged and dropped (the record then says `cpu_report: "none"`).
+ */
+import { loadConfig } from "../config.ts";
+import { locate } from "../execution/ids.ts";
+import { sendAudit } from "./outbox.ts";
+import { usageReportsOf, type TraceItemLike, type UsageReport } from "./tail-reports.ts";
+
+export async function consumeTail(events: readonly TraceItemLike[], env: Env): Promise<void> {
+  const reports = usageReportsOf(events);
+  if (reports.length === 0) return;
+  const expiresAt = Date.now() + loadConfig(env).retentionMs;
+  await Promise.all([sendAudit(env, { kind: "usage", reports, expires_at: expiresAt }), ...reports.map((r) => toObject(env, r))]);
+}
+
+async function toObject(env: Env, report: UsageReport): Promise<void> {
+  const location = locate(env, report.execution_id);
+  if (location?.kind !== "object") return;
+  try {
+    await location.stub.recordUsage(report.attempt, report.cpu_ms);
+  } catch (err) {
+    console.warn(JSON.stringify({ msg: "cpu report not recorded", execution_id: report.execution_id, attempt: report.attempt, error: String(err) }));
+  }
+}
