@@ -14,6 +14,7 @@ import { executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
 import { refusalResponse } from "./routes/refusal.ts";
+import { allowedMethods } from "./routes/allowed-methods.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -54,7 +55,15 @@ app.route("/v1/executions", executions);
 app.route("/v1/admin", admin);
 app.route("/v1/audit", audit);
 
-app.notFound((c) => respond(c.get("format") ?? "json", { error: errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }, 404));
+app.notFound((c) => {
+  const path = new URL(c.req.url).pathname;
+  // A known path asked with a method it does not answer: 405 with the methods it does (RFC 9110 §15.5.6).
+  const allow = allowedMethods(app.routes, path);
+  if (allow.length > 0) {
+    return respond(c.get("format") ?? "json", { error: errorBody("method_not_allowed", `${path} answers ${allow.join(", ")}, not ${c.req.method}`, { allow }) }, 405, { Allow: allow.join(", ") });
+  }
+  return respond(c.get("format") ?? "json", { error: errorBody("not_found", `no route ${c.req.method} ${path}`) }, 404);
+});
 
 app.onError((err, c) => {
   if (err instanceof RuntimeError) return refusalResponse(c, err.toBody());

@@ -256,17 +256,15 @@ export const schemas = {
     next_cursor: nullable(str),
   }),
   Health: all({ status: { type: "string", const: "ok" } }),
-  Readiness: all(
-    {
-      status: oneOfStrings(["ready", "not_ready"]),
-      registry_version: int,
-      tools: int,
-      providers: { type: "array", items: all({ name: str, reachable: bool, error: str }, ["error"]) },
-      problems: strings,
-      error: ref("ErrorBody"),
-    },
-    ["error"],
-  ),
+  Readiness: all({ status: oneOfStrings(["ready", "not_ready"]) }),
+  ReadinessReport: all({
+    status: oneOfStrings(["ready", "not_ready"]),
+    checked_at: { ...time, description: "When this isolate made the check (answers are at most 2 s old)." },
+    registry_version: int,
+    tools: int,
+    providers: { type: "array", items: all({ name: str, reachable: bool, error: str }, ["error"]) },
+    problems: strings,
+  }),
   Provider: all(
     {
       name: str,

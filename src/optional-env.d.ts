@@ -11,4 +11,8 @@ interface Env {
   JWT_ALGORITHMS?: string;
   /** The claim that names the tenant (default `tenant`). */
   JWT_TENANT_CLAIM?: string;
+  /** Operators are named by configuration: a token is an operator's when this claim holds one of JWT_OPERATOR_VALUES. */
+  JWT_OPERATOR_CLAIM?: string;
+  /** Comma-separated values of JWT_OPERATOR_CLAIM that make an operator (a group, or a list of subjects). */
+  JWT_OPERATOR_VALUES?: string;
 }

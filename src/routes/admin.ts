@@ -13,9 +13,11 @@ import { armSendFailure } from "../audit/outbox.ts";
 import { loadConfig } from "../config.ts";
 import { TRUST_ORDER, type Trust } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
-import { decodeBody, readBody } from "../pipeline/initiation.ts";
+import { decodeBody } from "../pipeline/initiation.ts";
+import { readBody } from "../codec/request-body.ts";
 import type { RegistrySnapshot } from "../registry/catalog.ts";
 import { forgetSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { readiness } from "./health.ts";
 
 export const admin = new Hono<AppEnv>();
 
@@ -26,6 +28,9 @@ export async function operatorsOnly(c: Context<AppEnv>, next: Next): Promise<voi
 }
 
 admin.use("*", operatorsOnly);
+
+/** What the public /readyz does not say: the check behind it, at most READY_CACHE_MS old. */
+admin.get("/readiness", async (c) => reply(c, await readiness(c.env)));
 
 admin.post("/registry/refresh", async (c) => {
   const snapshot = await registryStub(c.env).refresh();
@@ -119,7 +124,8 @@ admin.post("/keys", async (c) => {
   };
   const role = body.role ?? "tenant";
   if (role !== "tenant" && role !== "admin") throw new RuntimeError("invalid_request", 'role must be "tenant" or "admin"', { field: "role" });
-  const { key, record } = await keyStore(c.env).create({ tenant: str("tenant"), agent: str("agent"), capabilities: list("capabilities", []), channels: list("channels", ["*"]), role });
+  // Least privilege: a key reaches the providers and holds the capabilities it is given, none by default.
+  const { key, record } = await keyStore(c.env).create({ tenant: str("tenant"), agent: str("agent"), capabilities: list("capabilities", []), channels: list("channels", []), role });
   return reply(c, { key, ...record }, 201);
 });
 

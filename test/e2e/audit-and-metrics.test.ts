@@ -12,7 +12,7 @@ const SECRET = `secret-${crypto.randomUUID()}`;
 
 async function tenantKey(): Promise<{ tenant: string; key: string }> {
   const tenant = `audit-${crypto.randomUUID().slice(0, 8)}`;
-  const res = await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:*"] });
+  const res = await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:*"], channels: ["*"] });
   return { tenant, key: res.body.key };
 }
 
@@ -142,7 +142,7 @@ describe.sequential("audit log, execution index and metrics", () => {
 
   it("counts rate-limit refusals in /metrics", async () => {
     const limitedTenant = tenant("limited");
-    const limited = (await asAdmin("POST", "/v1/admin/keys", { tenant: limitedTenant, agent: "dev-agent" })).body.key;
+    const limited = (await asAdmin("POST", "/v1/admin/keys", { tenant: limitedTenant, agent: "dev-agent", channels: ["*"] })).body.key;
     const refusalsOf = (m: any[]) => (m.find((f) => f.name === "tool_runtime_rate_limit_refusals_total")?.metrics ?? []).filter((x: any) => x.labels.tenant === limitedTenant).reduce((s: number, x: any) => s + Number(x.value), 0);
     const before = refusalsOf(await scrape());
     let refused = 0;

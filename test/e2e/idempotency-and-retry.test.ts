@@ -52,7 +52,7 @@ describe("idempotency keys", () => {
 
   it("gives the same key from another tenant its own execution", async () => {
     const key = unique("key");
-    const other = (await asAdmin("POST", "/v1/admin/keys", { tenant: "other-tenant", agent: "dev-agent" })).body.key;
+    const other = (await asAdmin("POST", "/v1/admin/keys", { tenant: "other-tenant", agent: "dev-agent", channels: ["*"] })).body.key;
     const mine = await execute({ tool: "math.evaluate", input: { expression: "5" }, idempotency_key: key });
     const theirs = await call("POST", "/v1/executions", { tool: "math.evaluate", input: { expression: "5" }, idempotency_key: key }, bearer(other));
     expect(theirs.status).toBe(200);
@@ -90,7 +90,7 @@ describe("idempotency keys", () => {
 
   it("lets the key start a new execution once its TTL has passed", async () => {
     // A tenant of the "narrow" family keeps keys for 2 s (test/e2e/tenants.ts).
-    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent" })).body.key;
+    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key;
     const counter = unique("count");
     const body = { tool: "lab.flaky", input: { key: counter }, idempotency_key: unique("key") };
     const first = await call("POST", "/v1/executions", body, bearer(narrow));
@@ -105,7 +105,7 @@ describe("idempotency keys", () => {
 
 describe("a key reused after its TTL", () => {
   it("starts clean: nothing of the cancelled first execution carries over", async () => {
-    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent" })).body.key;
+    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key;
     const body = { tool: "lab.stall", mode: "async", input: { ms: 300 }, idempotency_key: unique("key") };
     const first = await call("POST", "/v1/executions", body, bearer(narrow));
     expect((await call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 }, bearer(narrow))).body.status).toBe("cancelled");
