@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeMeteredConfig } from "./metered/config.ts";
+import { DEV_CONFIG } from "../scripts/dev-config.ts";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The sessions find each other through a dev registry of this run's own, so an `npm start`
@@ -103,7 +104,7 @@ const BENCH_LIMITS = JSON.stringify({
 export function stackConfigArgs(): string[] {
   const stackScript = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.stack as string;
   const metered = writeMeteredConfig(root);
-  return [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1] === "wrangler.toml" ? metered : m[1]]);
+  return [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1] === DEV_CONFIG ? metered : m[1]]);
 }
 
 export async function startStack(): Promise<Stack> {
