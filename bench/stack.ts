@@ -93,7 +93,7 @@ export interface Stack {
 
 /** Limits out of the way: the benchmark measures the call path, not the rate limiter's refusals. */
 const BENCH_LIMITS = JSON.stringify({
-  default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000 },
+  default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000, max_streams: 100_000 },
 });
 
 /** The `-c <config>` arguments of `npm run stack`: the runtime, every provider and the verifier. */

@@ -2,6 +2,7 @@
 import { app } from "./app.ts";
 import type { AuditMessage } from "./audit/messages.ts";
 import { consumeAudit } from "./audit/consumer.ts";
+import { consumeDeadLetters, DEAD_LETTER_QUEUE } from "./audit/dead-letters.ts";
 
 export { AuditOutboxObject } from "../durable-objects/audit-outbox.ts";
 export { ExecutionObject } from "../durable-objects/execution-object.ts";
@@ -12,6 +13,6 @@ export { ToolRuntime } from "./rpc.ts";
 
 export default {
   fetch: app.fetch,
-  /** The audit queue's consumer (src/audit/consumer.ts). */
-  queue: consumeAudit,
+  /** The audit queue's consumer (src/audit/consumer.ts), and its dead letter queue's (src/audit/dead-letters.ts). */
+  queue: (batch, env) => (batch.queue === DEAD_LETTER_QUEUE ? consumeDeadLetters(batch, env) : consumeAudit(batch, env)),
 } satisfies ExportedHandler<Env, AuditMessage>;

@@ -300,4 +300,6 @@ export const schemas = {
   AuditDrill: all({ armed: str }),
   SendDrillRequest: object({ count: { type: "integer", minimum: 1, maximum: 100 } }, []),
   SendDrill: all({ armed: str, count: int }),
+  BatchesDrillRequest: object({ count: { type: "integer", minimum: 1, maximum: 100, description: "Batches to fail; more than the queue's max_retries (10) sends a batch to the dead letter queue." } }),
+  BatchesDrill: all({ armed: str, count: int }),
 };

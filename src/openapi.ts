@@ -313,6 +313,15 @@ const paths = {
       responses: { "200": ok("armed", ref("AuditDrill")), ...errors(OPERATOR) },
     },
   },
+  "/v1/admin/audit/drill/fail-batches": {
+    post: {
+      operationId: "armAuditBatchesDrill",
+      tags: ["operators"],
+      summary: "Drill: the audit consumer fails its next `count` batches before writing anything; past max_retries they reach the dead letter queue, whose consumer must write them",
+      requestBody: requestBody(ref("BatchesDrillRequest")),
+      responses: { "200": ok("armed", ref("BatchesDrill")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+    },
+  },
   "/v1/admin/audit/drill/fail-next-send": {
     post: {
       operationId: "armAuditSendDrill",

@@ -8,6 +8,15 @@
  */
 import { RuntimeError } from "../errors.ts";
 
+/**
+ * Lets go of a body the runtime will not read. Left alone, the platform reads an unread body to
+ * its end before it sends the answer (seen under wrangler dev: a refused 50 MB upload is taken
+ * in full first); cancelled, the answer goes at once and the rest is never taken.
+ */
+export async function discardBody(request: Request): Promise<void> {
+  if (request.body && !request.bodyUsed && !request.body.locked) await request.body.cancel().catch(() => {});
+}
+
 /** Refuses a request whose `Content-Length` is over `maxBytes`, before anything is read. */
 export function refuseDeclaredLength(headers: Headers, maxBytes: number): void {
   const declared = headers.get("content-length");
@@ -21,7 +30,12 @@ export function refuseDeclaredLength(headers: Headers, maxBytes: number): void {
 
 /** Reads at most `maxBytes` of the body; a longer body is refused without reading it all. */
 export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
-  refuseDeclaredLength(request.headers, maxBytes);
+  try {
+    refuseDeclaredLength(request.headers, maxBytes);
+  } catch (err) {
+    await discardBody(request);
+    throw err;
+  }
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -48,18 +62,27 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
 /**
  * The body as a stream that errors (and cancels its source) once more than `maxBytes` have
  * passed, for a reader that is not ours (the Connect library). `refusal` turns the refusal
- * into the error that reader passes on to its caller.
+ * into the error that reader passes on to its caller. Nothing is taken from the source until
+ * the reader asks, so a request refused before its body is read leaves the source untouched
+ * (for `discardBody`).
  */
 export function cappedBody(body: ReadableStream<Uint8Array>, maxBytes: number, refusal: (err: RuntimeError) => unknown = (err) => err): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let total = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (total > maxBytes) controller.error(refusal(tooLarge(maxBytes)));
-        else controller.enqueue(chunk);
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        reader ??= body.getReader();
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        total += value.byteLength;
+        if (total <= maxBytes) return controller.enqueue(value);
+        controller.error(refusal(tooLarge(maxBytes)));
+        await reader.cancel().catch(() => {});
       },
-    }),
+      cancel: (reason) => (reader ? reader.cancel(reason) : body.cancel(reason)),
+    },
+    { highWaterMark: 0 },
   );
 }
 

@@ -60,16 +60,22 @@ export async function execute(ctx: CallContext, envelope: unknown): Promise<Outc
     if (delivery === "end" && !request.idempotency_key) return ok(await runFast(ctx, request));
     // A stream takes one of the tenant's stream slots before anything starts (issue 14).
     const slot = delivery === "stream" ? await StreamSlot.take(ctx.env, ctx.caller.tenant) : undefined;
+    let answer: ObjectAnswer;
     try {
-      if (request.idempotency_key) return fromObject(await startKeyed(ctx, request, delivery), slot);
-      const executionId = newObjectExecutionId(ctx.env);
-      const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
-      const answer = await objectStub(ctx.env, executionId).start(plan, delivery);
-      return fromObject(answer.ok && deprecation ? { ok: true, value: { ...answer.value, deprecation } } : answer, slot);
+      if (request.idempotency_key) {
+        answer = await startKeyed(ctx, request, delivery);
+      } else {
+        const executionId = newObjectExecutionId(ctx.env);
+        const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
+        const started = await objectStub(ctx.env, executionId).start(plan, delivery);
+        answer = started.ok && deprecation ? { ok: true, value: { ...started.value, deprecation } } : started;
+      }
     } catch (err) {
-      slot?.release();
+      await slot?.release();
       throw err;
     }
+    if (slot && !(answer.ok && answer.value.stream)) await slot.release();
+    return fromObject(answer, slot);
   });
 }
 
@@ -99,11 +105,11 @@ export async function events(ctx: Pick<CallContext, "env" | "caller">, execution
     }
     if (!location) throw notFound(executionId);
     const slot = await StreamSlot.take(ctx.env, ctx.caller.tenant);
-    const answer = await location.stub.events(ctx.caller.tenant, after).catch((err: unknown) => {
-      slot.release();
+    const answer = await location.stub.events(ctx.caller.tenant, after).catch(async (err: unknown) => {
+      await slot.release();
       throw err;
     });
-    if (!answer.ok || answer.value.kind === "ended") slot.release();
+    if (!answer.ok || answer.value.kind === "ended") await slot.release();
     if (!answer.ok) return answer.error.code === "execution_not_found" ? { ok: false, error: notFound(executionId).toBody() } : answer;
     return ok(answer.value.kind === "ended" ? { kind: "ended" as const } : { kind: "stream" as const, events: slot.hold(new EventStream(answer.value.stream)) });
   });
@@ -185,10 +191,9 @@ type ObjectAnswer = Outcome<StartAnswer>;
 
 /**
  * An object's answer as the face sees it; a refusal the object sent passes through as it is.
- * A stream holds the tenant's stream `slot` until it ends; any other answer gives it back.
+ * A stream holds the tenant's stream `slot` (taken for it) until it ends.
  */
 function fromObject(answer: ObjectAnswer, slot?: StreamSlot): Outcome<CallAnswer> {
-  if (!answer.ok || !answer.value.stream) slot?.release();
   if (!answer.ok) return answer;
   const { view, replayed, stream, deprecation } = answer.value;
   const dep = deprecation ? { deprecation } : {};

@@ -7,7 +7,7 @@ import { reply } from "../codec/negotiate.ts";
 import { Hono, type Context, type Next } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
-import { FAIL_NEXT_BATCH } from "../audit/consumer.ts";
+import { FAIL_BATCHES, FAIL_NEXT_BATCH } from "../audit/consumer.ts";
 import { ensureSchema } from "../audit/schema.ts";
 import { armSendFailure } from "../audit/outbox.ts";
 import { loadConfig } from "../config.ts";
@@ -89,6 +89,20 @@ admin.post("/audit/drill/fail-next-batch", async (c) => {
   await ensureSchema(db);
   await db.prepare("INSERT OR IGNORE INTO drills (name) VALUES (?)").bind(FAIL_NEXT_BATCH).run();
   return reply(c, { armed: FAIL_NEXT_BATCH });
+});
+
+/**
+ * An operator's drill: the audit consumer fails its next `count` batches before writing
+ * anything. Past the queue's max_retries a batch goes to the dead letter queue, whose consumer
+ * (src/audit/dead-letters.ts) must still write every record once.
+ */
+admin.post("/audit/drill/fail-batches", async (c) => {
+  const { count } = await objectBody(c.req.raw, c.env, ["count"]);
+  if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100) throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
+  const db = auditDb(c.env);
+  await ensureSchema(db);
+  await db.prepare("INSERT INTO drill_counts (name, remaining) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET remaining = excluded.remaining").bind(FAIL_BATCHES, count).run();
+  return reply(c, { armed: FAIL_BATCHES, count });
 });
 
 export function auditDb(env: Env): D1Database {

@@ -52,21 +52,23 @@ export class StreamSlot {
         .catch(() => {});
     }, STREAM_RENEW_MS);
     const guard = <T>(inner: AsyncIterator<T>): AsyncIterator<T> => ({
+      // Each release is awaited before the stream says it ended, so it happens within the
+      // request (an RPC still open when the request ends is dropped with it: seen here).
       next: () =>
         inner.next().then(
-          (r) => {
-            if (r.done) this.release();
+          async (r) => {
+            if (r.done) await this.release();
             return r;
           },
-          (err: unknown) => {
-            this.release();
+          async (err: unknown) => {
+            await this.release();
             throw err;
           },
         ),
       // The reader stopped: the slot is free at once, whatever the inner stream still waits for.
-      return: (value?: unknown) => {
-        this.release();
-        return inner.return ? inner.return(value) : Promise.resolve({ done: true, value: undefined as T });
+      return: async (value?: unknown) => {
+        await this.release();
+        return inner.return ? inner.return(value) : { done: true, value: undefined as T };
       },
     });
     return {
@@ -75,12 +77,12 @@ export class StreamSlot {
     };
   }
 
-  /** Gives the slot back (once; later calls do nothing). */
-  release(): void {
+  /** Gives the slot back (once; later calls do nothing). Await it: the request must outlive it. */
+  async release(): Promise<void> {
     if (this.#released) return;
     this.#released = true;
     if (this.#renew !== undefined) clearInterval(this.#renew);
-    this.#stub()
+    await this.#stub()
       .closeStream(this.#id)
       .catch((err) => console.warn(JSON.stringify({ msg: "stream slot release failed; its lease lapses by itself", tenant: this.#tenant, error: String(err) })));
   }
