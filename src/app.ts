@@ -15,7 +15,6 @@ import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
 import { refusalResponse } from "./routes/refusal.ts";
 import { allowedMethods } from "./routes/allowed-methods.ts";
-import { discardBody } from "./codec/request-body.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -47,14 +46,9 @@ app.all(`${CONNECT_PATH_PREFIX}*`, (c) => serveConnect(c.req.raw, c.env, (p) => 
 app.get("/v1/openapi.json", (c) => c.json(openApiDocument));
 
 // Everything under /v1 needs a credential (the operations endpoints above do not), checked
-// before any of the body is read; a refused body is let go unread (src/codec/request-body.ts).
+// before any of the body is read (src/codec/request-body.ts).
 app.use("/v1/*", async (c, next) => {
-  try {
-    c.set("caller", await authenticate(c.env, c.req.header("authorization")));
-  } catch (err) {
-    await discardBody(c.req.raw);
-    throw err;
-  }
+  c.set("caller", await authenticate(c.env, c.req.header("authorization")));
   await next();
 });
 app.route("/v1/tools", tools);

@@ -27,7 +27,7 @@ import { traceFrom } from "../audit/trace.ts";
 import { cancel, execute, get, type CallContext } from "../execution/service.ts";
 import { toolList } from "../registry/tool-views.ts";
 import { fromJson as parseStoredJson, toJson as storedJson } from "../codec/bytes.ts";
-import { cappedBody, discardBody, refuseDeclaredLength } from "../codec/request-body.ts";
+import { cappedBody, refuseDeclaredLength } from "../codec/request-body.ts";
 import { loadConfig } from "../config.ts";
 import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
 import { limitsFor } from "../policy/limits.ts";
@@ -93,15 +93,13 @@ function callerOf(ctx: HandlerContext): Caller {
  * Runs before the library reads any of the body: the credential (the refusal REST would give),
  * then a declared length over the caller's payload limit.
  */
-async function gate(env: Env, ctx: HandlerContext, request: Request): Promise<void> {
+async function gate(env: Env, ctx: HandlerContext): Promise<void> {
   try {
     const caller = await authenticate(env, ctx.requestHeader.get("authorization"));
     const config = loadConfig(env);
     refuseDeclaredLength(ctx.requestHeader, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
     ctx.values.set(CALLER, caller);
   } catch (err) {
-    // Refused: the body will never be read, so the platform need not take it either.
-    await discardBody(request);
     if (err instanceof RuntimeError) throw refusalError(err.toBody());
     throw err;
   }
@@ -124,7 +122,7 @@ function envelope(req: InvokeRequest, mode: "sync" | "async", stream = false): R
   };
 }
 
-function routes(env: Env, waitUntil: (p: Promise<unknown>) => void, request: Request) {
+function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
   const context = (ctx: HandlerContext): CallContext => ({
     env,
     caller: callerOf(ctx),
@@ -138,7 +136,7 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void, request: Req
     grpc: false,
     grpcWeb: true,
     connect: true,
-    requestGate: (ctx) => gate(env, ctx, request),
+    requestGate: (ctx) => gate(env, ctx),
     readMaxBytes: loadConfig(env).maxRequestBytes,
     // google.protobuf.Value nests two messages per level (Value, then Struct or ListValue): room
     // for every input REST accepts (MAX_INPUT_DEPTH levels), not the library's default of 100.
@@ -186,7 +184,7 @@ export async function serveConnect(request: Request, env: Env, waitUntil: (p: Pr
     });
   }
   const path = new URL(request.url).pathname;
-  const handler = routes(env, waitUntil, request).handlers.find((h) => h.requestPath === path);
+  const handler = routes(env, waitUntil).handlers.find((h) => h.requestPath === path);
   if (!handler) return new Response(JSON.stringify({ code: "unimplemented", message: `no method ${path}` }), { status: 404, headers: { "content-type": "application/json" } });
   // The body the library reads is cut off past the limit, with the refusal REST would give.
   const max = loadConfig(env).maxRequestBytes;
