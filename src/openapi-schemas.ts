@@ -287,9 +287,9 @@ export const schemas = {
     {
       tenant: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
       agent: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
-      capabilities: strings,
-      channels: { ...strings, description: '["*"] (every provider) when left out' },
-      role: { type: "string", enum: ["tenant", "admin"], description: "tenant when left out" },
+      capabilities: { ...strings, description: "none when left out (least privilege)" },
+      channels: { ...strings, description: 'The providers the key may reach: none when left out (least privilege); ["*"] for every provider.' },
+      role: { type: "string", enum: ["tenant", "admin"], description: "tenant when left out; admin makes an operator's key" },
     },
     ["tenant", "agent"],
   ),
