@@ -119,9 +119,9 @@ export class ExecutionObject extends DurableObject<Env> {
     return { ok: true, value: { kind: "stream", stream } };
   }
 
-  /** Its event streams now: subscribers, and event bytes waiting for them (≤ MAX_FANOUT_BYTES). For tests and operators. */
-  async streams(): Promise<{ subscribers: number; queued_bytes: number }> {
-    return { subscribers: this.#fanout.size, queued_bytes: this.#fanout.queuedBytes };
+  /** Its event streams: subscribers, event bytes waiting for them now and at most so far (≤ MAX_FANOUT_BYTES). For tests and operators. */
+  async streams(): Promise<{ subscribers: number; queued_bytes: number; peak_queued_bytes: number }> {
+    return { subscribers: this.#fanout.size, queued_bytes: this.#fanout.queuedBytes, peak_queued_bytes: this.#fanout.peakQueuedBytes };
   }
 
   /**

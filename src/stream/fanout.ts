@@ -44,8 +44,9 @@ interface Subscriber {
 export class Fanout {
   readonly #subscribers = new Set<Subscriber>();
   readonly #encode: (event: ExecutionEvent) => Uint8Array;
-  /** Bytes waiting for readers, all subscribers together (≤ MAX_FANOUT_BYTES). */
+  /** Bytes waiting for readers, all subscribers together (≤ MAX_FANOUT_BYTES), and the most ever. */
   #queued = 0;
+  #peak = 0;
 
   constructor(encode: (event: ExecutionEvent) => Uint8Array) {
     this.#encode = encode;
@@ -58,6 +59,11 @@ export class Fanout {
   /** Event bytes written or held for readers that have not taken them yet. */
   get queuedBytes(): number {
     return this.#queued;
+  }
+
+  /** The most `queuedBytes` has ever been. */
+  get peakQueuedBytes(): number {
+    return this.#peak;
   }
 
   /**
@@ -148,6 +154,7 @@ export class Fanout {
     }
     sub.queued += n;
     this.#queued += n;
+    this.#peak = Math.max(this.#peak, this.#queued);
     return true;
   }
 

@@ -48,19 +48,12 @@ describe("an execution with 100 readers that never read", () => {
     const slow = await Promise.all(Array.from({ length: 100 }, open));
     const fast = events(await open());
 
-    let most = 0;
-    for (let i = 0; i < 2_000; i++) {
-      const stats = await stub.streams();
-      most = Math.max(most, stats.queued_bytes);
-      const view = await stub.view(caller.tenant);
-      if (view?.status !== "running") break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(most).toBeLessThanOrEqual(MAX_FANOUT_BYTES);
-    expect(most).toBeGreaterThan(MAX_FANOUT_BYTES / 2); // reached, not avoided: the readers together wanted more
     const got = await fast;
     expect(got.seqs).toEqual(Array.from({ length: EVENTS + 2 }, (_, i) => i + 1)); // start, the events, done
     expect(got.ended).toBe("closed");
+    const { peak_queued_bytes: most } = await stub.streams();
+    expect(most).toBeLessThanOrEqual(MAX_FANOUT_BYTES);
+    expect(most).toBeGreaterThan(MAX_FANOUT_BYTES / 2); // reached, not avoided: the readers together wanted more
 
     // Each slow reader got a contiguous prefix: all of it, or up to where it was dropped, from
     // where it resumes and gets the rest.
@@ -71,6 +64,7 @@ describe("an execution with 100 readers that never read", () => {
       if (r.ended === "aborted") dropped.push(r.seqs.length);
     }
     console.log(`most bytes held: ${most}; readers dropped: ${dropped.length} of 100`);
+    expect(dropped.length).toBeGreaterThan(0);
     if (dropped.length > 0) {
       const answer = await stub.events(caller.tenant, dropped[0]);
       if (!answer.ok || answer.value.kind !== "stream") throw new Error("no resume");
@@ -78,6 +72,6 @@ describe("an execution with 100 readers that never read", () => {
       expect(rest.seqs[0]).toBe(dropped[0] + 1);
       expect(rest.seqs.at(-1)).toBe(EVENTS + 2);
     }
-    expect(await stub.streams()).toEqual({ subscribers: 0, queued_bytes: 0 });
-  });
+    expect(await stub.streams()).toMatchObject({ subscribers: 0, queued_bytes: 0 });
+  }, 120_000); // 101 readers of 3,002 events each, on 2 shared cores
 });

@@ -46,6 +46,9 @@ describe("an execution's fan-out under 100 readers that never read", () => {
     fanout.publish({ seq: EVENTS + 1, type: "done", data: {}, at: Date.now() });
 
     expect(most).toBeLessThanOrEqual(MAX_FANOUT_BYTES);
+    // Within each publish too, not only between them.
+    expect(fanout.peakQueuedBytes).toBeGreaterThanOrEqual(most);
+    expect(fanout.peakQueuedBytes).toBeLessThanOrEqual(MAX_FANOUT_BYTES);
     expect(most).toBeGreaterThan(MAX_FANOUT_BYTES / 2); // the bound was reached, not avoided
     const got = await fast;
     expect(got.ended).toBe("closed");
