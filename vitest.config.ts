@@ -7,7 +7,10 @@
  *                layer with production's no-code-generation rule
  */
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { writeDevConfig } from "./scripts/dev-config.ts";
 
 const provider = (name: string) => ({
   name: `tool-provider-${name}`,
@@ -32,7 +35,8 @@ export default defineConfig({
       {
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
+            // The runtime as `npm start` runs it: what ships plus the lab providers (wrangler.dev-overlay.toml).
+            wrangler: { configPath: writeDevConfig(dirname(fileURLToPath(import.meta.url))) },
             miniflare: { workers: [...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider), verifier] },
           }),
         ],

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeMeteredConfig } from "./metered/config.ts";
+import { DEV_CONFIG } from "../scripts/dev-config.ts";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The sessions find each other through a dev registry of this run's own, so an `npm start`
@@ -92,7 +93,7 @@ export interface Stack {
 
 /** Limits out of the way: the benchmark measures the call path, not the rate limiter's refusals. */
 const BENCH_LIMITS = JSON.stringify({
-  default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000 },
+  default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000, max_streams: 100_000 },
 });
 
 /** The `-c <config>` arguments of `npm run stack`: the runtime, every provider and the verifier. */
@@ -103,7 +104,7 @@ const BENCH_LIMITS = JSON.stringify({
 export function stackConfigArgs(): string[] {
   const stackScript = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.stack as string;
   const metered = writeMeteredConfig(root);
-  return [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1] === "wrangler.toml" ? metered : m[1]]);
+  return [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1] === DEV_CONFIG ? metered : m[1]]);
 }
 
 export async function startStack(): Promise<Stack> {

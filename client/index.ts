@@ -62,7 +62,9 @@ export interface StreamedCall {
 export interface NewKey {
   tenant: string;
   agent: string;
+  /** None when left out (least privilege). */
   capabilities?: string[];
+  /** The providers the key may reach: none when left out (least privilege); ["*"] for all. */
   channels?: string[];
   role?: "tenant" | "admin";
 }

@@ -122,6 +122,11 @@ export class ExecutionObject extends DurableObject<Env> {
     return { ok: true, value: { kind: "stream", stream } };
   }
 
+  /** Its event streams: subscribers, event bytes waiting for them now and at most so far (≤ MAX_FANOUT_BYTES). For tests and operators. */
+  async streams(): Promise<{ subscribers: number; queued_bytes: number; peak_queued_bytes: number }> {
+    return { subscribers: this.#fanout.size, queued_bytes: this.#fanout.queuedBytes, peak_queued_bytes: this.#fanout.peakQueuedBytes };
+  }
+
   /**
    * TRT-002 §8: signal the provider, give it `graceMs` to stop, then stop waiting. Answers when
    * the execution has ended; a finished one is returned as it is (`already_finished`).

@@ -35,6 +35,15 @@ export class TenantObject extends DurableObject<Env> {
     return this.#ledger.live(Date.now());
   }
 
+  /** An event stream opening or renewing its lease (src/stream/tenant-streams.ts). */
+  async openStream(id: string, limit: number, leaseMs: number): Promise<Admission> {
+    return this.#ledger.openStream(id, limit, leaseMs, Date.now());
+  }
+
+  async closeStream(id: string): Promise<void> {
+    this.#ledger.closeStream(id);
+  }
+
   /** Slots held now (for tests and operators). */
   async running(): Promise<number> {
     return this.#ledger.running(Date.now());

@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { root, session, stackConfigArgs, stopSession, type Session } from "../bench/stack.ts";
+import { writeDevConfig } from "../scripts/dev-config.ts";
 import type { RegistrySnapshot } from "../src/registry/catalog.ts";
 import type { GroupReport, GroupSetup } from "./isolate-group.ts";
 
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
 /** The runtime's vars as wrangler reads them, with limits out of the way (the simulation measures shared objects, not refusals). */
 async function runtimeVars(): Promise<Record<string, unknown>> {
   const { unstable_readConfig } = await import("wrangler");
-  const vars = { ...(unstable_readConfig({ config: join(root, "wrangler.toml") }).vars as Record<string, unknown>) };
+  const vars = { ...(unstable_readConfig({ config: writeDevConfig(root) }).vars as Record<string, unknown>) };
   vars.TENANT_LIMITS = { default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000 } };
   return vars;
 }

@@ -16,6 +16,7 @@ import { tools } from "./routes/tools.ts";
 import { refusalResponse } from "./routes/refusal.ts";
 import { MCP_PATH, serveMcp } from "./mcp/handler.ts";
 import { METADATA_PATH, protectedResourceMetadata } from "./mcp/resource-server.ts";
+import { allowedMethods } from "./routes/allowed-methods.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -53,7 +54,8 @@ app.get(`${METADATA_PATH}${MCP_PATH}`, (c) => c.json(protectedResourceMetadata(c
 /** The API's OpenAPI 3.1 description, public like any API reference. */
 app.get("/v1/openapi.json", (c) => c.json(openApiDocument));
 
-// Everything under /v1 needs a credential (the operations endpoints above do not).
+// Everything under /v1 needs a credential (the operations endpoints above do not), checked
+// before any of the body is read (src/codec/request-body.ts).
 app.use("/v1/*", async (c, next) => {
   c.set("caller", await authenticate(c.env, c.req.header("authorization")));
   await next();
@@ -63,7 +65,15 @@ app.route("/v1/executions", executions);
 app.route("/v1/admin", admin);
 app.route("/v1/audit", audit);
 
-app.notFound((c) => respond(c.get("format") ?? "json", { error: errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`) }, 404));
+app.notFound((c) => {
+  const path = new URL(c.req.url).pathname;
+  // A known path asked with a method it does not answer: 405 with the methods it does (RFC 9110 §15.5.6).
+  const allow = allowedMethods(app.routes, path);
+  if (allow.length > 0) {
+    return respond(c.get("format") ?? "json", { error: errorBody("method_not_allowed", `${path} answers ${allow.join(", ")}, not ${c.req.method}`, { allow }) }, 405, { Allow: allow.join(", ") });
+  }
+  return respond(c.get("format") ?? "json", { error: errorBody("not_found", `no route ${c.req.method} ${path}`) }, 404);
+});
 
 app.onError((err, c) => {
   if (err instanceof RuntimeError) return refusalResponse(c, err.toBody());

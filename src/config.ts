@@ -21,7 +21,7 @@ export interface CallerConfig {
   tenant: string;
   agent: string;
   capabilities: string[];
-  /** Provider names this caller may reach (AIOS §5.3 level 1); "*" for all. */
+  /** Provider names this caller may reach (AIOS §5.3 level 1); "*" for all; none unless given. */
   channels: string[];
   /** "admin" may use /v1/admin; anything else may not. */
   role: string;
@@ -29,7 +29,11 @@ export interface CallerConfig {
 
 export interface RuntimeConfig {
   providers: ProviderConfig[];
-  /** DEV_API_KEY → DEV_CALLER and DEV_ADMIN_KEY → DEV_ADMIN; set only in .dev.vars, so only under wrangler dev. */
+  /**
+   * DEV_API_KEY → DEV_CALLER and DEV_ADMIN_KEY → DEV_ADMIN: only with LOCAL_DEVELOPMENT=true,
+   * which only .dev.vars sets (read by wrangler dev alone, never deployed). Without the flag
+   * the keys are ignored, so a dev key copied into a deployment opens nothing.
+   */
   devKeys: { key: string; caller: Caller }[];
   jwt?: JwtConfig;
   limits: LimitsConfig;
@@ -130,7 +134,8 @@ function parseProviders(env: Env): ProviderConfig[] {
 
 function parseCaller(name: string, value: unknown, role: "tenant" | "admin"): CallerConfig {
   const raw = (typeof value === "string" ? safeJson(name, value) : value) as Partial<CallerConfig> | undefined;
-  const caller = { tenant: "dev", agent: "dev", capabilities: [] as string[], channels: ["*"], ...(raw ?? {}), role };
+  // Least privilege: capabilities and channels are what the configuration names, nothing more.
+  const caller = { tenant: "dev", agent: "dev", capabilities: [] as string[], channels: [] as string[], ...(raw ?? {}), role };
   if (typeof caller.tenant !== "string" || typeof caller.agent !== "string") throw new ConfigError(`${name} needs tenant and agent strings`);
   if (!isStringList(caller.capabilities) || !isStringList(caller.channels)) throw new ConfigError(`${name} capabilities and channels must be lists of strings`);
   return caller;
@@ -138,6 +143,10 @@ function parseCaller(name: string, value: unknown, role: "tenant" | "admin"): Ca
 
 function parseDevKeys(env: Env): RuntimeConfig["devKeys"] {
   const keys: RuntimeConfig["devKeys"] = [];
+  if (env.LOCAL_DEVELOPMENT !== "true") {
+    if (env.DEV_API_KEY || env.DEV_ADMIN_KEY) console.warn(JSON.stringify({ msg: "DEV_API_KEY / DEV_ADMIN_KEY ignored: LOCAL_DEVELOPMENT is not true (only .dev.vars sets it)" }));
+    return keys;
+  }
   const add = (keyName: string, key: unknown, callerName: string, caller: unknown, role: "tenant" | "admin") => {
     if (key === undefined || key === "") return;
     if (typeof key !== "string" || !/^trt_[A-Za-z0-9_-]{16,}$/.test(key)) throw new ConfigError(`${keyName} must look like trt_ followed by at least 16 characters`);
@@ -155,7 +164,27 @@ function parseJwt(env: Env): JwtConfig | undefined {
   if (typeof env.JWT_ISSUER !== "string" || typeof env.JWT_AUDIENCE !== "string") throw new ConfigError("JWT_ISSUER and JWT_AUDIENCE are required with JWT_JWKS");
   const algorithms = typeof env.JWT_ALGORITHMS === "string" ? env.JWT_ALGORITHMS.split(",").map((a) => a.trim()) : ["RS256", "ES256", "EdDSA"];
   if (algorithms.some((a) => a === "none" || a.startsWith("HS"))) throw new ConfigError("JWT_ALGORITHMS takes asymmetric algorithms only");
-  return { issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE, jwks, algorithms, tenantClaim: typeof env.JWT_TENANT_CLAIM === "string" ? env.JWT_TENANT_CLAIM : "tenant" };
+  return {
+    issuer: env.JWT_ISSUER,
+    audience: env.JWT_AUDIENCE,
+    jwks,
+    algorithms,
+    tenantClaim: typeof env.JWT_TENANT_CLAIM === "string" && env.JWT_TENANT_CLAIM !== "" ? env.JWT_TENANT_CLAIM : "tenant",
+    operators: parseJwtOperators(env),
+  };
+}
+
+/**
+ * Which tokens are operators' (JWT_OPERATOR_CLAIM and JWT_OPERATOR_VALUES): a claim and the
+ * values that name an operator, e.g. `groups` and `tool-runtime-operators`, or `sub` and a list
+ * of people. Without both, no token is an operator's; a token's own `role` claim never is.
+ */
+function parseJwtOperators(env: Env): JwtConfig["operators"] {
+  const claim = env.JWT_OPERATOR_CLAIM ?? "";
+  const values = (env.JWT_OPERATOR_VALUES ?? "").split(",").map((v) => v.trim()).filter(Boolean);
+  if (claim === "" && values.length === 0) return undefined;
+  if (claim === "" || values.length === 0) throw new ConfigError("JWT_OPERATOR_CLAIM and JWT_OPERATOR_VALUES go together: a claim, and the comma-separated values that make an operator");
+  return { claim, values };
 }
 
 function guard<T>(name: string, parse: () => T): T {

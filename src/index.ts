@@ -3,6 +3,7 @@ import { app } from "./app.ts";
 import type { AuditMessage } from "./audit/messages.ts";
 import { consumeAudit } from "./audit/consumer.ts";
 import { consumeTail } from "./audit/tail.ts";
+import { consumeDeadLetters, DEAD_LETTER_QUEUE } from "./audit/dead-letters.ts";
 
 export { AuditOutboxObject } from "../durable-objects/audit-outbox.ts";
 export { ExecutionObject } from "../durable-objects/execution-object.ts";
@@ -13,8 +14,8 @@ export { ToolRuntime } from "./rpc.ts";
 
 export default {
   fetch: app.fetch,
-  /** The audit queue's consumer (src/audit/consumer.ts). */
-  queue: consumeAudit,
+  /** The audit queue's consumer (src/audit/consumer.ts), and its dead letter queue's (src/audit/dead-letters.ts). */
+  queue: (batch, env) => (batch.queue === DEAD_LETTER_QUEUE ? consumeDeadLetters(batch, env) : consumeAudit(batch, env)),
   /** The provider Workers' tail consumer: their invocations' CPU time (src/audit/tail.ts). */
   tail: consumeTail,
 } satisfies ExportedHandler<Env, AuditMessage>;

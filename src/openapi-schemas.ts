@@ -297,17 +297,15 @@ export const schemas = {
     },
     ["authorization_servers"],
   ),
-  Readiness: all(
-    {
-      status: oneOfStrings(["ready", "not_ready"]),
-      registry_version: int,
-      tools: int,
-      providers: { type: "array", items: all({ name: str, reachable: bool, error: str }, ["error"]) },
-      problems: strings,
-      error: ref("ErrorBody"),
-    },
-    ["error"],
-  ),
+  Readiness: all({ status: oneOfStrings(["ready", "not_ready"]) }),
+  ReadinessReport: all({
+    status: oneOfStrings(["ready", "not_ready"]),
+    checked_at: { ...time, description: "When this isolate made the check (answers are at most 2 s old)." },
+    registry_version: int,
+    tools: int,
+    providers: { type: "array", items: all({ name: str, reachable: bool, error: str }, ["error"]) },
+    problems: strings,
+  }),
   Provider: all(
     {
       name: str,
@@ -330,9 +328,9 @@ export const schemas = {
     {
       tenant: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
       agent: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
-      capabilities: strings,
-      channels: { ...strings, description: '["*"] (every provider) when left out' },
-      role: { type: "string", enum: ["tenant", "admin"], description: "tenant when left out" },
+      capabilities: { ...strings, description: "none when left out (least privilege)" },
+      channels: { ...strings, description: 'The providers the key may reach: none when left out (least privilege); ["*"] for every provider.' },
+      role: { type: "string", enum: ["tenant", "admin"], description: "tenant when left out; admin makes an operator's key" },
     },
     ["tenant", "agent"],
   ),
@@ -343,4 +341,6 @@ export const schemas = {
   AuditDrill: all({ armed: str }),
   SendDrillRequest: object({ count: { type: "integer", minimum: 1, maximum: 100 } }, []),
   SendDrill: all({ armed: str, count: int }),
+  BatchesDrillRequest: object({ count: { type: "integer", minimum: 1, maximum: 100, description: "Batches to fail; more than the queue's max_retries (10) sends a batch to the dead letter queue." } }),
+  BatchesDrill: all({ armed: str, count: int }),
 };

@@ -227,9 +227,9 @@ const paths = {
     get: {
       operationId: "getReadiness",
       tags: ["operations"],
-      summary: "The registry is loaded and every provider answers",
+      summary: "The registry is loaded and every provider answers (status only; the details are for operators: GET /v1/admin/readiness)",
       security: PUBLIC,
-      responses: { "200": ok("ready", ref("Readiness")), "503": ok("not ready: `status: not_ready` and `error`", ref("Readiness")), ...errors(ALWAYS) },
+      responses: { "200": ok("ready (a check at most 2 s old)", ref("Readiness")), "503": ok("not ready", ref("Readiness")), ...errors(ALWAYS) },
     },
   },
   "/metrics": {
@@ -247,6 +247,14 @@ const paths = {
       summary: "The audit log, every tenant's",
       parameters: [...listFilters, query("tenant", { type: "string" }, "Only this tenant.")],
       responses: { "200": ok("a page", ref("AuditList")), ...errors([...OPERATOR, "invalid_request"]) },
+    },
+  },
+  "/v1/admin/readiness": {
+    get: {
+      operationId: "getReadinessReport",
+      tags: ["operators"],
+      summary: "What /readyz found: registry version, tools, each provider's reachability and error, the catalog's problems",
+      responses: { "200": ok("the latest readiness check (at most 2 s old)", ref("ReadinessReport")), ...errors(OPERATOR) },
     },
   },
   "/v1/admin/registry/refresh": {
@@ -325,6 +333,15 @@ const paths = {
       responses: { "200": ok("armed", ref("AuditDrill")), ...errors(OPERATOR) },
     },
   },
+  "/v1/admin/audit/drill/fail-batches": {
+    post: {
+      operationId: "armAuditBatchesDrill",
+      tags: ["operators"],
+      summary: "Drill: the audit consumer fails its next `count` batches before writing anything; past max_retries they reach the dead letter queue, whose consumer must write them",
+      requestBody: requestBody(ref("BatchesDrillRequest")),
+      responses: { "200": ok("armed", ref("BatchesDrill")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+    },
+  },
   "/v1/admin/audit/drill/fail-next-send": {
     post: {
       operationId: "armAuditSendDrill",
@@ -342,7 +359,7 @@ export const openApiDocument = {
     title: "Tool Runtime",
     version: "1.0.0",
     description:
-      "TRT-002: invoke tools by name, synchronously, asynchronously or as a stream of events, with cancellation. Every JSON answer is also available as MessagePack (`Accept: application/msgpack`). The Connect/gRPC-Web face is described by proto/tool_runtime/v1/runtime.proto.",
+      "TRT-002: invoke tools by name, synchronously, asynchronously or as a stream of events, with cancellation. Every JSON answer is also available as MessagePack (`Accept: application/msgpack`). A path listed here asked with a method it does not list answers 405 `method_not_allowed` (an ErrorEnvelope) with an `Allow` header naming the methods it does answer (HEAD wherever GET is). The Connect/gRPC-Web face is described by proto/tool_runtime/v1/runtime.proto.",
     // The package is private and grants no licence (package.json has none).
     license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
   },

@@ -15,4 +15,8 @@ interface Env {
   MCP_RESOURCE?: string;
   /** Comma-separated hostnames whose pages may call /mcp (Origin check); localhost always may. */
   MCP_ALLOWED_ORIGINS?: string;
+  /** Operators are named by configuration: a token is an operator's when this claim holds one of JWT_OPERATOR_VALUES. */
+  JWT_OPERATOR_CLAIM?: string;
+  /** Comma-separated values of JWT_OPERATOR_CLAIM that make an operator (a group, or a list of subjects). */
+  JWT_OPERATOR_VALUES?: string;
 }

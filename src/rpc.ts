@@ -115,6 +115,7 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
     if (typeof p.tenant !== "string" || p.tenant === "" || typeof p.agent !== "string" || p.agent === "") {
       return { ok: false, error: new RuntimeError("unauthenticated", "this service binding carries no caller identity (props.tenant and props.agent)").toBody() };
     }
-    return { ok: true, value: { tenant: p.tenant, agent: p.agent, capabilities: p.capabilities ?? [], channels: p.channels ?? ["*"], role: "tenant" } };
+    // Least privilege: what the binding's props name, nothing more (no channels: no provider).
+    return { ok: true, value: { tenant: p.tenant, agent: p.agent, capabilities: p.capabilities ?? [], channels: p.channels ?? [], role: "tenant" } };
   }
 }

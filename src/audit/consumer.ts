@@ -13,12 +13,16 @@ import { ensureSchema, LATENCY_BUCKETS_S } from "./schema.ts";
 
 /** The name of the operator's drill: fail the next batch after writing half of it. */
 export const FAIL_NEXT_BATCH = "fail_next_audit_batch";
+/** The operator's drill that fails the next N batches before anything is written (drill_counts). */
+export const FAIL_BATCHES = "fail_audit_batches";
 /** Rows removed per batch once their retention is over. */
 const PRUNE_PER_BATCH = 500;
 
 export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
   const db = env.AUDIT_DB;
   await ensureSchema(db);
+  const failWhole = await db.prepare("UPDATE drill_counts SET remaining = remaining - 1 WHERE name = ? AND remaining > 0 RETURNING remaining").bind(FAIL_BATCHES).first();
+  if (failWhole) throw new Error(`audit drill: batch of ${batch.messages.length} failed before writing anything; the queue will deliver it again`);
   const drill = await db.prepare("DELETE FROM drills WHERE name = ? RETURNING name").bind(FAIL_NEXT_BATCH).first();
   const messages = batch.messages.map((m) => m.body);
   const upTo = drill ? Math.ceil(messages.length / 2) : messages.length;
@@ -36,7 +40,8 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   if (drill) throw new Error(`audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`);
 }
 
-function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1PreparedStatement[] {
+/** The writes for one message, its rows tagged with `tag`; [] for a kind this consumer does not know. */
+export function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1PreparedStatement[] {
   switch (m.kind) {
     case "finished": {
       const expires = m.record.ended_at + m.retention_ms;
@@ -84,7 +89,7 @@ function recordInsert(db: D1Database, r: AuditRecord, expires: number, tag: stri
 }
 
 /** The metric aggregates, from exactly the rows this delivery inserted. */
-function aggregates(db: D1Database, tag: string): D1PreparedStatement[] {
+export function aggregates(db: D1Database, tag: string): D1PreparedStatement[] {
   return [
     db
       .prepare(

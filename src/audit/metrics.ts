@@ -21,12 +21,13 @@ function sample(name: string, labels: Labels, value: number): string {
 
 export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, now: number): Promise<string> {
   await ensureSchema(db);
-  const [counts, buckets, totals, inflight, refusals] = await db.batch<Record<string, unknown>>([
+  const [counts, buckets, totals, inflight, refusals, deadLetters] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code"),
     db.prepare("SELECT tool, provider, le, n FROM latency_buckets ORDER BY tool, provider, le"),
     db.prepare("SELECT tool, provider, count, sum_s FROM latency_totals ORDER BY tool, provider"),
     db.prepare("SELECT tool, COUNT(*) AS n FROM executions WHERE status IN ('queued', 'scheduled', 'running') GROUP BY tool ORDER BY tool"),
     db.prepare("SELECT tenant, tool, reason, n FROM refusals ORDER BY tenant, tool, reason"),
+    db.prepare("SELECT kind, outcome, n FROM dead_letters ORDER BY kind, outcome"),
   ]);
   const out: string[] = [];
   const family = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -65,6 +66,9 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
 
   family("tool_runtime_rate_limit_refusals_total", "counter", "Calls refused by rate or concurrency limits (no execution was created).");
   for (const r of refusals.results) out.push(sample("tool_runtime_rate_limit_refusals_total", { tenant: String(r.tenant), tool: String(r.tool), reason: String(r.reason) }, Number(r.n)));
+
+  family("tool_runtime_audit_dead_letters_total", "counter", "Audit messages that came back through the dead letter queue: written, or logged as unwritable.");
+  for (const r of deadLetters.results) out.push(sample("tool_runtime_audit_dead_letters_total", { kind: String(r.kind), outcome: String(r.outcome) }, Number(r.n)));
 
   return `${out.join("\n")}\n`;
 }

@@ -32,6 +32,9 @@ const DDL = [
   "CREATE TABLE IF NOT EXISTS refusals (tenant TEXT NOT NULL, tool TEXT NOT NULL, reason TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tenant, tool, reason))",
   "CREATE TABLE IF NOT EXISTS processed_messages (id TEXT PRIMARY KEY)",
   "CREATE TABLE IF NOT EXISTS drills (name TEXT PRIMARY KEY)",
+  "CREATE TABLE IF NOT EXISTS drill_counts (name TEXT PRIMARY KEY, remaining INTEGER NOT NULL)",
+  // What came back through the dead letter queue (src/audit/dead-letters.ts), by kind and outcome.
+  "CREATE TABLE IF NOT EXISTS dead_letters (kind TEXT NOT NULL, outcome TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (kind, outcome))",
 ];
 
 const ready = new WeakMap<D1Database, Promise<void>>();

@@ -65,5 +65,6 @@ export class ApiKeyStore {
 }
 
 export function callerOfKey(record: ApiKeyRecord): Caller {
-  return { tenant: record.tenant, agent: record.agent, capabilities: record.capabilities, channels: record.channels, role: record.role };
+  // A record without a field grants nothing by it (least privilege).
+  return { tenant: record.tenant, agent: record.agent, capabilities: record.capabilities ?? [], channels: record.channels ?? [], role: record.role === "admin" ? "admin" : "tenant" };
 }

@@ -14,6 +14,8 @@ export interface JwtConfig {
   algorithms: string[];
   /** The claim holding the caller's tenant. */
   tenantClaim: string;
+  /** A token is an operator's when this claim (a string, or a list of strings) holds one of these values. */
+  operators?: { claim: string; values: string[] };
 }
 
 /** The identity in a valid token; throws (any error) for anything else. */
@@ -25,19 +27,31 @@ export async function verifyJwt(token: string, config: JwtConfig): Promise<Calle
     algorithms: config.algorithms,
     requiredClaims: ["exp", "sub", config.tenantClaim],
   });
-  return callerOfClaims(payload, config.tenantClaim);
+  return callerOfClaims(payload, config);
 }
 
-function callerOfClaims(p: JWTPayload, tenantClaim: string): Caller {
-  const tenant = p[tenantClaim];
-  if (typeof tenant !== "string" || tenant === "") throw new Error(`claim ${tenantClaim} must be a string`);
+/**
+ * Least privilege: capabilities and channels are only what the token names (none without the
+ * claims), and the operator role comes from configuration (JwtConfig.operators), never from a
+ * `role` the token gives itself.
+ */
+function callerOfClaims(p: JWTPayload, config: JwtConfig): Caller {
+  const tenant = p[config.tenantClaim];
+  if (typeof tenant !== "string" || tenant === "") throw new Error(`claim ${config.tenantClaim} must be a string`);
   return {
     tenant,
     agent: p.sub!,
     capabilities: stringList(p.capabilities) ?? (typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : []),
-    channels: stringList(p.channels) ?? ["*"],
-    role: p.role === "admin" ? "admin" : "tenant",
+    channels: stringList(p.channels) ?? [],
+    role: isOperator(p, config.operators) ? "admin" : "tenant",
   };
+}
+
+function isOperator(p: JWTPayload, operators: JwtConfig["operators"]): boolean {
+  if (!operators) return false;
+  const held = p[operators.claim];
+  const values = typeof held === "string" ? [held] : (stringList(held) ?? []);
+  return values.some((v) => operators.values.includes(v));
 }
 
 function stringList(v: unknown): string[] | undefined {

@@ -6,7 +6,9 @@
  */
 import { decode, encode } from "@msgpack/msgpack";
 import { RuntimeError } from "../errors.ts";
+import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
 import { fromJson, toJson } from "./bytes.ts";
+import { msgpackNestsDeeper } from "./msgpack-depth.ts";
 
 export type Format = "json" | "msgpack";
 
@@ -53,8 +55,14 @@ export function decodeAs(format: Format, body: Uint8Array): unknown {
       throw new RuntimeError("invalid_request", `request body is not valid JSON: ${(err as Error).message}`);
     }
   }
+  // A bomb is a 400: no declared length can be longer than the body that declares it (each
+  // item takes at least a byte), and nesting is bounded before the decoder builds anything.
+  if (msgpackNestsDeeper(body, MAX_INPUT_DEPTH)) {
+    throw new RuntimeError("invalid_request", `request nests deeper than ${MAX_INPUT_DEPTH} levels`, { max_depth: MAX_INPUT_DEPTH });
+  }
+  const n = body.byteLength;
   try {
-    return decode(body);
+    return decode(body, { maxStrLength: n, maxBinLength: n, maxArrayLength: n, maxMapLength: n, maxExtLength: n });
   } catch (err) {
     throw new RuntimeError("invalid_request", `request body is not valid MessagePack: ${(err as Error).message}`);
   }

@@ -9,10 +9,15 @@
  *
  * Native gRPC needs HTTP trailers, which a Worker cannot send; a native gRPC client gets a
  * trailers-only answer (grpc-status 12, UNIMPLEMENTED) that says to use gRPC-Web or Connect.
+ *
+ * Limits, as on REST: the credential and a declared length over the limit are refused in the
+ * library's request gate, which runs before any byte of the body is read; a body without a
+ * length is cut off once it passes MAX_REQUEST_BYTES (src/codec/request-body.ts), and the
+ * library reads no message larger than that (its own default is about 4 GiB).
  */
 import { create, fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createConnectRouter, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, createConnectRouter, createContextKey, type HandlerContext } from "@connectrpc/connect";
 import { createFetchHandler } from "@connectrpc/connect/protocol";
 import { authenticate } from "../auth/authenticate.ts";
 import type { Caller, ErrorBody, ExecutionView, Outcome } from "../contract.ts";
@@ -22,6 +27,10 @@ import { traceFrom } from "../audit/trace.ts";
 import { cancel, execute, get, type CallContext } from "../execution/service.ts";
 import { toolList } from "../registry/tool-views.ts";
 import { fromJson as parseStoredJson, toJson as storedJson } from "../codec/bytes.ts";
+import { cappedBody, refuseDeclaredLength } from "../codec/request-body.ts";
+import { loadConfig } from "../config.ts";
+import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
+import { limitsFor } from "../policy/limits.ts";
 
 export const CONNECT_PATH_PREFIX = `/${ToolRuntimeService.typeName}/`;
 
@@ -71,10 +80,25 @@ function executionMessage(view: ExecutionView) {
   });
 }
 
-/** The request's caller; a credential that does not pass is the refusal REST would give. */
-async function callerOf(env: Env, ctx: HandlerContext): Promise<Caller> {
+/** The caller, set by the request gate before the body is read. */
+const CALLER = createContextKey<Caller | undefined>(undefined, { description: "the authenticated caller" });
+
+function callerOf(ctx: HandlerContext): Caller {
+  const caller = ctx.values.get(CALLER);
+  if (!caller) throw new ConnectError("no caller was established", Code.Internal);
+  return caller;
+}
+
+/**
+ * Runs before the library reads any of the body: the credential (the refusal REST would give),
+ * then a declared length over the caller's payload limit.
+ */
+async function gate(env: Env, ctx: HandlerContext): Promise<void> {
   try {
-    return await authenticate(env, ctx.requestHeader.get("authorization"));
+    const caller = await authenticate(env, ctx.requestHeader.get("authorization"));
+    const config = loadConfig(env);
+    refuseDeclaredLength(ctx.requestHeader, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
+    ctx.values.set(CALLER, caller);
   } catch (err) {
     if (err instanceof RuntimeError) throw refusalError(err.toBody());
     throw err;
@@ -99,23 +123,32 @@ function envelope(req: InvokeRequest, mode: "sync" | "async", stream = false): R
 }
 
 function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
-  const context = async (ctx: HandlerContext): Promise<CallContext> => ({
+  const context = (ctx: HandlerContext): CallContext => ({
     env,
-    caller: await callerOf(env, ctx),
+    caller: callerOf(ctx),
     face: "connect",
     acceptedAt: Date.now(),
     trace: traceFrom(ctx.requestHeader.get("traceparent")),
     waitUntil,
   });
 
-  return createConnectRouter({ grpc: false, grpcWeb: true, connect: true }).service(ToolRuntimeService, {
+  return createConnectRouter({
+    grpc: false,
+    grpcWeb: true,
+    connect: true,
+    requestGate: (ctx) => gate(env, ctx),
+    readMaxBytes: loadConfig(env).maxRequestBytes,
+    // google.protobuf.Value nests two messages per level (Value, then Struct or ListValue): room
+    // for every input REST accepts (MAX_INPUT_DEPTH levels), not the library's default of 100.
+    binaryOptions: { recursionLimit: 2 * MAX_INPUT_DEPTH + 4 },
+  }).service(ToolRuntimeService, {
     async invoke(req, ctx) {
-      const answer = valueOf(await execute(await context(ctx), envelope(req, "sync")));
+      const answer = valueOf(await execute(context(ctx), envelope(req, "sync")));
       if (answer.kind !== "finished") throw new ConnectError(`unexpected answer ${answer.kind}`, Code.Internal);
       return executionMessage(answer.view);
     },
     async *invokeStream(req, ctx) {
-      const answer = valueOf(await execute(await context(ctx), envelope(req, "async", true)));
+      const answer = valueOf(await execute(context(ctx), envelope(req, "async", true)));
       if (answer.kind !== "stream") throw new ConnectError(`unexpected answer ${answer.kind}`, Code.Internal);
       // The service streams event objects; here each becomes a message.
       for await (const e of answer.events) {
@@ -123,13 +156,13 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
       }
     },
     async getExecution(req, ctx) {
-      return executionMessage(valueOf(await get({ env, caller: await callerOf(env, ctx) }, req.executionId)));
+      return executionMessage(valueOf(await get({ env, caller: callerOf(ctx) }, req.executionId)));
     },
     async cancel(req, ctx) {
-      return executionMessage(valueOf(await cancel({ env, caller: await callerOf(env, ctx) }, req.executionId, req.graceMs)));
+      return executionMessage(valueOf(await cancel({ env, caller: callerOf(ctx) }, req.executionId, req.graceMs)));
     },
     async listTools(_req, ctx) {
-      const list = valueOf(await toolList(env, await callerOf(env, ctx), waitUntil));
+      const list = valueOf(await toolList(env, callerOf(ctx), waitUntil));
       return create(ListToolsResponseSchema, {
         tools: list.tools.map((t) => ({ name: t.name, activeVersion: t.active_version, versions: t.versions, description: t.description })),
       });
@@ -153,5 +186,27 @@ export async function serveConnect(request: Request, env: Env, waitUntil: (p: Pr
   const path = new URL(request.url).pathname;
   const handler = routes(env, waitUntil).handlers.find((h) => h.requestPath === path);
   if (!handler) return new Response(JSON.stringify({ code: "unimplemented", message: `no method ${path}` }), { status: 404, headers: { "content-type": "application/json" } });
-  return createFetchHandler(handler)(request);
+  // The body the library reads is cut off past the limit, with the refusal REST would give.
+  const max = loadConfig(env).maxRequestBytes;
+  const capped = request.body ? new Request(request, { body: cappedBody(request.body, max, (err) => refusalError(err.toBody())) }) : request;
+  return parseFailureAsInvalid(await createFetchHandler(handler)(capped));
+}
+
+/**
+ * The library answers a binary message it cannot parse — nested past the reader's recursion
+ * limit, or malformed — with `internal` (HTTP 500), and a JSON one with `invalid_argument`: a
+ * malformed request is the caller's mistake, so a Connect unary answer of that kind becomes
+ * the same 400 as its JSON twin, with the REST code. (In a gRPC-Web or streamed answer the
+ * status is already in the body's trailer; those keep the library's code.)
+ */
+async function parseFailureAsInvalid(res: Response): Promise<Response> {
+  if (res.status !== 500 || !res.headers.get("content-type")?.startsWith("application/json")) return res;
+  const text = await res.text();
+  const error = JSON.parse(text) as { code?: string; message?: string };
+  if (error.code !== "internal" || !error.message?.startsWith("parse binary:")) return new Response(text, res);
+  const headers = new Headers(res.headers);
+  headers.set("trt-error-code", "invalid_request");
+  headers.set("trt-retryable", "false");
+  headers.delete("content-length");
+  return new Response(JSON.stringify({ code: "invalid_argument", message: error.message }), { status: 400, headers });
 }

@@ -19,6 +19,7 @@ import { limitsFor } from "../policy/limits.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
 import { forgetSnapshot } from "../registry/snapshot-cache.ts";
 import { EventStream } from "../stream/ndjson.ts";
+import { StreamSlot } from "../stream/tenant-streams.ts";
 import { readEdgeView } from "../audit/records.ts";
 import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
 import { liveExecutions } from "../policy/admission.ts";
@@ -56,12 +57,25 @@ export async function execute(ctx: CallContext, envelope: unknown): Promise<Outc
     checkPayload(ctx, envelope);
     if (request.mode === "dry_run") return ok({ kind: "dry_run", report: await dryRun(ctx.env, ctx.caller, request) });
     const delivery = request.stream ? "stream" : request.mode === "async" ? "accepted" : "end";
-    if (request.idempotency_key) return fromObject(await startKeyed(ctx, request, delivery));
-    if (delivery === "end") return ok(await runFast(ctx, request));
-    const executionId = newObjectExecutionId(ctx.env);
-    const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
-    const answer = await objectStub(ctx.env, executionId).start(plan, delivery);
-    return fromObject(answer.ok && deprecation ? { ok: true, value: { ...answer.value, deprecation } } : answer);
+    if (delivery === "end" && !request.idempotency_key) return ok(await runFast(ctx, request));
+    // A stream takes one of the tenant's stream slots before anything starts (issue 14).
+    const slot = delivery === "stream" ? await StreamSlot.take(ctx.env, ctx.caller.tenant) : undefined;
+    let answer: ObjectAnswer;
+    try {
+      if (request.idempotency_key) {
+        answer = await startKeyed(ctx, request, delivery);
+      } else {
+        const executionId = newObjectExecutionId(ctx.env);
+        const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
+        const started = await objectStub(ctx.env, executionId).start(plan, delivery);
+        answer = started.ok && deprecation ? { ok: true, value: { ...started.value, deprecation } } : started;
+      }
+    } catch (err) {
+      await slot?.release();
+      throw err;
+    }
+    if (slot && !(answer.ok && answer.value.stream)) await slot.release();
+    return fromObject(answer, slot);
   });
 }
 
@@ -90,9 +104,14 @@ export async function events(ctx: Pick<CallContext, "env" | "caller">, execution
       return ok({ kind: "ended" as const });
     }
     if (!location) throw notFound(executionId);
-    const answer = await location.stub.events(ctx.caller.tenant, after);
+    const slot = await StreamSlot.take(ctx.env, ctx.caller.tenant);
+    const answer = await location.stub.events(ctx.caller.tenant, after).catch(async (err: unknown) => {
+      await slot.release();
+      throw err;
+    });
+    if (!answer.ok || answer.value.kind === "ended") await slot.release();
     if (!answer.ok) return answer.error.code === "execution_not_found" ? { ok: false, error: notFound(executionId).toBody() } : answer;
-    return ok(answer.value.kind === "ended" ? { kind: "ended" as const } : { kind: "stream" as const, events: new EventStream(answer.value.stream) });
+    return ok(answer.value.kind === "ended" ? { kind: "ended" as const } : { kind: "stream" as const, events: slot.hold(new EventStream(answer.value.stream)) });
   });
 }
 
@@ -170,12 +189,15 @@ async function startKeyed(ctx: CallContext, request: ExecutionRequest, delivery:
 
 type ObjectAnswer = Outcome<StartAnswer>;
 
-/** An object's answer as the face sees it; a refusal the object sent passes through as it is. */
-function fromObject(answer: ObjectAnswer): Outcome<CallAnswer> {
+/**
+ * An object's answer as the face sees it; a refusal the object sent passes through as it is.
+ * A stream holds the tenant's stream `slot` (taken for it) until it ends.
+ */
+function fromObject(answer: ObjectAnswer, slot?: StreamSlot): Outcome<CallAnswer> {
   if (!answer.ok) return answer;
   const { view, replayed, stream, deprecation } = answer.value;
   const dep = deprecation ? { deprecation } : {};
-  if (stream) return ok({ kind: "stream", execution_id: view.execution_id, replayed, events: new EventStream(stream), ...dep });
+  if (stream) return ok({ kind: "stream", execution_id: view.execution_id, replayed, events: slot ? slot.hold(new EventStream(stream)) : new EventStream(stream), ...dep });
   if (view.status === "queued" || view.status === "scheduled" || view.status === "running") {
     return ok({ kind: "accepted", execution_id: view.execution_id, status: view.status, replayed, ...dep });
   }

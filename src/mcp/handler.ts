@@ -25,11 +25,12 @@ import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth/authenticate.ts";
 import { traceFrom } from "../audit/trace.ts";
 import { loadConfig } from "../config.ts";
+import { limitsFor } from "../policy/limits.ts";
 import type { Caller } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { cancel } from "../execution/service.ts";
 import { keyedObjectId } from "../execution/ids.ts";
-import { readBody } from "../pipeline/initiation.ts";
+import { readBody } from "../codec/request-body.ts";
 import { sessionCallKey } from "./call.ts";
 import { jsonRpcCodeOf } from "./errors.ts";
 import { isTaskListen, serveTaskListen } from "./listen.ts";
@@ -58,7 +59,8 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     return jsonRpcError(401, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "WWW-Authenticate": unauthorizedChallenge(env, request.url) });
   }
 
-  const maxBytes = loadConfig(env).maxRequestBytes;
+  const config = loadConfig(env);
+  const maxBytes = Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes);
   let text: string;
   try {
     text = new TextDecoder().decode(await readBody(request, maxBytes));

@@ -1,9 +1,11 @@
 /**
- * Stage 1 (AIOS §5.1): call initiation. Reads the body within the size limit, decodes it and
- * checks the TRT-002 §4 envelope. Everything wrong with the request itself (not with the
- * tool's input) ends here with `invalid_request` or `payload_too_large`.
+ * Stage 1 (AIOS §5.1): call initiation. Decodes a body (read within the size limits by
+ * src/codec/request-body.ts) and checks the TRT-002 §4 envelope. Everything wrong with the
+ * request itself (not with the tool's input) ends here with `invalid_request` or
+ * `payload_too_large`.
  */
 import type { ExecutionRequest } from "../contract.ts";
+import { toJson } from "../codec/bytes.ts";
 import { decodeAs, requestFormat } from "../codec/negotiate.ts";
 import { RuntimeError } from "../errors.ts";
 import { exceedsDepth, MAX_INPUT_DEPTH } from "./input-depth.ts";
@@ -11,37 +13,14 @@ import { exceedsDepth, MAX_INPUT_DEPTH } from "./input-depth.ts";
 const ENVELOPE_FIELDS = new Set(["tool", "version", "provider", "tenant", "project", "input", "context", "limits", "mode", "stream", "idempotency_key"]);
 const LIMIT_FIELDS = new Set(["timeout_ms", "max_output_bytes"]);
 
-/** Reads at most `maxBytes` of the body; a longer body is refused without reading it all. */
-export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > maxBytes) {
-    throw new RuntimeError("payload_too_large", `request body is ${declared} bytes; the maximum is ${maxBytes}`, {
-      max_bytes: maxBytes,
-      actual_bytes: Number(declared),
-    });
-  }
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new RuntimeError("payload_too_large", `request body exceeds the maximum of ${maxBytes} bytes`, { max_bytes: maxBytes });
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    body.set(c, at);
-    at += c.byteLength;
-  }
-  return body;
-}
+/**
+ * `context` is metadata about a call (a correlation id, a user, a locale), not payload: it is
+ * copied into the execution record, handed to the provider and the intent verifier, and its
+ * correlation id is kept in the audit log. So it has bounds of its own, far below the payload
+ * limit: each string in it (keys included) and the whole of it, as JSON.
+ */
+export const MAX_CONTEXT_STRING_CHARS = 1_024;
+export const MAX_CONTEXT_BYTES = 16 * 1_024;
 
 /** Decodes a JSON or MessagePack body (TRT-002 §1; AIOS §5.1 SerializationFormat). */
 export function decodeBody(body: Uint8Array, contentType: string | null): unknown {
@@ -84,6 +63,7 @@ export function parseExecutionRequest(value: unknown): ExecutionRequest {
   if (context === null || typeof context !== "object" || Array.isArray(context)) {
     throw new RuntimeError("invalid_request", "field context must be an object", { field: "context" });
   }
+  checkContext(context as Record<string, unknown>);
   return {
     tool: str("tool")!,
     version: str("version", 64),
@@ -97,6 +77,29 @@ export function parseExecutionRequest(value: unknown): ExecutionRequest {
     mode,
     stream: body.stream === true,
   };
+}
+
+/** The context's bounds (above); a refusal names the field, e.g. `context.correlation_id`. */
+function checkContext(context: Record<string, unknown>): void {
+  const stack: [unknown, string][] = [[context, "context"]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === "string" && value.length > MAX_CONTEXT_STRING_CHARS) {
+      throw new RuntimeError("invalid_request", `field ${path} is longer than ${MAX_CONTEXT_STRING_CHARS} characters`, { field: path, max_length: MAX_CONTEXT_STRING_CHARS });
+    }
+    if (value === null || typeof value !== "object" || value instanceof Uint8Array) continue;
+    for (const [key, child] of Object.entries(value)) {
+      const at = `${path}.${key.length > 64 ? `${key.slice(0, 64)}…` : key}`;
+      if (key.length > MAX_CONTEXT_STRING_CHARS) {
+        throw new RuntimeError("invalid_request", `a key in ${path} is longer than ${MAX_CONTEXT_STRING_CHARS} characters`, { field: at, max_length: MAX_CONTEXT_STRING_CHARS });
+      }
+      stack.push([child, at]);
+    }
+  }
+  const bytes = new TextEncoder().encode(toJson(context)).byteLength;
+  if (bytes > MAX_CONTEXT_BYTES) {
+    throw new RuntimeError("invalid_request", `field context is ${bytes} bytes as JSON; the maximum is ${MAX_CONTEXT_BYTES}`, { field: "context", max_bytes: MAX_CONTEXT_BYTES, actual_bytes: bytes });
+  }
 }
 
 function parseLimits(value: unknown): ExecutionRequest["limits"] {

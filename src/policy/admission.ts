@@ -60,6 +60,7 @@ export async function admitFast(env: Env, tenant: string, tool: string, limits: 
 }
 
 export function refusal(r: Refusal, tool: string): RuntimeError {
-  const what = r.reason === "concurrency" ? `${r.limit} running executions` : `${r.limit} calls a second${r.reason === "tool_rate" ? ` to ${tool}` : ""}`;
+  const what =
+    r.reason === "concurrency" ? `${r.limit} running executions` : r.reason === "streams" ? `${r.limit} open event streams` : `${r.limit} calls a second${r.reason === "tool_rate" ? ` to ${tool}` : ""}`;
   return new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, { reason: r.reason, limit: r.limit, retry_after_ms: r.retry_after_ms, tool });
 }

@@ -9,7 +9,7 @@
 import type { TenantLimits } from "./limits.ts";
 import { refill, waitForToken, type Bucket } from "./token-bucket.ts";
 
-export type Refusal = { ok: false; reason: "rate" | "tool_rate" | "concurrency"; retry_after_ms: number; limit: number };
+export type Refusal = { ok: false; reason: "rate" | "tool_rate" | "concurrency" | "streams"; retry_after_ms: number; limit: number };
 export type Admission = { ok: true } | Refusal;
 
 export interface LeaseRequest {
@@ -47,6 +47,8 @@ export class TenantLedger {
   readonly #tools = new Map<string, Bucket>();
   readonly #executions = new Map<string, LiveExecution>();
   readonly #leases = new Map<string, { slots: number; expires: number }>();
+  /** Open event streams: id → lease expiry (renewed while the stream is open). */
+  readonly #streams = new Map<string, number>();
 
   /** One execution that runs in its object: one token of each bucket and one slot, or neither. */
   admit(r: Omit<LiveExecution, "expires"> & { lease_ms: number; limits: TenantLimits }, now: number): Admission {
@@ -93,6 +95,21 @@ export class TenantLedger {
     }
     this.#setLease(r.lease_id, slots, now + r.lease_ms);
     return { ok: true, tokens, slots, expires_at: now + r.lease_ms };
+  }
+
+  /**
+   * An event stream opening (any face), or one renewing its lease: one of the tenant's
+   * `limit` open streams, held until `closeStream` or until the lease lapses unrenewed.
+   */
+  openStream(id: string, limit: number, leaseMs: number, now: number): Admission {
+    for (const [s, expires] of this.#streams) if (expires <= now) this.#streams.delete(s);
+    if (!this.#streams.has(id) && this.#streams.size >= limit) return { ok: false, reason: "streams", retry_after_ms: 5_000, limit };
+    this.#streams.set(id, now + leaseMs);
+    return { ok: true };
+  }
+
+  closeStream(id: string): void {
+    this.#streams.delete(id);
   }
 
   /** Executions holding a slot in their own object, oldest first. */

@@ -18,6 +18,8 @@ export interface TenantLimits {
   max_payload_bytes: number;
   /** How long an idempotency key stays bound to its execution (TRT-002 §11). */
   idempotency_ttl_ms: number;
+  /** Event streams of the tenant open at once, on every face (SSE, Connect, RPC, MCP). */
+  max_streams: number;
 }
 
 export const DEFAULT_TENANT_LIMITS: TenantLimits = {
@@ -30,6 +32,7 @@ export const DEFAULT_TENANT_LIMITS: TenantLimits = {
   max_output_bytes: 1024 * 1024,
   max_payload_bytes: 1024 * 1024,
   idempotency_ttl_ms: 24 * 3600_000,
+  max_streams: 200,
 };
 
 export interface LimitsConfig {

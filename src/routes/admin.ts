@@ -7,15 +7,17 @@ import { reply } from "../codec/negotiate.ts";
 import { Hono, type Context, type Next } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
-import { FAIL_NEXT_BATCH } from "../audit/consumer.ts";
+import { FAIL_BATCHES, FAIL_NEXT_BATCH } from "../audit/consumer.ts";
 import { ensureSchema } from "../audit/schema.ts";
 import { armSendFailure } from "../audit/outbox.ts";
 import { loadConfig } from "../config.ts";
 import { TRUST_ORDER, type Trust } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
-import { decodeBody, readBody } from "../pipeline/initiation.ts";
+import { decodeBody } from "../pipeline/initiation.ts";
+import { readBody } from "../codec/request-body.ts";
 import type { RegistrySnapshot } from "../registry/catalog.ts";
 import { forgetSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { readiness } from "./health.ts";
 
 export const admin = new Hono<AppEnv>();
 
@@ -26,6 +28,9 @@ export async function operatorsOnly(c: Context<AppEnv>, next: Next): Promise<voi
 }
 
 admin.use("*", operatorsOnly);
+
+/** What the public /readyz does not say: the check behind it, at most READY_CACHE_MS old. */
+admin.get("/readiness", async (c) => reply(c, await readiness(c.env)));
 
 admin.post("/registry/refresh", async (c) => {
   const snapshot = await registryStub(c.env).refresh();
@@ -86,6 +91,20 @@ admin.post("/audit/drill/fail-next-batch", async (c) => {
   return reply(c, { armed: FAIL_NEXT_BATCH });
 });
 
+/**
+ * An operator's drill: the audit consumer fails its next `count` batches before writing
+ * anything. Past the queue's max_retries a batch goes to the dead letter queue, whose consumer
+ * (src/audit/dead-letters.ts) must still write every record once.
+ */
+admin.post("/audit/drill/fail-batches", async (c) => {
+  const { count } = await objectBody(c.req.raw, c.env, ["count"]);
+  if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100) throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
+  const db = auditDb(c.env);
+  await ensureSchema(db);
+  await db.prepare("INSERT INTO drill_counts (name, remaining) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET remaining = excluded.remaining").bind(FAIL_BATCHES, count).run();
+  return reply(c, { armed: FAIL_BATCHES, count });
+});
+
 export function auditDb(env: Env): D1Database {
   if (!env.AUDIT_DB) throw new RuntimeError("internal", "no AUDIT_DB database is bound");
   return env.AUDIT_DB;
@@ -119,7 +138,8 @@ admin.post("/keys", async (c) => {
   };
   const role = body.role ?? "tenant";
   if (role !== "tenant" && role !== "admin") throw new RuntimeError("invalid_request", 'role must be "tenant" or "admin"', { field: "role" });
-  const { key, record } = await keyStore(c.env).create({ tenant: str("tenant"), agent: str("agent"), capabilities: list("capabilities", []), channels: list("channels", ["*"]), role });
+  // Least privilege: a key reaches the providers and holds the capabilities it is given, none by default.
+  const { key, record } = await keyStore(c.env).create({ tenant: str("tenant"), agent: str("agent"), capabilities: list("capabilities", []), channels: list("channels", []), role });
   return reply(c, { key, ...record }, 201);
 });
 

@@ -12,7 +12,7 @@ const SECRET = `secret-${crypto.randomUUID()}`;
 
 async function tenantKey(): Promise<{ tenant: string; key: string }> {
   const tenant = `audit-${crypto.randomUUID().slice(0, 8)}`;
-  const res = await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:*"] });
+  const res = await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:*"], channels: ["*"] });
   return { tenant, key: res.body.key };
 }
 
@@ -111,6 +111,42 @@ describe.sequential("audit log, execution index and metrics", () => {
     expect(records.length).toBe(6);
   });
 
+  it("ends in exactly one audit record when the queue refuses the send: the durable outbox delivers it", async () => {
+    const { tenant, key } = await tenantKey();
+    // The next sends of the isolate serving the call fail, as a full or broken queue would make them.
+    expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-next-send", { count: 3 })).status).toBe(200);
+    const res = await as(key)({ tool: "math.evaluate", input: { expression: "2 + 2" } });
+    expect(res.status).toBe(200);
+    const records = await eventually(() => auditOf(tenant), (r) => r.length >= 1, 30_000);
+    expect(records.map((r) => r.execution_id)).toEqual([res.body.execution_id]);
+    // A later call's record arriving after it, and still one record of the first.
+    const marker = await as(key)({ tool: "math.evaluate", input: { expression: "3 + 3" } });
+    const after = await eventually(() => auditOf(tenant), (r) => r.some((x) => x.execution_id === marker.body.execution_id), 30_000);
+    expect(after.filter((r) => r.execution_id === res.body.execution_id)).toHaveLength(1);
+    expect(after).toHaveLength(2);
+  });
+
+  it("writes what the consumer kept failing from the dead letter queue: still exactly one record, counted in /metrics", async () => {
+    const deadLetters = (families: any[]) =>
+      (families.find((f) => f.name === "tool_runtime_audit_dead_letters_total")?.metrics ?? [])
+        .filter((m: any) => m.labels.kind === "finished" && m.labels.outcome === "written")
+        .reduce((n: number, m: any) => n + Number(m.value), 0);
+    const before = deadLetters(await scrape());
+    const { tenant, key } = await tenantKey();
+    // The queue retries a batch 10 times (wrangler.toml max_retries), then dead-letters it; a
+    // few more failures absorb batches of other traffic that may come first.
+    expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-batches", { count: 14 })).body).toEqual({ armed: "fail_audit_batches", count: 14 });
+    const res = await as(key)({ tool: "math.evaluate", input: { expression: "4 + 4" } });
+    expect(res.status).toBe(200);
+    const records = await eventually(() => auditOf(tenant), (r) => r.length >= 1, 75_000);
+    expect(records.map((r) => r.execution_id)).toEqual([res.body.execution_id]);
+    const after = await eventually(scrape, (m) => deadLetters(m) > before, 10_000);
+    expect(deadLetters(after)).toBeGreaterThan(before);
+    const marker = await as(key)({ tool: "math.evaluate", input: { expression: "5 + 5" } });
+    const both = await eventually(() => auditOf(tenant), (r) => r.some((x) => x.execution_id === marker.body.execution_id), 60_000);
+    expect(both.filter((r) => r.execution_id === res.body.execution_id)).toHaveLength(1);
+  }, 180_000);
+
   it("counts every execution once in /metrics: counters and histogram", async () => {
     const counter = (families: any[], name: string, match: (l: Record<string, string>) => boolean) =>
       (families.find((f) => f.name === name)?.metrics ?? []).filter((m: any) => match(m.labels ?? {})).reduce((s: number, m: any) => s + Number(m.value), 0);
@@ -142,7 +178,7 @@ describe.sequential("audit log, execution index and metrics", () => {
 
   it("counts rate-limit refusals in /metrics", async () => {
     const limitedTenant = tenant("limited");
-    const limited = (await asAdmin("POST", "/v1/admin/keys", { tenant: limitedTenant, agent: "dev-agent" })).body.key;
+    const limited = (await asAdmin("POST", "/v1/admin/keys", { tenant: limitedTenant, agent: "dev-agent", channels: ["*"] })).body.key;
     const refusalsOf = (m: any[]) => (m.find((f) => f.name === "tool_runtime_rate_limit_refusals_total")?.metrics ?? []).filter((x: any) => x.labels.tenant === limitedTenant).reduce((s: number, x: any) => s + Number(x.value), 0);
     const before = refusalsOf(await scrape());
     let refused = 0;

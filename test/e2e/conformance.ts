@@ -1,7 +1,9 @@
 /**
  * Every HTTP response an e2e test receives from the stack is held to the OpenAPI document the
  * running server serves (`/v1/openapi.json`): its status must be documented for the operation
- * (a path or method the document does not list must be its "no route" answer, Error404), its
+ * (a path the document does not list must be its "no route" answer, Error404; a listed path
+ * asked with a method it does not list must be 405 `method_not_allowed`, an ErrorEnvelope,
+ * with `Allow` naming exactly the path's documented methods, plus HEAD beside GET), its
  * content type must be one the response lists (none for a 204), and its body must match the
  * schema — JSON and MessagePack bodies whole, each SSE event's `data` as the test reads it.
  * A mismatch fails the test that received the response (in `afterEach`).
@@ -47,12 +49,25 @@ interface Documented {
   /** JSON pointer of the response object in the document. */
   at: string;
   response: { content?: Record<string, unknown> };
+  /** The body's schema when it is not the response's own (a 405's envelope). */
+  schema?: string;
+  /** The `Allow` header a 405 must carry. */
+  allow?: string;
 }
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+const ENVELOPE = { content: { "application/json": {}, "application/msgpack": {} } };
 
 /** The documented response for this request and status, or why there is none. */
 function documented(method: string, path: string, status: number): Documented | string {
   const match = templates.find((t) => t.re.test(path));
   const operation = match && doc.paths[match.template][method.toLowerCase()];
+  if (!operation && match) {
+    const documentedMethods = METHODS.filter((m) => m in doc.paths[match.template]).map((m) => m.toUpperCase());
+    if (documentedMethods.includes("GET")) documentedMethods.push("HEAD");
+    const allow = documentedMethods.sort().join(", ");
+    return status === 405 ? { at: "#/components/schemas/ErrorEnvelope", response: ENVELOPE, schema: "#/components/schemas/ErrorEnvelope", allow } : `${method} ${match.template} is not documented, and ${status} is not its 405`;
+  }
   if (!operation) return status === 404 ? { at: "#/components/responses/Error404", response: doc.components.responses.Error404 } : `no operation for ${method} ${path}, and ${status} is not the no-route 404`;
   const key = status in operation.responses ? String(status) : "default";
   const response = operation.responses[key];
@@ -107,15 +122,15 @@ function checkedEventStream(res: Response, what: string, schemaAt: string): Resp
   return out;
 }
 
-async function checkBody(res: Response, what: string, at: string, media: string | undefined, hasContent: boolean): Promise<void> {
+async function checkBody(res: Response, what: string, at: string, media: string | undefined, hasContent: boolean, schema?: string): Promise<void> {
   const bytes = new Uint8Array(await res.arrayBuffer());
   if (!hasContent || !media) {
     if (bytes.length > 0) failures.push(`${what}: the document gives this response no content, but it has ${bytes.length} bytes`);
     return;
   }
-  const schemaAt = `${at}/content/${pointer(media)}/schema`;
+  const schemaAt = schema ?? `${at}/content/${pointer(media)}/schema`;
   const value = media === "application/msgpack" ? decode(bytes) : media === "application/json" ? JSON.parse(new TextDecoder().decode(bytes)) : new TextDecoder().decode(bytes);
-  if (check(what, schemaAt, value) && media === "application/json") {
+  if (check(what, schemaAt, value) && media === "application/json" && schema === undefined) {
     const key = `${at} ${shapeOf(value)}`;
     if (!samples.has(key)) samples.set(key, { at, body: value });
   }
@@ -129,12 +144,13 @@ globalThis.fetch = async function checkedFetch(input: RequestInfo | URL, init?: 
   const what = `${method} ${url.pathname} → ${res.status}`;
   const found = documented(method, url.pathname, res.status);
   if (typeof found === "string") return failures.push(`${what}: ${found}`), res;
-  const { at, response } = found;
+  const { at, response, schema, allow } = found;
+  if (allow !== undefined && res.headers.get("allow") !== allow) failures.push(`${what}: Allow is ${JSON.stringify(res.headers.get("allow"))}, the document lists ${JSON.stringify(allow)}`);
   const media = res.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   const content = response.content;
   if (content && !(media && media in content)) return failures.push(`${what}: content type ${media} is not one of ${Object.keys(content).join(", ")}`), res;
   if (content && media === "text/event-stream" && res.body) return checkedEventStream(res, what, `${at}/content/${pointer(media)}/schema`);
-  const done = checkBody(res.clone(), what, at, media, content !== undefined).catch((err) => void failures.push(`${what}: ${err}`));
+  const done = checkBody(res.clone(), what, at, media, content !== undefined, schema).catch((err) => void failures.push(`${what}: ${err}`));
   pending.add(done);
   void done.finally(() => pending.delete(done));
   return res;

@@ -26,7 +26,7 @@ afterEach(async () => {
   await page?.close();
 });
 
-const newKey = async (tenant: string) => (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent" })).body as { key: string; key_id: string };
+const newKey = async (tenant: string) => (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", channels: ["*"] })).body as { key: string; key_id: string };
 const alert = (page: Page) => page.getByRole("alert").first();
 
 describe("the web console when things go wrong", () => {

@@ -23,6 +23,8 @@ declare module "vitest" {
     jwtPrivateKey: JWK;
     jwtIssuer: string;
     jwtAudience: string;
+    /** A token whose `groups` claim holds this is an operator's (JWT_OPERATOR_CLAIM/VALUES). */
+    jwtOperatorGroup: string;
     /** The loopback port the std provider may reach (EGRESS_ALLOW); http-request.test.ts listens on it. */
     egressPort: number;
   }
@@ -30,6 +32,8 @@ declare module "vitest" {
 
 const JWT_ISSUER = "https://idp.test.invalid";
 const JWT_AUDIENCE = "tool-runtime-e2e";
+/** The `groups` value that makes a token an operator's in the e2e stack. */
+const JWT_OPERATOR_GROUP = "tool-runtime-operators";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const READY_WITHIN_MS = 120_000;
@@ -57,7 +61,8 @@ export default async function setup(project: TestProject) {
   // A throwaway identity provider: the stack trusts its public key for this run only.
   const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid: "e2e-1", alg: "ES256", use: "sig" };
-  const jwtVars = [`JWT_JWKS:${JSON.stringify({ keys: [publicJwk] })}`, `JWT_ISSUER:${JWT_ISSUER}`, `JWT_AUDIENCE:${JWT_AUDIENCE}`];
+  // Its tokens are operators' when their `groups` claim holds "tool-runtime-operators" (never by `role`).
+  const jwtVars = [`JWT_JWKS:${JSON.stringify({ keys: [publicJwk] })}`, `JWT_ISSUER:${JWT_ISSUER}`, `JWT_AUDIENCE:${JWT_AUDIENCE}`, `JWT_OPERATOR_CLAIM:groups`, `JWT_OPERATOR_VALUES:${JWT_OPERATOR_GROUP}`];
   // The runtime's own tenant limits, plus the test-only tenant families (test/e2e/tenants.ts).
   const { unstable_readConfig } = await import("wrangler");
   const shipped = (unstable_readConfig({ config: join(root, "wrangler.toml") }).vars as { TENANT_LIMITS: { default: object; tenants?: object } }).TENANT_LIMITS;
@@ -149,6 +154,7 @@ export default async function setup(project: TestProject) {
   project.provide("jwtPrivateKey", { ...(await exportJWK(privateKey)), kid: "e2e-1", alg: "ES256" });
   project.provide("jwtIssuer", JWT_ISSUER);
   project.provide("jwtAudience", JWT_AUDIENCE);
+  project.provide("jwtOperatorGroup", JWT_OPERATOR_GROUP);
   project.provide("egressPort", egressPort);
   return stopAll;
 }

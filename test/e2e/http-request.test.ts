@@ -97,14 +97,14 @@ describe("http.request through the egress allow-list", () => {
 
   it("still needs the caller's network capability for the host", async () => {
     const tenant = `egress-${crypto.randomUUID()}`;
-    const elsewhere = (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:api.example.com"] })).body.key;
+    const elsewhere = (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:api.example.com"], channels: ["*"] })).body.key;
     const from = seen.length;
     const denied = await call("POST", "/v1/executions", { tool: "http.request", input: { url: `${origin}/hello` } }, bearer(elsewhere));
     expect(denied.status).toBe(403);
     expect(denied.body.error.details).toMatchObject({ level: 3, required: "network:127.0.0.1" });
     expect(hits(from, "/hello")).toHaveLength(0);
 
-    const granted = (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:127.0.0.1"] })).body.key;
+    const granted = (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:127.0.0.1"], channels: ["*"] })).body.key;
     const allowed = await call("POST", "/v1/executions", { tool: "http.request", input: { url: `${origin}/hello` } }, bearer(granted));
     expect(allowed.status).toBe(200);
     expect(hits(from, "/hello")).toHaveLength(1);

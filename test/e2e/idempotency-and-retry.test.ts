@@ -52,7 +52,7 @@ describe("idempotency keys", () => {
 
   it("gives the same key from another tenant its own execution", async () => {
     const key = unique("key");
-    const other = (await asAdmin("POST", "/v1/admin/keys", { tenant: "other-tenant", agent: "dev-agent" })).body.key;
+    const other = (await asAdmin("POST", "/v1/admin/keys", { tenant: "other-tenant", agent: "dev-agent", channels: ["*"] })).body.key;
     const mine = await execute({ tool: "math.evaluate", input: { expression: "5" }, idempotency_key: key });
     const theirs = await call("POST", "/v1/executions", { tool: "math.evaluate", input: { expression: "5" }, idempotency_key: key }, bearer(other));
     expect(theirs.status).toBe(200);
@@ -88,24 +88,55 @@ describe("idempotency keys", () => {
     expect(valid.headers.get("idempotent-replayed")).toBeNull();
   });
 
-  it("lets the key start a new execution once its TTL has passed", async () => {
+  it("gives the key a new execution, under a new id, once its TTL has passed", async () => {
     // A tenant of the "narrow" family keeps keys for 2 s (test/e2e/tenants.ts).
-    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent" })).body.key;
+    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key;
     const counter = unique("count");
     const body = { tool: "lab.flaky", input: { key: counter }, idempotency_key: unique("key") };
     const first = await call("POST", "/v1/executions", body, bearer(narrow));
     const replay = await call("POST", "/v1/executions", body, bearer(narrow));
     expect([first.body.output.calls, replay.body.output.calls]).toEqual([1, 1]);
-    await new Promise((r) => setTimeout(r, 2_200));
-    const fresh = await call("POST", "/v1/executions", body, bearer(narrow));
+    expect(replay.body.execution_id).toBe(first.body.execution_id);
+    // Replays until the TTL passes (bounded), then the first answer that is not one.
+    let fresh = replay;
+    for (let i = 0; i < 100 && fresh.headers.get("idempotent-replayed") === "true"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      fresh = await call("POST", "/v1/executions", body, bearer(narrow));
+    }
     expect(fresh.headers.get("idempotent-replayed")).toBeNull();
     expect(fresh.body.output).toEqual({ calls: 2 });
+    expect(fresh.body.execution_id).not.toBe(first.body.execution_id);
+    // The old execution stays readable under its own id until its retention ends.
+    expect((await call("GET", `/v1/executions/${first.body.execution_id}`, undefined, bearer(narrow))).body.output).toEqual({ calls: 1 });
+  });
+
+  it("replays the original answer after the provider's breaker has opened", async () => {
+    // lab.route on lab-twin alone (named), then lab-twin's breaker opened by crashing calls
+    // (its own breaker: 3 failures; routing.test.ts does the same), then the same keyed request.
+    const body = { tool: "lab.route", provider: "lab-twin", input: {}, idempotency_key: unique("key"), limits: { timeout_ms: 20_000 } };
+    try {
+      const first = await rawPost(body);
+      expect(first.status).toBe(200);
+      expect(JSON.parse(first.text).output).toEqual({ served_by: "lab-twin" });
+      await execute({ tool: "lab.route", provider: "lab-twin", input: { crash: true }, limits: { timeout_ms: 20_000 } });
+      const offering = (await call("GET", "/v1/tools/lab.route")).body.versions[0].providers.find((p: { provider: string }) => p.provider === "lab-twin");
+      expect(offering.breaker).toBe("open");
+      // Unkeyed, the same request is refused now: the only provider it names is circuit-broken.
+      const { idempotency_key: _, ...unkeyed } = body;
+      expect((await execute(unkeyed)).status).toBe(503);
+      const replay = await rawPost(body);
+      expect(replay.status).toBe(200);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.text).toBe(first.text);
+    } finally {
+      expect((await asAdmin("DELETE", "/v1/admin/providers/lab-twin/health")).status).toBe(200);
+    }
   });
 });
 
 describe("a key reused after its TTL", () => {
   it("starts clean: nothing of the cancelled first execution carries over", async () => {
-    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent" })).body.key;
+    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key;
     const body = { tool: "lab.stall", mode: "async", input: { ms: 300 }, idempotency_key: unique("key") };
     const first = await call("POST", "/v1/executions", body, bearer(narrow));
     expect((await call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 }, bearer(narrow))).body.status).toBe("cancelled");

@@ -15,7 +15,7 @@ const modernHeaders = (key: string, method: string, name?: string) => ({ ...bear
 
 async function jwt(audience: string): Promise<string> {
   const key = await importJWK(inject("jwtPrivateKey") as JWK, "ES256");
-  return new SignJWT({ tenant: "jwt-mcp", capabilities: [] })
+  return new SignJWT({ tenant: "jwt-mcp", capabilities: [], channels: ["*"] })
     .setProtectedHeader({ alg: "ES256", kid: "e2e-1" })
     .setSubject("jwt-agent")
     .setIssuer(inject("jwtIssuer"))

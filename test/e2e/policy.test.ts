@@ -11,9 +11,11 @@ import { tenant } from "./tenants.ts";
 const privateJwk = inject("jwtPrivateKey") as JWK;
 const issuer = inject("jwtIssuer");
 const audience = inject("jwtAudience");
+const JWT_OPERATOR_GROUP = inject("jwtOperatorGroup");
 
 async function newKey(fields: Record<string, unknown>): Promise<{ key: string; key_id: string }> {
-  const res = await asAdmin("POST", "/v1/admin/keys", fields);
+  // Keys reach no provider unless told (least privilege): these tests reach all unless they say.
+  const res = await asAdmin("POST", "/v1/admin/keys", { channels: ["*"], ...fields });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -63,7 +65,7 @@ describe("credentials", () => {
   });
 
   it("accepts a JWT from the configured issuer, signed with a configured key", async () => {
-    const res = await as(await signed({ capabilities: [] })).execute(math);
+    const res = await as(await signed({ capabilities: [], channels: ["*"] })).execute(math);
     expect(res.status).toBe(200);
     expect(res.body.output).toEqual({ value: 42 });
   });
@@ -228,6 +230,35 @@ describe("limits and rate limiting", () => {
     expect(refused.body.error.details).toMatchObject({ reason: "concurrency" });
     // When the handler's call returns (about 2 s), its slot is handed on.
     expect((await until(202, () => as(key).execute({ ...stall, input: { ms: 10 } }))).status).toBe(202);
+  });
+});
+
+describe("least privilege", () => {
+  it("gives a new key without channels no provider to reach", async () => {
+    const { key } = await newKey({ tenant: "bare", agent: "dev-agent", channels: undefined });
+    const res = await as(key).execute(math);
+    expect(res.status).toBe(403);
+    expect(res.body.error.details).toMatchObject({ level: 1 });
+    const listed = (await asAdmin("GET", "/v1/admin/keys?tenant=bare")).body.keys;
+    expect(listed.at(-1)).toMatchObject({ channels: [], capabilities: [], role: "tenant" });
+  });
+
+  it("gives a JWT without channels no provider to reach", async () => {
+    const res = await as(await signed({})).execute(math);
+    expect(res.status).toBe(403);
+    expect(res.body.error.details).toMatchObject({ level: 1 });
+  });
+
+  it("never makes an operator of a JWT's own role claim", async () => {
+    const res = await as(await signed({ role: "admin", channels: ["*"] })).call("GET", "/v1/admin/keys");
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("forbidden");
+  });
+
+  it("makes an operator of a JWT whose claim the configuration names", async () => {
+    const token = await signed({ groups: ["staff", JWT_OPERATOR_GROUP] });
+    expect((await as(token).call("GET", "/v1/admin/keys?tenant=nobody")).status).toBe(200);
+    expect((await as(await signed({ groups: ["staff"] })).call("GET", "/v1/admin/keys?tenant=nobody")).status).toBe(403);
   });
 });
 

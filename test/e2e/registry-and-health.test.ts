@@ -38,7 +38,6 @@ describe("registry view and health", () => {
     expect((await call("GET", "/healthz")).body).toEqual({ status: "ok" });
     const ready = await call("GET", "/readyz");
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: "ready", problems: [] });
-    expect(ready.body.providers.map((p: { name: string }) => p.name)).toEqual(["std", "community", "lab", "lab-twin", "lab-broken"]);
+    expect(ready.body).toEqual({ status: "ready" });
   });
 });

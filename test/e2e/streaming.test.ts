@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
+import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 import { collect, contiguousFromOne, readSse, type Received } from "./sse.ts";
+import { tenant } from "./tenants.ts";
 
 async function startCountdown(from: number, intervalMs: number): Promise<string> {
   const res = await execute({ tool: "demo.countdown", mode: "async", input: { from, interval_ms: intervalMs } });
@@ -107,5 +108,40 @@ describe("SSE streams (TRT-002 §7)", () => {
     expect(bad.body.error.code).toBe("invalid_request");
     const unknown = await call("GET", `/v1/executions/exec_${"b".repeat(64)}/stream`);
     expect(unknown.status).toBe(404);
+  });
+
+  it("counts every open stream against its tenant: over max_streams is 429, and an ended stream frees its slot", async () => {
+    // A "narrow" tenant may have 3 streams open at once (test/e2e/tenants.ts).
+    const key = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key;
+    const as = { ...bearer(key) };
+    const started = await call("POST", "/v1/executions", { tool: "demo.countdown", mode: "async", input: { from: 6, interval_ms: 300 } }, as);
+    expect(started.status).toBe(202);
+    const path = `${baseUrl}/v1/executions/${started.body.execution_id}/stream`;
+    const open = await Promise.all([1, 2, 3].map(() => fetch(path, { headers: as })));
+    expect(open.map((r) => r.status)).toEqual([200, 200, 200]);
+
+    const fourth = await call("GET", `/v1/executions/${started.body.execution_id}/stream`, undefined, as);
+    expect(fourth.status).toBe(429);
+    expect(fourth.body.error).toMatchObject({ code: "rate_limited", details: { reason: "streams", limit: 3 } });
+    // A streamed call is refused the same way, before anything starts.
+    const streamed = await call("POST", "/v1/executions", { tool: "demo.countdown", stream: true, input: { from: 1 } }, as);
+    expect(streamed.status).toBe(429);
+    expect(streamed.body.error.details.reason).toBe("streams");
+
+    // A reader that goes away gives its slot back; so do streams that run to the end.
+    const reopen = async () => {
+      for (let i = 0; i < 50; i++) {
+        const again = await fetch(path, { headers: as });
+        if (again.status === 200) return again;
+        await again.body?.cancel();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error("no stream slot came back");
+    };
+    await open[0].body!.cancel();
+    open[0] = await reopen();
+    for (const res of open) expect(types(await readSse(res)).at(-1)).toBe("done");
+    const after = await Promise.all([reopen(), reopen(), reopen()]);
+    for (const res of after) expect(types(await readSse(res)).at(-1)).toBe("done");
   });
 });

@@ -11,6 +11,7 @@
 import type { components } from "../../.build/openapi/schema.d.ts";
 import type { AttemptRecord, Cancellation, CapabilityDecision, ErrorBody, ExecutionBlock, ExecutionResources, ExecutionView, ToolOfferingView, ToolVersionView, ToolView } from "../../src/contract.ts";
 import type { StreamEvent, ToolRuntimeClient } from "../../client/index.ts";
+import type { Readiness } from "../../src/routes/health.ts";
 
 type Doc = components["schemas"];
 
@@ -36,3 +37,6 @@ agree<ToolOfferingView, Doc["ToolOffering"]>({ toDocument: (p) => p, toProject: 
 function accepts<Project, Document>(_checks: { toProject: (d: Document) => Project; keys: SameKeys<Project, Document> }): void {}
 accepts<StreamEvent, Doc["StreamEvent"]>({ toProject: (d) => d, keys: true });
 agree<Awaited<ReturnType<ToolRuntimeClient["listTools"]>>, Doc["ToolList"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+// The operators' readiness report (GET /v1/admin/readiness) and the public status (GET /readyz).
+agree<Readiness, Doc["ReadinessReport"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+agree<Pick<Readiness, "status">, Doc["Readiness"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RuntimeError } from "../../src/errors.ts";
-import { decodeBody, parseExecutionRequest, readBody } from "../../src/pipeline/initiation.ts";
+import { decodeBody, parseExecutionRequest } from "../../src/pipeline/initiation.ts";
+import { readBody } from "../../src/codec/request-body.ts";
 
 function thrown(fn: () => unknown): RuntimeError {
   try {

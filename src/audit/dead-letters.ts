@@ -1,0 +1,56 @@
+/**
+ * The audit queue's dead letter queue, consumed (AIOS §5.7: an audit that cannot be lost). A
+ * batch the consumer failed `max_retries` times lands here (wrangler.toml); its messages are
+ * taken one at a time, so one that cannot be written does not hold back the others:
+ *   - written as the consumer would have written it (the writes are idempotent, so a message
+ *     whose rows are already there changes nothing), and counted `written`;
+ *   - or, when that fails, logged whole under a reference (`"audit dead letter not written"`,
+ *     for an operator to replay by hand) and counted `unwritable`;
+ *   - and when even the count cannot be written (the database is down), retried by this queue.
+ * The counts are `tool_runtime_audit_dead_letters_total{kind,outcome}` in /metrics.
+ */
+import type { AuditMessage } from "./messages.ts";
+import { aggregates, statementsFor } from "./consumer.ts";
+import { ensureSchema } from "./schema.ts";
+
+/** The dead letter queue's name (wrangler.toml `dead_letter_queue`). */
+export const DEAD_LETTER_QUEUE = "tool-runtime-audit-dlq";
+
+const KINDS = new Set(["finished", "intent", "refusals"]);
+/** How much of an unwritable message its log line keeps. */
+const LOGGED_BYTES = 16 * 1024;
+
+export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
+  const db = env.AUDIT_DB;
+  await ensureSchema(db);
+  for (const message of batch.messages) {
+    const m = message.body as AuditMessage | undefined;
+    const kind = typeof m?.kind === "string" && KINDS.has(m.kind) ? m.kind : "unknown";
+    try {
+      if (kind === "unknown") throw new Error("not an audit message this runtime knows");
+      const tag = crypto.randomUUID();
+      await db.batch([...statementsFor(db, m!, tag), ...aggregates(db, tag), count(db, kind, "written")]);
+      message.ack();
+    } catch (err) {
+      const ref = crypto.randomUUID();
+      const body = JSON.stringify(m) ?? String(m);
+      console.error(JSON.stringify({ msg: "audit dead letter not written", ref, kind, execution_id: executionIdOf(m), error: String(err), message: body.slice(0, LOGGED_BYTES), truncated: body.length > LOGGED_BYTES }));
+      try {
+        await count(db, kind, "unwritable").run();
+        message.ack();
+      } catch {
+        message.retry();
+      }
+    }
+  }
+}
+
+function count(db: D1Database, kind: string, outcome: "written" | "unwritable"): D1PreparedStatement {
+  return db.prepare("INSERT INTO dead_letters (kind, outcome, n) VALUES (?, ?, 1) ON CONFLICT (kind, outcome) DO UPDATE SET n = n + 1").bind(kind, outcome);
+}
+
+function executionIdOf(m: AuditMessage | undefined): string | null {
+  if (m?.kind === "finished") return m.record?.execution_id ?? null;
+  if (m?.kind === "intent") return m.execution_id ?? null;
+  return null;
+}
