@@ -50,8 +50,11 @@ describe("the pipeline in workerd", () => {
   it("is ready once the registry has loaded and every provider answers", async () => {
     const res = await exports.default.fetch("http://runtime/readyz");
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: "ready", problems: [] });
-    expect(env.PROVIDERS).toBeDefined();
+    const body = (await res.json()) as { status: string; problems: unknown[]; providers: { name: string; reachable: boolean }[] };
+    expect(body).toMatchObject({ status: "ready", problems: [] });
+    // Every provider the configuration names answered its manifest.
+    const configured = (env.PROVIDERS as unknown as { name: string }[]).map((p) => p.name);
+    expect(body.providers).toEqual(configured.map((name) => ({ name, reachable: true })));
   });
 
   // In workerd directly: through wrangler dev's local proxy an early answer to a body still
