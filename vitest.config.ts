@@ -75,8 +75,9 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/e2e/global-setup.ts"],
-          // Every response from the stack is held to the OpenAPI document it serves.
-          setupFiles: ["test/e2e/conformance.ts"],
+          // Every response from the stack is held to the OpenAPI document it serves, and every
+          // file must leave the shared registry as it found it.
+          setupFiles: ["test/e2e/conformance.ts", "test/e2e/isolation.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
           // One shared stack; files run one after another so they do not crowd 2 cores.

@@ -6,7 +6,7 @@
  */
 export const TEST_TENANT_FAMILIES = {
   /** Little room: two running executions, small bodies and outputs, short timeouts and keys. */
-  "narrow-*": { max_concurrent: 2, max_timeout_ms: 10_000, max_output_bytes: 65_536, max_payload_bytes: 4_096, idempotency_ttl_ms: 2_000 },
+  "narrow-*": { max_concurrent: 2, max_timeout_ms: 10_000, max_output_bytes: 2_048, max_payload_bytes: 4_096, idempotency_ttl_ms: 2_000 },
   /** A slow rate: 1 call a second, a burst of 3. */
   "limited-*": { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3 },
 };
