@@ -312,4 +312,8 @@ export const schemas = {
   AuditDrill: all({ armed: str }),
   SendDrillRequest: object({ count: { type: "integer", minimum: 1, maximum: 100 } }, []),
   SendDrill: all({ armed: str, count: int }),
+  AuditDrills: all({
+    fail_next_batch: all({ armed: bool, fired: int, last_batch_size: nullable(int), last_written: nullable(int) }),
+    fail_next_send: all({ armed: int, failed: int }),
+  }),
 };

@@ -29,6 +29,8 @@ const DDL = [
   "CREATE TABLE IF NOT EXISTS refusals (tenant TEXT NOT NULL, tool TEXT NOT NULL, reason TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tenant, tool, reason))",
   "CREATE TABLE IF NOT EXISTS processed_messages (id TEXT PRIMARY KEY)",
   "CREATE TABLE IF NOT EXISTS drills (name TEXT PRIMARY KEY)",
+  // What the drills did: how often each fired, and the last batch it failed (GET /v1/admin/audit/drills).
+  "CREATE TABLE IF NOT EXISTS drills_fired (name TEXT PRIMARY KEY, fired INTEGER NOT NULL, last_batch_size INTEGER NOT NULL, last_written INTEGER NOT NULL)",
 ];
 
 const ready = new WeakMap<D1Database, Promise<void>>();
