@@ -143,7 +143,7 @@ export const labFlaky = defineTool({
 /**
  * `lab.burst` waits `wait_ms` (time for subscribers to attach), then emits `count` stdout
  * events `interval_ms` apart: the benchmark's fan-out source. `pad` adds that many characters
- * to each event, and `count` reaches past the runtime's event-log bounds (src/execution/run.ts
+ * to each event, and `count` reaches past the runtime's event-log bounds (src/execution/event-log-limits.ts
  * MAX_EVENTS, MAX_LOG_BYTES), so the tests can watch a full log being cut off.
  */
 export const labBurst = defineTool({
