@@ -19,6 +19,26 @@ const provider = (name: string) => ({
   compatibilityDate: "2026-10-01",
 });
 
+/**
+ * Test files, and the tests in each, run in a random order (issue 21: every file passes alone
+ * and in any order). vitest prints the seed at the start ("Running tests with seed …");
+ * `TEST_SEED=<seed> npm test` runs that order again.
+ */
+const seed = process.env.TEST_SEED ? Number(process.env.TEST_SEED) : Math.floor(Math.random() * 1_000_000);
+const shuffled = { shuffle: { files: true, tests: true } };
+
+/**
+ * Stand-ins for the intent verifier that misbehave (test/integration/intent-verifier.test.ts):
+ * real Workers reached over real service bindings, whose verify() throws or answers late.
+ */
+const misbehavingVerifier = (name: string, verify: string) => ({
+  name,
+  modules: true,
+  compatibilityDate: "2026-10-01",
+  script: `import { WorkerEntrypoint } from "cloudflare:workers";
+export default class extends WorkerEntrypoint { async verify() { ${verify} } }`,
+});
+
 const verifier = {
   name: "tool-intent-verifier",
   modules: true,
@@ -28,21 +48,30 @@ const verifier = {
 
 export default defineConfig({
   test: {
+    sequence: { ...shuffled, seed },
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", sequence: shuffled },
       },
       {
         plugins: [
           cloudflareTest({
             // The runtime as `npm start` runs it: what ships plus the lab providers (wrangler.dev-overlay.toml).
             wrangler: { configPath: writeDevConfig(dirname(fileURLToPath(import.meta.url))) },
-            miniflare: { workers: [...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider), verifier] },
+            miniflare: {
+              workers: [
+                ...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider),
+                verifier,
+                misbehavingVerifier("test-verifier-failing", 'throw new Error("the verifier broke");'),
+                misbehavingVerifier("test-verifier-slow", 'await new Promise((r) => setTimeout(r, 10_000)); return { verdict: "misaligned", reason: "too late", profile: "slow" };'),
+              ],
+              serviceBindings: { TEST_VERIFIER_FAILING: "test-verifier-failing", TEST_VERIFIER_SLOW: "test-verifier-slow" },
+            },
           }),
         ],
         // The first request of a file loads the whole Worker through vite's module runner
         // (seconds on 2 shared cores); the bound only keeps a hung test from running forever.
-        test: { name: "integration", include: ["test/integration/**/*.test.ts"], testTimeout: 30_000 },
+        test: { name: "integration", include: ["test/integration/**/*.test.ts"], testTimeout: 30_000, sequence: shuffled },
       },
       {
         test: {
@@ -50,12 +79,14 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/e2e/global-setup.ts"],
-          // Every response from the stack is held to the OpenAPI document it serves.
-          setupFiles: ["test/e2e/conformance.ts"],
+          // Every response from the stack is held to the OpenAPI document it serves, and every
+          // file must leave the shared registry as it found it.
+          setupFiles: ["test/e2e/conformance.ts", "test/e2e/isolation.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
           // One shared stack; files run one after another so they do not crowd 2 cores.
           fileParallelism: false,
+          sequence: shuffled,
         },
       },
       {
@@ -67,6 +98,7 @@ export default defineConfig({
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 120_000,
+          sequence: shuffled,
         },
       },
     ],

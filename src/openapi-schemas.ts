@@ -343,4 +343,8 @@ export const schemas = {
   SendDrill: all({ armed: str, count: int }),
   BatchesDrillRequest: object({ count: { type: "integer", minimum: 1, maximum: 100, description: "Batches to fail; more than the queue's max_retries (10) sends a batch to the dead letter queue." } }),
   BatchesDrill: all({ armed: str, count: int }),
+  AuditDrills: all({
+    fail_next_batch: all({ armed: bool, fired: int, last_batch_size: nullable(int), last_written: nullable(int) }),
+    fail_next_send: all({ armed: int, failed: int }),
+  }),
 };

@@ -342,6 +342,14 @@ const paths = {
       responses: { "200": ok("armed", ref("BatchesDrill")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
     },
   },
+  "/v1/admin/audit/drills": {
+    get: {
+      operationId: "getAuditDrills",
+      tags: ["operators"],
+      summary: "What the audit drills have done: armed, fired, and the last batch the batch drill failed",
+      responses: { "200": ok("the drills' state", ref("AuditDrills")), ...errors(OPERATOR) },
+    },
+  },
   "/v1/admin/audit/drill/fail-next-send": {
     post: {
       operationId: "armAuditSendDrill",

@@ -35,6 +35,16 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
     db.prepare(`DELETE FROM views WHERE rowid IN (SELECT rowid FROM views WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
     db.prepare(`DELETE FROM usage WHERE rowid IN (SELECT rowid FROM usage WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
     db.prepare(`DELETE FROM intents WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM intents LIMIT ${PRUNE_PER_BATCH})`),
+    ...(drill
+      ? [
+          db
+            .prepare(
+              `INSERT INTO drills_fired (name, fired, last_batch_size, last_written) VALUES (?, 1, ?, ?)
+               ON CONFLICT (name) DO UPDATE SET fired = fired + 1, last_batch_size = excluded.last_batch_size, last_written = excluded.last_written`,
+            )
+            .bind(FAIL_NEXT_BATCH, messages.length, upTo),
+        ]
+      : []),
   ];
   await db.batch(statements);
   if (drill) throw new Error(`audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`);

@@ -17,8 +17,15 @@ export const MAX_MESSAGE_BYTES = 100 * 1024;
 
 /** An operator's drill (POST /v1/admin/audit/drill/fail-next-send): the next N sends in this isolate fail. */
 let failNext = 0;
+/** Sends the drill has failed in this isolate so far. */
+let failedByDrill = 0;
 export function armSendFailure(n: number): void {
   failNext = Math.max(0, Math.floor(n));
+}
+
+/** The send drill in this isolate: failures still armed, and failures made so far. */
+export function sendDrillState(): { armed: number; failed: number } {
+  return { armed: failNext, failed: failedByDrill };
 }
 
 export function auditEntryOf(r: ExecutionRecord): AuditRecord {
@@ -50,6 +57,7 @@ export async function sendAudit(env: Env, message: AuditMessage): Promise<AuditC
   try {
     if (failNext > 0) {
       failNext--;
+      failedByDrill++;
       throw new Error("audit send drill: this send fails on purpose");
     }
     await env.AUDIT_QUEUE.send(message, { contentType: "json" });

@@ -29,10 +29,8 @@ export interface RunHost {
   emit(seq: number, type: string, data: unknown, at: number): void;
 }
 
-/** Per-event and per-execution bounds on the event log (TRT-002 §7), so a chatty tool cannot exhaust memory or storage. */
-export const MAX_EVENT_BYTES = 64 * 1024;
-export const MAX_EVENTS = 10_000;
-export const MAX_LOG_BYTES = 4 * 1024 * 1024;
+import { MAX_EVENT_BYTES, MAX_EVENTS, MAX_LOG_BYTES } from "./event-log-limits.ts";
+export { MAX_EVENT_BYTES, MAX_EVENTS, MAX_LOG_BYTES };
 /**
  * The longest a tenant's slot stays held for a provider call after its execution has ended:
  * a handler that ignores cancellation still counts against its tenant until then. The

@@ -9,7 +9,7 @@ import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
 import { FAIL_BATCHES, FAIL_NEXT_BATCH } from "../audit/consumer.ts";
 import { ensureSchema } from "../audit/schema.ts";
-import { armSendFailure } from "../audit/outbox.ts";
+import { armSendFailure, sendDrillState } from "../audit/outbox.ts";
 import { loadConfig } from "../config.ts";
 import { TRUST_ORDER, type Trust } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
@@ -121,6 +121,25 @@ admin.post("/audit/drill/fail-next-send", async (c) => {
   if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100) throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
   armSendFailure(count);
   return reply(c, { armed: "fail_next_audit_send", count });
+});
+
+/**
+ * What the drills have done, so a drill can be seen to have happened: whether the batch drill
+ * is still armed, how often it fired and the last batch it failed (from the audit database);
+ * the send drill's failures still armed and made so far (in the isolate serving this request).
+ */
+admin.get("/audit/drills", async (c) => {
+  const db = auditDb(c.env);
+  await ensureSchema(db);
+  const [armed, fired] = await db.batch<Record<string, number>>([
+    db.prepare("SELECT COUNT(*) AS n FROM drills WHERE name = ?").bind(FAIL_NEXT_BATCH),
+    db.prepare("SELECT fired, last_batch_size, last_written FROM drills_fired WHERE name = ?").bind(FAIL_NEXT_BATCH),
+  ]);
+  const last = fired.results[0];
+  return reply(c, {
+    fail_next_batch: { armed: Number(armed.results[0]?.n ?? 0) > 0, fired: Number(last?.fired ?? 0), last_batch_size: last ? Number(last.last_batch_size) : null, last_written: last ? Number(last.last_written) : null },
+    fail_next_send: sendDrillState(),
+  });
 });
 
 // API keys (issue: callers and policy). The key itself is in the creation answer only.

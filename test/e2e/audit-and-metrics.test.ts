@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { describe, expect, it } from "vitest";
-import { ADMIN_KEY, asAdmin, bearer, call } from "./http.ts";
+import { ADMIN_KEY, asAdmin, bearer, call, ROOMY } from "./http.ts";
 import { tenant } from "./tenants.ts";
 
 const SECRET = `secret-${crypto.randomUUID()}`;
@@ -49,8 +49,43 @@ const scrape = async () => parsePrometheusTextFormat(await scrapeText());
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
-/** A budget no call here needs: only the last call's outcome is a timeout, and it sets its own. */
-const ROOMY = { timeout_ms: 20_000 };
+/**
+ * Waits until the audit pipeline has taken in everything sent before now: a sentinel call's
+ * record reaches the store after every message queued before it (one queue, delivered in
+ * order), so a metric read after this is not moved later by another test's stragglers.
+ * The sentinel is the tool the caller goes on to use, so its level-2 verdict (sent in the
+ * background, once per agent and tool) is already in too.
+ */
+async function settled(t: { tenant: string; key: string }, tool: { tool: string; input: unknown }): Promise<void> {
+  const sentinel = await as(t.key)({ ...tool, limits: ROOMY });
+  expect(sentinel.status).toBe(200);
+  await eventually(() => auditOf(t.tenant), (r) => r.some((x) => x.execution_id === sentinel.body.execution_id));
+  // Its level-2 verdict, asked in the background, is in the record too.
+  await eventually(() => auditOf(t.tenant), (r) => r.find((x) => x.execution_id === sentinel.body.execution_id)?.capability.level2.verdict !== "pending");
+}
+
+/** Sum of a metric family's samples whose labels match. */
+const sum = (families: any[], name: string, match: (l: Record<string, string>) => boolean) =>
+  (families.find((f) => f.name === name)?.metrics ?? []).filter((m: any) => match(m.labels ?? {})).reduce((s: number, m: any) => s + Number(m.value), 0);
+
+/**
+ * One histogram series (by its labels), read line by line: parse-prometheus-text-format
+ * flattens a histogram family's labelled series into one, so the buckets, `_sum` and
+ * `_count` of a series are taken from the text itself.
+ */
+function histogramSeries(text: string, family: string, labels: string): { buckets: [number, number][]; sum: number; count: number } {
+  const lines = text.split("\n").filter((l) => l.includes(`{${labels}`) || l.includes(`{${labels.replace(/,$/, "")}}`));
+  const value = (l: string) => Number(l.slice(l.lastIndexOf(" ") + 1));
+  const buckets = lines
+    .filter((l) => l.startsWith(`${family}_bucket{`))
+    .map((l) => [/le="([^"]+)"/.exec(l)![1], value(l)] as const)
+    .map(([le, n]) => [le === "+Inf" ? Infinity : Number(le), n] as [number, number]);
+  return {
+    buckets,
+    sum: value(lines.find((l) => l.startsWith(`${family}_sum{`)) ?? " 0"),
+    count: value(lines.find((l) => l.startsWith(`${family}_count{`)) ?? " 0"),
+  };
+}
 
 /** Mixed outcomes: 3 succeed, then invalid output, a crash, a tool error and a timeout. */
 async function mixed(run: ReturnType<typeof as>): Promise<any[]> {
@@ -99,31 +134,47 @@ describe.sequential("audit log, execution index and metrics", () => {
   });
 
   it("loses and doubles nothing when the consumer fails a batch halfway", async () => {
-    const { tenant, key } = await tenantKey();
+    const t = await tenantKey();
+    const stats = { tool: "text.stats", input: { text: "drill" } };
+    await settled(t, stats);
+    const isStats = (l: Record<string, string>) => l.tool === "text.stats";
+    const before = { drills: (await asAdmin("GET", "/v1/admin/audit/drills")).body, counted: sum(await scrape(), "tool_runtime_executions_total", isStats) };
+    expect(before.drills.fail_next_batch.armed).toBe(false);
     expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-next-batch")).status).toBe(200);
-    const run = as(key);
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => run({ tool: "math.evaluate", input: { expression: `${i} + 1` } })));
-    const records = await eventually(() => auditOf(tenant), (r) => r.length >= 6, 30_000);
-    await new Promise((r) => setTimeout(r, 1_500)); // a duplicate would arrive with the retry
-    const again = await auditOf(tenant);
-    expect(again).toHaveLength(6);
-    expect(new Set(again.map((r) => r.execution_id))).toEqual(new Set(answers.map((a) => a.body.execution_id)));
-    expect(records.length).toBe(6);
+    const run = as(t.key);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => run({ ...stats, input: { text: `drill ${i}` }, limits: ROOMY })));
+    expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
+    // The drill happened: the next batch was failed after half of it was written ...
+    const drills = await eventually(
+      () => asAdmin("GET", "/v1/admin/audit/drills").then((r) => r.body),
+      (d) => d.fail_next_batch.fired > before.drills.fail_next_batch.fired,
+      30_000,
+    );
+    expect(drills.fail_next_batch).toMatchObject({ armed: false, fired: before.drills.fail_next_batch.fired + 1 });
+    expect(drills.fail_next_batch.last_written).toBeLessThan(drills.fail_next_batch.last_batch_size);
+    // ... and redelivered: every record is there once, and counted once.
+    const mine = new Set(answers.map((a) => a.body.execution_id));
+    const records = await eventually(() => auditOf(t.tenant), (r) => r.filter((x) => mine.has(x.execution_id)).length >= 6, 30_000);
+    expect(records.filter((x) => mine.has(x.execution_id))).toHaveLength(6);
+    expect(new Set(records.map((r) => r.execution_id)).size).toBe(records.length);
+    const counted = await eventually(scrape, (m) => sum(m, "tool_runtime_executions_total", isStats) - before.counted >= 6);
+    expect(sum(counted, "tool_runtime_executions_total", isStats) - before.counted).toBe(6);
   });
 
-  it("ends in exactly one audit record when the queue refuses the send: the durable outbox delivers it", async () => {
-    const { tenant, key } = await tenantKey();
-    // The next sends of the isolate serving the call fail, as a full or broken queue would make them.
-    expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-next-send", { count: 3 })).status).toBe(200);
-    const res = await as(key)({ tool: "math.evaluate", input: { expression: "2 + 2" } });
+  it("delivers through the durable outbox a record whose send to the queue failed", async () => {
+    const t = await tenantKey();
+    const math = { tool: "math.evaluate", input: { expression: "1 + 1" } };
+    await settled(t, math);
+    const before = (await asAdmin("GET", "/v1/admin/audit/drills")).body.fail_next_send;
+    expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-next-send", { count: 1 })).body).toEqual({ armed: "fail_next_audit_send", count: 1 });
+    const res = await as(t.key)({ ...math, limits: ROOMY });
     expect(res.status).toBe(200);
-    const records = await eventually(() => auditOf(tenant), (r) => r.length >= 1, 30_000);
-    expect(records.map((r) => r.execution_id)).toEqual([res.body.execution_id]);
-    // A later call's record arriving after it, and still one record of the first.
-    const marker = await as(key)({ tool: "math.evaluate", input: { expression: "3 + 3" } });
-    const after = await eventually(() => auditOf(tenant), (r) => r.some((x) => x.execution_id === marker.body.execution_id), 30_000);
-    expect(after.filter((r) => r.execution_id === res.body.execution_id)).toHaveLength(1);
-    expect(after).toHaveLength(2);
+    // The drill happened: the send of this execution's record failed ...
+    const after = (await asAdmin("GET", "/v1/admin/audit/drills")).body.fail_next_send;
+    expect(after).toEqual({ armed: 0, failed: before.failed + 1 });
+    // ... and the outbox delivered it anyway, once.
+    const records = await eventually(() => auditOf(t.tenant), (r) => r.some((x) => x.execution_id === res.body.execution_id), 30_000);
+    expect(records.filter((x) => x.execution_id === res.body.execution_id)).toHaveLength(1);
   });
 
   it("writes what the consumer kept failing from the dead letter queue: still exactly one record, counted in /metrics", async () => {
@@ -136,44 +187,48 @@ describe.sequential("audit log, execution index and metrics", () => {
     // The queue retries a batch 10 times (wrangler.toml max_retries), then dead-letters it; a
     // few more failures absorb batches of other traffic that may come first.
     expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-batches", { count: 14 })).body).toEqual({ armed: "fail_audit_batches", count: 14 });
-    const res = await as(key)({ tool: "math.evaluate", input: { expression: "4 + 4" } });
+    const res = await as(key)({ tool: "math.evaluate", input: { expression: "4 + 4" }, limits: ROOMY });
     expect(res.status).toBe(200);
     const records = await eventually(() => auditOf(tenant), (r) => r.length >= 1, 75_000);
     expect(records.map((r) => r.execution_id)).toEqual([res.body.execution_id]);
     const after = await eventually(scrape, (m) => deadLetters(m) > before, 10_000);
     expect(deadLetters(after)).toBeGreaterThan(before);
-    const marker = await as(key)({ tool: "math.evaluate", input: { expression: "5 + 5" } });
+    const marker = await as(key)({ tool: "math.evaluate", input: { expression: "5 + 5" }, limits: ROOMY });
     const both = await eventually(() => auditOf(tenant), (r) => r.some((x) => x.execution_id === marker.body.execution_id), 60_000);
     expect(both.filter((r) => r.execution_id === res.body.execution_id)).toHaveLength(1);
   }, 180_000);
 
-  it("counts every execution once in /metrics: counters and histogram", async () => {
-    const counter = (families: any[], name: string, match: (l: Record<string, string>) => boolean) =>
-      (families.find((f) => f.name === name)?.metrics ?? []).filter((m: any) => match(m.labels ?? {})).reduce((s: number, m: any) => s + Number(m.value), 0);
-    // parse-prometheus-text-format flattens a histogram family's labelled series into one, so
-    // each series is parsed on its own: the family's HELP/TYPE lines and that series' samples.
-    const histogram = async (text: string, labels: string) => {
-      const lines = text.split("\n");
-      const family = lines.filter((l) => l.startsWith("# ") && l.includes(" tool_runtime_execution_duration_seconds "));
-      const series = lines.filter((l) => l.startsWith("tool_runtime_execution_duration_seconds_bucket{") && l.includes(labels));
-      const parsed = parsePrometheusTextFormat([...family, ...series, ""].join("\n"));
-      return Number(parsed[0]?.metrics[0]?.buckets?.["+Inf"] ?? 0);
-    };
+  it("counts every execution once in /metrics: the counter, and the histogram's buckets, _sum and _count", async () => {
+    const t = await tenantKey();
+    const query = (i: number) => ({ tool: "json.query", input: { document: [i], path: "/0" } });
+    await settled(t, query(0));
     const isJsonQuery = (l: Record<string, string>) => l.tool === "json.query";
     const series = 'tool="json.query",provider="std",';
+    const family = "tool_runtime_execution_duration_seconds";
     const beforeText = await scrapeText();
-    const before = parsePrometheusTextFormat(beforeText);
-    const { tenant, key } = await tenantKey();
     const N = 5;
-    for (let i = 0; i < N; i++) await as(key)({ tool: "json.query", input: { document: [i], path: "/0" }, limits: ROOMY });
-    await eventually(() => auditOf(tenant), (r) => r.length >= N);
+    const ids: string[] = [];
+    for (let i = 0; i < N; i++) ids.push((await as(t.key)({ ...query(i), limits: ROOMY })).body.execution_id);
+    const records = await eventually(() => auditOf(t.tenant), (r) => ids.every((id) => r.some((x) => x.execution_id === id)));
     const afterText = await scrapeText();
-    const after = parsePrometheusTextFormat(afterText);
-    expect(after.map((f: any) => f.name)).toEqual(
-      expect.arrayContaining(["tool_runtime_executions_total", "tool_runtime_execution_duration_seconds", "tool_runtime_breaker_state"]),
-    );
-    expect(counter(after, "tool_runtime_executions_total", isJsonQuery) - counter(before, "tool_runtime_executions_total", isJsonQuery)).toBe(N);
-    expect((await histogram(afterText, series)) - (await histogram(beforeText, series))).toBe(N);
+    const [before, after] = [parsePrometheusTextFormat(beforeText), parsePrometheusTextFormat(afterText)];
+    expect(after.map((f: any) => f.name)).toEqual(expect.arrayContaining(["tool_runtime_executions_total", family, "tool_runtime_breaker_state"]));
+    expect(after.find((f: any) => f.name === family).type).toBe("HISTOGRAM");
+    expect(sum(after, "tool_runtime_executions_total", isJsonQuery) - sum(before, "tool_runtime_executions_total", isJsonQuery)).toBe(N);
+
+    const [h0, h1] = [histogramSeries(beforeText, family, series), histogramSeries(afterText, family, series)];
+    // Buckets: every bound from 1 ms to 600 s, then +Inf, cumulative (never falling), +Inf equal to _count.
+    expect(h1.buckets.map(([le]) => le)).toEqual([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, Infinity]);
+    for (let i = 1; i < h1.buckets.length; i++) expect(h1.buckets[i][1]).toBeGreaterThanOrEqual(h1.buckets[i - 1][1]);
+    expect(h1.buckets.at(-1)![1]).toBe(h1.count);
+    expect(h1.count - h0.count).toBe(N);
+    // Each execution lands in exactly the buckets its latency fits under, and adds its latency to _sum.
+    const latencies = records.filter((r) => ids.includes(r.execution_id)).map((r) => r.latency_ms / 1000);
+    for (const [i, [le, n]] of h1.buckets.entries()) {
+      const added = n - (h0.buckets[i]?.[1] ?? 0);
+      expect({ le, added }).toEqual({ le, added: latencies.filter((s) => s <= le).length });
+    }
+    expect(h1.sum - h0.sum).toBeCloseTo(latencies.reduce((a, b) => a + b, 0), 6);
   });
 
   it("counts rate-limit refusals in /metrics", async () => {
@@ -182,7 +237,7 @@ describe.sequential("audit log, execution index and metrics", () => {
     const refusalsOf = (m: any[]) => (m.find((f) => f.name === "tool_runtime_rate_limit_refusals_total")?.metrics ?? []).filter((x: any) => x.labels.tenant === limitedTenant).reduce((s: number, x: any) => s + Number(x.value), 0);
     const before = refusalsOf(await scrape());
     let refused = 0;
-    for (let i = 0; i < 8; i++) if ((await as(limited)({ tool: "math.evaluate", input: { expression: "1" } })).status === 429) refused++;
+    for (let i = 0; i < 8; i++) if ((await as(limited)({ tool: "math.evaluate", input: { expression: "1" }, limits: ROOMY })).status === 429) refused++;
     expect(refused).toBeGreaterThan(0);
     const after = await eventually(scrape, (m) => refusalsOf(m) - before >= refused);
     expect(refusalsOf(after) - before).toBe(refused);
@@ -192,8 +247,8 @@ describe.sequential("audit log, execution index and metrics", () => {
     const a = await tenantKey();
     const b = await tenantKey();
     const mine: string[] = [];
-    for (let i = 0; i < 7; i++) mine.push((await as(a.key)({ tool: "math.evaluate", input: { expression: `${i}` } })).body.execution_id);
-    await as(b.key)({ tool: "math.evaluate", input: { expression: "99" } });
+    for (let i = 0; i < 7; i++) mine.push((await as(a.key)({ tool: "math.evaluate", input: { expression: `${i}` }, limits: ROOMY })).body.execution_id);
+    await as(b.key)({ tool: "math.evaluate", input: { expression: "99" }, limits: ROOMY });
     const listed = async (key: string, query: string) => (await call("GET", `/v1/executions${query}`, undefined, bearer(key))).body;
     await eventually(() => listed(a.key, "?limit=100"), (l) => l.executions.length >= 7);
     const seen: string[] = [];
@@ -224,5 +279,15 @@ describe.sequential("audit log, execution index and metrics", () => {
     expect(records[0].trace_id).toBe(traceId);
     const fresh = await as(key)({ tool: "math.evaluate", input: { expression: "3" }, limits: ROOMY }, { traceparent: "garbage" });
     expect(fresh.headers.get("traceparent")).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  });
+
+  it("hands the provider the caller's trace as ctx.traceparent", async () => {
+    const { key } = await tenantKey();
+    const traceId = "0af7651916cd43dd8448eb211c80319c";
+    const res = await as(key)({ tool: "lab.context", input: {}, limits: ROOMY }, { traceparent: `00-${traceId}-b7ad6b7169203331-01` });
+    expect(res.status).toBe(200);
+    expect(res.body.output.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    // The same trace the answer continues.
+    expect(res.body.output.traceparent.split("-")[1]).toBe(res.headers.get("traceparent")!.split("-")[1]);
   });
 });

@@ -1,18 +1,18 @@
 /** The typed client (client/index.ts) against the real stack. */
 import { describe, expect, it } from "vitest";
 import { createClient, ToolRuntimeError, type StreamEvent } from "../../client/index.ts";
-import { baseUrl, DEV_KEY } from "./http.ts";
+import { baseUrl, DEV_KEY, ROOMY } from "./http.ts";
 
 const runtime = createClient({ baseUrl, apiKey: DEV_KEY });
 
 describe("the typed client", () => {
   it("invokes a tool and returns its view", async () => {
-    const view = await runtime.invoke("math.evaluate", { expression: "6 * 7" });
+    const view = await runtime.invoke("math.evaluate", { expression: "6 * 7" }, { limits: ROOMY });
     expect(view).toMatchObject({ status: "succeeded", output: { value: 42 } });
   });
 
   it("throws typed errors with code, retryable, status and the execution", async () => {
-    const failed = await runtime.invoke("lab.bad_output", {}).catch((e: unknown) => e);
+    const failed = await runtime.invoke("lab.bad_output", {}, { limits: ROOMY }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(ToolRuntimeError);
     expect(failed).toMatchObject({ code: "invalid_output", retryable: false, status: 502, execution: { status: "failed" } });
     const missing = await runtime.invoke("no.such.tool", {}).catch((e: unknown) => e);

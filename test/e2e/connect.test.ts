@@ -15,14 +15,14 @@ describe.each(Object.entries(transports))("%s", (_name, transport) => {
   const client = createClient(ToolRuntimeService, transport);
 
   it("invokes a tool with the same output and status as REST", async () => {
-    const [rest, rpc] = [await execute({ tool: "math.evaluate", input: { expression: "6 * 7" } }), await client.invoke({ tool: "math.evaluate", input: { kind: { case: "structValue", value: { fields: { expression: { kind: { case: "stringValue", value: "6 * 7" } } } } } } })];
+    const [rest, rpc] = [await execute({ tool: "math.evaluate", input: { expression: "6 * 7" } }), await client.invoke({ tool: "math.evaluate", limits: { timeoutMs: 20_000 }, input: { kind: { case: "structValue", value: { fields: { expression: { kind: { case: "stringValue", value: "6 * 7" } } } } } } })];
     expect(rpc.status).toBe(rest.body.status);
     expect(rpc.output?.kind).toEqual({ case: "structValue", value: expect.objectContaining({ fields: { value: expect.objectContaining({ kind: { case: "numberValue", value: 42 } }) } }) });
     expect(rpc.executionId).toMatch(/^exec_([0-9a-f]{64}|e[0-9a-f]{44})$/);
   });
 
   it("reports a failed execution in the message, with REST's error code", async () => {
-    const rpc = await client.invoke({ tool: "lab.bad_output" });
+    const rpc = await client.invoke({ tool: "lab.bad_output", limits: { timeoutMs: 20_000 } });
     const rest = await execute({ tool: "lab.bad_output", input: {} });
     expect(rpc.status).toBe("failed");
     expect(rpc.error?.code).toBe(rest.body.error.code);

@@ -4,7 +4,7 @@
  * half-open breaker's trial cannot lock a tool; overload is shed with a retryable refusal,
  * never reported as the provider's timeout.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, bearer, call } from "./http.ts";
 import { tenant } from "./tenants.ts";
 
@@ -31,6 +31,11 @@ async function settled(key: string, ids: string[]): Promise<any[]> {
   return views;
 }
 
+// What these tests teach the registry about std and lab (samples, breakers) is forgotten after them.
+afterAll(async () => {
+  for (const provider of ["std", "lab"]) await asAdmin("DELETE", `/v1/admin/providers/${provider}/health`);
+});
+
 describe("fair breakers and liveness", () => {
   it("lets tenant A's short budgets, crashes and overload change nothing of what tenant B gets from a healthy provider", async () => {
     await asAdmin("DELETE", "/v1/admin/providers/std/health");
@@ -43,7 +48,8 @@ describe("fair breakers and liveness", () => {
     for (let i = 0; i < 6; i++) short.push(await as(a)({ tool: "demo.countdown", mode: "async", input: { from: 10, interval_ms: 100 }, limits: { timeout_ms: 300 } }));
     const ended = await settled(a, short.filter((r) => r.status === 202).map((r) => r.body.execution_id));
     expect(ended.length).toBeGreaterThan(0);
-    expect(ended.every((v) => v.status === "timed_out")).toBe(true);
+    // Each ran out of its own budget (or, on a busy machine, was shed before its provider was called).
+    for (const v of ended) expect([v.status, v.error?.code]).toEqual(v.error?.code === "overloaded" ? ["failed", "overloaded"] : ["timed_out", "timeout"]);
     // A's crashes of another tool, and A's overload (a narrow tenant asked for far more than its limit).
     for (let i = 0; i < 5; i++) expect((await as(a)({ tool: "lab.crash", input: {}, limits: { timeout_ms: 5_000 } })).body.error.code).toBe("provider_crashed");
     const flood = await Promise.all(Array.from({ length: 20 }, () => as(a)({ tool: "demo.countdown", mode: "async", input: { from: 3, interval_ms: 100 }, limits: { timeout_ms: 5_000 } })));
@@ -98,7 +104,7 @@ describe("overload is shed, not timed out", () => {
         const body = (await res.json()) as any;
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status === 429 || res.status === 503) {
-          if (!body.error?.retryable || !/^\d+$/.test(res.headers.get("retry-after") ?? "")) problems.push(`${res.status} without a retryable error and Retry-After`);
+          if (!body.error?.retryable || !/^\d+$/.test(res.headers.get("retry-after") ?? "")) problems.push(`${res.status} ${body.error?.code} (retryable ${body.error?.retryable}, Retry-After ${res.headers.get("retry-after")}) without a retryable error and Retry-After`);
         } else if (res.status === 504) {
           // `timeout` means the provider ran past its budget: it was called, and ran.
           if (body.error?.code !== "timeout" || !(body.attempts?.[0]?.duration_ms >= 0) || body.execution?.started_ms === null) problems.push(`504 without a provider run: ${JSON.stringify(body).slice(0, 200)}`);
@@ -112,7 +118,7 @@ describe("overload is shed, not timed out", () => {
     expect(problems).toEqual([]);
     expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(1_000);
     expect(statuses.get(200) ?? 0).toBeGreaterThan(0);
-  });
+  }, 240_000);
 });
 
 describe("handlers that cannot starve the machine", () => {

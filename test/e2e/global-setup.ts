@@ -4,13 +4,14 @@
  * /readyz says ready, and stops it (by its process group id) when the run ends.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import type { TestProject } from "vitest/node";
+import { registryState, type RegistryState } from "./registry-state.ts";
 import { TEST_TENANT_FAMILIES } from "./tenants.ts";
 import { SAMPLES_DIR } from "../openapi/samples.ts";
 
@@ -27,6 +28,8 @@ declare module "vitest" {
     jwtOperatorGroup: string;
     /** The loopback port the std provider may reach (EGRESS_ALLOW); http-request.test.ts listens on it. */
     egressPort: number;
+    /** The registry's operator-set state when the stack came up (test/e2e/isolation.ts). */
+    registryBaseline: RegistryState;
   }
 }
 
@@ -156,5 +159,13 @@ export default async function setup(project: TestProject) {
   project.provide("jwtAudience", JWT_AUDIENCE);
   project.provide("jwtOperatorGroup", JWT_OPERATOR_GROUP);
   project.provide("egressPort", egressPort);
+  const adminKey = /^DEV_ADMIN_KEY=(.*)$/m.exec(readFileSync(join(root, ".dev.vars"), "utf8"))![1];
+  project.provide(
+    "registryBaseline",
+    await registryState(async (path) => {
+      const res = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${adminKey}` } });
+      return { status: res.status, body: await res.json() };
+    }),
+  );
   return stopAll;
 }

@@ -8,15 +8,45 @@ import { inject } from "vitest";
 export const baseUrl = inject("baseUrl");
 
 /** Local development's well-known keys, from the same .dev.vars that wrangler dev reads. */
-const devVars = Object.fromEntries(
+export const devVars = Object.fromEntries(
   readFileSync(new URL("../../.dev.vars", import.meta.url), "utf8")
     .split("\n")
     .filter((l) => /^[A-Z_]+=/.test(l))
     .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
 );
-export const DEV_KEY: string = devVars.DEV_API_KEY;
 export const ADMIN_KEY: string = devVars.DEV_ADMIN_KEY;
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/**
+ * This test file's own tenant and key (issue 21: no two files share a tenant's buckets, slots,
+ * keys or executions), minted through the admin API when the file loads, with what local
+ * development's well-known key holds (DEV_CALLER in .dev.vars): every capability, every
+ * channel, the dev-agent profile.
+ */
+export const FILE_TENANT = `e2e-${crypto.randomUUID().slice(0, 13)}`;
+export const DEV_KEY: string = await (async () => {
+  const res = await fetch(`${baseUrl}/v1/admin/keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...bearer(ADMIN_KEY) },
+    body: JSON.stringify({ tenant: FILE_TENANT, agent: "dev-agent", capabilities: ["network:*"], channels: ["*"] }),
+  });
+  if (res.status !== 201) throw new Error(`could not mint this file's key: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { key: string }).key;
+})();
+
+/**
+ * A budget none of the suite's calls needs in full. An instant tool's own default (100 ms,
+ * src/pipeline/budget.ts) is shorter than the runtime's overhead on a loaded machine, where the
+ * call would be shed as `overloaded`; a test whose subject is not the budget must not depend
+ * on how busy the machine is. Tests about budgets set their own.
+ */
+export const ROOMY = { timeout_ms: 20_000 };
+
+/** `body` with ROOMY limits unless it sets its own. */
+export function roomy(body: unknown): unknown {
+  if (body === null || typeof body !== "object" || Array.isArray(body) || "limits" in body) return body;
+  return { ...body, limits: ROOMY };
+}
 
 export interface Answer<T = any> {
   status: number;
@@ -36,7 +66,8 @@ export async function call<T = any>(method: string, path: string, body?: unknown
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
-export const execute = <T = any>(body: unknown) => call<T>("POST", "/v1/executions", body);
+/** POST /v1/executions with this file's key (and ROOMY limits unless the body sets its own). */
+export const execute = <T = any>(body: unknown) => call<T>("POST", "/v1/executions", roomy(body));
 
 /** The same, as the operator (admin role). */
 export const asAdmin = <T = any>(method: string, path: string, body?: unknown) => call<T>(method, path, body, bearer(ADMIN_KEY));

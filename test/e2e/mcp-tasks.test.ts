@@ -51,7 +51,7 @@ describe("tasks, 2026-07-28 extension", () => {
   });
 
   it("never makes a task of an instant tool, nor for a client that does not take tasks", async () => {
-    const instant = await modern("tools/call", { name: "math.evaluate", arguments: { expression: "1 + 2" } }, { tasks: true });
+    const instant = await modern("tools/call", { name: "math.evaluate", arguments: { expression: "1 + 2" }, _meta: { "io.tool-runtime/limits": { timeout_ms: 20_000 } } }, { tasks: true });
     expect(instant.body.result).toMatchObject({ resultType: "complete", structuredContent: { value: 3 } });
     const inline = await modern("tools/call", countdown(2, 10));
     expect(inline.body.result).toMatchObject({ resultType: "complete", structuredContent: { counted: [2, 1], finished: true } });

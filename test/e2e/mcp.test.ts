@@ -9,6 +9,8 @@ import { connect, expectNothingRan, legacySession, MCP_URL, modern, newKey, unti
 import { tenant } from "./tenants.ts";
 
 const EXECUTION_ID = "io.tool-runtime/execution_id";
+/** A budget the call does not need in full (math.evaluate's own is 100 ms: shorter than a busy machine's overhead). */
+const ROOMY_META = { "io.tool-runtime/limits": { timeout_ms: 20_000 } };
 
 /** The tenant's executions (the index plus the live ones), as REST lists them. */
 async function executionsOf(key: string, tool: string): Promise<any[]> {
@@ -76,7 +78,7 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
     const key = await newKey();
     const { client } = await connect(era, key);
     try {
-      const result = await client.callTool({ name: "math.evaluate", arguments: { expression: "6 * 7" } });
+      const result = await client.callTool({ name: "math.evaluate", arguments: { expression: "6 * 7" }, _meta: ROOMY_META });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ value: 42 });
       expect(result.content).toEqual([{ type: "text", text: '{"value":42}' }]);
@@ -125,14 +127,14 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
   it("calls a named version and keys a call from _meta", async () => {
     const { client } = await connect(era);
     try {
-      const pinned = await client.callTool({ name: "math.evaluate", arguments: { expression: "1 + 1" }, _meta: { "io.tool-runtime/version": "1.0.0" } });
+      const pinned = await client.callTool({ name: "math.evaluate", arguments: { expression: "1 + 1" }, _meta: { "io.tool-runtime/version": "1.0.0", ...ROOMY_META } });
       expect(pinned.structuredContent).toEqual({ value: 2 });
       const missing = await refusal(client.callTool({ name: "math.evaluate", arguments: { expression: "1" }, _meta: { "io.tool-runtime/version": "9.0.0" } }));
       expect(missing.code).toBe(-32602);
       expect(missing.data).toMatchObject({ error: { code: "tool_not_found", details: { available_versions: ["1.0.0"] } } });
 
       const key = `mcp-${era}-${crypto.randomUUID()}`;
-      const args = { name: "math.evaluate", arguments: { expression: "2 ^ 10" }, _meta: { "io.tool-runtime/idempotency_key": key } };
+      const args = { name: "math.evaluate", arguments: { expression: "2 ^ 10" }, _meta: { "io.tool-runtime/idempotency_key": key, ...ROOMY_META } };
       const first = await client.callTool(args);
       const again = await client.callTool(args);
       expect(again._meta?.[EXECUTION_ID]).toBe(first._meta?.[EXECUTION_ID]);
@@ -185,7 +187,7 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
     try {
       let refused: ProtocolError | undefined;
       for (let i = 0; i < 10 && !refused; i++) {
-        refused = await client.callTool({ name: "math.evaluate", arguments: { expression: "1" } }).then(
+        refused = await client.callTool({ name: "math.evaluate", arguments: { expression: "1" }, _meta: ROOMY_META }).then(
           () => undefined,
           (e: unknown) => e as ProtocolError,
         );

@@ -5,7 +5,7 @@
 import { importJWK, SignJWT, type JWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { asAdmin, baseUrl, bearer, call, execute } from "./http.ts";
+import { asAdmin, baseUrl, bearer, call, execute, ROOMY } from "./http.ts";
 import { tenant } from "./tenants.ts";
 
 const privateJwk = inject("jwtPrivateKey") as JWK;
@@ -25,12 +25,12 @@ const as = (key: string) => ({
   execute: (body: unknown) => call("POST", "/v1/executions", body, bearer(key)),
 });
 
-async function signed(claims: Record<string, unknown>, options: { alg?: string; kid?: string; key?: JWK; exp?: number | string; nbf?: number | string; iss?: string; aud?: string } = {}): Promise<string> {
+async function signed(claims: Record<string, unknown>, options: { alg?: string; kid?: string; key?: JWK; exp?: number | string; nbf?: number | string; iss?: string; aud?: string; sub?: string } = {}): Promise<string> {
   const alg = options.alg ?? "ES256";
   const key = await importJWK(options.key ?? privateJwk, alg);
   const jwt = new SignJWT({ tenant: "jwt-tenant", ...claims })
     .setProtectedHeader({ alg, kid: options.kid ?? "e2e-1" })
-    .setSubject("jwt-agent")
+    .setSubject(options.sub ?? "jwt-agent")
     .setIssuer(options.iss ?? issuer)
     .setAudience(options.aud ?? audience)
     .setIssuedAt()
@@ -44,7 +44,18 @@ function expect401(res: { status: number; body: any }) {
   expect(res.body.error).toMatchObject({ code: "unauthenticated", message: "missing or invalid credentials" });
 }
 
-const math = { tool: "math.evaluate", input: { expression: "6 * 7" } };
+const math = { tool: "math.evaluate", input: { expression: "6 * 7" }, limits: ROOMY };
+const unique = (what: string) => `${what}-${crypto.randomUUID().slice(0, 13)}`;
+
+/** The audit record of one execution, once the audit queue has brought it (bounded). */
+async function auditRecord(tenant: string, executionId: string): Promise<any> {
+  for (let i = 0; i < 100; i++) {
+    const record = (await asAdmin("GET", `/v1/audit?tenant=${tenant}&limit=100`)).body.records.find((r: any) => r.execution_id === executionId);
+    if (record) return record;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no audit record for ${executionId}`);
+}
 
 describe("credentials", () => {
   it("refuses a call without credentials, with another scheme, or with an unknown key", async () => {
@@ -55,10 +66,11 @@ describe("credentials", () => {
   });
 
   it("accepts a new API key at once and refuses it at once after revocation", async () => {
-    const { key, key_id } = await newKey({ tenant: "acme", agent: "order-assistant" });
+    const acme = unique("acme");
+    const { key, key_id } = await newKey({ tenant: acme, agent: "order-assistant" });
     expect(key).toMatch(/^trt_/);
     expect((await as(key).execute(math)).body.output).toEqual({ value: 42 });
-    const listed = await asAdmin("GET", "/v1/admin/keys?tenant=acme");
+    const listed = await asAdmin("GET", `/v1/admin/keys?tenant=${acme}`);
     expect(listed.body.keys.some((k: { key_id: string; key?: string }) => k.key_id === key_id && k.key === undefined)).toBe(true);
     expect((await asAdmin("DELETE", `/v1/admin/keys/${key_id}`)).body.revoked_at).toEqual(expect.any(String));
     expect401(await as(key).execute(math));
@@ -87,12 +99,75 @@ describe("credentials", () => {
   });
 });
 
+describe("JWT claims", () => {
+  it("takes the tenant from the tenant claim and the agent from sub", async () => {
+    const tenant = unique("jwt");
+    const token = await signed({ tenant, capabilities: ["network:*"] }, { sub: "research-assistant" });
+    const res = await as(token).execute(math);
+    expect(res.status).toBe(200);
+    expect(await auditRecord(tenant, res.body.execution_id)).toMatchObject({ tenant, agent: "research-assistant" });
+    // The agent is the one level 2 judges: research-assistant may not send.
+    const send = await as(token).execute({ tool: "http.request", input: { url: "https://api.example.com/" } });
+    expect(send.status).toBe(403);
+    expect(send.body.error.details).toMatchObject({ level: 2, profile: "research-assistant" });
+    // The execution is the tenant's: a token for another tenant cannot see it.
+    const other = await signed({ tenant: unique("jwt") }, { sub: "research-assistant" });
+    expect((await as(other).call("GET", `/v1/executions/${res.body.execution_id}`)).status).toBe(404);
+    expect((await as(token).call("GET", `/v1/executions/${res.body.execution_id}`)).status).toBe(200);
+  });
+
+  it("refuses a token without a tenant claim or without sub", async () => {
+    expect401(await as(await signed({ tenant: undefined })).execute(math));
+    expect401(await as(await signed({ tenant: "" })).execute(math));
+    const now = Math.floor(Date.now() / 1000);
+    const noSub = await new SignJWT({ tenant: unique("jwt") })
+      .setProtectedHeader({ alg: "ES256", kid: "e2e-1" })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setExpirationTime(now + 300)
+      .sign(await importJWK(privateJwk, "ES256"));
+    expect401(await as(noSub).execute(math));
+  });
+
+  it("grants capabilities from a space-separated scope when the token has no capabilities claim", async () => {
+    const host = { tool: "http.request", mode: "dry_run", input: { url: "https://api.example.com/x" } };
+    const scoped = await signed({ tenant: unique("jwt"), scope: "openid network:api.example.com" }, { sub: "order-assistant" });
+    expect((await as(scoped).execute(host)).body.capability).toMatchObject({ allowed: true, decision: { level3: { granted_by: "network:api.example.com" } } });
+    const elsewhere = await as(scoped).execute({ ...host, mode: "sync", input: { url: "https://other.example.com/x" } });
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body.error.details).toMatchObject({ level: 3, required: "network:other.example.com" });
+    // A capabilities claim wins over scope.
+    const both = await signed({ tenant: unique("jwt"), scope: "network:api.example.com", capabilities: ["network:other.example.com"] }, { sub: "order-assistant" });
+    expect((await as(both).execute({ ...host, mode: "sync" })).body.error.details).toMatchObject({ level: 3, required: "network:api.example.com" });
+  });
+
+  it("reaches only the providers in the channels claim", async () => {
+    const token = await signed({ tenant: unique("jwt"), channels: ["community"] });
+    const refused = await as(token).execute(math);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.details).toMatchObject({ level: 1 });
+    expect((await as(token).execute({ tool: "text.stats", input: { text: "a b" }, limits: ROOMY })).body.execution.worker).toBe("community");
+    // Without the claim, every channel: std serves math.evaluate.
+    expect((await as(await signed({ tenant: unique("jwt") })).execute(math)).body.execution.worker).toBe("std");
+  });
+
+  it("gives the admin role to role: admin only", async () => {
+    const admin = await signed({ tenant: unique("jwt"), role: "admin" });
+    expect((await as(admin).call("GET", "/v1/admin/keys")).status).toBe(200);
+    for (const role of [undefined, "tenant", "Admin", "superuser"]) {
+      const res = await as(await signed({ tenant: unique("jwt"), ...(role ? { role } : {}) })).call("GET", "/v1/admin/keys");
+      expect({ role, status: res.status, code: res.body.error?.code }).toEqual({ role, status: 403, code: "forbidden" });
+    }
+  });
+});
+
 describe("tenancy", () => {
   let tenantA: ReturnType<typeof as>;
   let tenantB: ReturnType<typeof as>;
+  const [nameA, nameB] = [unique("tenant-a"), unique("tenant-b")];
   beforeAll(async () => {
-    tenantA = as((await newKey({ tenant: "tenant-a", agent: "dev-agent" })).key);
-    tenantB = as((await newKey({ tenant: "tenant-b", agent: "dev-agent" })).key);
+    tenantA = as((await newKey({ tenant: nameA, agent: "dev-agent" })).key);
+    tenantB = as((await newKey({ tenant: nameB, agent: "dev-agent" })).key);
   });
 
   it("answers another tenant's execution id exactly like an unknown one, on GET, stream and cancel", async () => {
@@ -110,7 +185,7 @@ describe("tenancy", () => {
   });
 
   it("refuses a body that names another tenant", async () => {
-    const res = await tenantA.execute({ ...math, tenant: "tenant-b" });
+    const res = await tenantA.execute({ ...math, tenant: nameB });
     expect(res.status).toBe(403);
     expect(res.body.error.details).toEqual({ field: "tenant" });
   });
@@ -118,7 +193,7 @@ describe("tenancy", () => {
 
 describe("capabilities, three levels", () => {
   it("level 1: refuses a provider outside the caller's channels", async () => {
-    const key = (await newKey({ tenant: "chan", agent: "dev-agent", channels: ["community"] })).key;
+    const key = (await newKey({ tenant: unique("chan"), agent: "dev-agent", channels: ["community"] })).key;
     const res = await as(key).execute(math);
     expect(res.status).toBe(403);
     expect(res.body.error.details).toMatchObject({ level: 1 });
@@ -126,14 +201,31 @@ describe("capabilities, three levels", () => {
   });
 
   it("level 2: blocks a send tool that does not fit the agent's profile, synchronously", async () => {
-    const key = (await newKey({ tenant: "intent", agent: "research-assistant", capabilities: ["network:*"] })).key;
+    const key = (await newKey({ tenant: unique("intent"), agent: "research-assistant", capabilities: ["network:*"] })).key;
     const res = await as(key).execute({ tool: "http.request", input: { url: "https://api.example.com/" } });
     expect(res.status).toBe(403);
     expect(res.body.error.details).toMatchObject({ level: 2, profile: "research-assistant" });
   });
 
+  it("level 2: refuses write and delete tools to an agent whose profile may only read, and runs them for one whose profile may", async () => {
+    // An agent with no profile of its own gets the verifier's `default` one: it may read, nothing more.
+    const reader = (await newKey({ tenant: unique("intent"), agent: "unprofiled-agent" })).key;
+    const writer = (await newKey({ tenant: unique("intent"), agent: "dev-agent" })).key;
+    for (const [tool, effect, answer] of [["lab.write", "write", "wrote"], ["lab.delete", "delete", "deleted"]] as const) {
+      const refused = await as(reader).execute({ tool, input: { record: "r-1" }, limits: ROOMY });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: "forbidden", details: { level: 2, profile: "default", reason: expect.stringContaining(`may not ${effect}`) } });
+      expect(refused.body.execution_id).toBeUndefined();
+      const allowed = await as(writer).execute({ tool, input: { record: "r-1" }, limits: ROOMY });
+      expect(allowed.status).toBe(200);
+      expect(allowed.body.output).toEqual({ [answer]: "r-1" });
+      // Verified before it ran, not in the background.
+      expect(allowed.body.capability.level2).toMatchObject({ verdict: "aligned", mode: "sync", profile: "dev-agent" });
+    }
+  });
+
   it("level 2: verifies a read-only tool in the background, records the verdict in the audit, and reuses it", async () => {
-    const tenant = `intent-${crypto.randomUUID()}`;
+    const tenant = unique("intent");
     const key = (await newKey({ tenant, agent: "research-assistant" })).key;
     const res = await as(key).execute({ tool: "lab.echo", input: { x: 1 }, limits: { timeout_ms: 20_000 } });
     expect(res.status).toBe(200); // never blocked, even though lab.* is outside the profile
@@ -153,11 +245,11 @@ describe("capabilities, three levels", () => {
   });
 
   it("level 3: refuses a network tool without a grant for the host, and grants it with one", async () => {
-    const none = (await newKey({ tenant: "caps", agent: "order-assistant", capabilities: ["network:other.example"] })).key;
+    const none = (await newKey({ tenant: unique("caps"), agent: "order-assistant", capabilities: ["network:other.example"] })).key;
     const denied = await as(none).execute({ tool: "http.request", input: { url: "https://api.example.com/x" } });
     expect(denied.status).toBe(403);
     expect(denied.body.error.details).toMatchObject({ level: 3, required: "network:api.example.com" });
-    const wildcard = (await newKey({ tenant: "caps", agent: "order-assistant", capabilities: ["network:*.example.com"] })).key;
+    const wildcard = (await newKey({ tenant: unique("caps"), agent: "order-assistant", capabilities: ["network:*.example.com"] })).key;
     const dry = await as(wildcard).execute({ tool: "http.request", mode: "dry_run", input: { url: "https://api.example.com/x" } });
     expect(dry.body.capability).toMatchObject({ allowed: true, decision: { level3: { granted_by: "network:*.example.com" } } });
   });

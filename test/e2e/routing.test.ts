@@ -139,14 +139,20 @@ describe("registry and routing", () => {
     expect((await route()).body.output).toEqual({ served_by: "lab-twin" });
   });
 
-  it("serves a deprecated version with Deprecation and Sunset headers, and refuses it after the sunset", async () => {
+  it("serves a deprecated version with Deprecation, Sunset and a successor Link, and refuses it after the sunset", async () => {
     const sunset = new Date(Date.now() + 86_400_000).toISOString();
-    const put = await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", { sunset, replacement: "lab.echo" });
+    const put = await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", { sunset, replacement: "lab.echo@1.0.0" });
     expect(put.status).toBe(200);
     const before = await route();
     expect(before.status).toBe(200);
     expect(before.headers.get("deprecation")).toMatch(/^@\d+$/);
     expect(Date.parse(before.headers.get("sunset")!)).toBe(Math.floor(Date.parse(sunset) / 1000) * 1000);
+    // RFC 8288: the replacement, as the tool the caller can read about (its name, any version).
+    expect(before.headers.get("link")).toBe('</v1/tools/lab.echo>; rel="successor-version"');
+    // An undeprecated call carries none of the three.
+    await asAdmin("DELETE", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation");
+    const plain = await route();
+    expect([plain.headers.get("deprecation"), plain.headers.get("sunset"), plain.headers.get("link")]).toEqual([null, null, null]);
 
     await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", { sunset: new Date(Date.now() - 1000).toISOString(), replacement: "lab.echo" });
     const after = await route();

@@ -3,12 +3,12 @@
  * same output, status and error codes; the identity is the binding's props, never the call's.
  */
 import { describe, expect, inject, it } from "vitest";
-import { asAdmin, call, execute } from "./http.ts";
+import { asAdmin, call, execute, ROOMY } from "./http.ts";
 
 const callerUrl = inject("callerUrl");
 
-async function viaRpc(tool: string, input: unknown, options: unknown = {}) {
-  const q = new URLSearchParams({ tool, input: JSON.stringify(input), options: JSON.stringify(options) });
+async function viaRpc(tool: string, input: unknown, options: Record<string, unknown> = {}) {
+  const q = new URLSearchParams({ tool, input: JSON.stringify(input), options: JSON.stringify({ limits: ROOMY, ...options }) });
   return (await (await fetch(`${callerUrl}/call?${q}`)).json()) as any;
 }
 

@@ -101,11 +101,14 @@ describe("SSE streams (TRT-002 §7)", () => {
     expect(events[1].payload.data).toMatchObject({ status: "failed", error: { code: "provider_crashed" } });
   });
 
-  it("refuses a malformed Last-Event-ID and an unknown execution", async () => {
+  it("refuses a malformed Last-Event-ID header, a malformed ?after= and an unknown execution", async () => {
     const id = await startCountdown(1, 0);
-    const bad = await call("GET", `/v1/executions/${id}/stream?after=abc`);
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.code).toBe("invalid_request");
+    const header = await call("GET", `/v1/executions/${id}/stream`, undefined, { "last-event-id": "abc" });
+    expect(header.status).toBe(400);
+    expect(header.body.error.code).toBe("invalid_request");
+    const query = await call("GET", `/v1/executions/${id}/stream?after=abc`);
+    expect(query.status).toBe(400);
+    expect(query.body.error.code).toBe("invalid_request");
     const unknown = await call("GET", `/v1/executions/exec_${"b".repeat(64)}/stream`);
     expect(unknown.status).toBe(404);
   });

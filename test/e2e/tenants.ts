@@ -5,8 +5,8 @@
  * a tenant's buckets, slots or keys, in any order.
  */
 export const TEST_TENANT_FAMILIES = {
-  /** Little room: two running executions, three open streams, small bodies and outputs, short timeouts and keys. */
-  "narrow-*": { max_concurrent: 2, max_streams: 3, max_timeout_ms: 10_000, max_output_bytes: 65_536, max_payload_bytes: 4_096, idempotency_ttl_ms: 2_000 },
+  /** Little room: two running executions, three open streams, small bodies and outputs (2 KiB), short timeouts and keys. */
+  "narrow-*": { max_concurrent: 2, max_streams: 3, max_timeout_ms: 10_000, max_output_bytes: 2_048, max_payload_bytes: 4_096, idempotency_ttl_ms: 2_000 },
   /** A slow rate: 1 call a second, a burst of 3. */
   "limited-*": { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3 },
 };

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DEAD_AFTER_TRANSPORT_FAILURES, LIVENESS_PROBE_MS, type RegistryObject } from "../../durable-objects/registry-object.ts";
+import { DEAD_AFTER_TRANSPORT_FAILURES, LIVENESS_PROBE_MS, PROBE_EVERY_MS, type RegistryObject } from "../../durable-objects/registry-object.ts";
 import { healthKey } from "../../src/registry/catalog.ts";
 import { breakerView } from "../../src/registry/provider-health.ts";
 
@@ -114,6 +114,25 @@ describe("RegistryObject", () => {
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const dead = await inside(async (r) => (await r.snapshot()).providers.find((p) => p.name === "lab-broken")!.dead);
     expect(dead).toBeUndefined();
+  });
+
+  it("does not revive a dead provider before LIVENESS_PROBE_MS, however often its probe finds it answering", async () => {
+    const { inside, advance, now, stub } = await registry();
+    await inside((r) => r.snapshot());
+    const diedAt = now();
+    for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++) await inside((r) => r.report([], [{ provider: "lab-broken", at: diedAt, reason: "binding threw" }]));
+    const dead = async () => (await inside((r) => r.snapshot())).providers.find((p) => p.name === "lab-broken")!.dead;
+    // The probe alarm comes every PROBE_EVERY_MS and finds lab-broken's manifest answering every time.
+    expect(PROBE_EVERY_MS).toBeLessThan(LIVENESS_PROBE_MS);
+    for (const since of [PROBE_EVERY_MS, 2 * PROBE_EVERY_MS, LIVENESS_PROBE_MS - 1]) {
+      advance(diedAt + since - now());
+      expect(await runDurableObjectAlarm(stub)).toBe(true);
+      expect({ since, dead: await dead() }).toEqual({ since, dead: expect.objectContaining({ reason: "binding threw" }) });
+    }
+    // LIVENESS_PROBE_MS after it died, the next probe brings it back.
+    advance(1);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await dead()).toBeUndefined();
   });
 
   it("computes p50 and error rate from reported samples", async () => {

@@ -72,7 +72,7 @@ describe("Fanout (an execution's subscribers)", () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(fanout.size).toBe(0);
     const capped = new Fanout(encodeEventLine);
-    for (let i = 0; i < MAX_SUBSCRIBERS; i++) expect(capped.subscribe(pages(), 0, false)).toBeDefined();
+    for (let i = 0; i < MAX_SUBSCRIBERS; i++) expect(capped.subscribe(pages(), 0, false)).toBeInstanceOf(ReadableStream);
     expect(capped.subscribe(pages(), 0, false)).toBeUndefined();
   });
 

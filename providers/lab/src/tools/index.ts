@@ -143,30 +143,34 @@ export const labFlaky = defineTool({
 
 /**
  * `lab.burst` waits `wait_ms` (time for subscribers to attach), then emits `count` stdout
- * events `interval_ms` apart: the benchmark's fan-out source.
+ * events `interval_ms` apart: the benchmark's fan-out source. `pad` adds that many characters
+ * to each event, and `count` reaches past the runtime's event-log bounds (src/execution/event-log-limits.ts
+ * MAX_EVENTS, MAX_LOG_BYTES), so the tests can watch a full log being cut off.
  */
 export const labBurst = defineTool({
   name: "lab.burst",
   version: "1.0.0",
-  description: "Waits wait_ms, then emits count stdout events interval_ms apart; answers {emitted}.",
+  description: "Waits wait_ms, then emits count stdout events interval_ms apart, each padded by pad characters; answers {emitted}.",
   input: {
     type: "object",
     additionalProperties: false,
     required: ["count"],
     properties: {
-      count: { type: "integer", minimum: 0, maximum: 5000 },
+      count: { type: "integer", minimum: 0, maximum: 12000 },
       wait_ms: { type: "integer", minimum: 0, maximum: 60000, default: 0 },
       interval_ms: { type: "integer", minimum: 0, maximum: 10000, default: 0 },
+      pad: { type: "integer", minimum: 0, maximum: 100000, default: 0 },
     },
   },
   output: { type: "object", required: ["emitted"], properties: { emitted: { type: "integer" } } },
   idempotent: true,
   latency_class: "slow",
   effects: "read",
-  handler: async (input: { count: number; wait_ms?: number; interval_ms?: number }, ctx) => {
+  handler: async (input: { count: number; wait_ms?: number; interval_ms?: number; pad?: number }, ctx) => {
     if (input.wait_ms) await sleep(input.wait_ms, ctx.signal);
+    const pad = input.pad ? "x".repeat(input.pad) : undefined;
     for (let i = 0; i < input.count; i++) {
-      ctx.emit("stdout", { i });
+      ctx.emit("stdout", pad === undefined ? { i } : { i, pad });
       if (input.interval_ms) await sleep(input.interval_ms, ctx.signal);
     }
     return { emitted: input.count };
@@ -315,4 +319,47 @@ export const labLong = defineTool({
   },
 });
 
-export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin, labLong, labDefaults];
+/**
+ * `lab.write` and `lab.delete` change nothing: they exist for their declared effects, so that
+ * level 2's synchronous verification of write and delete tools (AIOS §5.3) can be watched end
+ * to end. Each answers with the record it was asked to change.
+ */
+function labEffect(effect: "write" | "delete", answer: "wrote" | "deleted") {
+  return defineTool({
+    name: `lab.${effect}`,
+    version: "1.0.0",
+    description: `Declares the effect "${effect}" and changes nothing; answers {${answer}: record}.`,
+    input: { type: "object", additionalProperties: false, required: ["record"], properties: { record: { type: "string", maxLength: 200 } } },
+    output: { type: "object", required: [answer], additionalProperties: false, properties: { [answer]: { type: "string" } } },
+    idempotent: true,
+    latency_class: "fast",
+    effects: effect,
+    handler: (input: { record: string }) => ({ [answer]: input.record }),
+  });
+}
+export const labWrite = labEffect("write", "wrote");
+export const labDelete = labEffect("delete", "deleted");
+
+/**
+ * `lab.context` answers with what the runtime handed the handler besides its input: the
+ * execution id, the caller, the call's context and the W3C `traceparent` (README: providers
+ * receive it as `ctx.traceparent`).
+ */
+export const labContext = defineTool({
+  name: "lab.context",
+  version: "1.0.0",
+  description: "Answers with the handler's context: execution_id, caller, context and traceparent.",
+  input: { type: "object", additionalProperties: false, properties: {} },
+  output: {
+    type: "object",
+    required: ["execution_id", "caller", "context", "traceparent"],
+    additionalProperties: false,
+    properties: { execution_id: { type: "string" }, caller: { type: "object" }, context: { type: "object" }, traceparent: { type: "string" } },
+  },
+  idempotent: true,
+  latency_class: "fast",
+  effects: "read",
+  handler: (_input: Record<string, never>, ctx) => ({ execution_id: ctx.executionId, caller: { ...ctx.caller }, context: ctx.context, traceparent: ctx.traceparent ?? "" }),
+});
+
+export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin, labLong, labDefaults, labWrite, labDelete, labContext];
