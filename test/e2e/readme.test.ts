@@ -31,6 +31,8 @@ const NODE_22 = join(root, "node_modules", ".bin", "node");
 const BLOCK_WITHIN_MS = 120_000;
 /** What the README's examples write (a program's file, the session's scratch files). */
 const work = mkdtempSync(join(tmpdir(), "readme-"));
+/** What the README's blocks write into the project, as they would for a reader: removed after, unless it was there before. */
+const written = ["runtime.d.ts"].map((f) => join(root, f)).filter((f) => !existsSync(f));
 
 /** The README as run here: its local URLs are this run's stack. */
 const pointed = (code: string) => code.replaceAll("http://127.0.0.1:8787", baseUrl).replaceAll("http://127.0.0.1:8788", callerUrl);
@@ -168,6 +170,7 @@ describe("the README", () => {
   afterAll(async () => {
     await freshRouting();
     rmSync(work, { recursive: true, force: true });
+    for (const f of written) rmSync(f, { force: true });
   });
 
   it("has no placeholder a reader must invent in what it runs", () => {
