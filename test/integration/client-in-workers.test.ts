@@ -1,7 +1,7 @@
 /**
  * The built client (dist/client/, `npm run build:client`) runs in a Worker as it is shipped:
  * workerd loads the plain ESM file and calls the runtime through it. (The same file on Node 20:
- * test/e2e/client-package.test.ts.)
+ * test/e2e/client-package.test.ts; in Chromium: test/e2e/client-browser.test.ts.)
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
