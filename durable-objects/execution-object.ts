@@ -260,7 +260,7 @@ export class ExecutionObject extends DurableObject<Env> {
         cursor = high;
       }
     }
-    return this.#fanout.subscribe(pages(), upTo, isTerminal(record.status));
+    return this.#fanout.subscribe(pages(), upTo, isTerminal(record.status), after);
   }
 
   /** The key's current binding: this object's own execution, or one it moved on to. */

@@ -322,7 +322,7 @@ export const schemas = {
   ),
   RegistrySummary: all({ registry_version: int, providers: { type: "array", items: ref("Provider") }, problems: strings, tools: int }),
   ProviderPatch: object({ trust: oneOfStrings(TRUST), disabled: bool }, []),
-  DeprecationRequest: object({ sunset: time, replacement: { ...nullable(str), description: "name or name@version" } }, ["sunset"]),
+  DeprecationRequest: object({ sunset: time, replacement: { ...nullable(str), description: "name or name@version of a tool the registry has (else 400 invalid_request)" } }, ["sunset"]),
   DeprecationState: all({ tool: str, version: str, deprecation: { oneOf: [deprecation, { type: "null" }] }, active_version: str }),
   ApiKeyRequest: object(
     {

@@ -175,8 +175,9 @@ const paths = {
       tags: ["executions"],
       summary: "Cancel (TRT-002 §8)",
       parameters: [executionId],
-      requestBody: { required: false, content: { [JSON_TYPE]: { schema: ref("CancelRequest") } } },
-      responses: { "200": ok("the execution, ended (or as it already was)", ref("ExecutionView")), ...errors([...CALLER, "invalid_request", "payload_too_large", "execution_not_found"]) },
+      // Like every body: JSON or MessagePack, anything else 415 (TRT-002 §1).
+      requestBody: requestBody(ref("CancelRequest"), false),
+      responses: { "200": ok("the execution, ended (or as it already was)", ref("ExecutionView")), ...errors([...CALLER, "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found"]) },
     },
   },
   "/v1/tools": {

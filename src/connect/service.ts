@@ -14,20 +14,26 @@
  * library's request gate, which runs before any byte of the body is read; a body without a
  * length is cut off once it passes MAX_REQUEST_BYTES (src/codec/request-body.ts), and the
  * library reads no message larger than that (its own default is about 4 GiB).
+ *
+ * A call's `input` is a google.protobuf.Struct: generated clients take a plain object, and in
+ * Connect's JSON form it is the input as written. An input that is not a JSON object (JSON
+ * codecs) or holds a number JSON cannot carry (NaN, ±Infinity, binary codecs) is the same
+ * `invalid_input` refusal as REST's (Connect `invalid_argument`, `trt-error-code: invalid_input`),
+ * never the protocol layer's parse error.
  */
-import { create, fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { create, fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createConnectRouter, createContextKey, type HandlerContext } from "@connectrpc/connect";
-import { createFetchHandler } from "@connectrpc/connect/protocol";
+import { Code, ConnectError, createConnectRouter, createContextKey, createContextValues, type HandlerContext } from "@connectrpc/connect";
+import { universalServerRequestFromFetch, universalServerResponseToFetch } from "@connectrpc/connect/protocol";
 import { authenticate } from "../auth/authenticate.ts";
-import type { Caller, ErrorBody, ExecutionView, Outcome } from "../contract.ts";
+import type { Caller, ErrorBody, ExecutionView, Outcome, Violation } from "../contract.ts";
 import { ERROR_TABLE, isErrorCode, RuntimeError } from "../errors.ts";
 import { ExecutionEventSchema, ExecutionSchema, ListToolsResponseSchema, ToolRuntimeService, type InvokeRequest } from "../gen/tool_runtime/v1/runtime_pb.ts";
 import { traceFrom } from "../audit/trace.ts";
 import { cancel, execute, get, type CallContext } from "../execution/service.ts";
 import { toolList } from "../registry/tool-views.ts";
 import { fromJson as parseStoredJson, toJson as storedJson } from "../codec/bytes.ts";
-import { cappedBody, refuseDeclaredLength } from "../codec/request-body.ts";
+import { cappedBody, readBody, refuseDeclaredLength } from "../codec/request-body.ts";
 import { loadConfig } from "../config.ts";
 import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
 import { limitsFor } from "../policy/limits.ts";
@@ -95,7 +101,8 @@ function callerOf(ctx: HandlerContext): Caller {
  */
 async function gate(env: Env, ctx: HandlerContext): Promise<void> {
   try {
-    const caller = await authenticate(env, ctx.requestHeader.get("authorization"));
+    // serveConnect has authenticated a caller whose credential holds; anyone else is refused here.
+    const caller = ctx.values.get(CALLER) ?? (await authenticate(env, ctx.requestHeader.get("authorization")));
     const config = loadConfig(env);
     refuseDeclaredLength(ctx.requestHeader, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
     ctx.values.set(CALLER, caller);
@@ -105,11 +112,40 @@ async function gate(env: Env, ctx: HandlerContext): Promise<void> {
   }
 }
 
-function envelope(req: InvokeRequest, mode: "sync" | "async", stream = false): Record<string, unknown> {
+/**
+ * Set by serveConnect when it refused the request's input before the protocol layer parsed it
+ * (a JSON body whose `input` is not an object, or one too large to read): the handler answers
+ * with this refusal once the caller is known.
+ */
+const INPUT_REFUSAL = createContextKey<ErrorBody | undefined>(undefined, { description: "the input's refusal, found before parsing" });
+
+/** Where a decoded input holds a number JSON cannot carry (binary codecs can send NaN and ±Infinity). */
+function nonFinite(value: unknown, path = ""): Violation[] {
+  if (typeof value === "number") return Number.isFinite(value) ? [] : [{ path, message: `must be a finite number, not ${value}`, keyword: "type" }];
+  if (Array.isArray(value)) return value.flatMap((v, i) => nonFinite(v, `${path}/${i}`));
+  if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => nonFinite(v, `${path}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`));
+  return [];
+}
+
+function invalidInput(message: string, violations: Violation[]): ConnectError {
+  return refusalError(new RuntimeError("invalid_input", message, { violations }).toBody());
+}
+
+/** The call's input as JSON, or the `invalid_input` refusal REST would give it. */
+function inputOf(req: InvokeRequest, ctx: HandlerContext): JsonObject {
+  const refused = ctx.values.get(INPUT_REFUSAL);
+  if (refused) throw refusalError(refused);
+  // proto3 cannot tell an empty input from none: an unset input is the empty object.
+  const input = req.input ?? {};
+  const violations = nonFinite(input);
+  if (violations.length > 0) throw invalidInput(`input ${violations[0].path || "value"} ${violations[0].message}`, violations);
+  return input;
+}
+
+function envelope(req: InvokeRequest, input: JsonObject, mode: "sync" | "async", stream = false): Record<string, unknown> {
   return {
     tool: req.tool,
-    // proto3 cannot tell an empty input from none: an unset input is the empty object.
-    input: req.input ? toJson(ValueSchema, req.input) : {},
+    input,
     mode,
     ...(stream ? { stream: true } : {}),
     ...(req.version ? { version: req.version } : {}),
@@ -143,12 +179,12 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
     binaryOptions: { recursionLimit: 2 * MAX_INPUT_DEPTH + 4 },
   }).service(ToolRuntimeService, {
     async invoke(req, ctx) {
-      const answer = valueOf(await execute(context(ctx), envelope(req, "sync")));
+      const answer = valueOf(await execute(context(ctx), envelope(req, inputOf(req, ctx), "sync")));
       if (answer.kind !== "finished") throw new ConnectError(`unexpected answer ${answer.kind}`, Code.Internal);
       return executionMessage(answer.view);
     },
     async *invokeStream(req, ctx) {
-      const answer = valueOf(await execute(context(ctx), envelope(req, "async", true)));
+      const answer = valueOf(await execute(context(ctx), envelope(req, inputOf(req, ctx), "async", true)));
       if (answer.kind !== "stream") throw new ConnectError(`unexpected answer ${answer.kind}`, Code.Internal);
       // The service streams event objects; here each becomes a message.
       for await (const e of answer.events) {
@@ -186,10 +222,17 @@ export async function serveConnect(request: Request, env: Env, waitUntil: (p: Pr
   const path = new URL(request.url).pathname;
   const handler = routes(env, waitUntil).handlers.find((h) => h.requestPath === path);
   if (!handler) return new Response(JSON.stringify({ code: "unimplemented", message: `no method ${path}` }), { status: 404, headers: { "content-type": "application/json" } });
+  const takesInput = path.endsWith("/Invoke") || path.endsWith("/InvokeStream");
+  // The credential first, before any byte of the body is read (src/codec/request-body.ts): a
+  // request without one goes straight to the library, whose gate refuses it unread.
+  const caller = await authenticate(env, request.headers.get("authorization")).catch(() => undefined);
+  const config = loadConfig(env);
+  const max = caller ? Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes) : config.maxRequestBytes;
+  const { request: checked, refusal } = takesInput && caller ? await checkJsonInput(request, max) : { request, refusal: undefined };
   // The body the library reads is cut off past the limit, with the refusal REST would give.
-  const max = loadConfig(env).maxRequestBytes;
-  const capped = request.body ? new Request(request, { body: cappedBody(request.body, max, (err) => refusalError(err.toBody())) }) : request;
-  return parseFailureAsInvalid(await createFetchHandler(handler)(capped));
+  const capped = checked.body ? new Request(checked, { body: cappedBody(checked.body, max, (err) => refusalError(err.toBody())) }) : checked;
+  const universal = { ...universalServerRequestFromFetch(capped, {}), contextValues: createContextValues().set(INPUT_REFUSAL, refusal).set(CALLER, caller) };
+  return parseFailureAsInvalid(universalServerResponseToFetch(await handler(universal)));
 }
 
 /**
@@ -209,4 +252,62 @@ async function parseFailureAsInvalid(res: Response): Promise<Response> {
   headers.set("trt-retryable", "false");
   headers.delete("content-length");
   return new Response(JSON.stringify({ code: "invalid_argument", message: error.message }), { status: 400, headers });
+}
+
+const JSON_UNARY = /^application\/json(;|$)/;
+const JSON_ENVELOPED = /^application\/(connect|grpc-web)\+json(;|$)/;
+
+/**
+ * Connect's JSON codecs parse `input` as a Struct, and the protocol layer refuses anything else
+ * with its own parse error. So an Invoke body in JSON is read here first: an `input` that is
+ * not an object is taken out of the message and becomes the handler's `invalid_input`
+ * refusal, as REST would answer it. Binary bodies, and compressed or unreadable ones, pass
+ * through untouched.
+ */
+async function checkJsonInput(request: Request, maxBytes: number): Promise<{ request: Request; refusal?: ErrorBody }> {
+  const type = (request.headers.get("content-type") ?? "").toLowerCase();
+  const enveloped = JSON_ENVELOPED.test(type);
+  if (!enveloped && !JSON_UNARY.test(type)) return { request };
+  if (request.headers.get("content-encoding") || request.headers.get("connect-content-encoding")) return { request };
+  let body: Uint8Array;
+  try {
+    body = await readBody(request, maxBytes);
+  } catch (err) {
+    if (err instanceof RuntimeError) return { request: rebuilt(request, enveloped, {}), refusal: err.toBody() };
+    throw err;
+  }
+  const start = enveloped ? 5 : 0;
+  // An enveloped message: flags (compressed = 1) and a 4-byte length before the JSON.
+  const length = enveloped ? (body.length >= 5 && (body[0] & 1) === 0 ? new DataView(body.buffer, body.byteOffset).getUint32(1) : -1) : body.length;
+  let message: unknown;
+  try {
+    if (length < 0 || start + length > body.length) throw new Error("not one plain envelope");
+    message = JSON.parse(new TextDecoder().decode(body.subarray(start, start + length)));
+  } catch {
+    return { request: withBody(request, body) };
+  }
+  if (message === null || typeof message !== "object" || Array.isArray(message) || !("input" in message)) return { request: withBody(request, body) };
+  const input = (message as { input: unknown }).input;
+  if (input === null || (typeof input === "object" && !Array.isArray(input))) return { request: withBody(request, body) };
+  const { input: _dropped, ...rest } = message as Record<string, unknown>;
+  const kind = Array.isArray(input) ? "an array" : `a ${typeof input}`;
+  const refusal = new RuntimeError("invalid_input", `input must be a JSON object (the tool's arguments), not ${kind}`, {
+    violations: [{ path: "", message: `must be object, not ${kind}`, keyword: "type" }],
+  }).toBody();
+  return { request: rebuilt(request, enveloped, rest), refusal };
+}
+
+function rebuilt(request: Request, enveloped: boolean, message: Record<string, unknown>): Request {
+  const json = new TextEncoder().encode(JSON.stringify(message));
+  if (!enveloped) return withBody(request, json);
+  const framed = new Uint8Array(5 + json.length);
+  new DataView(framed.buffer).setUint32(1, json.length);
+  framed.set(json, 5);
+  return withBody(request, framed);
+}
+
+function withBody(request: Request, body: Uint8Array): Request {
+  const headers = new Headers(request.headers);
+  headers.delete("content-length");
+  return new Request(request.url, { method: request.method, headers, body: body as BodyInit, signal: request.signal });
 }

@@ -174,6 +174,8 @@ export class ExecutionRun {
       const forced = this.#cancelledInFlight && (last.outcome.kind === "stopped" || last.outcome.kind === "timeout");
       if (last.outcome.kind === "result" && last.outcome.result.ok) this.#mergePartial(last.outcome.result.output);
       const message = forced ? "the execution was cancelled; the provider did not stop within the grace period" : "the execution was cancelled";
+      // Expected, not a fault: said once, as a line of its own (issue 22), never as an uncaught error.
+      if (forced) console.log(JSON.stringify({ msg: "cancel forced: the provider did not stop within the grace period", execution_id: this.#record.execution_id, tool: this.#record.tool, provider }));
       return this.#finish({ status: "cancelled", error: errorBody("cancelled", message) }, { attempts, provider }, forced ? "forced" : "cooperative");
     }
     return this.#finish(last.settlement, { attempts, provider });

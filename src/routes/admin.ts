@@ -71,6 +71,7 @@ admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
   if (body.replacement !== undefined && body.replacement !== null && typeof body.replacement !== "string") {
     throw new RuntimeError("invalid_request", "replacement must name a tool (name or name@version)", { field: "replacement" });
   }
+  if (typeof body.replacement === "string") await checkReplacement(c.env, c.req.param("name"), c.req.param("version"), body.replacement);
   const notice = {
     sunset: new Date(body.sunset).toISOString(),
     replacement: (body.replacement as string | undefined) ?? null,
@@ -173,6 +174,26 @@ admin.delete("/keys/:id", async (c) => {
 function keyStore(env: Env): ApiKeyStore {
   if (!env.API_KEYS) throw new RuntimeError("internal", "no API_KEYS namespace is bound");
   return new ApiKeyStore(env.API_KEYS);
+}
+
+/**
+ * A replacement is where callers are sent (`Link: rel="successor-version"`, `details.replacement`
+ * of `tool_deprecated`): it must name a tool the registry has, and the version when one is
+ * given, and not the deprecated version itself.
+ */
+async function checkReplacement(env: Env, tool: string, version: string, replacement: string): Promise<void> {
+  const at = replacement.indexOf("@");
+  const [name, wanted] = at < 0 ? [replacement, undefined] : [replacement.slice(0, at), replacement.slice(at + 1)];
+  const refuse = (message: string, details: Record<string, unknown> = {}) => {
+    throw new RuntimeError("invalid_request", message, { field: "replacement", replacement, ...details });
+  };
+  if (name === "" || wanted === "") refuse("replacement must name a tool: name or name@version");
+  const known = (await registryStub(env).snapshot()).tools[name];
+  if (!known) refuse(`replacement ${JSON.stringify(replacement)} names no tool the registry has`);
+  if (wanted !== undefined && !known.versions[wanted]) {
+    refuse(`replacement ${JSON.stringify(replacement)}: ${name} has no version ${wanted}`, { available_versions: Object.keys(known.versions) });
+  }
+  if (name === tool && wanted === version) refuse("a version cannot be its own replacement");
 }
 
 async function deprecation(env: Env, tool: string, version: string, notice: Parameters<ReturnType<typeof registryStub>["deprecate"]>[2]) {

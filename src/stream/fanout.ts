@@ -36,6 +36,8 @@ interface Subscriber {
   upTo: number;
   held: Uint8Array[];
   closeAfterReplay: boolean;
+  /** What the subscriber already has (Last-Event-ID): nothing at or below it is sent, even live. */
+  after: number;
   /** Ended: close once what is waiting has been taken. */
   closing?: boolean;
   dropped: boolean;
@@ -67,16 +69,18 @@ export class Fanout {
   }
 
   /**
-   * A new byte stream: the backlog (`pages`, the events up to `upTo`), then live events. When
-   * the execution has already ended (`ended`), the stream closes after the backlog.
+   * A new byte stream: the backlog (`pages`, the events after `after` up to `upTo`), then live
+   * events. When the execution has already ended (`ended`), the stream closes after the
+   * backlog. A subscriber resuming past the log's current end (`after` > `upTo`) gets only
+   * events newer than `after` (TRT-002 §7: resumed after its Last-Event-ID).
    */
-  subscribe(pages: AsyncIterable<ExecutionEvent[]>, upTo: number, ended: boolean): ReadableStream<Uint8Array> | undefined {
+  subscribe(pages: AsyncIterable<ExecutionEvent[]>, upTo: number, ended: boolean, after = 0): ReadableStream<Uint8Array> | undefined {
     if (this.#subscribers.size >= MAX_SUBSCRIBERS) return undefined;
     // A one-chunk pipe: a write completes when the reader has taken it (no buffer on the
     // readable side, so what a reader has not taken is always counted in `queued`), and a slow
     // reader makes the next events wait in `pending` and travel together (fewer, larger chunks).
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, { highWaterMark: 1 }, { highWaterMark: 0 });
-    const sub: Subscriber = { writer: writable.getWriter(), queued: 0, inFlight: false, pending: [], replaying: true, upTo, held: [], closeAfterReplay: ended, dropped: false };
+    const sub: Subscriber = { writer: writable.getWriter(), queued: 0, inFlight: false, pending: [], replaying: true, upTo, held: [], closeAfterReplay: ended, after, dropped: false };
     this.#subscribers.add(sub);
     void this.#replay(sub, pages);
     return readable;
@@ -88,6 +92,12 @@ export class Fanout {
     let bytes: Uint8Array | undefined;
     for (const sub of [...this.#subscribers]) {
       if (sub.closing || sub.dropped) continue;
+      if (event.seq <= sub.after) {
+        // Already had by this subscriber; the end still ends its stream.
+        if (terminal && sub.replaying) sub.closeAfterReplay = true;
+        else if (terminal) this.#close(sub);
+        continue;
+      }
       if (sub.replaying) {
         if (event.seq > sub.upTo) this.#hold(sub, (bytes ??= this.#encode(event)));
         if (terminal) sub.closeAfterReplay = true;

@@ -4,7 +4,7 @@
  * MessagePack, Workers RPC (through the example caller Worker) and Connect, and the answers
  * compared. Faces may encode differently; what they say must be the same.
  */
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
@@ -74,7 +74,7 @@ const faces: Record<string, (c: Case) => Promise<Said>> = {
     try {
       const m = await client.invoke({
         tool: c.tool,
-        input: fromJson(ValueSchema, c.input as JsonValue),
+        input: c.input as JsonObject,
         limits: { timeoutMs: ROOMY.timeout_ms },
         ...(c.options?.idempotency_key ? { idempotencyKey: c.options.idempotency_key as string } : {}),
       });
@@ -85,7 +85,7 @@ const faces: Record<string, (c: Case) => Promise<Said>> = {
         code: m.error?.code,
         retryable: m.error?.retryable,
         tool_code: details?.tool_code,
-        output: m.output === undefined ? undefined : (await import("@bufbuild/protobuf")).toJson(ValueSchema, m.output),
+        output: m.output === undefined ? undefined : toJson(ValueSchema, m.output),
         crash_ref: typeof details?.ref === "string",
       };
     } catch (err) {
@@ -144,7 +144,7 @@ describe("every face says the same for the same call", () => {
           createConnectTransport({ baseUrl, interceptors: [(next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req))] }),
         );
         const m = await client.cancel({ executionId: id });
-        results[face] = { status: m.status, error: { code: m.error?.code }, partial_output: (await import("@bufbuild/protobuf")).toJson(ValueSchema, m.partialOutput!) };
+        results[face] = { status: m.status, error: { code: m.error?.code }, partial_output: toJson(ValueSchema, m.partialOutput!) };
       }
     }
     for (const r of Object.values(results)) {

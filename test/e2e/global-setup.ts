@@ -4,7 +4,7 @@
  * /readyz says ready, and stops it (by its process group id) when the run ends.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -30,6 +30,8 @@ declare module "vitest" {
     egressPort: number;
     /** The registry's operator-set state when the stack came up (test/e2e/isolation.ts). */
     registryBaseline: RegistryState;
+    /** A file holding what the stack has printed so far (its terminal, as a reader of `npm start` sees it). */
+    stackLog: string;
   }
 }
 
@@ -82,8 +84,14 @@ export default async function setup(project: TestProject) {
     { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv } },
   );
   let log = "";
-  child.stdout!.on("data", (d) => (log += d));
-  child.stderr!.on("data", (d) => (log += d));
+  const logDir = mkdtempSync(join(tmpdir(), "tool-runtime-e2e-log-"));
+  const stackLog = join(logDir, "stack.log");
+  const keep = (d: Buffer) => {
+    log += d;
+    appendFileSync(stackLog, d);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
 
   const stop = async () => {
@@ -94,6 +102,7 @@ export default async function setup(project: TestProject) {
       clearTimeout(timer);
     }
     rmSync(state, { recursive: true, force: true });
+    rmSync(logDir, { recursive: true, force: true });
   };
 
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -167,5 +176,6 @@ export default async function setup(project: TestProject) {
       return { status: res.status, body: await res.json() };
     }),
   );
+  project.provide("stackLog", stackLog);
   return stopAll;
 }

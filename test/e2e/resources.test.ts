@@ -8,7 +8,7 @@
  * handler, the audit store and the execution object, every read merging it — ending in
  * `cpu_report: "unmeasured"`. The figure itself comes only from a deployed stack.
  */
-import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
@@ -122,7 +122,7 @@ describe("CPU time from the provider Workers' tail events (TRT-002 §5 resources
   });
 
   it("Connect: the answer to Invoke has no report yet", async () => {
-    const m = await connect.invoke({ tool: echo.tool, input: fromJson(ValueSchema, echo.input as JsonValue), limits: { timeoutMs: ROOMY.timeout_ms } });
+    const m = await connect.invoke({ tool: echo.tool, input: echo.input as JsonObject, limits: { timeoutMs: ROOMY.timeout_ms } });
     expect((m.execution as Record<string, unknown>).resources).toEqual(NOT_YET);
     expect(toJson(ValueSchema, m.output!)).toEqual(echo.input);
   });

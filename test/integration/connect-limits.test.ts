@@ -3,8 +3,7 @@
  * the credential and a declared length are checked before the body is read, and a body without
  * a length is cut off once it passes MAX_REQUEST_BYTES — never read to its end.
  */
-import { create, toBinary } from "@bufbuild/protobuf";
-import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
+import { create, toBinary, type JsonObject } from "@bufbuild/protobuf";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { InvokeRequestSchema } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
@@ -68,17 +67,17 @@ describe("the Connect face's limits", () => {
   });
 });
 
-/** A Value holding `depth` lists, each in the one before. */
-function nested(depth: number): Value {
-  let v = create(ValueSchema, { kind: { case: "nullValue", value: 0 } });
-  for (let i = 0; i < depth; i++) v = create(ValueSchema, { kind: { case: "listValue", value: { values: [v] } } });
+/** An input object holding `depth` objects, each in the one before (a Struct is two messages per level on the wire). */
+function nested(depth: number): JsonObject {
+  let v: JsonObject = {};
+  for (let i = 0; i < depth; i++) v = { a: v };
   return v;
 }
 
 describe("nesting over Connect is a 400, never a 500", () => {
   const authed = { "connect-protocol-version": "1", authorization: `Bearer ${env.DEV_API_KEY}` };
 
-  it("refuses a binary message nested past what the protobuf reader allows with invalid_argument", async () => {
+  it("refuses a binary message nested past what the protobuf reader allows (300 objects deep) with invalid_argument", async () => {
     const body = toBinary(InvokeRequestSchema, create(InvokeRequestSchema, { tool: "lab.echo", input: nested(300) }));
     const res = await exports.default.fetch(INVOKE, { method: "POST", headers: { ...authed, "content-type": "application/proto" }, body });
     expect(res.status).toBe(400);

@@ -47,6 +47,26 @@ describe("Fanout (an execution's subscribers)", () => {
     expect(await seqs(stream)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it("sends a subscriber resuming past the log's end only events newer than its Last-Event-ID", async () => {
+    // Events 1-4 exist; the reader says it has 7 (README: "Lost the connection after event 7?").
+    const fanout = new Fanout(encodeEventLine);
+    const stream = fanout.subscribe(pages(), 4, false, 7)!;
+    await new Promise((r) => setTimeout(r, 0));
+    for (const seq of [5, 6, 7, 8]) fanout.publish(ev(seq));
+    fanout.publish(ev(9, "done"));
+    expect(await seqs(stream)).toEqual([8, 9]);
+  });
+
+  it("closes a subscriber that already had the terminal event's number when the execution ends", async () => {
+    const fanout = new Fanout(encodeEventLine);
+    const stream = fanout.subscribe(pages(), 2, false, 50)!;
+    await new Promise((r) => setTimeout(r, 0));
+    fanout.publish(ev(3));
+    fanout.publish(ev(4, "error"));
+    expect(await seqs(stream)).toEqual([]);
+    expect(fanout.size).toBe(0);
+  });
+
   it("closes at once a subscriber whose backlog already ends the execution", async () => {
     const fanout = new Fanout(encodeEventLine);
     const stream = fanout.subscribe(pages([ev(1, "start"), ev(2, "error")]), 2, true)!;

@@ -1,0 +1,52 @@
+/**
+ * What a reader of `npm start`'s terminal sees when a cancel is forced (issue 22): one line
+ * saying so, as an expected event, and no `Uncaught` error from what the abandoned handler does
+ * later (its late events and its late answer are dropped quietly, src/execution/sink.ts).
+ */
+import { readFileSync, statSync } from "node:fs";
+import { describe, expect, inject, it } from "vitest";
+import { asAdmin, bearer, call } from "./http.ts";
+import { tenant } from "./tenants.ts";
+
+const stackLog = inject("stackLog");
+const sizeOf = () => statSync(stackLog, { throwIfNoEntry: false })?.size ?? 0;
+const since = (offset: number) => readFileSync(stackLog).subarray(offset).toString("utf8");
+
+describe("a forced cancel in the stack's terminal", () => {
+  it("is one line per execution saying it was forced, and no uncaught error once the abandoned handlers have ended", async () => {
+    // A narrow tenant has two slots, and a slot is held until its provider's call has really
+    // returned: when a third call is admitted, both abandoned handlers have ended.
+    const key = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key as string;
+    const as = (method: string, path: string, body?: unknown) => call(method, path, body, bearer(key));
+    const from = sizeOf();
+
+    // lab.stall emits, then waits ignoring its signal, then emits a log event and returns.
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const started = await as("POST", "/v1/executions", { tool: "lab.stall", mode: "async", input: { ms: 5_000 }, limits: { timeout_ms: 10_000 } });
+      expect(started.status).toBe(202);
+      ids.push(started.body.execution_id);
+    }
+    for (const id of ids) {
+      for (let i = 0; i < 200 && (await as("GET", `/v1/executions/${id}`)).body.status !== "running"; i++) await new Promise((r) => setTimeout(r, 50));
+      const res = await as("POST", `/v1/executions/${id}/cancel`, { grace_ms: 200 });
+      expect(res.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" } });
+    }
+
+    const probe = { tool: "lab.echo", input: {}, limits: { timeout_ms: 5_000 } };
+    const first = await as("POST", "/v1/executions", probe);
+    // The handlers were still running (5 s) when the cancels answered: their slots were held.
+    expect([first.status, first.body.error?.details?.reason]).toEqual([429, "concurrency"]);
+    let admitted = false;
+    for (let i = 0; i < 150 && !admitted; i++) {
+      const res = await as("POST", "/v1/executions", probe);
+      admitted = res.status === 200;
+      if (!admitted) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(admitted).toBe(true);
+
+    const log = since(from).split("\n");
+    expect(log.filter((l) => /uncaught/i.test(l))).toEqual([]);
+    for (const id of ids) expect(log.filter((l) => l.includes("cancel forced") && l.includes(id))).toHaveLength(1);
+  }, 60_000);
+});
