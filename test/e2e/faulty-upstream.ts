@@ -1,0 +1,86 @@
+/**
+ * A misbehaving MCP server for the e2e suite (issue 17, "bad input and faults"): it speaks just
+ * enough MCP 2026-07-28 (server/discover, tools/list) for the runtime to register it, and then
+ * answers `tools/call` wrongly on purpose, one tool per fault. Plain Node HTTP on loopback; the
+ * runtime reaches it because the e2e stack's UPSTREAM_EGRESS_ALLOW names its port.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
+const OUTPUT = { type: "object", properties: { count: { type: "integer" } }, required: ["count"] };
+const INPUT = { type: "object", properties: {}, additionalProperties: false };
+
+/** Each tool, and what it does wrong. */
+export const FAULTS = {
+  ok: "answers correctly: {count: 1}",
+  garbage: "answers tools/call with a body that is not JSON-RPC",
+  liar: "answers with structured content its own output schema refuses",
+  huge: "answers with 6 MiB of text",
+  http_500: "answers tools/call with HTTP 500",
+} as const;
+
+export interface FaultyUpstream {
+  url: string;
+  /** Calls of tools/call seen, by tool. */
+  calls: Map<string, number>;
+  close(): Promise<void>;
+}
+
+const complete = (result: object) => ({ ...result, resultType: "complete" });
+
+function answer(res: ServerResponse, status: number, body: string, type = "application/json"): void {
+  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, calls: Map<string, number>): Promise<void> {
+  if (req.method !== "POST") return answer(res, 405, "", "text/plain");
+  let text = "";
+  for await (const chunk of req) text += chunk;
+  const message = JSON.parse(text) as { id?: string | number; method: string; params?: { name?: string } };
+  if (message.id === undefined) return answer(res, 202, "", "text/plain");
+  const reply = (result: object) => answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, result: complete(result) }));
+  switch (message.method) {
+    case "server/discover":
+      return reply({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "public", _meta: { "io.modelcontextprotocol/serverInfo": { name: "faulty-upstream", version: "1.0.0" } } });
+    case "tools/list":
+      return reply({
+        ttlMs: 0,
+        cacheScope: "public",
+        tools: Object.entries(FAULTS).map(([name, description]) => ({ name, description, inputSchema: INPUT, outputSchema: OUTPUT })),
+      });
+    case "tools/call": {
+      const name = message.params?.name ?? "";
+      calls.set(name, (calls.get(name) ?? 0) + 1);
+      switch (name) {
+        case "ok":
+          return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
+        case "garbage":
+          return answer(res, 200, "this is not JSON-RPC {");
+        case "liar":
+          return reply({ content: [{ type: "text", text: '{"count":"many"}' }], structuredContent: { count: "many" } });
+        case "huge":
+          return reply({ content: [{ type: "text", text: "x".repeat(6 * 1024 * 1024) }], structuredContent: { count: 1 } });
+        case "http_500":
+          return answer(res, 500, "internal error", "text/plain");
+      }
+      return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32602, message: `Tool ${name} not found` } }));
+    }
+  }
+  return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }));
+}
+
+export async function startFaultyUpstream(port: number): Promise<FaultyUpstream> {
+  const calls = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    handle(req, res, calls).catch(() => answer(res, 400, "bad request", "text/plain"));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
