@@ -86,7 +86,7 @@ describe("the example upstream, registered in development over a service binding
   it("calls them through REST, Workers RPC and MCP with the same answer", async () => {
     const rest = await execute({ tool: "example.echo", input: { text: "hello" } });
     expect(rest.status).toBe(200);
-    expect(rest.body).toMatchObject({ status: "succeeded", output: { text: "hello" }, provider: "example" });
+    expect(rest.body).toMatchObject({ status: "succeeded", output: { text: "hello" }, execution: { worker: "example" } });
     const rpc = await viaRpc("example.echo", { text: "hello" });
     expect(rpc).toMatchObject({ ok: true, value: { status: "succeeded", output: { text: "hello" } } });
     const { client } = await connect("modern");
@@ -248,7 +248,7 @@ describe("upstreams registered by URL through the admin API", () => {
     const dry = await execute({ tool: "lab.echo", version: "1.0.0", mode: "dry_run", input: { text: "hi" } });
     expect(dry.body.ranking.map((r: any) => r.provider)).toEqual(expect.arrayContaining(["lab", name]));
     const named = await execute({ tool: "lab.echo", version: "1.0.0", provider: name, input: { text: "hi" } });
-    expect(named.body).toMatchObject({ status: "succeeded", provider: name, output: { text: "hi" } });
+    expect(named.body).toMatchObject({ status: "succeeded", execution: { worker: name }, output: { text: "hi" } });
   });
 
   it("withholds a changed definition until an operator approves it, showing the diff in the admin API and /metrics", async () => {
