@@ -11,6 +11,7 @@ import { startUpstreamDev, type UpstreamDev } from "../../scripts/upstream-dev.t
 import { EventSource } from "eventsource";
 import { asAdmin, ADMIN_KEY, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 import { connect, newKey } from "./mcp.ts";
+import { FAULTS, startFaultyUpstream, type FaultyUpstream } from "./faulty-upstream.ts";
 import { collect } from "./sse.ts";
 
 const callerUrl = inject("callerUrl");
@@ -311,5 +312,46 @@ describe("upstreams registered by URL through the admin API", () => {
     );
     expect(run.status).toBe("cancelled");
     expect(run.reached).toBeLessThan(500);
+  });
+});
+
+describe("an upstream that misbehaves", () => {
+  let faulty: FaultyUpstream | undefined;
+  const name = `faulty-${randomUUID().slice(0, 8)}`;
+  const tool = (t: keyof typeof FAULTS) => `${name}.${t}`;
+
+  beforeAll(async () => {
+    faulty = await startFaultyUpstream(inject("upstreamPorts")[1]);
+    const res = await asAdmin("POST", "/v1/admin/upstreams", { name, url: faulty.url, trust: "community", prefix: `${name}.`, tools: ["*"], defaults: { latency_class: "fast", effects: "read", idempotent: false } });
+    expect(res.status).toBe(201);
+    expect(res.body.status.served).toHaveLength(Object.keys(FAULTS).length);
+  });
+  afterAll(async () => {
+    await asAdmin("DELETE", `/v1/admin/upstreams/${name}`);
+    await faulty?.close();
+  });
+
+  it("gives each fault its error code and counts it against the upstream only", async () => {
+    expect((await execute({ tool: tool("ok"), input: {} })).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
+    expect((await execute({ tool: tool("garbage"), input: {} })).body.error.code).toBe("provider_crashed");
+    expect((await execute({ tool: tool("http_500"), input: {} })).body.error.code).toBe("provider_crashed");
+    const liar = (await execute({ tool: tool("liar"), input: {} })).body;
+    expect(liar.error).toMatchObject({ code: "invalid_output", details: { violations: [{ path: "/count", keyword: "type" }] } });
+    expect((await execute({ tool: tool("huge"), input: {} })).body.error.code).toBe("resource_exceeded");
+    const garbage = (await call("GET", `/v1/tools/${tool("garbage")}`)).body.versions[0].providers[0];
+    expect(garbage).toMatchObject({ error_rate: 1, alive: true });
+    // Nobody else is touched: a native tool and the other upstream answer as before.
+    expect((await execute({ tool: "math.evaluate", input: { expression: "6 * 7" } })).body).toMatchObject({ status: "succeeded", output: { value: 42 } });
+    expect((await execute({ tool: "example.echo", input: { text: "still here" } })).body).toMatchObject({ status: "succeeded" });
+  });
+
+  it("is unreachable when down: sandbox_unavailable, dead after three such calls, and then skipped", async () => {
+    await faulty!.close();
+    faulty = undefined;
+    for (let i = 0; i < 3; i++) expect((await execute({ tool: tool("ok"), input: {} })).body.error.code).toBe("sandbox_unavailable");
+    const skipped = await until(() => execute({ tool: tool("ok"), input: {} }), (r) => r.body.error?.code === "no_healthy_provider", "the dead upstream to be skipped");
+    expect(skipped.status).toBe(503);
+    expect((await call("GET", `/v1/tools/${tool("ok")}`)).body.versions[0].providers[0]).toMatchObject({ alive: false });
+    expect((await execute({ tool: "example.echo", input: { text: "still here" } })).body).toMatchObject({ status: "succeeded" });
   });
 });
