@@ -16,6 +16,16 @@ const provider = (name: string) => ({
   compatibilityDate: "2026-10-01",
 });
 
+/** The example upstream MCP server, which development registers over the UPSTREAM_EXAMPLE binding (.dev.vars). */
+const upstream = {
+  name: "mcp-upstream-example",
+  modules: true,
+  scriptPath: ".build/upstreams/example/index.js",
+  compatibilityDate: "2026-10-01",
+  compatibilityFlags: ["enable_request_signal"],
+  durableObjects: { STATE: { className: "UpstreamState", useSQLite: true } },
+};
+
 const verifier = {
   name: "tool-intent-verifier",
   modules: true,
@@ -33,7 +43,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { workers: [...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider), verifier] },
+            miniflare: { workers: [...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider), verifier, upstream] },
           }),
         ],
         // The first request of a file loads the whole Worker through vite's module runner

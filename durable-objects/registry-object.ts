@@ -281,8 +281,11 @@ export class RegistryObject extends DurableObject<Env> {
 
   async #load(): Promise<void> {
     const config = loadConfig(this.env);
+    // Providers first, then upstreams: each takes its registration number when its load starts,
+    // and that number orders the catalog (deploy configuration before the admin API's).
+    const providerLoads = Promise.all(config.providers.map((p) => this.#loadProvider(p)));
     const upstreamLoads = await Promise.all(this.#upstreams.all().map((u) => this.#loadUpstream(u)));
-    const loads = [...(await Promise.all(config.providers.map((p) => this.#loadProvider(p)))), ...upstreamLoads];
+    const loads = [...(await providerLoads), ...upstreamLoads];
     const now = this.clock();
     let revived = false;
     for (const load of loads) {

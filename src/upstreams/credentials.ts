@@ -57,7 +57,8 @@ async function importKey(env: Env): Promise<TokenKey | undefined> {
 
 /** Binds a sealed token to its tenant and upstream. */
 function slot(tenant: string, upstream: string): Uint8Array<ArrayBuffer> {
-  return new TextEncoder().encode(`tool-runtime upstream token\u0000${tenant}\u0000${upstream}`);
+  // Copied into a fresh ArrayBuffer: TextEncoder's result is typed over ArrayBufferLike.
+  return new Uint8Array(new TextEncoder().encode(`tool-runtime upstream token\u0000${tenant}\u0000${upstream}`));
 }
 
 export async function sealToken(key: TokenKey, tenant: string, upstream: string, token: string, now = Date.now()): Promise<SealedToken> {
