@@ -16,12 +16,17 @@ export const FAULTS = {
   liar: "answers with structured content its own output schema refuses",
   huge: "answers with 6 MiB of text",
   http_500: "answers tools/call with HTTP 500",
+  slow: "never answers tools/call: holds the request until the runtime closes it (10 s at most)",
+  moved: "redirects tools/call to /moved on its own origin, and answers correctly there",
+  elsewhere: "redirects tools/call to another origin (the `elsewhere` URL given at start)",
 } as const;
 
 export interface FaultyUpstream {
   url: string;
   /** Calls of tools/call seen, by tool. */
   calls: Map<string, number>;
+  /** Tools whose tools/call request the runtime closed before it was answered. */
+  closed: Set<string>;
   close(): Promise<void>;
 }
 
@@ -32,7 +37,13 @@ function answer(res: ServerResponse, status: number, body: string, type = "appli
   res.end(body);
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, calls: Map<string, number>): Promise<void> {
+interface State {
+  calls: Map<string, number>;
+  closed: Set<string>;
+  elsewhere: string;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, { calls, closed, elsewhere }: State): Promise<void> {
   if (req.method !== "POST") return answer(res, 405, "", "text/plain");
   let text = "";
   for await (const chunk of req) text += chunk;
@@ -51,6 +62,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, calls: Map<stri
     case "tools/call": {
       const name = message.params?.name ?? "";
       calls.set(name, (calls.get(name) ?? 0) + 1);
+      if (name === "moved" && req.url === "/moved") return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
       switch (name) {
         case "ok":
           return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
@@ -62,6 +74,21 @@ async function handle(req: IncomingMessage, res: ServerResponse, calls: Map<stri
           return reply({ content: [{ type: "text", text: "x".repeat(6 * 1024 * 1024) }], structuredContent: { count: 1 } });
         case "http_500":
           return answer(res, 500, "internal error", "text/plain");
+        case "moved":
+          res.writeHead(307, { location: "/moved", "content-length": 0 });
+          return void res.end();
+        case "elsewhere":
+          res.writeHead(307, { location: elsewhere, "content-length": 0 });
+          return void res.end();
+        case "slow": {
+          // The response's close before it is written: the runtime closed the request.
+          const gone = await new Promise<boolean>((resolve) => {
+            const t = setTimeout(() => resolve(false), 10_000);
+            res.once("close", () => (clearTimeout(t), resolve(true)));
+          });
+          if (gone) return void closed.add(name);
+          return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
+        }
       }
       return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32602, message: `Tool ${name} not found` } }));
     }
@@ -69,10 +96,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, calls: Map<stri
   return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }));
 }
 
-export async function startFaultyUpstream(port: number): Promise<FaultyUpstream> {
-  const calls = new Map<string, number>();
+/** `elsewhere`: the URL the `elsewhere` tool redirects to (another origin). */
+export async function startFaultyUpstream(port: number, elsewhere = "http://127.0.0.1:9/mcp"): Promise<FaultyUpstream> {
+  const state: State = { calls: new Map(), closed: new Set(), elsewhere };
   const server: Server = createServer((req, res) => {
-    handle(req, res, calls).catch(() => answer(res, 400, "bad request", "text/plain"));
+    handle(req, res, state).catch(() => answer(res, 400, "bad request", "text/plain"));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -80,7 +108,8 @@ export async function startFaultyUpstream(port: number): Promise<FaultyUpstream>
   });
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    calls,
+    calls: state.calls,
+    closed: state.closed,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

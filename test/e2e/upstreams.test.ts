@@ -5,6 +5,7 @@
  * session of its own, and a misbehaving server), each reached through every face.
  */
 import { createHash, randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startUpstreamDev, type UpstreamDev } from "../../scripts/upstream-dev.ts";
@@ -319,9 +320,15 @@ describe("an upstream that misbehaves", () => {
   let faulty: FaultyUpstream | undefined;
   const name = `faulty-${randomUUID().slice(0, 8)}`;
   const tool = (t: keyof typeof FAULTS) => `${name}.${t}`;
+  // Another origin the egress guard allows (the first test port, free once the example
+  // upstream above has stopped): only the redirect rule can keep a call from reaching it.
+  let elsewhere: Server | undefined;
+  let elsewhereHits = 0;
 
   beforeAll(async () => {
-    faulty = await startFaultyUpstream(inject("upstreamPorts")[1]);
+    elsewhere = createServer((_req, res) => (elsewhereHits++, res.writeHead(404).end()));
+    await new Promise<void>((resolve, reject) => (elsewhere!.once("error", reject), elsewhere!.listen(upstreamPort, "127.0.0.1", resolve)));
+    faulty = await startFaultyUpstream(inject("upstreamPorts")[1], `http://127.0.0.1:${upstreamPort}/mcp`);
     const res = await asAdmin("POST", "/v1/admin/upstreams", { name, url: faulty.url, trust: "community", prefix: `${name}.`, tools: ["*"], defaults: { latency_class: "fast", effects: "read", idempotent: false } });
     expect(res.status).toBe(201);
     expect(res.body.status.served).toHaveLength(Object.keys(FAULTS).length);
@@ -329,6 +336,7 @@ describe("an upstream that misbehaves", () => {
   afterAll(async () => {
     await asAdmin("DELETE", `/v1/admin/upstreams/${name}`);
     await faulty?.close();
+    await new Promise((resolve) => (elsewhere ? elsewhere.close(resolve) : resolve(undefined)));
   });
 
   it("gives each fault its error code and counts it against the upstream only", async () => {
@@ -343,6 +351,22 @@ describe("an upstream that misbehaves", () => {
     // Nobody else is touched: a native tool and the other upstream answer as before.
     expect((await execute({ tool: "math.evaluate", input: { expression: "6 * 7" } })).body).toMatchObject({ status: "succeeded", output: { value: 42 } });
     expect((await execute({ tool: "example.echo", input: { text: "still here" } })).body).toMatchObject({ status: "succeeded" });
+  });
+
+  it("times out a slow upstream within the caller's budget and closes its request", async () => {
+    const res = await execute({ tool: tool("slow"), input: {}, limits: { timeout_ms: 300 } });
+    expect(res.status).toBe(504);
+    expect(res.body).toMatchObject({ status: "timed_out", error: { code: "timeout" } });
+    await until(async () => faulty!.closed.has("slow"), (closed) => closed, "the slow call's request to be closed");
+  });
+
+  it("never follows a redirect to another origin, and follows one within the upstream's origin", async () => {
+    const away = (await execute({ tool: tool("elsewhere"), input: {} })).body;
+    expect(away.error.code).toBe("sandbox_unavailable");
+    expect(faulty!.calls.get("elsewhere")).toBeGreaterThanOrEqual(1);
+    expect(elsewhereHits).toBe(0);
+    // Second, so that its success ends the run of unreachable calls the refusal began.
+    expect((await execute({ tool: tool("moved"), input: {} })).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
   });
 
   it("is unreachable when down: sandbox_unavailable, dead after three such calls, and then skipped", async () => {
