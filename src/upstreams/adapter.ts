@@ -85,6 +85,7 @@ export class UpstreamProvider implements ProviderService {
       return toInvokeResult(result, target, latencyUs(started));
     } catch (err) {
       if (stop.signal.aborted) {
+        if (target.era.kind === "legacy" && connection) await cancellationSent(connection.flags);
         const reason = (stop.signal.reason as StopSignal["reason"] | undefined) ?? "cancelled";
         return { ok: false, error: { code: "cancelled", message: reason === "timeout" ? "the upstream call was stopped at the end of its budget" : "the upstream call was cancelled" }, latency_us: latencyUs(started) };
       }
@@ -98,6 +99,23 @@ export class UpstreamProvider implements ProviderService {
       await connection?.close();
     }
   }
+}
+
+/** The longest a cancel waits for its `notifications/cancelled` to reach a 2025-era server. */
+const CANCEL_DELIVERY_MS = 1_000;
+
+/**
+ * Toward a 2025-era server the SDK answers an abort by POSTing `notifications/cancelled`, a
+ * few microtasks later; closing the client would abort that POST. So: wait (bounded) for it
+ * to start, then for it to finish.
+ */
+async function cancellationSent(flags: Connection["flags"]): Promise<void> {
+  const deadline = Date.now() + CANCEL_DELIVERY_MS;
+  while (flags.cancellations.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  if (flags.cancellations.length === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([Promise.all(flags.cancellations), new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()))))]);
+  if (timer !== undefined) clearTimeout(timer);
 }
 
 /** The stop notice without a sign of life where the sink offers it (src/execution/sink.ts). */

@@ -23,6 +23,11 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** What a guarded fetch saw that the SDK's error cannot carry. */
 export interface ExchangeFlags {
   tooLarge: boolean;
+  /**
+   * The `notifications/cancelled` POSTs under way (toward 2025-era servers): closing the
+   * client aborts every request of its transport, so the adapter lets these finish first.
+   */
+  cancellations: Promise<unknown>[];
 }
 
 export interface ConnectOptions {
@@ -42,7 +47,7 @@ export interface Connection {
 }
 
 export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: ConnectOptions): Promise<Connection> {
-  const flags: ExchangeFlags = { tooLarge: false };
+  const flags: ExchangeFlags = { tooLarge: false, cancellations: [] };
   const fetch = guardedFetch(env, endpoint, o.authorization, o.maxResponseBytes ?? MAX_RESPONSE_BYTES, flags);
   const transport = new StreamableHTTPClientTransport(new URL(endpointUrl(endpoint)), { fetch });
   // The client's own validator is the one made for Workers (no code generation); the runtime
@@ -84,8 +89,9 @@ function guardedFetch(env: Env, endpoint: UpstreamEndpoint, authorization: strin
     headers.delete("authorization");
     if (authorization !== undefined) headers.set("authorization", authorization);
     const request = { ...init, headers, redirect: init?.redirect ?? "manual" } satisfies RequestInit;
-    const response = binding ? await binding.fetch(url.href, request) : await fetch(url.href, request);
-    return capped(response, maxBytes, flags);
+    const sent = binding ? binding.fetch(url.href, request) : fetch(url.href, request);
+    if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"')) flags.cancellations.push(sent.catch(() => undefined));
+    return capped(await sent, maxBytes, flags);
   };
 }
 

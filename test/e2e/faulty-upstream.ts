@@ -113,3 +113,70 @@ export async function startFaultyUpstream(port: number, elsewhere = "http://127.
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+export interface LegacyUpstream {
+  url: string;
+  /** Whether a tools/call of `hold` is being held now. */
+  holding(): boolean;
+  /** The `requestId`s of the notifications/cancelled it received. */
+  cancelled: (string | number)[];
+  close(): Promise<void>;
+}
+
+/**
+ * A 2025-era MCP server (no `server/discover`: the client falls back to `initialize`), with one
+ * tool, `hold`, whose tools/call is held open until the client sends `notifications/cancelled`
+ * for it (or 10 s pass). It shows that the runtime tells an older server of a cancel.
+ */
+export async function startLegacyUpstream(port: number): Promise<LegacyUpstream> {
+  const cancelled: (string | number)[] = [];
+  const held = new Map<string | number, () => void>();
+  const server: Server = createServer((req, res) => {
+    (async () => {
+      if (req.method !== "POST") return answer(res, 405, "", "text/plain");
+      let text = "";
+      for await (const chunk of req) text += chunk;
+      const message = JSON.parse(text) as { id?: string | number; method: string; params?: { name?: string; requestId?: string | number } };
+      const reply = (result: object) => answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
+      if (message.method === "notifications/cancelled") {
+        const id = message.params?.requestId;
+        if (id !== undefined) {
+          cancelled.push(id);
+          held.get(id)?.();
+        }
+        return answer(res, 202, "", "text/plain");
+      }
+      if (message.id === undefined) return answer(res, 202, "", "text/plain");
+      switch (message.method) {
+        case "initialize":
+          return reply({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "legacy-upstream", version: "1.0.0" } });
+        case "tools/list":
+          return reply({ tools: [{ name: "hold", description: "Holds the call until it is cancelled.", inputSchema: { type: "object", properties: {} } }] });
+        case "tools/call": {
+          const id = message.id;
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, 10_000);
+            held.set(id, () => (clearTimeout(t), resolve()));
+          });
+          held.delete(id);
+          if (res.writableEnded || res.destroyed) return;
+          return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32800, message: "Request cancelled" } }));
+        }
+      }
+      return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }));
+    })().catch(() => answer(res, 400, "bad request", "text/plain"));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    holding: () => held.size > 0,
+    cancelled,
+    close: () => {
+      for (const release of held.values()) release();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

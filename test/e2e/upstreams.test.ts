@@ -12,7 +12,7 @@ import { startUpstreamDev, type UpstreamDev } from "../../scripts/upstream-dev.t
 import { EventSource } from "eventsource";
 import { asAdmin, ADMIN_KEY, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 import { connect, newKey } from "./mcp.ts";
-import { FAULTS, startFaultyUpstream, type FaultyUpstream } from "./faulty-upstream.ts";
+import { FAULTS, startFaultyUpstream, startLegacyUpstream, type FaultyUpstream, type LegacyUpstream } from "./faulty-upstream.ts";
 import { collect } from "./sse.ts";
 
 const callerUrl = inject("callerUrl");
@@ -377,5 +377,30 @@ describe("an upstream that misbehaves", () => {
     expect(skipped.status).toBe(503);
     expect((await call("GET", `/v1/tools/${tool("ok")}`)).body.versions[0].providers[0]).toMatchObject({ alive: false });
     expect((await execute({ tool: "example.echo", input: { text: "still here" } })).body).toMatchObject({ status: "succeeded" });
+  });
+});
+
+describe("a 2025-era upstream", () => {
+  let legacy: LegacyUpstream | undefined;
+  const name = `legacy-${randomUUID().slice(0, 8)}`;
+
+  beforeAll(async () => {
+    legacy = await startLegacyUpstream(inject("upstreamPorts")[1]);
+    const res = await asAdmin("POST", "/v1/admin/upstreams", { name, url: legacy.url, trust: "community", prefix: `${name}.`, tools: ["hold"], defaults: { latency_class: "slow" } });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toMatchObject({ era: "legacy", served: [`${name}.hold`] });
+  });
+  afterAll(async () => {
+    await asAdmin("DELETE", `/v1/admin/upstreams/${name}`);
+    await legacy?.close();
+  });
+
+  it("is sent notifications/cancelled when the execution is cancelled", async () => {
+    const started = await execute({ tool: `${name}.hold`, mode: "async", input: {} });
+    expect(started.status).toBe(202);
+    await until(async () => legacy!.holding(), (h) => h, "the upstream to hold the call");
+    const res = await call("POST", `/v1/executions/${started.body.execution_id}/cancel`, { grace_ms: 5_000 });
+    expect(res.body.status).toBe("cancelled");
+    await until(async () => legacy!.cancelled.length, (n) => n > 0, "notifications/cancelled at the upstream");
   });
 });
