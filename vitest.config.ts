@@ -39,6 +39,16 @@ const misbehavingVerifier = (name: string, verify: string) => ({
 export default class extends WorkerEntrypoint { async verify() { ${verify} } }`,
 });
 
+/** The example upstream MCP server, which development registers over the UPSTREAM_EXAMPLE binding (.dev.vars). */
+const upstream = {
+  name: "mcp-upstream-example",
+  modules: true,
+  scriptPath: ".build/upstreams/example/index.js",
+  compatibilityDate: "2026-10-01",
+  compatibilityFlags: ["enable_request_signal"],
+  durableObjects: { STATE: { className: "UpstreamState", useSQLite: true } },
+};
+
 const verifier = {
   name: "tool-intent-verifier",
   modules: true,
@@ -62,6 +72,7 @@ export default defineConfig({
               workers: [
                 ...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider),
                 verifier,
+                upstream,
                 misbehavingVerifier("test-verifier-failing", 'throw new Error("the verifier broke");'),
                 misbehavingVerifier("test-verifier-slow", 'await new Promise((r) => setTimeout(r, 10_000)); return { verdict: "misaligned", reason: "too late", profile: "slow" };'),
               ],

@@ -49,7 +49,11 @@ type McpClients = Awaited<ReturnType<typeof connectMcp>>[];
 /** The runtime's own MCP face: the same lab.echo and budget as the REST rows, through /mcp. */
 const connectRuntimeMcp = (stack: Stack) => connectMcp(`${stack.runtime}/mcp`, { headers: auth, tool: "lab.echo", meta: { "io.tool-runtime/limits": LIMITS } });
 
-function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = []): Record<string, Op> {
+/** The example upstream (upstreams/example) called directly: its `echo`, with the official client. */
+const connectUpstream = (stack: Stack) => connectMcp(stack.upstream, { tool: "echo" });
+const UPSTREAM_ECHO = JSON.stringify({ text: "hello" });
+
+function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = [], upstream: McpClients = []): Record<string, Op> {
   const post = (url: string, body: string, headers: Record<string, string> = { "content-type": "application/json" }) => fetch(url, { method: "POST", headers, body });
   return {
     "F0 direct binding": async () => void (await ok(await post(`${stack.floor}/f0`, ECHO))),
@@ -86,6 +90,12 @@ function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = []): Recor
     // The official client's tools/call to the runtime's /mcp (2026-07-28): the sync fast path.
     "runtime MCP tools/call": async (w) => void (await runtimeMcp[w].echo(JSON.parse(ECHO))),
     "MCP peer (agents)": async (w) => void (await mcp[w].echo(JSON.parse(ECHO))),
+    // Issue 17: the example upstream's `echo` through the runtime (REST sync, registered in
+    // development as `example.echo`: egress, credential, the MCP adapter, run-time schemas), and
+    // the same tool on the upstream directly.
+    "runtime → upstream": async () =>
+      void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "example.echo", input: JSON.parse(UPSTREAM_ECHO), limits: LIMITS }), jsonHeaders))),
+    "upstream direct (MCP)": async (w) => void (await upstream[w].echo(JSON.parse(UPSTREAM_ECHO))),
   };
 }
 
@@ -98,8 +108,9 @@ interface Cell {
 async function throughputTable(stack: Stack): Promise<Cell[]> {
   const clients = await Promise.all(Array.from({ length: Math.max(...CONCURRENCY) }, () => connectMcp(stack.mcp)));
   const runtimeClients = await Promise.all(Array.from({ length: Math.max(...CONCURRENCY) }, () => connectRuntimeMcp(stack)));
+  const upstreamClients = await Promise.all(Array.from({ length: Math.max(...CONCURRENCY) }, () => connectUpstream(stack)));
   try {
-    const all = rows(stack, clients, runtimeClients);
+    const all = rows(stack, clients, runtimeClients, upstreamClients);
     const ops = only ? Object.fromEntries(Object.entries(all).filter(([name]) => /^F[01] /.test(name) || new RegExp(only).test(name))) : all;
     // Warm every path once (first-call costs: module load, registry snapshot, DO classes).
     for (const op of Object.values(ops)) await runLoad({ concurrency: 4, durationMs: 500, maxOps: 50, op });
@@ -118,7 +129,7 @@ async function throughputTable(stack: Stack): Promise<Cell[]> {
     }
     return [...cells.values()];
   } finally {
-    await Promise.all([...clients, ...runtimeClients].map((c) => c.close()));
+    await Promise.all([...clients, ...runtimeClients, ...upstreamClients].map((c) => c.close()));
   }
 }
 
@@ -199,8 +210,23 @@ async function costs(stack: Stack): Promise<Record<string, { per_execution: Cost
   return out;
 }
 
-async function cpuPer1000(stack: Stack, selected = ["F0 direct binding", "F1 new DO + row", "runtime sync", "runtime keyed sync"]): Promise<Record<string, number[]>> {
-  const ops = rows(stack, []);
+async function cpuPer1000(stack: Stack, selected = ["F0 direct binding", "F1 new DO + row", "runtime sync", "runtime keyed sync", "runtime → upstream", "upstream direct (MCP)"]): Promise<Record<string, number[]>> {
+  // The MCP rows (chosen with --only) need one connected client per concurrent worker (16 here),
+  // connected before the count starts; the default selection needs none.
+  const clients = (row: RegExp, connect: () => Promise<McpClients[number]>) => (selected.some((r) => row.test(r)) ? Promise.all(Array.from({ length: 16 }, connect)) : Promise.resolve([]));
+  const [peer, runtimeMcp, upstream] = await Promise.all([
+    clients(/^MCP peer/, () => connectMcp(stack.mcp)),
+    clients(/^runtime MCP/, () => connectRuntimeMcp(stack)),
+    clients(/^upstream direct/, () => connectUpstream(stack)),
+  ]);
+  try {
+    return await cpuRounds(stack, selected, rows(stack, peer, runtimeMcp, upstream));
+  } finally {
+    await Promise.all([...peer, ...runtimeMcp, ...upstream].map((c) => c.close()));
+  }
+}
+
+async function cpuRounds(stack: Stack, selected: string[], ops: Record<string, Op>): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = {};
   for (let round = 0; round < (quick ? 1 : 2); round++) {
     for (const row of selected) {
@@ -313,6 +339,15 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
     ["object path: rows written per execution ≤ 3 (async)", cost("async", "ExecutionObject").rows_written, 3, "<="],
     ["fast path CPU per 1,000 ≤ 1.3 × F0's", cpu("runtime sync") / cpu("F0 direct binding"), 1.3, "<="],
   ] as const;
+  // Issue 17: what the runtime adds to a call of an upstream MCP server's tool.
+  const [via, direct] = ["runtime → upstream", "upstream direct (MCP)"];
+  if (sums.some((x) => x.row === via) && sums.some((x) => x.row === direct)) {
+    lines.push("upstream MCP server (example.echo through the runtime ÷ the upstream's echo called directly)");
+    lines.push(`  calls/s: ${CONCURRENCY.map((c) => `@${c} ${fmt(ratio(via, direct, c), 2)}`).join(", ")};  p50: ${CONCURRENCY.map((c) => `@${c} ${fmt(at(via, c).p50_ms / at(direct, c).p50_ms, 2)}`).join(", ")}`);
+    if (r.cpu[via] && r.cpu[direct]) lines.push(`  CPU s per 1,000: ${fmt(cpu(via), 2)} vs ${fmt(cpu(direct), 2)} (the runtime's part: ${fmt(cpu(via) - cpu(direct), 2)}; runtime sync alone: ${fmt(cpu("runtime sync"), 2)})`);
+    lines.push('  where the time goes: bench/README.md, "The upstream rows"');
+    lines.push("");
+  }
   lines.push("targets (aimed at, not asserted)");
   for (const [what, value, goal, op] of targets) {
     const met = op === ">=" ? value >= goal : op === "<=" ? value <= goal : value > goal;

@@ -86,6 +86,8 @@ export interface Stack {
   runtime: string;
   floor: string;
   mcp: string;
+  /** The example upstream MCP server alone (its /mcp), for the row that calls it directly. */
+  upstream: string;
   /** workerd processes of every session (for CPU accounting). */
   workerdPids(): number[];
   stop(): Promise<void>;
@@ -96,7 +98,6 @@ const BENCH_LIMITS = JSON.stringify({
   default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000, max_streams: 100_000 },
 });
 
-/** The `-c <config>` arguments of `npm run stack`: the runtime, every provider and the verifier. */
 /**
  * The configs `npm run stack` runs, with the runtime's own swapped for the metered build's
  * (bench/metered/): the same Worker and objects, counted.
@@ -117,6 +118,9 @@ export async function startStack(): Promise<Stack> {
     sessions.push(await session("runtime", [...configs, "--var", `TENANT_LIMITS:${BENCH_LIMITS}`], async (u) => (await fetch(`${u}/readyz`)).status === 200));
     sessions.push(await session("floor", ["-c", "bench/workers/floor/wrangler.toml"], async (u) => (await fetch(`${u}/f0`, { method: "POST", body: "{}" })).status === 200));
     sessions.push(await session("mcp", ["-c", "bench/workers/mcp-peer/wrangler.toml"], async (u) => (await fetch(`${u}/mcp`, { method: "GET" })).status < 500));
+    // The same example upstream the stack serves as `example.*`, alone, under another name (the
+    // stack's copy is registered in the dev registry under its own).
+    sessions.push(await session("upstream", ["-c", "upstreams/example/wrangler.toml", "--name", "mcp-upstream-example-direct"], async (u) => (await fetch(`${u}/healthz`)).status === 200));
   } catch (err) {
     await stop();
     throw err;
@@ -125,6 +129,7 @@ export async function startStack(): Promise<Stack> {
     runtime: sessions[0].url,
     floor: sessions[1].url,
     mcp: `${sessions[2].url}/mcp`,
+    upstream: `${sessions[3].url}/mcp`,
     workerdPids: () => sessions.flatMap((s) => descendants(s.child.pid!)).filter((pid) => readCmd(pid).includes("workerd")),
     stop,
   };

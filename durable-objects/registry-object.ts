@@ -17,8 +17,12 @@ import { composeSnapshot } from "../src/registry/compose.ts";
 import { breakerView, DEFAULT_BREAKER, healthStats, nextBreaker, type BreakerPolicy, type DeadReport, type Sample } from "../src/registry/provider-health.ts";
 import { canonicalJson } from "../src/schema/schema-hash.ts";
 import { withTimeout } from "../src/with-timeout.ts";
-import type { ProviderManifest } from "../providers/sdk/protocol.ts";
+import type { ProviderManifest, Value } from "../providers/sdk/protocol.ts";
 import { RegistryStore, type Catalog, type Deprecation, type ProviderOverride } from "./registry-store.ts";
+import { UpstreamRegistry } from "./upstream-registry.ts";
+import type { Outcome } from "../src/contract.ts";
+import type { UpstreamConfig } from "../src/upstreams/config.ts";
+import type { UpstreamView } from "../src/upstreams/view.ts";
 
 const MANIFEST_TIMEOUT_MS = 5_000;
 /** While a provider is unreachable, try it again this often rather than every MANIFEST_REFRESH_MS. */
@@ -32,6 +36,8 @@ export const PROBE_EVERY_MS = 10_000;
 
 export class RegistryObject extends DurableObject<Env> {
   readonly #store: RegistryStore;
+  /** Upstream MCP servers (issue 17): their registrations, pins and listings. */
+  readonly #upstreams: UpstreamRegistry;
   /** Unreachable calls in a row, per provider (in memory: a restart forgives them). */
   readonly #strikes = new Map<string, number>();
   #composed: RegistrySnapshot | undefined;
@@ -42,6 +48,7 @@ export class RegistryObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new RegistryStore(ctx.storage.sql);
+    this.#upstreams = new UpstreamRegistry(ctx.storage.sql, env, () => this.clock());
   }
 
   /** The current snapshot, reloading manifests first when that is due. */
@@ -120,7 +127,7 @@ export class RegistryObject extends DurableObject<Env> {
 
   /** Operator: change a provider's trust or disable it, at run time. */
   async setProvider(name: string, patch: ProviderOverride): Promise<RegistrySnapshot | undefined> {
-    if (!loadConfig(this.env).providers.some((p) => p.name === name)) return undefined;
+    if (!this.#known(name)) return undefined;
     this.#store.saveOverride(name, { ...this.#store.overrides().get(name), ...patch });
     this.#changed();
     return this.#compose();
@@ -131,7 +138,7 @@ export class RegistryObject extends DurableObject<Env> {
    * the next calls judge it afresh. Undefined when no such provider is configured.
    */
   async resetHealth(name: string): Promise<RegistrySnapshot | undefined> {
-    if (!loadConfig(this.env).providers.some((p) => p.name === name)) return undefined;
+    if (!this.#known(name)) return undefined;
     this.#store.forgetHealth(name);
     this.#changed();
     return this.#compose();
@@ -145,6 +152,64 @@ export class RegistryObject extends DurableObject<Env> {
     else this.#store.removeDeprecation(tool, version);
     this.#changed();
     return this.#compose();
+  }
+
+  // ── upstream MCP servers (issue 17) ─────────────────────────────────────────────────
+
+  /** Operator: every upstream, as the admin API shows it. */
+  async upstreams(): Promise<UpstreamView[]> {
+    await this.snapshot();
+    return this.#upstreams.all().map((u) => this.#upstreamView(u.name)!);
+  }
+
+  async upstream(name: string): Promise<UpstreamView | undefined> {
+    await this.snapshot();
+    return this.#upstreamView(name);
+  }
+
+  /** Operator: registers an upstream and lists it at once; the answer says what it serves. */
+  async registerUpstream(raw: UpstreamConfig | Record<string, Value>): Promise<Outcome<UpstreamView>> {
+    const registered = this.#upstreams.register(raw);
+    if (!registered.ok) return registered;
+    await this.#reload();
+    return { ok: true, value: this.#upstreamView(registered.value.name)! };
+  }
+
+  async removeUpstream(name: string): Promise<Outcome<{ name: string }>> {
+    const removed = this.#upstreams.remove(name);
+    if (removed.ok) await this.#reload();
+    return removed;
+  }
+
+  /** Operator: lists one upstream now (the whole catalog is reloaded: one catalog, one version). */
+  async refreshUpstream(name: string): Promise<UpstreamView | undefined> {
+    if (!this.#upstreams.find(name)) return undefined;
+    await this.#reload();
+    return this.#upstreamView(name);
+  }
+
+  /** Operator: approves a changed definition by its hash; it serves from the next listing, done now. */
+  async approveUpstreamChange(name: string, tool: string, hash: string): Promise<Outcome<UpstreamView>> {
+    const approved = this.#upstreams.approve(name, tool, hash);
+    if (!approved.ok) return approved;
+    await this.#reload();
+    return { ok: true, value: this.#upstreamView(name)! };
+  }
+
+  /** Definitions waiting for an operator, for /metrics. */
+  async upstreamChanges(): Promise<{ upstream: string; tool: string; seen_at: number }[]> {
+    return [...this.#upstreams.store.pending().values()].map((c) => ({ upstream: c.upstream, tool: c.tool, seen_at: c.seen_at }));
+  }
+
+  #upstreamView(name: string): UpstreamView | undefined {
+    const served = Object.values(this.#catalog()?.tools ?? {})
+      .filter((t) => Object.values(t.versions).some((os) => os.some((o) => o.provider === name)))
+      .map((t) => t.name);
+    return this.#upstreams.view(name, served);
+  }
+
+  #known(name: string): boolean {
+    return loadConfig(this.env).providers.some((p) => p.name === name) || this.#upstreams.find(name) !== undefined;
   }
 
   #catalog(): Catalog | undefined {
@@ -195,7 +260,7 @@ export class RegistryObject extends DurableObject<Env> {
   #reloadDue(): boolean {
     const config = loadConfig(this.env);
     const stored = this.#store.catalog();
-    if (!stored || stored.configKey !== canonicalJson(config.providers)) return true;
+    if (!stored || stored.configKey !== this.#configKey()) return true;
     const age = this.clock() - stored.loadedAt;
     if (age > config.manifestRefreshMs) return true;
     if (age <= UNREACHABLE_RETRY_MS) return false;
@@ -209,9 +274,18 @@ export class RegistryObject extends DurableObject<Env> {
     return this.#loading;
   }
 
+  /** What the catalog was loaded from: PROVIDERS, and the upstreams when there are any. */
+  #configKey(): string {
+    return canonicalJson(loadConfig(this.env).providers) + this.#upstreams.configKey();
+  }
+
   async #load(): Promise<void> {
     const config = loadConfig(this.env);
-    const loads = await Promise.all(config.providers.map((p) => this.#loadProvider(p)));
+    // Providers first, then upstreams: each takes its registration number when its load starts,
+    // and that number orders the catalog (deploy configuration before the admin API's).
+    const providerLoads = Promise.all(config.providers.map((p) => this.#loadProvider(p)));
+    const upstreamLoads = await Promise.all(this.#upstreams.all().map((u) => this.#loadUpstream(u)));
+    const loads = [...(await providerLoads), ...upstreamLoads];
     const now = this.clock();
     let revived = false;
     for (const load of loads) {
@@ -219,9 +293,10 @@ export class RegistryObject extends DurableObject<Env> {
       if (load.manifest && !load.error && dead && now - dead.since >= LIVENESS_PROBE_MS) revived = this.#store.markAlive(load.config.name) || revived;
     }
     const catalog = await buildCatalog(loads, (hash) => hasValidator(hash));
+    catalog.problems.push(...upstreamLoads.flatMap((l) => l.problems));
     for (const problem of catalog.problems) console.warn(JSON.stringify({ msg: "registry problem", problem }));
     const previous = this.#catalog();
-    this.#store.saveCatalog(canonicalJson(config.providers), now, catalog);
+    this.#store.saveCatalog(this.#configKey(), now, catalog);
     if (revived || !previous || canonicalJson(previous) !== canonicalJson(catalog)) this.#changed();
     else this.#composed = undefined;
     await this.#probeLater();
@@ -247,6 +322,17 @@ export class RegistryObject extends DurableObject<Env> {
       return { config, seq, manifest: last, error };
     }
     return { config, seq, error };
+  }
+
+  async #loadUpstream(upstream: UpstreamConfig) {
+    const seq = this.#store.registrationSeq(upstream.name);
+    const lastKnown = Object.values(this.#catalog()?.tools ?? {})
+      .flatMap((t) => Object.values(t.versions).flat())
+      .filter((o) => o.provider === upstream.name && o.upstream !== undefined);
+    const load = await this.#upstreams.load(upstream, seq, lastKnown);
+    // As for a provider whose manifest stops answering: the last known tools, marked dead.
+    if (load.error && load.manifest) this.#store.markDead(upstream.name, this.clock(), load.error);
+    return load;
   }
 
   #lastKnownManifest(provider: string): ProviderManifest | undefined {

@@ -1,7 +1,8 @@
 /**
- * Bundles each provider Worker and the intent verifier with wrangler (`deploy --dry-run`)
- * into .build/<folder>/<name>/, which the workerd integration tests load as auxiliary
- * Workers (the test plugin takes built scripts for them, not wrangler configs).
+ * Bundles each provider Worker, the intent verifier and the example upstream MCP server with
+ * wrangler (`deploy --dry-run`) into .build/<folder>/<name>/, which the workerd integration
+ * tests load as auxiliary Workers (the test plugin takes built scripts for them, not wrangler
+ * configs).
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, existsSync } from "node:fs";
@@ -12,7 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
 const built: string[] = [];
 
-for (const folder of ["providers", "verifiers"]) {
+for (const folder of ["providers", "verifiers", "upstreams"]) {
   for (const name of readdirSync(join(root, folder))) {
     const config = join(root, folder, name, "wrangler.toml");
     if (!existsSync(config)) continue;

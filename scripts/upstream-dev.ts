@@ -33,10 +33,11 @@ function freePort(): Promise<number> {
 
 /**
  * Starts the upstream with `vars` (e.g. `{ UPSTREAM_TOKENS: "a,b", ADMIN_SECRET: "s" }`) and
- * resolves once GET /healthz answers 200.
+ * resolves once GET /healthz answers 200. `port`: a fixed one (a runtime's egress allow-list
+ * names it), else a free one.
  */
-export async function startUpstreamDev(vars: Record<string, string> = {}, readyWithinMs = 120_000): Promise<UpstreamDev> {
-  const [port, inspectorPort] = [await freePort(), await freePort()];
+export async function startUpstreamDev(vars: Record<string, string> = {}, readyWithinMs = 120_000, fixedPort?: number): Promise<UpstreamDev> {
+  const [port, inspectorPort] = [fixedPort ?? (await freePort()), await freePort()];
   const state = mkdtempSync(join(tmpdir(), "mcp-upstream-"));
   const args = ["wrangler", "dev", "-c", "upstreams/example/wrangler.toml", "--ip", "127.0.0.1", "--port", String(port)];
   args.push("--inspector-port", String(inspectorPort), "--persist-to", join(state, "data"));

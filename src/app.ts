@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { authenticate } from "./auth/authenticate.ts";
 import { renderMetrics } from "./audit/metrics.ts";
-import { getSnapshot } from "./registry/snapshot-cache.ts";
+import { getSnapshot, registryStub } from "./registry/snapshot-cache.ts";
 import { openApiDocument } from "./openapi.ts";
 import { CONNECT_PATH_PREFIX, serveConnect } from "./connect/service.ts";
 import { errorBody, RuntimeError } from "./errors.ts";
@@ -14,6 +14,8 @@ import { executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
 import { refusalResponse } from "./routes/refusal.ts";
+import { upstreamAdmin } from "./routes/upstreams.ts";
+import { upstreamCredentials } from "./routes/upstream-credentials.ts";
 import { MCP_PATH, serveMcp } from "./mcp/handler.ts";
 import { METADATA_PATH, protectedResourceMetadata } from "./mcp/resource-server.ts";
 import { allowedMethods } from "./routes/allowed-methods.ts";
@@ -37,7 +39,8 @@ app.get("/metrics", async (c) => {
   const caller = await authenticate(c.env, c.req.header("authorization"));
   if (caller.role !== "admin") throw new RuntimeError("forbidden", "/metrics is for operators", { reason: "admin role required" });
   if (!c.env.AUDIT_DB) throw new RuntimeError("internal", "no AUDIT_DB database is bound");
-  const body = await renderMetrics(c.env.AUDIT_DB, await getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)), Date.now());
+  const [snapshot, upstreamChanges] = await Promise.all([getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)), registryStub(c.env).upstreamChanges()]);
+  const body = await renderMetrics(c.env.AUDIT_DB, snapshot, Date.now(), upstreamChanges);
   return c.body(body, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
 });
 
@@ -62,6 +65,8 @@ app.use("/v1/*", async (c, next) => {
 });
 app.route("/v1/tools", tools);
 app.route("/v1/executions", executions);
+app.route("/v1/upstreams", upstreamCredentials);
+app.route("/v1/admin/upstreams", upstreamAdmin);
 app.route("/v1/admin", admin);
 app.route("/v1/audit", audit);
 

@@ -9,6 +9,7 @@ export { AuditOutboxObject } from "../durable-objects/audit-outbox.ts";
 export { ExecutionObject } from "../durable-objects/execution-object.ts";
 export { RegistryObject } from "../durable-objects/registry-object.ts";
 export { TenantObject } from "../durable-objects/tenant-object.ts";
+export { UpstreamCredentialObject } from "../durable-objects/upstream-credential-object.ts";
 /** Workers RPC for service-binding callers (identity from the binding's props). */
 export { ToolRuntime } from "./rpc.ts";
 

@@ -68,6 +68,19 @@ const apiKey = {
 };
 const mode = oneOfStrings(["sync", "async"]);
 
+// Upstream MCP servers (issue 17; src/upstreams/).
+const policyFields = {
+  latency_class: oneOfStrings(["instant", "fast", "slow", "long_running"]),
+  effects: oneOfStrings(["read", "write", "delete", "send"]),
+  idempotent: bool,
+  capability_required: { ...nullable(str), description: "AIOS §5.3 level 3, as for a native tool (kind:value)" },
+  max_timeout_ms: { type: "integer", minimum: 1 },
+};
+const toolPolicy = all(policyFields, ["max_timeout_ms"]);
+const partialPolicy = object(policyFields, []);
+const policies = { type: "object", additionalProperties: partialPolicy, description: "By the tool's name on the upstream" };
+const onChange = { type: "string", enum: ["keep", "withhold"], description: "While a changed definition waits for approval: the approved one keeps serving (keep), or the tool is withheld" };
+
 export const schemas = {
   ExecutionId: {
     type: "string",
@@ -317,9 +330,69 @@ export const schemas = {
       error: str,
       disabled: bool,
       dead: all({ since: num, reason: str }),
+      kind: { type: "string", enum: ["upstream"], description: "An upstream MCP server rather than a provider Worker" },
     },
-    ["error", "disabled", "dead"],
+    ["error", "disabled", "dead", "kind"],
   ),
+  UpstreamRegistration: object(
+    {
+      name: { type: "string", pattern: "^[a-z][a-z0-9-]{0,62}$", description: "Its provider name, unique among providers and upstreams" },
+      binding: { ...str, description: "A service binding to an MCP Worker (its endpoint is /mcp). Exactly one of binding and url." },
+      url: { type: "string", format: "uri", description: "The https URL of its MCP endpoint; public addresses only (the egress guard of http.request)" },
+      trust: oneOfStrings(TRUST),
+      prefix: { type: "string", pattern: "^[a-z0-9._-]{0,64}$", description: "Put before each tool's name in the registry; none when left out" },
+      tools: { ...strings, minItems: 1, description: 'The allow-list: its tools to serve, by their names there; ["*"] for all' },
+      defaults: { ...partialPolicy, description: "What MCP does not say, for every tool; left out: slow, effects send, not idempotent, no capability" },
+      tool_policies: policies,
+      secret: { type: "string", pattern: "^[A-Z][A-Z0-9_]{0,63}$", description: "The NAME of a Worker secret whose value is sent as Authorization: Bearer …; never the value" },
+      tenant_credentials: { ...bool, description: "Tenants may store their own token for it (PUT /v1/upstreams/{name}/credential); false when left out" },
+      on_change: onChange,
+      version: { ...str, description: "The version its tools are offered under; 1.0.0 when left out" },
+    },
+    ["name", "trust", "tools"],
+  ),
+  Upstream: all({
+    name: str,
+    source: { type: "string", enum: ["config", "admin"], description: "UPSTREAMS in deploy configuration, or the admin API" },
+    binding: nullable(str),
+    url: nullable(str),
+    trust: oneOfStrings(TRUST),
+    prefix: str,
+    tools: strings,
+    defaults: toolPolicy,
+    tool_policies: policies,
+    secret: { ...nullable(str), description: "The secret's name (its value is never shown)" },
+    tenant_credentials: bool,
+    on_change: onChange,
+    version: str,
+    status: all({
+      listed_at: { ...nullable(str), format: "date-time" },
+      error: { ...nullable(str), description: "Why the last listing failed; the last known tools keep serving, marked dead" },
+      era: { type: ["string", "null"], enum: ["modern", "legacy", null], description: "modern: 2026-07-28; legacy: 2025 (initialize)" },
+      served: { ...strings, description: "Registry names of the tools served now" },
+      withheld: { ...strings, description: "Tools not served because their definition changed (on_change withhold)" },
+      not_allowed: { ...int, description: "Listed tools the allow-list leaves out" },
+    }),
+    pins: { type: "array", items: all({ tool: str, hash: str, approved_at: time, approved_by: oneOfStrings(["registration", "operator"]) }) },
+    changes: {
+      type: "array",
+      description: "Definitions listed since their approval that no operator has approved",
+      items: all({
+        tool: str,
+        registry_name: str,
+        approved_hash: str,
+        new_hash: { ...str, description: "Approve this hash to serve the new definition" },
+        seen_at: time,
+        diff: { type: "array", items: all({ path: { ...str, description: "JSON Pointer into the definition (name, description, inputSchema, outputSchema, annotations)" }, before: anyJson, after: anyJson }) },
+        serving: oneOfStrings(["approved", "withheld"]),
+      }),
+    },
+  }),
+  UpstreamList: all({ upstreams: { type: "array", items: ref("Upstream") } }),
+  UpstreamRemoved: all({ name: str }),
+  DefinitionApproval: object({ hash: { type: "string", pattern: "^[0-9a-f]{64}$", description: "The new_hash of the change that was reviewed" } }),
+  UpstreamCredentialRequest: object({ token: { type: "string", minLength: 1, maxLength: 4096, writeOnly: true, description: "Sent as Authorization: Bearer … on your tenant's calls to this upstream only; stored encrypted, never answered back" } }),
+  UpstreamCredential: all({ upstream: str, stored: bool, updated_at: { ...nullable(str), format: "date-time" } }),
   RegistrySummary: all({ registry_version: int, providers: { type: "array", items: ref("Provider") }, problems: strings, tools: int }),
   ProviderPatch: object({ trust: oneOfStrings(TRUST), disabled: bool }, []),
   DeprecationRequest: object({ sunset: time, replacement: { ...nullable(str), description: "name or name@version of a tool the registry has (else 400 invalid_request)" } }, ["sunset"]),

@@ -19,7 +19,14 @@ function sample(name: string, labels: Labels, value: number): string {
   return `${name}${l ? `{${l}}` : ""} ${Number.isInteger(value) ? value : value.toPrecision(12)}`;
 }
 
-export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, now: number): Promise<string> {
+/** An upstream tool whose listed definition differs from the approved one (issue 17). */
+export interface PendingDefinitionChange {
+  upstream: string;
+  tool: string;
+  seen_at: number;
+}
+
+export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, now: number, upstreamChanges: PendingDefinitionChange[] = []): Promise<string> {
   await ensureSchema(db);
   const [counts, buckets, totals, inflight, refusals, deadLetters] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code"),
@@ -69,6 +76,10 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
 
   family("tool_runtime_audit_dead_letters_total", "counter", "Audit messages that came back through the dead letter queue: written, or logged as unwritable.");
   for (const r of deadLetters.results) out.push(sample("tool_runtime_audit_dead_letters_total", { kind: String(r.kind), outcome: String(r.outcome) }, Number(r.n)));
+  family("tool_runtime_upstream_definition_change_pending", "gauge", "1 while an upstream MCP server lists a tool definition no operator has approved.");
+  for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending", { upstream: c.upstream, tool: c.tool }, 1));
+  family("tool_runtime_upstream_definition_change_pending_since_seconds", "gauge", "When the unapproved definition was first listed (Unix seconds).");
+  for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending_since_seconds", { upstream: c.upstream, tool: c.tool }, Math.floor(c.seen_at / 1000)));
 
   return `${out.join("\n")}\n`;
 }

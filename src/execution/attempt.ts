@@ -8,7 +8,6 @@
  * or a cancellation says nothing about the provider and reports nothing bad.
  */
 import { traceparentOf } from "../audit/trace.ts";
-import { providerService } from "../config.ts";
 import { errorBody } from "../errors.ts";
 import { judge, report } from "../registry/health-reporter.ts";
 import type { EmittedEvent } from "../../providers/sdk/protocol.ts";
@@ -18,6 +17,7 @@ import type { AttemptResult } from "./retry.ts";
 import { settle } from "./settle.ts";
 import { ExecutionSinkTarget } from "./sink.ts";
 import { returnTrial } from "./trial.ts";
+import { serviceFor } from "../upstreams/provider-service.ts";
 import { SHED_RETRY_MS, shedBelowMs } from "./shed.ts";
 
 export interface AttemptOptions {
@@ -43,7 +43,7 @@ export interface AttemptOptions {
 export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
   const { plan, provider } = o;
   const settleIt = (outcome: ProviderOutcome) =>
-    settle(outcome, { output_hash: plan.output_hash, idempotent: plan.idempotent, timeout_ms: plan.timeout_ms, max_output_bytes: plan.max_output_bytes });
+    settle(outcome, { output_hash: plan.output_hash, output_schema: plan.output_schema, idempotent: plan.idempotent, timeout_ms: plan.timeout_ms, max_output_bytes: plan.max_output_bytes });
   if (o.n === 1 && o.timeoutMs < shedBelowMs(plan.timeout_ms)) {
     // The runtime's own queues and admission used the budget up (issue: overload is shed, not
     // timed out): the provider is not called, and nothing is said about it.
@@ -66,7 +66,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
   };
   const sink = new ExecutionSinkTarget(o.onEmit, o.stop, onAlive);
   const outcome = await invokeProvider(
-    providerService(o.env, provider.binding),
+    serviceFor(o.env, provider),
     {
       execution_id: plan.execution_id,
       tool: plan.tool,

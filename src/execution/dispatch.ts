@@ -5,10 +5,11 @@
  */
 import type { Caller, CapabilityDecision, ExecutionMode, ExecutionRequest, ExecutionView, Face, Value } from "../contract.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
-import type { Effect, PartialMerge } from "../../providers/sdk/protocol.ts";
+import type { Effect, JsonSchema, PartialMerge } from "../../providers/sdk/protocol.ts";
 import type { TraceContext } from "../audit/trace.ts";
 import type { TenantLimits } from "../policy/limits.ts";
 import type { RetryPolicy } from "./retry.ts";
+import type { UpstreamTarget } from "../upstreams/target.ts";
 
 /** A keyed call's claim (TRT-002 §11): the key, what was asked, and how long the key binds. */
 export interface IdempotencyClaim {
@@ -22,6 +23,8 @@ export interface PlannedProvider {
   binding: string;
   /** This call is the breaker's half-open trial (AIOS §6.4): its outcome is reported at once. */
   trial: boolean;
+  /** An upstream MCP server's tool: called through the adapter, not a binding (src/upstreams/). */
+  upstream?: UpstreamTarget;
 }
 
 /** Everything the execution object needs; nothing it has to look up again. */
@@ -42,6 +45,8 @@ export interface ExecutionPlan {
   /** When the edge accepted the call; the budget counts from here (AIOS §6.1). */
   accepted_at: number;
   output_hash: string;
+  /** The output schema itself, only when it is known at run time only (an upstream's tool). */
+  output_schema?: JsonSchema;
   max_output_bytes: number;
   idempotent: boolean;
   effects: Effect;

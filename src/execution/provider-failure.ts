@@ -81,12 +81,25 @@ const UNKNOWN: RpcFailure = { code: "provider_crashed", message: "the call to th
 
 /** Classifies the rejection of `provider.invoke(call, sink)`; never throws. */
 export function classifyRpcFailure(err: unknown): RpcFailure {
+  // Classified where it was raised: the upstream MCP adapter (src/upstreams/failures.ts), which
+  // runs in this isolate, so its error arrives whole rather than across RPC.
+  const own = preclassified(err);
+  if (own) return own;
   const message = messageOf(err);
   const rule = RULES.find((r) => r.test.test(message));
   if (rule) return { ...rule.failure };
   if (flag(err, "overloaded")) return { ...OVERLOADED };
   if (flag(err, "remote")) return { ...THREW };
   return { ...UNKNOWN };
+}
+
+const CODES: readonly string[] = ["resource_exceeded", "provider_crashed", "sandbox_unavailable"];
+
+function preclassified(err: unknown): RpcFailure | undefined {
+  if (!(err instanceof Error) || err.name !== "UpstreamFailure") return undefined;
+  const f = (err as { failure?: Partial<RpcFailure> }).failure;
+  if (!f || !CODES.includes(f.code as string) || typeof f.message !== "string") return undefined;
+  return { code: f.code as RpcFailure["code"], message: f.message, transport: f.transport === true };
 }
 
 function messageOf(err: unknown): string {

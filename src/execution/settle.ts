@@ -7,6 +7,7 @@ import { ERROR_TABLE, errorBody, type ErrorBody, type ErrorCode } from "../error
 import type { ProviderOutcome } from "./provider-call.ts";
 import { checkOutput, type ValidatorTable } from "../pipeline/schema.ts";
 import { toJson } from "../codec/bytes.ts";
+import type { JsonSchema } from "../../providers/sdk/protocol.ts";
 
 export interface Settlement {
   status: Exclude<ExecutionStatus, "queued" | "scheduled" | "running">;
@@ -20,6 +21,8 @@ export interface SettleContext {
   timeout_ms: number;
   max_output_bytes: number;
   validators?: ValidatorTable;
+  /** The output schema itself, for schemas known only at run time (upstream MCP tools). */
+  output_schema?: JsonSchema;
 }
 
 export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement {
@@ -65,7 +68,7 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
       error: errorBody("resource_exceeded", `output is ${bytes} bytes; the limit is ${ctx.max_output_bytes}`, { limit: ctx.max_output_bytes, observed: bytes }),
     };
   }
-  const violations = checkOutput(result.output, ctx.output_hash, ctx.validators);
+  const violations = checkOutput(result.output, ctx.output_hash, ctx.validators, ctx.output_schema);
   if (violations.length > 0) {
     return {
       status: "failed",

@@ -47,4 +47,12 @@ export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
   close(): void {
     this.#settle({ reason: "settled" });
   }
+  /**
+   * The stop notice without a sign of life: the upstream MCP adapter (src/upstreams/adapter.ts)
+   * runs in the runtime's own isolate and must watch for the stop before its upstream has
+   * answered anything; it calls `stopped()` once the upstream shows life.
+   */
+  stopNotice(): Promise<StopSignal> {
+    return this.#stop.signal;
+  }
 }

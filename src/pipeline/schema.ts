@@ -1,7 +1,10 @@
 /**
  * Stage 4 (AIOS §5.4): schema validation with validators prebuilt at build time (DESIGN.md 1).
  * Input failures are `invalid_input` listing every violation with its JSON Pointer path;
- * output failures (stage 7) are `invalid_output`.
+ * output failures (stage 7) are `invalid_output`. Schemas that were not built — only an
+ * upstream MCP server's, which arrive at run time (DESIGN.md 13) — are interpreted without
+ * code generation (src/schema/runtime-validator.ts); the registry serves no other offering
+ * whose schemas were not built.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { CoercionMode, JsonSchema } from "../../providers/sdk/protocol.ts";
@@ -9,6 +12,7 @@ import type { Violation } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { validators as prebuilt } from "../generated/validators.js";
 import { coerceLenient } from "../schema/coercion.ts";
+import { runtimeViolations } from "../schema/runtime-validator.ts";
 
 export type { Violation };
 
@@ -25,7 +29,7 @@ export function validateInput(
   table: ValidatorTable = prebuilt,
 ): unknown {
   const value = schema.coercion === "lenient" ? coerceLenient(schema.schema, input) : input;
-  const violations = check(value, schema.hash, table);
+  const violations = check(value, schema.hash, table, schema.schema);
   if (violations.length > 0) {
     throw new RuntimeError("invalid_input", describe("input", violations), {
       violations: violations.slice(0, 50),
@@ -35,14 +39,15 @@ export function validateInput(
   return value;
 }
 
-/** Violations of the output schema; empty when the output is valid. */
-export function checkOutput(output: unknown, hash: string, table: ValidatorTable = prebuilt): Violation[] {
-  return check(output, hash, table);
+/** Violations of the output schema; empty when the output is valid. `schema` only for run-time schemas. */
+export function checkOutput(output: unknown, hash: string, table: ValidatorTable = prebuilt, schema?: JsonSchema): Violation[] {
+  return check(output, hash, table, schema);
 }
 
-function check(value: unknown, hash: string, table: ValidatorTable): Violation[] {
+function check(value: unknown, hash: string, table: ValidatorTable, schema?: JsonSchema): Violation[] {
   const validate = table[hash];
   if (!validate) {
+    if (schema !== undefined) return runtimeViolations(value, hash, schema);
     // The registry only serves offerings whose schemas were prebuilt; reaching this is a bug.
     throw new RuntimeError("internal", "no prebuilt validator for this schema", { schema_hash: hash });
   }

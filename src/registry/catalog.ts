@@ -6,6 +6,8 @@ import type { ProviderManifest, ToolManifestEntry } from "../../providers/sdk/pr
 import type { ProviderConfig } from "../config.ts";
 import type { DeprecationNotice, Trust } from "../contract.ts";
 import { schemaHash } from "../schema/schema-hash.ts";
+import { runtimeValidator } from "../schema/runtime-validator.ts";
+import type { UpstreamTarget } from "../upstreams/target.ts";
 import type { BreakerPolicy, BreakerRecord, HealthStats } from "./provider-health.ts";
 import { activeVersion } from "./semver.ts";
 
@@ -19,6 +21,8 @@ export interface Offering {
   manifest: ToolManifestEntry;
   input_hash: string;
   output_hash: string;
+  /** An upstream MCP server's tool (issue 17): how to call it. Its schemas are validated at run time. */
+  upstream?: UpstreamTarget;
 }
 
 export interface CatalogTool {
@@ -40,6 +44,8 @@ export interface ProviderState {
   disabled?: boolean;
   /** AIOS §5.2 liveness: marked on its first failed call, skipped until it answers again. */
   dead?: { since: number; reason: string };
+  /** An upstream MCP server rather than a provider Worker (src/upstreams/). */
+  kind?: "upstream";
 }
 
 /** Live statistics and breaker of one provider's offer of one tool (all its versions). */
@@ -73,6 +79,8 @@ export interface ProviderLoad {
   seq: number;
   manifest?: ProviderManifest;
   error?: string;
+  /** An upstream MCP server's load: each served tool's call target, by the registry's tool name. */
+  upstream?: { targets: Record<string, UpstreamTarget> };
 }
 
 export async function buildCatalog(
@@ -90,9 +98,18 @@ export async function buildCatalog(
       const where = `${config.name}: ${entry.name}@${entry.version}`;
       const input_hash = await schemaHash(entry.input_schema);
       const output_hash = await schemaHash(entry.output_schema);
-      // The runtime never compiles a schema (DESIGN.md 1): an offering whose schemas were not
-      // prebuilt cannot be validated, so it is not served.
-      if (!hasValidator(input_hash) || !hasValidator(output_hash)) {
+      const target = load.upstream?.targets[entry.name];
+      if (load.upstream) {
+        // Known only at run time (DESIGN.md 13): interpreted without code generation, and
+        // served only if they can be (an unknown draft or a broken $ref cannot).
+        const unusable = unusableSchema(input_hash, entry.input_schema) ?? unusableSchema(output_hash, entry.output_schema);
+        if (!target || unusable) {
+          problems.push(`${where} left out: ${unusable ? `its schema cannot be used (${unusable})` : "no call target"}`);
+          continue;
+        }
+      } else if (!hasValidator(input_hash) || !hasValidator(output_hash)) {
+        // The runtime never compiles a schema (DESIGN.md 1): an offering whose schemas were not
+        // prebuilt cannot be validated, so it is not served.
         problems.push(`${where} left out: its schemas differ from the build; run the schema build and redeploy`);
         continue;
       }
@@ -102,7 +119,7 @@ export async function buildCatalog(
         problems.push(`${where} declared twice; the first is kept`);
         continue;
       }
-      offerings.push({ provider: config.name, binding: config.binding, trust: config.trust, seq: load.seq, manifest: entry, input_hash, output_hash });
+      offerings.push({ provider: config.name, binding: config.binding, trust: config.trust, seq: load.seq, manifest: entry, input_hash, output_hash, ...(target ? { upstream: target } : {}) });
       byName.set(entry.name, versions);
       accepted++;
     }
@@ -114,6 +131,7 @@ export async function buildCatalog(
       reachable: load.manifest !== undefined && load.error === undefined,
       tools: accepted,
       ...(load.error ? { error: load.error } : {}),
+      ...(load.upstream ? { kind: "upstream" as const } : {}),
     });
   }
 
@@ -122,4 +140,13 @@ export async function buildCatalog(
     tools[name] = { name, active_version: activeVersion(Object.keys(versions))!, versions };
   }
   return { providers, tools, problems };
+}
+
+function unusableSchema(hash: string, schema: ToolManifestEntry["input_schema"]): string | undefined {
+  try {
+    runtimeValidator(hash, schema);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message.slice(0, 200);
+  }
 }

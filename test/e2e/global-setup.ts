@@ -32,6 +32,8 @@ declare module "vitest" {
     registryBaseline: RegistryState;
     /** A file holding what the stack has printed so far (its terminal, as a reader of `npm start` sees it). */
     stackLog: string;
+    /** Loopback ports an upstream MCP server may be registered at by URL (UPSTREAM_EGRESS_ALLOW); upstreams.test.ts serves on them. */
+    upstreamPorts: number[];
   }
 }
 
@@ -78,9 +80,13 @@ export default async function setup(project: TestProject) {
   // .dev.vars of its own when CLOUDFLARE_INCLUDE_PROCESS_ENV is set (the runtime has one).
   const egressPort = await freePort();
   const egressEnv = { CLOUDFLARE_INCLUDE_PROCESS_ENV: "true", EGRESS_ALLOW: `127.0.0.1:${egressPort}` };
+  // Upstream MCP servers the tests register by URL live on loopback: these ports only, for this
+  // stack only (the runtime is the session's first config, so --var reaches it).
+  const upstreamPorts = [await freePort(), await freePort()];
+  const upstreamVar = `UPSTREAM_EGRESS_ALLOW:${upstreamPorts.map((p) => `127.0.0.1:${p}`).join(",")}`;
   const child = spawn(
     "npm",
-    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...[...jwtVars, limitsVar].flatMap((v) => ["--var", v])],
+    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...[...jwtVars, limitsVar, upstreamVar].flatMap((v) => ["--var", v])],
     { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv } },
   );
   let log = "";
@@ -177,5 +183,6 @@ export default async function setup(project: TestProject) {
     }),
   );
   project.provide("stackLog", stackLog);
+  project.provide("upstreamPorts", upstreamPorts);
   return stopAll;
 }

@@ -28,6 +28,8 @@ describe("RegistryObject", () => {
       ["lab", "community", true],
       ["lab-twin", "verified", true],
       ["lab-broken", "system", true],
+      // The example upstream MCP server that development registers (.dev.vars UPSTREAMS), over its binding.
+      ["example", "community", true],
     ]);
     expect(snap.tools["lab.route"].versions["1.0.0"].map((o) => o.provider)).toEqual(["lab", "lab-twin", "lab-broken"]);
     expect(snap.problems).toEqual([]);

@@ -38,9 +38,9 @@ describe("what npm start and the tests run", () => {
   const shipped = read("wrangler.toml");
   const dev = unstable_readConfig({ config: writeDevConfig(root) });
 
-  it("is the shipped runtime plus the three lab providers, after the shipped ones", () => {
+  it("is the shipped runtime plus the three lab providers, after the shipped ones, and the example upstream MCP server", () => {
     expect(providersOf(dev).map((p) => p.name)).toEqual(["std", "community", "lab", "lab-twin", "lab-broken"]);
-    expect(servicesOf(dev).map((s) => s.service)).toEqual([...servicesOf(shipped).map((s) => s.service), "tool-provider-lab", "tool-provider-lab-twin", "tool-provider-lab-broken"]);
+    expect(servicesOf(dev).map((s) => s.service)).toEqual([...servicesOf(shipped).map((s) => s.service), "tool-provider-lab", "tool-provider-lab-twin", "tool-provider-lab-broken", "mcp-upstream-example"]);
   });
 
   it("changes nothing else", () => {

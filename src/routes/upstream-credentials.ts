@@ -1,0 +1,61 @@
+/**
+ * A tenant's own token for an upstream MCP server (issue 17, item 5): stored encrypted, used
+ * for that tenant's calls to that upstream only, never answered back (these routes say only
+ * whether one is stored, and since when). Only for upstreams registered with
+ * `tenant_credentials: true` and reachable through the caller's channels; any other name
+ * answers like an unknown one.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { reply } from "../codec/negotiate.ts";
+import type { Caller } from "../contract.ts";
+import { RuntimeError } from "../errors.ts";
+import { loadConfig } from "../config.ts";
+import { decodeBody } from "../pipeline/initiation.ts";
+import { readBody } from "../codec/request-body.ts";
+import { registryStub } from "../registry/snapshot-cache.ts";
+import { credentialStore } from "../upstreams/authorization.ts";
+import { checkToken, sealToken, tokenKey } from "../upstreams/credentials.ts";
+
+export const upstreamCredentials = new Hono<AppEnv>();
+
+upstreamCredentials.get("/:name/credential", async (c) => {
+  const name = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
+  return reply(c, state(name, await credentialStore(c.env, c.get("caller").tenant).info(name)));
+});
+
+upstreamCredentials.put("/:name/credential", async (c) => {
+  const caller = c.get("caller");
+  const name = await takesTenantTokens(c.env, caller, c.req.param("name"));
+  const body = decodeBody(await readBody(c.req.raw, loadConfig(c.env).maxRequestBytes), c.req.header("content-type") ?? null);
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new RuntimeError("invalid_request", "body must be a JSON object {token}");
+  for (const key of Object.keys(body)) if (key !== "token") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+  const token = (body as { token?: unknown }).token;
+  const problem = checkToken(token);
+  if (problem) throw new RuntimeError("invalid_request", problem, { field: "token" });
+  const key = await tokenKey(c.env);
+  // Never stored in clear: without the key there is nowhere safe to put it.
+  if (!key) throw new RuntimeError("forbidden", "this runtime has no key to encrypt tokens with, so it stores none (operators: set the UPSTREAM_TOKEN_KEY secret)", { reason: "no_token_key" });
+  const sealed = await sealToken(key, caller.tenant, name, token as string);
+  const store = credentialStore(c.env, caller.tenant);
+  await store.put(name, sealed);
+  return reply(c, state(name, { updated_at: sealed.updated_at }));
+});
+
+upstreamCredentials.delete("/:name/credential", async (c) => {
+  const name = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
+  await credentialStore(c.env, c.get("caller").tenant).delete(name);
+  return reply(c, state(name, null));
+});
+
+function state(upstream: string, info: { updated_at: number } | null) {
+  return { upstream, stored: info !== null, updated_at: info ? new Date(info.updated_at).toISOString() : null };
+}
+
+/** The upstream, if this caller may keep a token for it; otherwise `not_found`, as for an unknown one. */
+async function takesTenantTokens(env: Env, caller: Caller, name: string): Promise<string> {
+  const reachable = caller.channels.includes("*") || caller.channels.includes(name);
+  const upstream = reachable ? await registryStub(env).upstream(name) : undefined;
+  if (!upstream || !upstream.tenant_credentials) throw new RuntimeError("not_found", `no upstream ${name} takes tenant tokens`, { upstream: name });
+  return upstream.name;
+}

@@ -1,0 +1,70 @@
+/**
+ * Upstream MCP servers, for operators (issue 17): register one (its tools join the registry at
+ * once), look at what it serves and at definitions that changed since they were approved (with
+ * their diffs), approve a change by its hash, list it again, remove it. Every change reaches
+ * this isolate at once and every other within REGISTRY_SNAPSHOT_TTL_MS.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { reply } from "../codec/negotiate.ts";
+import type { Outcome } from "../contract.ts";
+import { RuntimeError } from "../errors.ts";
+import { loadConfig } from "../config.ts";
+import { decodeBody } from "../pipeline/initiation.ts";
+import { readBody } from "../codec/request-body.ts";
+import { forgetSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { operatorsOnly } from "./admin.ts";
+
+export const upstreamAdmin = new Hono<AppEnv>();
+
+upstreamAdmin.use("*", operatorsOnly);
+
+upstreamAdmin.get("/", async (c) => reply(c, { upstreams: await registryStub(c.env).upstreams() }));
+
+upstreamAdmin.post("/", async (c) => {
+  const body = await jsonObject(c.req.raw, c.env);
+  const registered = unwrap(await registryStub(c.env).registerUpstream(body as never));
+  forgetSnapshot();
+  return reply(c, registered, 201);
+});
+
+upstreamAdmin.get("/:name", async (c) => reply(c, found(await registryStub(c.env).upstream(c.req.param("name")), c.req.param("name"))));
+
+upstreamAdmin.delete("/:name", async (c) => {
+  const removed = unwrap(await registryStub(c.env).removeUpstream(c.req.param("name")));
+  forgetSnapshot();
+  return reply(c, removed);
+});
+
+/** Lists it again now (and so reloads the catalog), rather than at the next MANIFEST_REFRESH_MS. */
+upstreamAdmin.post("/:name/refresh", async (c) => {
+  const view = found(await registryStub(c.env).refreshUpstream(c.req.param("name")), c.req.param("name"));
+  forgetSnapshot();
+  return reply(c, view);
+});
+
+/** Approves the changed definition of a tool, named by the hash the operator reviewed. */
+upstreamAdmin.post("/:name/tools/:tool/approve", async (c) => {
+  const body = await jsonObject(c.req.raw, c.env);
+  for (const key of Object.keys(body)) if (key !== "hash") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+  if (typeof body.hash !== "string" || !/^[0-9a-f]{64}$/.test(body.hash)) throw new RuntimeError("invalid_request", "hash must be the new definition's hash (64 hex digits), as the change lists it", { field: "hash" });
+  const view = unwrap(await registryStub(c.env).approveUpstreamChange(c.req.param("name"), c.req.param("tool"), body.hash));
+  forgetSnapshot();
+  return reply(c, view);
+});
+
+function found<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new RuntimeError("not_found", `no upstream ${name}`, { upstream: name });
+  return value;
+}
+
+function unwrap<T>(outcome: Outcome<T>): T {
+  if (!outcome.ok) throw new RuntimeError(outcome.error.code, outcome.error.message, outcome.error.details, outcome.error.retryable);
+  return outcome.value;
+}
+
+async function jsonObject(request: Request, env: Env): Promise<Record<string, unknown>> {
+  const value = decodeBody(await readBody(request, loadConfig(env).maxRequestBytes), request.headers.get("content-type"));
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new RuntimeError("invalid_request", "body must be a JSON object");
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,96 @@
+/**
+ * Tenants' own tokens for upstreams (issue 17, item 5), encrypted at rest with AES-GCM (Web
+ * Crypto). The key is a Worker secret, named by UPSTREAM_TOKEN_KEY_SECRET (default
+ * `UPSTREAM_TOKEN_KEY`): 32 random bytes in base64. Without it no token can be stored.
+ *
+ * The tenant and the upstream are the cipher's additional data, so a sealed token opens only
+ * in its own slot: copied to another tenant or another upstream, it fails to decrypt rather
+ * than being sent. Sealing and opening happen in the Worker; the store (one Durable Object per
+ * tenant) only ever holds ciphertext. A token is never returned by any API and never logged.
+ */
+import { envValue } from "./config.ts";
+
+export interface SealedToken {
+  /** Which key sealed it (the first 8 hex digits of the key's SHA-256): a rotated key is noticed, not misused. */
+  key_id: string;
+  iv: string;
+  ciphertext: string;
+  updated_at: number;
+}
+
+export interface TokenKey {
+  id: string;
+  key: CryptoKey;
+}
+
+export const DEFAULT_KEY_SECRET = "UPSTREAM_TOKEN_KEY";
+
+export class TokenKeyError extends Error {}
+
+const keys = new WeakMap<object, Promise<TokenKey | undefined>>();
+
+/** The key, or undefined when none is configured; a malformed key is an error (it would seal nothing readable). */
+export function tokenKey(env: Env): Promise<TokenKey | undefined> {
+  let key = keys.get(env);
+  if (!key) {
+    key = importKey(env);
+    keys.set(env, key);
+  }
+  return key;
+}
+
+async function importKey(env: Env): Promise<TokenKey | undefined> {
+  const name = envValue(env, "UPSTREAM_TOKEN_KEY_SECRET");
+  const secret = envValue(env, typeof name === "string" && name !== "" ? name : DEFAULT_KEY_SECRET);
+  if (secret === undefined || secret === "") return undefined;
+  let raw: Uint8Array<ArrayBuffer>;
+  try {
+    raw = Uint8Array.from(atob(String(secret).trim()), (c) => c.charCodeAt(0));
+  } catch {
+    throw new TokenKeyError("the upstream token key is not base64");
+  }
+  if (raw.byteLength !== 32) throw new TokenKeyError("the upstream token key must be 32 bytes (base64)");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", raw));
+  const id = [...digest.slice(0, 4)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return { id, key: await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]) };
+}
+
+/** Binds a sealed token to its tenant and upstream. */
+function slot(tenant: string, upstream: string): Uint8Array<ArrayBuffer> {
+  // Copied into a fresh ArrayBuffer: TextEncoder's result is typed over ArrayBufferLike.
+  return new Uint8Array(new TextEncoder().encode(`tool-runtime upstream token\u0000${tenant}\u0000${upstream}`));
+}
+
+export async function sealToken(key: TokenKey, tenant: string, upstream: string, token: string, now = Date.now()): Promise<SealedToken> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: slot(tenant, upstream) }, key.key, new TextEncoder().encode(token));
+  return { key_id: key.id, iv: base64(iv), ciphertext: base64(new Uint8Array(ciphertext)), updated_at: now };
+}
+
+/** The token, or undefined when it cannot be opened here (another key, or another slot). */
+export async function openToken(key: TokenKey, tenant: string, upstream: string, sealed: SealedToken): Promise<string | undefined> {
+  if (sealed.key_id !== key.id) return undefined;
+  try {
+    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unbase64(sealed.iv), additionalData: slot(tenant, upstream) }, key.key, unbase64(sealed.ciphertext));
+    return new TextDecoder().decode(plain);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a tenant may store: a bearer token (RFC 6750 token68 characters), bounded. */
+export function checkToken(token: unknown): string | undefined {
+  if (typeof token !== "string" || token.length === 0 || token.length > 4096) return "token must be a string of 1 to 4096 characters";
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) return "token must be a bearer token (letters, digits and -._~+/ , then any =)";
+  return undefined;
+}
+
+function base64(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+function unbase64(text: string): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}

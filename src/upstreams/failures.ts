@@ -1,0 +1,107 @@
+/**
+ * What an upstream's failure means, in the terms stage 7 and provider health already use
+ * (AIOS §6.3, DESIGN.md 11), so that an upstream is judged exactly like a native provider:
+ *
+ *   unreachable, refused by the egress guard, no MCP endpoint there, 502/503/504, or our
+ *     own credential refused                          → sandbox_unavailable (liveness moves)
+ *   an answer that is not MCP, a JSON-RPC error, 500  → provider_crashed (a breaker sample)
+ *   an answer past the size limit                     → resource_exceeded (a breaker sample)
+ *   `isError: true`                                   → tool_error, with the tool's text
+ *   the tenant's own token refused                    → tool_error `upstream_credential_refused`:
+ *                                                        the tenant's fault, not the upstream's
+ *   the upstream does not know the tool               → tool_not_found (the registry is stale)
+ *
+ * Failures that are the provider's are thrown as UpstreamFailure, which carries its
+ * classification to `classifyRpcFailure` (src/execution/provider-failure.ts) as a rejected
+ * provider RPC would; messages name the kind of failure, never an upstream's text or a header.
+ */
+import { ProtocolError, SdkError, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client";
+import type { InvokeResult } from "../../providers/sdk/protocol.ts";
+import type { RpcFailure } from "../execution/provider-failure.ts";
+import { ResponseTooLarge } from "./client.ts";
+import { EgressRefused } from "./egress.ts";
+
+export class UpstreamFailure extends Error {
+  readonly failure: RpcFailure;
+  constructor(failure: RpcFailure, detail?: string) {
+    super(detail ? `${failure.message}: ${detail}` : failure.message);
+    this.name = "UpstreamFailure";
+    this.failure = failure;
+  }
+}
+
+/** The tool code of a tenant token the upstream refused. */
+export const CREDENTIAL_REFUSED = "upstream_credential_refused";
+
+const unavailable = (message: string): RpcFailure => ({ code: "sandbox_unavailable", message, transport: true });
+const crashed = (message: string): RpcFailure => ({ code: "provider_crashed", message, transport: true });
+
+export interface FailureContext {
+  /** Whose credential the exchange carried. */
+  credential: "tenant" | "runtime" | "none";
+  tooLarge: boolean;
+}
+
+/** Either an answer to give (the tool's or the tenant's fault) or a classified provider failure. */
+export type Classified = { kind: "answer"; result: Extract<InvokeResult, { ok: false }>["error"] } | { kind: "failure"; failure: RpcFailure };
+
+export function classifyUpstreamError(err: unknown, ctx: FailureContext): Classified {
+  const chain = causes(err);
+  if (ctx.tooLarge || chain.some((e) => e instanceof ResponseTooLarge)) {
+    return { kind: "failure", failure: { code: "resource_exceeded", message: "the upstream's answer exceeded the runtime's size limit", transport: false } };
+  }
+  const egress = chain.find((e): e is EgressRefused => e instanceof EgressRefused);
+  if (egress) return { kind: "failure", failure: unavailable(egress.message) };
+  const http = chain.find((e): e is SdkHttpError => e instanceof SdkHttpError);
+  const status = http ? statusOf(http) : chain.some((e) => e instanceof UnauthorizedError) ? 401 : undefined;
+  if (status !== undefined) return byStatus(status, ctx);
+  const protocol = chain.find((e): e is ProtocolError => e instanceof ProtocolError);
+  if (protocol) {
+    if (protocol.code === -32602 && /not found|unknown tool|no such tool/i.test(protocol.message)) {
+      return { kind: "answer", result: { code: "tool_not_found", message: "the upstream does not offer this tool any more" } };
+    }
+    return { kind: "failure", failure: crashed(`the upstream answered with JSON-RPC error ${protocol.code}`) };
+  }
+  const sdk = chain.find((e): e is SdkError => e instanceof SdkError);
+  if (sdk && ["CONNECTION_CLOSED", "SEND_FAILED", "ERA_NEGOTIATION_FAILED"].includes(String(sdk.code)) && !chain.some(isParseError)) {
+    return { kind: "failure", failure: unavailable("the upstream could not be reached") };
+  }
+  if (chain.some(isNetworkError)) return { kind: "failure", failure: unavailable("the upstream could not be reached") };
+  return { kind: "failure", failure: crashed("the upstream's answer is not valid MCP") };
+}
+
+function byStatus(status: number, ctx: FailureContext): Classified {
+  if (status === 401 || status === 403) {
+    if (ctx.credential === "tenant") {
+      return { kind: "answer", result: { code: "tool_error", tool_code: CREDENTIAL_REFUSED, message: "the upstream refused the token your tenant stored for it; store a valid one" } };
+    }
+    return { kind: "failure", failure: unavailable(`the upstream refused the runtime's credential (HTTP ${status})`) };
+  }
+  if ([404, 405, 406, 415].includes(status)) return { kind: "failure", failure: unavailable(`no MCP endpoint answers at the upstream's address (HTTP ${status})`) };
+  if ([408, 429, 502, 503, 504].includes(status)) return { kind: "failure", failure: unavailable(`the upstream is unavailable (HTTP ${status})`) };
+  if (status === 413) return { kind: "answer", result: { code: "tool_error", tool_code: "upstream_payload_too_large", message: "the upstream refused the input as too large (HTTP 413)" } };
+  if (status >= 300 && status < 400) return { kind: "failure", failure: unavailable(`the upstream redirected elsewhere; the runtime follows redirects only within its origin (HTTP ${status})`) };
+  return { kind: "failure", failure: crashed(`the upstream failed the request (HTTP ${status})`) };
+}
+
+function statusOf(err: SdkHttpError): number | undefined {
+  const s = (err as { status?: unknown; data?: { status?: unknown } }).status ?? (err as { data?: { status?: unknown } }).data?.status;
+  return typeof s === "number" ? s : undefined;
+}
+
+/** The error and every `cause` under it (bounded: a cycle must not hang a call). */
+function causes(err: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let e = err, i = 0; e !== undefined && e !== null && i < 8; e = (e as { cause?: unknown }).cause, i++) out.push(e);
+  return out;
+}
+
+function isParseError(e: unknown): boolean {
+  return e instanceof SyntaxError || (e instanceof Error && /JSON|parse|schema|invalid/i.test(e.message) && !isNetworkError(e));
+}
+
+/** What `fetch` (or a service binding) throws when nothing answers. */
+function isNetworkError(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  return /fetch failed|network|connect|ECONNREFUSED|ECONNRESET|socket|Worker "[^"]*" not found|couldn't find|no such service|disconnected|connection (?:was )?(?:reset|refused|lost)/i.test(e.message);
+}
