@@ -15,4 +15,6 @@ interface Env {
   MCP_RESOURCE?: string;
   /** Comma-separated hostnames whose pages may call /mcp (Origin check); localhost always may. */
   MCP_ALLOWED_ORIGINS?: string;
+  /** Which tenants' calls wait for a person's approval (JSON; src/policy/approvals.ts). Absent: none. */
+  APPROVALS?: string | object;
 }

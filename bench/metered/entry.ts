@@ -22,6 +22,7 @@ export const ExecutionObject = metered(product.ExecutionObject, "ExecutionObject
 export const RegistryObject = metered(product.RegistryObject, "RegistryObject");
 export const TenantObject = metered(product.TenantObject, "TenantObject");
 export const AuditOutboxObject = metered(product.AuditOutboxObject, "AuditOutboxObject");
+export const ProviderGate = metered(product.ProviderGate, "ProviderGate");
 
 export class ToolRuntime extends product.ToolRuntime {
   constructor(ctx: ExecutionContext, env: Env) {

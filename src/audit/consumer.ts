@@ -29,6 +29,7 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
     db.prepare(`DELETE FROM executions WHERE rowid IN (SELECT rowid FROM executions WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
     db.prepare(`DELETE FROM views WHERE rowid IN (SELECT rowid FROM views WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
     db.prepare(`DELETE FROM intents WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM intents LIMIT ${PRUNE_PER_BATCH})`),
+    db.prepare(`DELETE FROM approvals WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM approvals LIMIT ${PRUNE_PER_BATCH})`),
   ];
   await db.batch(statements);
   if (drill) throw new Error(`audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`);
@@ -40,6 +41,7 @@ function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1Prepared
       const expires = m.record.ended_at + m.retention_ms;
       return [
         recordInsert(db, m.record, expires, tag),
+        ...(m.record.approval ? [db.prepare("INSERT OR IGNORE INTO approvals (execution_id, approval) VALUES (?, ?)").bind(m.record.execution_id, JSON.stringify(m.record.approval))] : []),
         ...(m.view !== undefined
           ? [db.prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)").bind(m.record.execution_id, m.record.tenant, m.view, expires)]
           : []),

@@ -23,6 +23,9 @@ const DDL = [
   "CREATE TABLE IF NOT EXISTS views (execution_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, view TEXT NOT NULL, expires_at INTEGER NOT NULL)",
   "CREATE INDEX IF NOT EXISTS views_by_expiry ON views (expires_at)",
   "CREATE TABLE IF NOT EXISTS intents (execution_id TEXT PRIMARY KEY, decision TEXT NOT NULL)",
+  // A person's decision on a call that needed approval (issue 15). A table of its own rather
+  // than a column, so that an existing database needs no migration (CREATE … IF NOT EXISTS).
+  "CREATE TABLE IF NOT EXISTS approvals (execution_id TEXT PRIMARY KEY, approval TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS exec_counts (tool TEXT NOT NULL, provider TEXT NOT NULL, status TEXT NOT NULL, error_code TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tool, provider, status, error_code))",
   "CREATE TABLE IF NOT EXISTS latency_buckets (tool TEXT NOT NULL, provider TEXT NOT NULL, le REAL NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tool, provider, le))",
   "CREATE TABLE IF NOT EXISTS latency_totals (tool TEXT NOT NULL, provider TEXT NOT NULL, count INTEGER NOT NULL, sum_s REAL NOT NULL, PRIMARY KEY (tool, provider))",

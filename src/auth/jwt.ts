@@ -36,7 +36,8 @@ function callerOfClaims(p: JWTPayload, tenantClaim: string): Caller {
     agent: p.sub!,
     capabilities: stringList(p.capabilities) ?? (typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : []),
     channels: stringList(p.channels) ?? ["*"],
-    role: p.role === "admin" ? "admin" : "tenant",
+    // "approver": may approve or reject its tenant's calls (issue 15); the identity provider says so.
+    role: p.role === "admin" ? "admin" : p.role === "approver" ? "approver" : "tenant",
   };
 }
 

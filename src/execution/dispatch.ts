@@ -22,6 +22,8 @@ export interface PlannedProvider {
   binding: string;
   /** This call is the breaker's half-open trial (AIOS §6.4): its outcome is reported at once. */
   trial: boolean;
+  /** The provider's max_concurrency (issue 15): a call there holds one of its gate's permits. Absent: no limit. */
+  max_concurrency?: number;
 }
 
 /** Everything the execution object needs; nothing it has to look up again. */
@@ -72,6 +74,11 @@ export interface ExecutionPlan {
   class_timeout_ms: number;
   /** How the tool's `partial` events make its partial output (AIOS §6.2). */
   partial_merge: PartialMerge;
+  /**
+   * The tenant's rule holds this call for a person's approval before it may run (issue 15):
+   * which rule matched, and how long the person has.
+   */
+  approval?: { rule: string; window_ms: number };
 }
 
 // What the execution object's RPC methods take and give (durable-objects/execution-object.ts).

@@ -40,6 +40,8 @@ export interface ProviderState {
   disabled?: boolean;
   /** AIOS §5.2 liveness: marked on its first failed call, skipped until it answers again. */
   dead?: { since: number; reason: string };
+  /** The most calls it takes at once (its manifest's, or an operator's override); absent: no limit (issue 15). */
+  max_concurrency?: number;
 }
 
 /** Live statistics and breaker of one provider's offer of one tool (all its versions). */
@@ -106,6 +108,9 @@ export async function buildCatalog(
       byName.set(entry.name, versions);
       accepted++;
     }
+    const limit = load.manifest?.max_concurrency;
+    const limited = limit !== undefined && Number.isSafeInteger(limit) && limit > 0;
+    if (limit !== undefined && !limited) problems.push(`${config.name}: max_concurrency ${JSON.stringify(limit)} is not a positive integer; no limit is applied`);
     providers.push({
       name: config.name,
       binding: config.binding,
@@ -114,6 +119,7 @@ export async function buildCatalog(
       reachable: load.manifest !== undefined && load.error === undefined,
       tools: accepted,
       ...(load.error ? { error: load.error } : {}),
+      ...(limited ? { max_concurrency: limit } : {}),
     });
   }
 

@@ -9,7 +9,7 @@
  * field added on one side only is caught too). Nothing here runs; it is only type-checked.
  */
 import type { components } from "../../.build/openapi/schema.d.ts";
-import type { AttemptRecord, Cancellation, CapabilityDecision, ErrorBody, ExecutionBlock, ExecutionView, ToolOfferingView, ToolVersionView, ToolView } from "../../src/contract.ts";
+import type { ApprovalState, AttemptRecord, Cancellation, CapabilityDecision, ErrorBody, ExecutionBlock, ExecutionView, PendingApproval, ToolOfferingView, ToolVersionView, ToolView } from "../../src/contract.ts";
 import type { StreamEvent, ToolRuntimeClient } from "../../client/index.ts";
 
 type Doc = components["schemas"];
@@ -35,3 +35,6 @@ agree<ToolOfferingView, Doc["ToolOffering"]>({ toDocument: (p) => p, toProject: 
 function accepts<Project, Document>(_checks: { toProject: (d: Document) => Project; keys: SameKeys<Project, Document> }): void {}
 accepts<StreamEvent, Doc["StreamEvent"]>({ toProject: (d) => d, keys: true });
 agree<Awaited<ReturnType<ToolRuntimeClient["listTools"]>>, Doc["ToolList"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+// Issue 15: what approvers see, and the approval part of a view.
+agree<PendingApproval, Doc["PendingApproval"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+agree<ApprovalState, Doc["ApprovalState"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
