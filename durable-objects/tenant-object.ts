@@ -12,8 +12,9 @@
  * `max_concurrent`.
  *
  * What waits is kept in storage (issue 15), so a restart loses none of it and keeps its order:
- *   "q:<ticket>"  an execution waiting for a slot; `granting` once handed one, until its
- *                 object has taken it (a restart hands it again)
+ *   "q:<ticket>"  an execution waiting for a slot; `granting` once handed one, kept until it
+ *                 gives the slot back: a restart holds that slot again and tells its object
+ *                 again (which changes nothing for one already on its way)
  *   "t"           the next ticket
  *   "a:<id>"      a call waiting for a person's approval (GET /v1/approvals)
  * While anything waits or a grant is unconfirmed, one alarm (at most GRANT_RETRY_MS ahead)
@@ -37,6 +38,8 @@ export class TenantObject extends DurableObject<Env> {
   readonly #stored = new Map<string, StoredQueued>();
   /** Grants sent and not yet answered (in memory: a restart sends them again). */
   readonly #delivering = new Set<string>();
+  /** Grants the execution took; their entries stay stored until the slot is released. */
+  readonly #confirmed = new Set<string>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -78,7 +81,7 @@ export class TenantObject extends DurableObject<Env> {
   /** An edge isolate's lease of tokens and slots for the fast path. */
   async lease(request: LeaseRequest): Promise<LeaseGrant> {
     const grant = this.#ledger.lease(request, Date.now());
-    if (this.#stored.size > 0) await this.#afterChange();
+    if (this.#ledger.queued > 0 || this.#stored.size > this.#confirmed.size) await this.#afterChange();
     return grant;
   }
 
@@ -135,7 +138,7 @@ export class TenantObject extends DurableObject<Env> {
   async #afterChange(): Promise<void> {
     for (const g of this.#ledger.takeGrants()) this.#put({ ...g, granting: true });
     this.#deliver();
-    if (this.#stored.size === 0) return;
+    if (this.#ledger.queued === 0 && [...this.#stored.keys()].every((id) => this.#confirmed.has(id))) return;
     const at = await this.ctx.storage.getAlarm();
     if (at === null || at > Date.now() + GRANT_RETRY_MS) await this.ctx.storage.setAlarm(Date.now() + GRANT_RETRY_MS);
   }
@@ -147,14 +150,19 @@ export class TenantObject extends DurableObject<Env> {
    */
   #deliver(): void {
     for (const g of this.#stored.values()) {
-      if (!g.granting || this.#delivering.has(g.execution_id)) continue;
+      if (!g.granting || this.#delivering.has(g.execution_id) || this.#confirmed.has(g.execution_id)) continue;
       this.#delivering.add(g.execution_id);
       void objectStub(this.env, g.execution_id)
         .granted()
         .then(
           async (taken) => {
+            if (taken) {
+              // Kept (as `granting`) until released: a restart then knows the slot is held.
+              this.#confirmed.add(g.execution_id);
+              return;
+            }
             this.#drop(g.execution_id);
-            if (!taken) this.#ledger.release(g.execution_id, Date.now());
+            this.#ledger.release(g.execution_id, Date.now());
             await this.#afterChange();
           },
           (err) => console.warn(JSON.stringify({ msg: "grant not delivered; the alarm tries again", execution_id: g.execution_id, error: String(err) })),
@@ -169,6 +177,7 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   #drop(executionId: string): void {
+    this.#confirmed.delete(executionId);
     const e = this.#stored.get(executionId);
     if (!e) return;
     this.#stored.delete(executionId);
