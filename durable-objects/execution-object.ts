@@ -53,6 +53,8 @@ export class ExecutionObject extends DurableObject<Env> {
   #grantedPermit: Permit | undefined;
   /** Its place in the line it waits in, as last seen. */
   #position: number | undefined;
+  /** The place last said on the stream: a GET refreshing #position must not swallow the change. */
+  #toldPosition: number | undefined;
   #watching = false;
   /** Callers waiting for the end (a sync caller of an execution that waits). */
   readonly #enders: ((r: ExecutionRecord) => void)[] = [];
@@ -311,6 +313,7 @@ export class ExecutionObject extends DurableObject<Env> {
     this.#store.savePlan(plan);
     this.#save(record);
     this.#position = position;
+    this.#toldPosition = position;
     const where = provider ? `room at provider ${provider}` : "a free slot of its tenant";
     this.#emitWaiting({ message: `waiting for ${where}${position ? `, position ${position}` : ""}`, waiting: record.status, ...(provider ? { provider } : {}), ...(position ? { position } : {}) });
     void this.ctx.storage.setAlarm(waitEndsAt(this.#record!, plan));
@@ -483,9 +486,9 @@ export class ExecutionObject extends DurableObject<Env> {
         this.#watching = false;
         return;
       }
-      const before = this.#position;
       const now = await this.#lookPosition();
-      if (now !== undefined && now !== before && this.#record?.status === record.status && !this.#run) {
+      if (now !== undefined && now !== this.#toldPosition && this.#record?.status === record.status && !this.#run) {
+        this.#toldPosition = now;
         this.#emitWaiting({ message: `position ${now}`, waiting: record.status, position: now });
       }
       setTimeout(() => void tick(), POSITION_POLL_MS);

@@ -5,23 +5,24 @@ import { baseUrl, bearer, DEV_KEY } from "./http.ts";
 export interface Received {
   id: number;
   type: string;
-  payload: { seq: number; type: string; data: any };
+  payload: { seq: number; type: string; at?: string; data: any };
 }
 
 export const EVENT_TYPES = ["start", "stdout", "stderr", "progress", "partial", "log", "done", "error"];
 
 /**
  * Follows /v1/executions/{id}/stream with a real EventSource until the terminal event,
- * letting it reconnect on its own. `fetchImpl` may stand between it and the network.
+ * letting it reconnect on its own. `fetchImpl` may stand between it and the network;
+ * `onEvent` sees each event as it arrives.
  */
-export function collect(executionId: string, options: { fetch?: typeof fetch; query?: string; timeoutMs?: number } = {}): Promise<Received[]> {
+export function collect(executionId: string, options: { fetch?: typeof fetch; query?: string; timeoutMs?: number; key?: string; onEvent?: (e: Received) => void } = {}): Promise<Received[]> {
   return new Promise((resolve, reject) => {
     const received: Received[] = [];
     const underlying = options.fetch ?? fetch;
     // EventSource cannot set headers itself; its fetch can.
     const authed: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
-      headers.set("authorization", bearer(DEV_KEY).authorization);
+      headers.set("authorization", bearer(options.key ?? DEV_KEY).authorization);
       return underlying(input, { ...init, headers });
     };
     const es = new EventSource(`${baseUrl}/v1/executions/${executionId}/stream${options.query ?? ""}`, { fetch: authed });
@@ -35,6 +36,7 @@ export function collect(executionId: string, options: { fetch?: typeof fetch; qu
         // is about to reconnect; only a message with data is the execution's error event.
         if (typeof e.data !== "string") return;
         received.push({ id: Number(e.lastEventId), type, payload: JSON.parse(e.data) });
+        options.onEvent?.(received.at(-1)!);
         if (type === "done" || type === "error") {
           clearTimeout(timer);
           es.close();
