@@ -7,7 +7,9 @@
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { describe, expect, it } from "vitest";
+import { createClient as createRuntimeClient, ToolRuntimeError } from "../../client/index.ts";
 import { ToolRuntimeService } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
+import { trt } from "./cli.ts";
 import { asAdmin, baseUrl, bearer, call } from "./http.ts";
 import { collect, type Received } from "./sse.ts";
 import { tenant } from "./tenants.ts";
@@ -309,6 +311,39 @@ describe("a person's approval", () => {
     const approved = await createClient(ToolRuntimeService, transport(approver)).approve({ executionId: id, reason: "" });
     expect(["queued", "scheduled", "running", "succeeded"]).toContain(approved.status);
     expect(await until(caller, id, ended, "the end")).toMatchObject({ status: "succeeded" });
+  });
+
+  it("is answered from the typed client and from trt: approvals listed, approved, rejected with a reason", async () => {
+    const t = tenant("approve");
+    const caller = await newKey(t);
+    const approverKey = await newKey(t, { agent: "frank", role: "approver" });
+    const runtime = createRuntimeClient({ baseUrl, apiKey: approverKey });
+    const one = (await as(caller).execute(erase(`thing-${crypto.randomUUID()}`))).body.execution_id;
+    const two = (await as(caller).execute(erase(`thing-${crypto.randomUUID()}`))).body.execution_id;
+    // The waiting call as trt shows it: what it waits for and how to let it run.
+    const shown = await trt(["get", one], { env: { TRT_KEY: caller } });
+    expect(shown.stdout).toContain("awaiting approval");
+    expect(shown.stdout).toContain(`needs approval (rule: effect delete)`);
+    expect(shown.stdout).toContain(`trt approve ${one}`);
+
+    expect((await runtime.listApprovals()).approvals.map((a) => a.execution_id)).toEqual([one, two]);
+    const listed = await trt(["approvals"], { env: { TRT_KEY: approverKey } });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(`${one}  lab.erase@1.0.0 (delete)  by dev-agent`);
+    // Without the role, trt says the runtime refused (exit 3).
+    expect((await trt(["approvals"], { env: { TRT_KEY: caller } })).code).toBe(3);
+    // A rejection without a reason is a usage error: nothing sent.
+    expect((await trt(["reject", two], { env: { TRT_KEY: approverKey } })).code).toBe(2);
+
+    const approved = await trt(["approve", one, "--reason", "checked"], { env: { TRT_KEY: approverKey } });
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toMatch(/approved by frank at .*: checked \(rule: effect delete\)/);
+    const rejected = await runtime.reject(two, "not this one");
+    expect(rejected).toMatchObject({ status: "failed", error: { code: "approval_rejected" } });
+    const twice = await runtime.approve(two).catch((e: unknown) => e);
+    expect(twice).toBeInstanceOf(ToolRuntimeError);
+    expect((twice as ToolRuntimeError).code).toBe("approval_not_pending");
+    expect(await until(caller, one, ended, "the approved call's end")).toMatchObject({ status: "succeeded" });
   });
 
   it("asks nothing of tools its tenant's rule does not name", async () => {
