@@ -156,7 +156,7 @@ describe("a provider's max_concurrency", () => {
       expect(results.filter((r) => r.body.execution_id.length === 69).length).toBeGreaterThan(0);
 
       // A dry run while it is busy says the call would wait for it.
-      const busy = await as(key).execute({ tool: "lab.gauge", mode: "async", input: { ms: 1_500 }, limits: { timeout_ms: 10_000 } });
+      const busy = await as(key).execute({ tool: "lab.gauge", mode: "async", input: { ms: 5_000 }, limits: { timeout_ms: 10_000 } });
       let waiting: any;
       for (let i = 0; i < 50; i++) {
         waiting = (await as(key).execute({ tool: "lab.gauge", mode: "dry_run", input: {} })).body;
@@ -166,6 +166,10 @@ describe("a provider's max_concurrency", () => {
       expect(waiting).toMatchObject({ provider: "lab", waits_for_capacity: true, ranking: [{ provider: "lab", in_flight: 1, room: false }] });
       const queued = await as(key).execute({ tool: "lab.gauge", mode: "async", input: { ms: 10 }, limits: { timeout_ms: 10_000 } });
       expect((await as(key).get(queued.body.execution_id)).body).toMatchObject({ status: "scheduled", position: 1 });
+      // A scheduled one cancelled ends at once, before it starts; the one ahead keeps its place.
+      const extra = await as(key).execute({ tool: "lab.gauge", mode: "async", input: { ms: 10 }, limits: { timeout_ms: 10_000 } });
+      expect((await as(key).get(extra.body.execution_id)).body).toMatchObject({ status: "scheduled", position: 2 });
+      expect((await as(key).call("POST", `/v1/executions/${extra.body.execution_id}/cancel`)).body).toMatchObject({ status: "cancelled", cancellation: { outcome: "before_start" }, execution: { started_ms: null } });
       await until(key, busy.body.execution_id, ended, "the busy call's end");
       expect(await until(key, queued.body.execution_id, ended, "the scheduled call's end")).toMatchObject({ status: "succeeded" });
     } finally {
