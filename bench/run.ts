@@ -44,6 +44,66 @@ async function ok(res: Response, status = 200): Promise<string> {
 
 type Op = (worker: number) => Promise<void>;
 
+/**
+ * Issue 15's row: QUEUE_N async executions started at once by a tenant that runs 8 at a time
+ * (the rest wait in its queue), then polled to their ends; the same executions by a tenant
+ * with room for all. Rate = executions ended per second from the first start to the last end.
+ */
+const QUEUE_N = 500;
+interface DrainResult {
+  kind: "queued" | "unqueued";
+  executions: number;
+  succeeded: number;
+  queued_at_start: number;
+  seconds: number;
+  per_second: number;
+}
+
+async function drain(stack: Stack, kind: DrainResult["kind"]): Promise<DrainResult> {
+  const post = (url: string, body: string, h: Record<string, string>) => fetch(url, { method: "POST", headers: h, body });
+  let headers: Record<string, string> = jsonHeaders;
+  if (kind === "queued") {
+    const made = JSON.parse(
+      await ok(
+        await post(`${stack.runtime}/v1/admin/keys`, JSON.stringify({ tenant: `bench-queue-${Date.now()}`, agent: "bench" }), { "content-type": "application/json", authorization: `Bearer ${devVars.DEV_ADMIN_KEY}` }),
+        201,
+      ),
+    );
+    headers = { ...jsonHeaders, authorization: `Bearer ${made.key}` };
+  }
+  const body = JSON.stringify({ tool: "lab.echo", mode: "async", input: JSON.parse(ECHO), limits: LIMITS });
+  const t0 = performance.now();
+  const ids: string[] = [];
+  let queuedAtStart = 0;
+  // 16 submitters, like the throughput rows' middle column.
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (ids.length < QUEUE_N) {
+        ids.push("");
+        const i = ids.length - 1;
+        const started = JSON.parse(await ok(await post(`${stack.runtime}/v1/executions`, body, headers), 202));
+        ids[i] = started.execution_id;
+        if (started.status === "queued") queuedAtStart++;
+      }
+    }),
+  );
+  const pending = new Set(ids);
+  let succeeded = 0;
+  const poll = { authorization: headers.authorization };
+  for (let round = 0; round < 10_000 && pending.size > 0; round++) {
+    await Promise.all(
+      [...pending].slice(0, 64).map(async (id) => {
+        const view = JSON.parse(await ok(await fetch(`${stack.runtime}/v1/executions/${id}`, { headers: poll })));
+        if (!TERMINAL.has(view.status)) return;
+        pending.delete(id);
+        if (view.status === "succeeded") succeeded++;
+      }),
+    );
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  return { kind, executions: QUEUE_N, succeeded, queued_at_start: queuedAtStart, seconds: round2(seconds), per_second: round2(QUEUE_N / seconds) };
+}
+
 type McpClients = Awaited<ReturnType<typeof connectMcp>>[];
 
 /** The runtime's own MCP face: the same lab.echo and budget as the REST rows, through /mcp. */
@@ -267,7 +327,10 @@ async function main(): Promise<void> {
     }
     const cost = await costs(stack);
     const cpu = await cpuPer1000(stack);
-    report({ startedAt, cells, fan, cost, cpu });
+    // Unqueued first, then queued, twice: drift hits each alike.
+    const drains: DrainResult[] = [];
+    for (let round = 0; round < (quick ? 1 : 2); round++) for (const kind of ["unqueued", "queued"] as const) drains.push(await drain(stack, kind));
+    report({ startedAt, cells, fan, cost, cpu, drains });
   } finally {
     await stack.stop();
   }
@@ -285,7 +348,7 @@ function summary(cell: Cell) {
   };
 }
 
-function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost: Awaited<ReturnType<typeof costs>>; cpu: Record<string, number[]> }): void {
+function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost: Awaited<ReturnType<typeof costs>>; cpu: Record<string, number[]>; drains: DrainResult[] }): void {
   const sums = r.cells.map(summary);
   const at = (row: string, c: number) => sums.find((s) => s.row === row && s.concurrency === c)!;
   const lines: string[] = [];
@@ -325,6 +388,9 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
   const ratio = (row: string, floor: string, c: number) => at(row, c).throughput.median / at(floor, c).throughput.median;
   const cost = (kind: string, cls: string) => r.cost[kind]?.per_execution[cls] ?? { requests: 0, rows_written: 0 };
   const cpu = (row: string) => median(r.cpu[row] ?? [NaN]);
+  const drainRate = (kind: DrainResult["kind"]) => median(r.drains.filter((d) => d.kind === kind).map((d) => d.per_second));
+  lines.push(`queue drain: ${QUEUE_N} async executions, 16 submitters (issue 15)`);
+  for (const d of r.drains) lines.push(`  ${d.kind.padEnd(9)} ${fmt(d.per_second).padStart(6)}/s  ${d.succeeded}/${d.executions} succeeded, ${d.queued_at_start} queued at start, ${fmt(d.seconds, 1)} s`);
   const targets = [
     ["fast path (runtime sync) calls/s @1 ≥ 0.9 × F0", ratio("runtime sync", "F0 direct binding", 1), 0.9, ">="],
     ["fast path (runtime sync) calls/s @16 ≥ 0.9 × F0", ratio("runtime sync", "F0 direct binding", 16), 0.9, ">="],
@@ -338,6 +404,8 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
     ["object path: rows written per execution ≤ 3 (keyed)", cost("keyed", "ExecutionObject").rows_written, 3, "<="],
     ["object path: rows written per execution ≤ 3 (async)", cost("async", "ExecutionObject").rows_written, 3, "<="],
     ["fast path CPU per 1,000 ≤ 1.3 × F0's", cpu("runtime sync") / cpu("F0 direct binding"), 1.3, "<="],
+    ["queue drain: none lost (all succeeded)", r.drains.every((d) => d.succeeded === d.executions) ? 1 : 0, 1, ">="],
+    ["queue drain: queued rate ≥ 0.8 × unqueued", drainRate("queued") / drainRate("unqueued"), 0.8, ">="],
   ] as const;
   // Issue 17: what the runtime adds to a call of an upstream MCP server's tool.
   const [via, direct] = ["runtime → upstream", "upstream direct (MCP)"];
@@ -357,7 +425,7 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
   console.log(text);
   mkdirSync(join(root, "bench", "results"), { recursive: true });
   const file = join(root, "bench", "results", `${r.startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(file, JSON.stringify({ started_at: r.startedAt, quick, rounds: ROUNDS, cell_ms: CELL_MS, cells: sums, raw: r.cells, fanout: fanRows, cost: r.cost, cpu_per_1000: r.cpu, table: text }, null, 2));
+  writeFileSync(file, JSON.stringify({ started_at: r.startedAt, quick, rounds: ROUNDS, cell_ms: CELL_MS, cells: sums, raw: r.cells, fanout: fanRows, cost: r.cost, cpu_per_1000: r.cpu, queue_drain: r.drains, table: text }, null, 2));
   console.log(`\nwritten to ${file}`);
 }
 

@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "./exit-codes.ts";
 
-export const COMMANDS = ["tools", "call", "get", "watch", "cancel", "ls"] as const;
+export const COMMANDS = ["tools", "call", "get", "watch", "cancel", "ls", "approvals", "approve", "reject"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `usage: trt <command> [options]
@@ -15,6 +15,9 @@ export const USAGE = `usage: trt <command> [options]
   cancel ID [--grace MS]                cancel an execution
   ls [--status S] [--tool T] [--limit N] [--cursor C]
                                         your executions, newest first
+  approvals                             calls of your tenant awaiting approval (approver role)
+  approve ID [--reason TEXT]            let a call awaiting approval run (approver role)
+  reject ID --reason TEXT               refuse it: it ends failed, never run (approver role)
 
   --url URL    the runtime (default $TRT_URL, else http://127.0.0.1:8787)
   --key KEY    the API key (default $TRT_KEY)
@@ -44,6 +47,7 @@ export interface Parsed {
     tool?: string;
     limit?: number;
     cursor?: string;
+    reason?: string;
   };
 }
 
@@ -54,6 +58,9 @@ const ARITY: Record<Command, [min: number, max: number, names: string]> = {
   watch: [1, 1, "ID"],
   cancel: [1, 1, "ID"],
   ls: [0, 0, ""],
+  approvals: [0, 0, ""],
+  approve: [1, 1, "ID"],
+  reject: [1, 1, "ID"],
 };
 
 export function parseCommandLine(argv: string[], env: Record<string, string | undefined>): Parsed {
@@ -77,6 +84,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
         tool: { type: "string" },
         limit: { type: "string" },
         cursor: { type: "string" },
+        reason: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -99,12 +107,14 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
     tool: v.tool,
     limit: integer("--limit", v.limit, 1),
     cursor: v.cursor,
+    reason: v.reason,
   };
   if (v.help || first === undefined || first === "help") return { command: "help", args: [], flags };
   if (!(COMMANDS as readonly string[]).includes(first)) throw new UsageError(`unknown command "${first}"; the commands are ${COMMANDS.join(", ")}`);
   const command = first as Command;
   const [min, max, names] = ARITY[command];
   if (args.length < min || args.length > max) throw new UsageError(`usage: trt ${command} ${names}`.trim());
+  if (command === "reject" && !flags.reason?.trim()) throw new UsageError("trt reject needs --reason TEXT: a rejection says why");
   if (flags.async && flags.stream) throw new UsageError("--async and --stream exclude each other: --async returns at once, --stream follows the events");
   return { command, args, flags };
 }

@@ -1,5 +1,5 @@
 /** `trt`'s human output: short lines first, JSON where the data is JSON. */
-import { describeEvent, describeStatus, explainError, type ExecutionSummary, type ExecutionView, type StreamEvent, type ToolRuntimeError, type ToolSummary, type ToolView } from "../client/index.ts";
+import { describeEvent, describeStatus, explainError, type ExecutionSummary, type PendingApproval, type ExecutionView, type StreamEvent, type ToolRuntimeError, type ToolSummary, type ToolView } from "../client/index.ts";
 
 const TONE_MARK: Record<string, string> = { good: "✓", bad: "✗", stopped: "■", active: "…", waiting: "…", unknown: "?" };
 
@@ -17,6 +17,12 @@ export function renderView(view: ExecutionView): string {
   lines.push(`  ${timing.join(" · ")}`);
   if (view.attempts && view.attempts.length > 1) {
     for (const a of view.attempts) lines.push(`  attempt ${a.attempt}: ${a.provider} ${a.outcome} (+${a.started_ms} ms, ${a.duration_ms} ms)`);
+  }
+  // Issue 15: where a waiting call stands, and who decided on one that needed approval.
+  if (view.position !== undefined) lines.push(`  position ${view.position} in line (${view.status === "scheduled" ? "for room at its provider" : "for a slot of its tenant"})`);
+  if (view.approval) {
+    const d = view.approval.decision;
+    lines.push(d ? `  ${d.decision} by ${d.approver} at ${d.at}${d.reason ? `: ${d.reason}` : ""} (rule: ${view.approval.rule})` : `  needs approval (rule: ${view.approval.rule}) until ${view.approval.expires_at}: trt approve ${view.execution_id}`);
   }
   if (view.cancellation) lines.push(`  cancelled at ${view.cancellation.requested_at}: ${view.cancellation.outcome ?? "waiting for the tool to stop"}`);
   if (view.error) lines.push(`  error ${view.error.code}: ${view.error.message}`);
@@ -66,4 +72,10 @@ export function renderExecutions(items: ExecutionSummary[], nextCursor: string |
 export function renderError(err: ToolRuntimeError): string {
   const x = explainError(err, "cli");
   return [`trt: ${x.title}`, ...x.lines.map((l) => `  ${l}`), `  ${x.action}`].join("\n") + "\n";
+}
+
+/** Issue 15: pending approvals, oldest first, with what each would do. */
+export function renderApprovals(pending: PendingApproval[]): string {
+  if (pending.length === 0) return "no calls await approval\n";
+  return pending.map((a) => `${a.execution_id}  ${a.tool}@${a.version} (${a.effects})  by ${a.agent}  until ${a.expires_at}  rule: ${a.rule}\n  input: ${a.input === null ? `(${a.input_bytes} bytes)` : JSON.stringify(a.input)}\n`).join("");
 }

@@ -6,12 +6,12 @@ import { createClient, ToolRuntimeError } from "../client/index.ts";
 import { parseCommandLine, USAGE, type Command } from "./args.ts";
 import { call } from "./commands/call.ts";
 import { ls, tools } from "./commands/listings.ts";
-import { cancel, get, watch } from "./commands/watch.ts";
+import { approvals, approve, cancel, get, reject, watch } from "./commands/watch.ts";
 import type { Cli } from "./context.ts";
 import { EXIT, exitCodeOfError, UsageError } from "./exit-codes.ts";
 import { renderError } from "./render.ts";
 
-const COMMANDS: Record<Command, (cli: Cli, args: string[]) => Promise<number>> = { tools, call, get, watch, cancel, ls };
+const COMMANDS: Record<Command, (cli: Cli, args: string[]) => Promise<number>> = { tools, call, get, watch, cancel, ls, approvals, approve, reject };
 
 async function main(argv: string[]): Promise<number> {
   let json = argv.includes("--json");

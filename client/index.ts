@@ -11,12 +11,12 @@
  * `invalid_argument`, `bad_response`), `retryable`, HTTP `status`, `details`, and, when an
  * execution ran, its `execution` view.
  */
-import type { ApiKeyRecord, AuditRecord, DryRunReport, ExecutionRequest, ExecutionSummary, ExecutionView, Page, ToolOfferingView, ToolVersionView, ToolView } from "../src/contract.ts";
+import type { ApiKeyRecord, ApprovalDecision, ApprovalState, AuditRecord, DryRunReport, ExecutionRequest, ExecutionSummary, ExecutionView, Page, PendingApproval, ToolOfferingView, ToolVersionView, ToolView } from "../src/contract.ts";
 import { localError } from "./errors.ts";
 import { followEvents, type StreamEvent, type StreamOptions } from "./events.ts";
 import { createTransport } from "./http.ts";
 
-export type { ApiKeyRecord, AuditRecord, DryRunReport, ExecutionSummary, ExecutionView, StreamEvent, StreamOptions, ToolOfferingView, ToolVersionView, ToolView };
+export type { ApiKeyRecord, ApprovalDecision, ApprovalState, AuditRecord, DryRunReport, PendingApproval, ExecutionSummary, ExecutionView, StreamEvent, StreamOptions, ToolOfferingView, ToolVersionView, ToolView };
 export { ToolRuntimeError, type LocalErrorCode } from "./errors.ts";
 export { explainError, type Explanation } from "./explain.ts";
 export { describeEvent, describeStatus, KNOWN_STATUSES, progressFraction, STATUS_INFO, type StatusInfo, type StatusTone } from "./statuses.ts";
@@ -66,7 +66,7 @@ export interface NewKey {
   capabilities?: string[];
   /** The providers the key may reach: none when left out (least privilege); ["*"] for all. */
   channels?: string[];
-  role?: "tenant" | "admin";
+  role?: "tenant" | "admin" | "approver";
 }
 
 export interface ToolRuntimeClient {
@@ -82,6 +82,12 @@ export interface ToolRuntimeClient {
   /** The execution's events until its terminal one; resumes after a dropped connection. */
   stream(executionId: string, options?: StreamOptions): AsyncGenerator<StreamEvent>;
   cancel(executionId: string, options?: { grace_ms?: number }): Promise<ExecutionView>;
+  /** Approvers: the caller's tenant's calls awaiting approval, oldest first (issue 15). */
+  listApprovals(): Promise<{ approvals: PendingApproval[] }>;
+  /** Approvers: lets a call awaiting approval run; the reason, if any, goes to the audit record. */
+  approve(executionId: string, options?: { reason?: string }): Promise<ExecutionView>;
+  /** Approvers: ends a call awaiting approval `failed` (`approval_rejected`); a reason is required. */
+  reject(executionId: string, reason: string): Promise<ExecutionView>;
   /** The caller's tenant's executions, newest first. */
   listExecutions(filters?: ListFilters): Promise<Page & { executions: ExecutionSummary[] }>;
   listTools(): Promise<{ registry_version: number; tools: ToolSummary[] }>;
@@ -128,6 +134,9 @@ export function createClient(options: ClientOptions): ToolRuntimeClient {
     get: async (executionId) => t.json<ExecutionView>(await t.request("GET", `/v1/executions/${id(executionId)}`)),
     stream: (executionId, o = {}) => followEvents(t, executionId, { maxReconnects, ...o }),
     cancel: async (executionId, o) => t.json<ExecutionView>(await t.request("POST", `/v1/executions/${id(executionId)}/cancel`, { body: o ?? {} })),
+    listApprovals: async () => t.json(await t.request("GET", "/v1/approvals")),
+    approve: async (executionId, o) => t.json<ExecutionView>(await t.request("POST", `/v1/executions/${id(executionId)}/approve`, { body: o ?? {} })),
+    reject: async (executionId, reason) => t.json<ExecutionView>(await t.request("POST", `/v1/executions/${id(executionId)}/reject`, { body: { reason } })),
     listExecutions: async (f) => t.json(await t.request("GET", `/v1/executions${query({ ...f })}`)),
     listTools: async () => t.json(await t.request("GET", "/v1/tools")),
     getTool: async (name) => t.json<ToolView>(await t.request("GET", `/v1/tools/${id(name)}`)),

@@ -19,8 +19,9 @@ export interface StatusInfo {
 }
 
 export const STATUS_INFO = {
-  queued: { label: "queued", tone: "waiting", terminal: false, meaning: "accepted and waiting for a place to run" },
-  scheduled: { label: "scheduled", tone: "waiting", terminal: false, meaning: "accepted and waiting for its start time" },
+  awaiting_approval: { label: "awaiting approval", tone: "waiting", terminal: false, meaning: "waiting for a person with the approver role to approve or reject it" },
+  queued: { label: "queued", tone: "waiting", terminal: false, meaning: "accepted and waiting for one of its tenant's slots" },
+  scheduled: { label: "scheduled", tone: "waiting", terminal: false, meaning: "has a slot and waits for room at its provider" },
   running: { label: "running", tone: "active", terminal: false, meaning: "the tool is running" },
   succeeded: { label: "succeeded", tone: "good", terminal: true, meaning: "the tool finished and its output is valid" },
   failed: { label: "failed", tone: "bad", terminal: true, meaning: "the execution ended with an error" },

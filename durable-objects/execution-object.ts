@@ -1,26 +1,32 @@
 /**
  * ExecutionObject: one Durable Object per execution that can be watched (async, streamed or
- * keyed). A shell over plain code in src/: it admits the call, runs it (src/execution/run.ts),
- * keeps its record and events (execution-store.ts), fans its events out to subscribed edges,
- * and keeps three promises with one alarm — the deadline (an in-memory timer that died is
- * backed up), the audit outbox (the finished record reaches the queue), and retention.
+ * keyed) or that waits (issue 15). A shell over plain code in src/: it admits the call, lets it
+ * wait (src/execution/waiting.ts), runs it (src/execution/run.ts), keeps its record and events
+ * (execution-store.ts), fans its events out to subscribed edges, and keeps its promises with one
+ * alarm — the end of a wait (approval window, wait bound), the deadline (an in-memory timer that
+ * died is backed up), the audit outbox (the finished record reaches the queue), and retention.
+ *
+ *   (awaiting_approval: a person decides →) queued: the tenant's object grants a slot (`granted`)
+ *   → scheduled: the provider's gate grants a permit (`capacityGranted`) → running → the end
  */
 import { DurableObject } from "cloudflare:workers";
-import type { ExecutionView, Outcome } from "../src/contract.ts";
+import type { ApprovalDecision, ExecutionEvent, ExecutionView, Outcome, Value } from "../src/contract.ts";
 import { errorBody, RuntimeError } from "../src/errors.ts";
 import { auditEntryOf, sendAudit, type AuditConfirm } from "../src/audit/outbox.ts";
+import { abandonTrial, claimGranted, claimProvider, gateStub, permitOf, type Claim, type Permit } from "../src/execution/capacity.ts";
 import type { ExecutionPlan } from "../src/execution/dispatch.ts";
 import { terminalEvent, startEvent, withRecordEvents } from "../src/execution/events.ts";
 import { newObjectExecutionId, objectStub } from "../src/execution/ids.ts";
-import { isTerminal, toView, type ExecutionRecord } from "../src/execution/record.ts";
-import { ExecutionRun, lostRecord } from "../src/execution/run.ts";
+import { isTerminal, isWaiting, toView, transition, type ExecutionRecord } from "../src/execution/record.ts";
+import { ExecutionRun, lostRecord, newRecord } from "../src/execution/run.ts";
+import { approvalExpiry, cancelledBeforeStart, endedBeforeStart, mayWait, waitEndsAt, waitExpiredError } from "../src/execution/waiting.ts";
 import { MAX_ATTEMPT } from "../src/execution/usage.ts";
 import { planExecution } from "../src/pipeline/plan.ts";
 import { shedIfLate } from "../src/execution/shed.ts";
-import { takeTrial } from "../src/execution/trial.ts";
-import { admitExecution, releaseExecution } from "../src/policy/admission.ts";
+import { admitExecution, queuePosition, refusal as admissionRefusal, releaseExecution, tenantStub } from "../src/policy/admission.ts";
 import { Fanout } from "../src/stream/fanout.ts";
 import { encodeEventLine } from "../src/stream/ndjson.ts";
+import { toJson } from "../src/codec/bytes.ts";
 import { ExecutionStore, REPLAY_PAGE, type KeyBinding } from "./execution-store.ts";
 import type { DeprecationNotice } from "../src/registry/catalog.ts";
 import type { Delivery, EventsAnswer, KeyedCall, StartAnswer } from "../src/execution/dispatch.ts";
@@ -29,6 +35,10 @@ import type { Delivery, EventsAnswer, KeyedCall, StartAnswer } from "../src/exec
 const DEADLINE_SLACK_MS = 5_000;
 /** How long the audit outbox waits for the queue's acknowledgement before sending again. */
 const AUDIT_CONFIRM_MS = 30_000;
+/** While someone watches a waiting execution, its place in line is looked at this often. */
+const POSITION_POLL_MS = 1_000;
+/** An approver sees the input of a pending call up to this size (larger ones: its size only). */
+const APPROVAL_INPUT_BYTES = 16 * 1024;
 
 export class ExecutionObject extends DurableObject<Env> {
   readonly #store: ExecutionStore;
@@ -36,6 +46,19 @@ export class ExecutionObject extends DurableObject<Env> {
   #record: ExecutionRecord | undefined;
   #loaded = false;
   #run: ExecutionRun | undefined;
+  /** The plan while the execution waits (also in storage as "p"). */
+  #plan: ExecutionPlan | undefined;
+  /** A slot or a permit was granted and the run is being started: a second grant changes nothing. */
+  #proceeding = false;
+  /** A permit the gate granted while a claim was under way: used if that claim found no room. */
+  #grantedPermit: Permit | undefined;
+  /** Its place in the line it waits in, as last seen. */
+  #position: number | undefined;
+  /** The place last said on the stream: a GET refreshing #position must not swallow the change. */
+  #toldPosition: number | undefined;
+  #watching = false;
+  /** Callers waiting for the end (a sync caller of an execution that waits). */
+  readonly #enders: ((r: ExecutionRecord) => void)[] = [];
   /** Set while a keyed call is being planned and admitted: duplicates wait for it. */
   #starting: Promise<unknown> | undefined;
   #auditConfirmed = false;
@@ -104,10 +127,12 @@ export class ExecutionObject extends DurableObject<Env> {
     return this.#attach(this.#record?.tenant === tenant, delivery, replayed);
   }
 
-  /** The current view for GET; null for another tenant or no record (DESIGN.md 7). */
+  /** The current view for GET (with its place in line while it waits); null for another tenant or no record (DESIGN.md 7). */
   async view(tenant: string): Promise<ExecutionView | null> {
     this.#recover();
-    return this.#owned(tenant) ? this.#view(this.#record!) : null;
+    if (!this.#owned(tenant)) return null;
+    if (this.#record!.status === "queued" || this.#record!.status === "scheduled") await this.#lookPosition();
+    return this.#view(this.#record!, this.#position);
   }
 
   /** The events after `after`, then live ones until the terminal event (TRT-002 §7). */
@@ -129,7 +154,8 @@ export class ExecutionObject extends DurableObject<Env> {
 
   /**
    * TRT-002 §8: signal the provider, give it `graceMs` to stop, then stop waiting. Answers when
-   * the execution has ended; a finished one is returned as it is (`already_finished`).
+   * the execution has ended; a finished one is returned as it is (`already_finished`); one that
+   * waits ends at once, `before_start`, and its provider is never called.
    */
   async cancel(tenant: string, graceMs: number): Promise<ExecutionView | null> {
     this.#recover();
@@ -139,6 +165,7 @@ export class ExecutionObject extends DurableObject<Env> {
       const view = this.#view(record);
       return view.cancellation ? view : { ...view, cancellation: { requested_at: new Date().toISOString(), outcome: "already_finished" } };
     }
+    if (isWaiting(record.status) && !this.#run) return this.#view(this.#endWaiting(cancelledBeforeStart(record, Date.now())));
     return this.#view(await this.#run!.cancel(graceMs));
   }
 
@@ -152,11 +179,69 @@ export class ExecutionObject extends DurableObject<Env> {
     this.#store.saveUsage({ attempt, cpu_ms: typeof cpuMs === "number" && Number.isFinite(cpuMs) && cpuMs >= 0 ? cpuMs : null });
   }
 
-  /** One alarm for three promises: the deadline, the audit outbox, retention. */
+  /**
+   * A person with the approver role decides (issue 15). Approved: the call goes on to its
+   * tenant's queue; rejected: it ends `failed` with `approval_rejected`. Anything but a pending
+   * approval is `approval_not_pending` and changes nothing; another tenant's id is not found.
+   */
+  async decide(tenant: string, decision: ApprovalDecision): Promise<Outcome<ExecutionView> | null> {
+    this.#recover();
+    if (!this.#owned(tenant)) return null;
+    const record = this.#record!;
+    if (record.status !== "awaiting_approval") {
+      return refusal("approval_not_pending", record.approval?.decision ? `the call was already ${record.approval.decision.decision}` : `the execution is ${record.status}, not awaiting approval`, {
+        status: record.status,
+        decision: record.approval?.decision?.decision ?? null,
+      });
+    }
+    const approval = { ...record.approval!, decision };
+    void tenantStub(this.env, record.tenant).approvalDone(record.execution_id).catch(() => {});
+    const now = Date.parse(decision.at);
+    if (decision.decision === "rejected") {
+      const error = errorBody("approval_rejected", `${decision.approver} rejected the call: ${decision.reason}`, { approver: decision.approver, reason: decision.reason });
+      return { ok: true, value: toView(this.#endWaiting(transition(record, "failed", now, { error, approval }))) };
+    }
+    this.#save(transition(record, "queued", now, { approval }));
+    this.#emitWaiting({ message: `approved by ${decision.approver}`, approval: "approved", approver: decision.approver, ...(decision.reason ? { reason: decision.reason } : {}) });
+    await this.#admit(this.#plan!, true);
+    return { ok: true, value: this.#view(this.#record!, this.#position) };
+  }
+
+  /** The tenant's object handed this queued execution a slot: it goes on (true), or gives it back (false). */
+  async granted(): Promise<boolean> {
+    this.#recover();
+    const record = this.#record;
+    if (!record || record.status !== "queued" || !this.#plan) return record?.status === "scheduled" || record?.status === "running";
+    if (!this.#proceeding) {
+      // Stored before the grant is confirmed: a restart after this goes on from `scheduled`.
+      this.#save(transition(record, "scheduled", Date.now()));
+      void this.#proceed(this.#plan);
+    }
+    return true;
+  }
+
+  /** The provider's gate handed this scheduled execution a permit: it runs (true), or gives it back (false). */
+  async capacityGranted(provider: string, permitId: string): Promise<boolean> {
+    this.#recover();
+    const record = this.#record;
+    if (!record || record.status !== "scheduled" || !this.#plan || this.#run) return false;
+    const permit = permitOf(this.env, provider, permitId);
+    if (this.#proceeding) this.#grantedPermit = permit;
+    else void this.#proceed(this.#plan, permit);
+    return true;
+  }
+
+  /** One alarm: the end of a wait, the deadline, the audit outbox, retention. */
   async alarm(): Promise<void> {
     this.#recover();
     const record = this.#record;
     if (!record) return;
+    if (isWaiting(record.status) && !this.#run) {
+      const ends = this.#plan ? waitEndsAt(record, this.#plan) : 0;
+      if (Date.now() < ends) return this.ctx.storage.setAlarm(ends);
+      this.#endWaiting(endedBeforeStart(record, this.#plan ? waitExpiredError(record, this.#plan, Date.now()) : lostPlan(), Date.now()));
+      return;
+    }
     if (!isTerminal(record.status)) {
       // Past deadline + slack with the call still open: the in-memory timer did not end it.
       this.#run?.expire();
@@ -178,44 +263,177 @@ export class ExecutionObject extends DurableObject<Env> {
   }
 
   async #begin(planned: ExecutionPlan, delivery: Delivery): Promise<Outcome<StartAnswer>> {
-    // Admission (rate and concurrency) before anything is written: a refused call leaves nothing.
-    const admitted = await admitExecution(this.env, planned);
-    if (!admitted.ok) return admitted;
-    let plan: ExecutionPlan;
-    try {
-      shedIfLate(planned);
-      // After admission: a call refused before now never held a half-open provider's trial.
-      plan = await takeTrial(this.env, planned);
-    } catch (err) {
-      void releaseExecution(this.env, planned.tenant, planned.execution_id);
-      return internal(err);
+    if (planned.approval) {
+      const refused = await this.#awaitApproval(planned);
+      if (refused) return refused;
+      return this.#attach(true, delivery, false);
     }
-    this.#run = ExecutionRun.begin(this.env, plan, {
-      background: (p) => this.ctx.waitUntil(p),
-      save: (record) => this.#save(record),
-      emit: (seq, type, data, at) => {
-        const event = { seq, type, data, at };
-        this.#store.appendEvent(event);
-        this.#fanout.publish(event);
+    // Admission (rate and concurrency) before anything is written: a refused call leaves nothing.
+    const admitted = await admitExecution(this.env, planned, { wait: mayWait(planned, Date.now()) });
+    if (!admitted.ok) return admitted;
+    if (admitted.value.queued !== undefined) {
+      this.#wait(planned, newRecord(planned, Date.now()), admitted.value.queued);
+      return this.#attach(true, delivery, false);
+    }
+    const started = await this.#proceed(planned);
+    if (!started.ok) return started;
+    return this.#attach(true, delivery, false);
+  }
+
+  /** A call for a person to approve: its tokens and a place among the tenant's pending approvals, then it waits. */
+  async #awaitApproval(planned: ExecutionPlan): Promise<Outcome<StartAnswer> | undefined> {
+    const now = Date.now();
+    const expires = approvalExpiry(planned, planned.approval!.window_ms, now);
+    const inputJson = toJson(planned.input ?? null);
+    const accepted = await tenantStub(this.env, planned.tenant).awaitApproval(
+      {
+        execution_id: planned.execution_id,
+        tool: planned.tool,
+        version: planned.version,
+        effects: planned.effects,
+        agent: planned.agent,
+        project: planned.project,
+        mode: planned.mode,
+        rule: planned.approval!.rule,
+        input: inputJson.length <= APPROVAL_INPUT_BYTES ? (planned.input as Value) : null,
+        input_bytes: inputJson.length,
+        accepted_at: new Date(planned.accepted_at).toISOString(),
+        expires_at: new Date(expires).toISOString(),
       },
-    });
+      planned.limits,
+    );
+    if (!accepted.ok) return { ok: false, error: admissionRefusal(accepted, planned.tool).toBody() };
+    const record: ExecutionRecord = { ...newRecord(planned, now), status: "awaiting_approval", approval: { rule: planned.approval!.rule, expires_at: expires } };
+    this.#plan = planned;
+    this.#store.savePlan(planned);
+    this.#save(record);
+    this.#emitWaiting({ message: `waiting for a person to approve the call (${planned.approval!.rule})`, approval: "requested", rule: planned.approval!.rule, expires_at: new Date(expires).toISOString() });
+    void this.ctx.storage.setAlarm(expires);
+    return undefined;
+  }
+
+  /** After approval: a slot of its tenant now, or a place in the tenant's queue (its tokens were taken when it was accepted). */
+  async #admit(plan: ExecutionPlan, paid: boolean): Promise<void> {
+    const admitted = await admitExecution(this.env, plan, { wait: mayWait(plan, Date.now()), paid }).catch((err) => ({ ok: false as const, error: internalBody(err) }));
+    const record = this.#record!;
+    if (record.status !== "queued") return; // cancelled meanwhile
+    if (!admitted.ok) return void this.#endWaiting(endedBeforeStart(record, admitted.error, Date.now()));
+    if (admitted.value.queued !== undefined) return this.#wait(plan, record, admitted.value.queued);
+    this.#save(transition(record, "scheduled", Date.now()));
+    await this.#proceed(plan);
+  }
+
+  /** Waits (queued, or scheduled at a full provider): the plan is kept, the wait is said, the alarm set to its end. */
+  #wait(plan: ExecutionPlan, record: ExecutionRecord, position: number | undefined, provider?: string): void {
+    this.#plan = plan;
+    this.#store.savePlan(plan);
+    this.#save(record);
+    this.#position = position;
+    this.#toldPosition = position;
+    const where = provider ? `room at provider ${provider}` : "a free slot of its tenant";
+    this.#emitWaiting({ message: `waiting for ${where}${position ? `, position ${position}` : ""}`, waiting: record.status, ...(provider ? { provider } : {}), ...(position ? { position } : {}) });
+    void this.ctx.storage.setAlarm(waitEndsAt(this.#record!, plan));
+    if (this.#fanout.size > 0) this.#watch();
+  }
+
+  /**
+   * The execution holds a slot of its tenant: it takes room at a provider (or waits for it,
+   * scheduled) and runs. A call refused here before it ever waited leaves nothing but its
+   * refusal; one that waited ends with it.
+   */
+  async #proceed(plan: ExecutionPlan, granted?: Permit): Promise<Outcome<void>> {
+    this.#proceeding = true;
+    let claim: Claim | undefined;
+    try {
+      if (plan.mode === "sync") shedIfLate(plan);
+      if (granted) claim = await claimGranted(this.env, plan, granted);
+      claim ??= await claimProvider(this.env, plan, { wait: true });
+    } catch (err) {
+      this.#proceeding = false;
+      return this.#refusedAfterSlot(plan, err);
+    }
+    this.#proceeding = false;
+    const late = this.#grantedPermit;
+    this.#grantedPermit = undefined;
+    if (late && claim.kind === "full") return this.#proceed(plan, late);
+    if (late && claim.kind === "claimed" && claim.permit?.id !== late.id) late.release();
+    const record = this.#record;
+    if (record && isTerminal(record.status)) {
+      // Cancelled (or expired) while the permit was being taken: nothing runs.
+      if (claim.kind === "claimed") {
+        claim.permit?.release();
+        await abandonTrial(this.env, claim.plan);
+      }
+      return { ok: true, value: undefined };
+    }
+    if (claim.kind === "full") {
+      const waiting = record ?? transition(newRecord(plan, Date.now()), "scheduled", Date.now());
+      this.#wait(plan, waiting.status === "queued" ? transition(waiting, "scheduled", Date.now()) : waiting, claim.position, claim.provider);
+      return { ok: true, value: undefined };
+    }
+    this.#startRun(claim.plan, record, claim.permit);
+    return { ok: true, value: undefined };
+  }
+
+  #refusedAfterSlot(plan: ExecutionPlan, err: unknown): Outcome<void> {
+    void releaseExecution(this.env, plan.tenant, plan.execution_id);
+    const body = err instanceof RuntimeError ? err.toBody() : internalBody(err);
+    const record = this.#record;
+    if (record && !isTerminal(record.status)) this.#endWaiting(endedBeforeStart(record, body, Date.now()));
+    return { ok: false, error: body };
+  }
+
+  #startRun(plan: ExecutionPlan, waited: ExecutionRecord | undefined, permit: Permit | null): void {
+    this.#run = ExecutionRun.begin(
+      this.env,
+      plan,
+      {
+        background: (p) => this.ctx.waitUntil(p),
+        save: (record) => this.#save(record),
+        emit: (seq, type, data, at) => {
+          const event = { seq, type, data, at };
+          this.#store.appendEvent(event);
+          this.#fanout.publish(event);
+        },
+      },
+      { record: waited, permit },
+    );
+    if (waited) this.#store.dropPlan();
+    this.#plan = undefined;
+    this.#position = undefined;
     // The deadline alarm shares the record's commit (DESIGN.md 8: one commit before the call).
-    void this.ctx.storage.setAlarm(plan.accepted_at + plan.timeout_ms + DEADLINE_SLACK_MS);
+    void this.ctx.storage.setAlarm(this.#run.deadline + DEADLINE_SLACK_MS);
     const run = this.#run;
     void run.done.then((record) => this.#ended(record));
     // The tenant's slot is held until the provider's call has really returned (WORK_CAP_MS at most).
     void run.workStopped().then(() => releaseExecution(this.env, plan.tenant, plan.execution_id));
-    return this.#attach(true, delivery, false);
+  }
+
+  /** A waiting execution ends without running: it lets go of whatever it waited in, and says so. */
+  #endWaiting(ended: ExecutionRecord): ExecutionRecord {
+    const was = this.#record!;
+    if (was.status === "awaiting_approval") void tenantStub(this.env, was.tenant).approvalDone(was.execution_id).catch(() => {});
+    if (was.status === "queued" || was.status === "scheduled") void releaseExecution(this.env, was.tenant, was.execution_id);
+    if (was.status === "scheduled") {
+      for (const p of this.#plan?.providers.filter((c) => c.max_concurrency) ?? []) void gateStub(this.env, p.provider).leave(was.execution_id).catch(() => {});
+    }
+    this.#store.dropPlan();
+    this.#plan = undefined;
+    this.#save(ended);
+    this.#ended(ended);
+    return ended;
   }
 
   async #attach(owned: boolean, delivery: Delivery, replayed: boolean): Promise<Outcome<StartAnswer>> {
     if (!owned) return refusal("execution_not_found", "no such execution");
     const stream = delivery === "stream" ? this.#subscribe(0) : undefined;
     if (delivery === "stream" && !stream) return refusal("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers", retry_after_ms: 5_000 });
-    if (delivery === "end" && this.#run && !isTerminal(this.#record!.status)) await this.#run.done;
+    if (delivery === "end" && !isTerminal(this.#record!.status)) {
+      await new Promise<ExecutionRecord>((resolve) => this.#enders.push(resolve));
+    }
     // The answer to a POST is the record as it ended, the same for its replays (TRT-002 §11);
     // CPU reports arrive after the end and show in GET (src/execution/usage.ts).
-    return { ok: true, value: { view: toView(this.#record!), replayed, ...(stream ? { stream } : {}) } };
+    return { ok: true, value: { view: toView(this.#record!, [], this.#position), replayed, ...(stream ? { stream } : {}) } };
   }
 
   #ended(record: ExecutionRecord): void {
@@ -239,15 +457,69 @@ export class ExecutionObject extends DurableObject<Env> {
     this.#record = record;
     if (started) this.#fanout.publish(startEvent(record)!);
     const end = terminalEvent(record);
-    if (end) this.#fanout.publish(end);
+    if (end) {
+      this.#fanout.publish(end);
+      for (const resolve of this.#enders.splice(0)) resolve(record);
+    }
+  }
+
+  /** A `log` event of a waiting execution (TRT-002 §7): numbered after the record's last, stored with it. */
+  #emitWaiting(data: Record<string, Value>): void {
+    const record = this.#record!;
+    const event: ExecutionEvent = { seq: record.last_seq + 1, type: "log", data, at: Date.now() };
+    this.#store.appendEvent(event);
+    this.#save({ ...record, last_seq: event.seq });
+    this.#fanout.publish(event);
+  }
+
+  /** Its place in line now: the tenant's queue while queued, the provider's while scheduled. */
+  async #lookPosition(): Promise<number | undefined> {
+    const record = this.#record!;
+    try {
+      if (record.status === "queued") {
+        const p = await queuePosition(this.env, record.tenant, record.execution_id);
+        this.#position = p ? p : undefined;
+      } else if (record.status === "scheduled") {
+        const limited = this.#plan?.providers.find((c) => c.max_concurrency);
+        const p = limited ? await gateStub(this.env, limited.provider).position(record.execution_id) : null;
+        this.#position = p ?? undefined;
+      }
+    } catch {
+      // The last known place stands.
+    }
+    return this.#position;
+  }
+
+  /**
+   * While someone follows a waiting execution, its place in line is looked at once a second
+   * and a `log` event says each change. Nobody is told without a subscriber (a poll costs a
+   * request to the tenant's object or the gate).
+   */
+  #watch(): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    const tick = async () => {
+      const record = this.#record;
+      if (!record || this.#fanout.size === 0 || (record.status !== "queued" && record.status !== "scheduled") || this.#run) {
+        this.#watching = false;
+        return;
+      }
+      const now = await this.#lookPosition();
+      if (now !== undefined && now !== this.#toldPosition && this.#record?.status === record.status && !this.#run) {
+        this.#toldPosition = now;
+        this.#emitWaiting({ message: `position ${now}`, waiting: record.status, position: now });
+      }
+      setTimeout(() => void tick(), POSITION_POLL_MS);
+    };
+    setTimeout(() => void tick(), POSITION_POLL_MS);
   }
 
   #subscribe(after: number): ReadableStream<Uint8Array> | undefined {
     const record = this.#record!;
-    const upTo = this.#run ? this.#run.lastSeq : record.last_seq + 1;
+    const upTo = this.#run ? this.#run.lastSeq : isTerminal(record.status) ? record.last_seq + 1 : record.last_seq;
     const store = this.#store;
     const self = this;
-    async function* pages(): AsyncGenerator<import("../src/contract.ts").ExecutionEvent[]> {
+    async function* pages(): AsyncGenerator<ExecutionEvent[]> {
       let cursor = after;
       for (;;) {
         const stored = store.events(cursor, REPLAY_PAGE).filter((e) => e.seq <= upTo);
@@ -260,7 +532,9 @@ export class ExecutionObject extends DurableObject<Env> {
         cursor = high;
       }
     }
-    return this.#fanout.subscribe(pages(), upTo, isTerminal(record.status), after);
+    const stream = this.#fanout.subscribe(pages(), upTo, isTerminal(record.status), after);
+    if (stream && isWaiting(record.status)) this.#watch();
+    return stream;
   }
 
   /** The key's current binding: this object's own execution, or one it moved on to. */
@@ -277,8 +551,11 @@ export class ExecutionObject extends DurableObject<Env> {
   }
 
   /**
-   * Loads the record on first use. A fresh instance finding an unfinished record means the
-   * instance that ran it is gone (restart): its provider call went with it.
+   * Loads the record on first use. A waiting execution waits on: its plan is in storage, and
+   * whatever it waits in (the tenant's queue, the provider's gate, the pending approvals) is
+   * durable too; one that was taking room at its provider takes it again (idempotent). A fresh
+   * instance finding a running record means the instance that ran it is gone (restart): its
+   * provider call went with it, and its tenant's slot goes on to the next in line.
    */
   #recover(): void {
     if (this.#loaded) return;
@@ -289,14 +566,22 @@ export class ExecutionObject extends DurableObject<Env> {
       this.#auditConfirmed = false;
       return;
     }
+    if (isWaiting(record.status)) {
+      this.#record = record;
+      this.#plan = this.#store.plan();
+      if (!this.#plan) this.#endWaiting(endedBeforeStart(record, lostPlan(), Date.now()));
+      else if (record.status === "scheduled") void this.#proceed(this.#plan);
+      return;
+    }
     const { lastSeq, partial } = this.#store.scan(record.partial_merge ?? "replace");
     this.#record = record;
     this.#save(lostRecord(record, lastSeq, partial));
     this.#ended(this.#record);
+    void releaseExecution(this.env, record.tenant, record.execution_id);
   }
 
-  #view(record: ExecutionRecord): ExecutionView {
-    return toView(record, this.#store.usage());
+  #view(record: ExecutionRecord, position?: number): ExecutionView {
+    return toView(record, this.#store.usage(), position);
   }
 
   #owned(tenant: string): boolean {
@@ -306,13 +591,21 @@ export class ExecutionObject extends DurableObject<Env> {
 }
 
 function refusal<T>(code: Parameters<typeof errorBody>[0], message: string, details?: Record<string, unknown>): Outcome<T> {
-  return { ok: false, error: errorBody(code, message, details) };
+  return { ok: false, error: errorBody(code, message, details as Record<string, Value>) };
+}
+
+function internalBody(err: unknown) {
+  if (err instanceof RuntimeError) return err.toBody();
+  console.error(JSON.stringify({ msg: "execution object failed", error: String(err) }));
+  return errorBody("internal", "the runtime failed while starting the execution");
 }
 
 function internal<T>(err: unknown): Outcome<T> {
-  if (err instanceof RuntimeError) return { ok: false, error: err.toBody() };
-  console.error(JSON.stringify({ msg: "execution object failed", error: String(err) }));
-  return refusal("internal", "the runtime failed while starting the execution");
+  return { ok: false, error: internalBody(err) };
+}
+
+function lostPlan() {
+  return errorBody("internal", "the waiting execution's plan was lost; it never ran", { reason: "plan missing" }, false);
 }
 
 function withDeprecation(outcome: Outcome<StartAnswer>, deprecation: DeprecationNotice | undefined): Outcome<StartAnswer> {

@@ -1,7 +1,10 @@
 /**
  * An execution object's storage, in the object's synchronous key-value store (SQLite-backed):
  * no tables to create, one row per put. What recovery needs and no more (DESIGN.md 8):
- *   "r"           the record: written when the execution starts and when it ends
+ *   "r"           the record: written when the execution starts and when it ends (and at each
+ *                 step of a wait)
+ *   "p"           the plan, only while the execution waits (issue 15): what it will run once a
+ *                 person, its tenant or its provider lets it, so a restart loses nothing
  *   "k"           where this object's idempotency key points, once it points elsewhere
  *   "e:<seq>"     each emitted event (the `start` and terminal events are views of the record)
  *   "u:<attempt>" a provider invocation's CPU report, which arrives after the fact (src/execution/usage.ts)
@@ -11,6 +14,7 @@ import { PartialOutput } from "../src/execution/partial-output.ts";
 import type { PartialMerge } from "../providers/sdk/protocol.ts";
 import type { ExecutionRecord } from "../src/execution/record.ts";
 import type { AttemptUsage } from "../src/execution/usage.ts";
+import type { ExecutionPlan } from "../src/execution/dispatch.ts";
 
 /** A key's binding to an execution in another object (TRT-002 §11: a key past its TTL gets a new id). */
 export interface KeyBinding {
@@ -37,6 +41,18 @@ export class ExecutionStore {
 
   saveRecord(record: ExecutionRecord): void {
     this.#kv.put("r", record);
+  }
+
+  plan(): ExecutionPlan | undefined {
+    return this.#kv.get<ExecutionPlan>("p");
+  }
+
+  savePlan(plan: ExecutionPlan): void {
+    this.#kv.put("p", plan);
+  }
+
+  dropPlan(): void {
+    this.#kv.delete("p");
   }
 
   key(): KeyBinding | undefined {

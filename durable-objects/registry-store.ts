@@ -15,6 +15,8 @@ export type Catalog = Pick<RegistrySnapshot, "providers" | "tools" | "problems">
 export interface ProviderOverride {
   trust?: Trust;
   disabled?: boolean;
+  /** An operator's max_concurrency in place of the manifest's (issue 15); null: the manifest's again. */
+  max_concurrency?: number | null;
 }
 
 export type { DeprecationNotice as Deprecation } from "../src/registry/catalog.ts";

@@ -6,33 +6,89 @@
  *
  * Why a Durable Object and not the platform's rate-limiting binding: the binding counts per
  * Cloudflare location and only over 10 s or 60 s periods, so it can neither bound a tenant
- * globally nor count concurrent executions. State is in memory on purpose (no storage write on
- * the hot path): if the object restarts, its buckets refill and its slots are forgotten, so for
- * a moment a tenant may get up to one extra burst and one extra `max_concurrent`.
+ * globally nor count concurrent executions. Buckets and slots are in memory on purpose (no
+ * storage write on the hot path): if the object restarts, its buckets refill and its slots are
+ * forgotten, so for a moment a tenant may get up to one extra burst and one extra
+ * `max_concurrent`.
+ *
+ * What waits is kept in storage (issue 15), so a restart loses none of it and keeps its order:
+ *   "q:<ticket>"  an execution waiting for a slot; `granting` once handed one, kept until it
+ *                 gives the slot back: a restart holds that slot again and tells its object
+ *                 again (which changes nothing for one already on its way)
+ *   "t"           the next ticket
+ *   "a:<id>"      a call waiting for a person's approval (GET /v1/approvals)
+ * While anything waits or a grant is unconfirmed, one alarm (at most GRANT_RETRY_MS ahead)
+ * retries grants and hands on slots whose leases expired.
  */
 import { DurableObject } from "cloudflare:workers";
-import { TenantLedger, type Admission, type LeaseGrant, type LeaseRequest, type LiveExecution } from "../src/policy/ledger.ts";
+import type { PendingApproval } from "../src/contract.ts";
+import { objectStub } from "../src/execution/ids.ts";
+import { TenantLedger, type AdmitRequest, type Admission, type LeaseGrant, type LeaseRequest, type LiveExecution, type QueuedExecution } from "../src/policy/ledger.ts";
+import type { TenantLimits } from "../src/policy/limits.ts";
+
+/** How soon an undelivered grant is tried again, and how often a waiting queue is looked at. */
+const GRANT_RETRY_MS = 2_000;
+
+type StoredQueued = QueuedExecution & { granting?: boolean };
+const queueKey = (ticket: number) => `q:${String(ticket).padStart(12, "0")}`;
 
 export class TenantObject extends DurableObject<Env> {
   readonly #ledger = new TenantLedger();
+  /** Everything under "q:", by execution: its ticket, and whether it was handed a slot. */
+  readonly #stored = new Map<string, StoredQueued>();
+  /** Grants sent and not yet answered (in memory: a restart sends them again). */
+  readonly #delivering = new Set<string>();
+  /** Grants the execution took; their entries stay stored until the slot is released. */
+  readonly #confirmed = new Set<string>();
 
-  async admit(request: Parameters<TenantLedger["admit"]>[0]): Promise<Admission> {
-    return this.#ledger.admit(request, Date.now());
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const queued: StoredQueued[] = [];
+    const granting: StoredQueued[] = [];
+    for (const [, e] of ctx.storage.kv.list<StoredQueued>({ prefix: "q:" })) {
+      this.#stored.set(e.execution_id, e);
+      (e.granting ? granting : queued).push(e);
+    }
+    this.#ledger.restore(queued, granting, ctx.storage.kv.get<number>("t") ?? 1, Date.now());
+    // Restored grants are delivered by the alarm, which is set whenever anything waits.
   }
 
-  /** The execution ended: its slot is free. */
+  /** An execution in its own object: a slot now, a place in the queue (`wait`), or a refusal. */
+  async admit(request: AdmitRequest): Promise<Admission> {
+    const admission = this.#ledger.admit(request, Date.now());
+    if (admission.ok && admission.queued && !this.#stored.has(request.execution_id)) {
+      this.#put(admission.queued);
+      this.ctx.storage.kv.put("t", this.#ledger.nextTicket);
+    }
+    await this.#afterChange();
+    return admission;
+  }
+
+  /** The execution ended or gave up waiting: its slot (or place) goes to the next in line. */
   async release(executionId: string): Promise<void> {
-    this.#ledger.release(executionId);
+    this.#drop(executionId);
+    this.#ledger.release(executionId, Date.now());
+    await this.#afterChange();
+  }
+
+  /** Where an execution stands: its place in the queue (1 is next), 0 with a slot, null unknown. */
+  async position(executionId: string): Promise<number | null> {
+    const p = this.#ledger.position(executionId, Date.now());
+    await this.#afterChange();
+    return p ?? null;
   }
 
   /** An edge isolate's lease of tokens and slots for the fast path. */
   async lease(request: LeaseRequest): Promise<LeaseGrant> {
-    return this.#ledger.lease(request, Date.now());
+    const grant = this.#ledger.lease(request, Date.now());
+    if (this.#ledger.queued > 0 || this.#stored.size > this.#confirmed.size) await this.#afterChange();
+    return grant;
   }
 
-  /** The tenant's executions that run in their own objects now (the live part of the index). */
-  async live(): Promise<LiveExecution[]> {
-    return this.#ledger.live(Date.now());
+  /** The tenant's executions that hold a slot, wait for one, or wait for a person (the live part of the index). */
+  async live(): Promise<LiveItem[]> {
+    const pending = this.#approvals().map((a): LiveItem => ({ execution_id: a.execution_id, status: "awaiting_approval", tool: a.tool, version: a.version, mode: a.mode, project: a.project, accepted_at: Date.parse(a.accepted_at) }));
+    return [...this.#ledger.live(Date.now()), ...pending].sort((a, b) => a.accepted_at - b.accepted_at);
   }
 
   /** An event stream opening or renewing its lease (src/stream/tenant-streams.ts). */
@@ -48,4 +104,98 @@ export class TenantObject extends DurableObject<Env> {
   async running(): Promise<number> {
     return this.#ledger.running(Date.now());
   }
+
+  /**
+   * A call that must wait for a person (issue 15): its rate tokens are taken now and it joins
+   * the tenant's pending approvals (at most `max_queued` of them), or it is refused.
+   */
+  async awaitApproval(pending: PendingApprovalEntry, limits: TenantLimits): Promise<Admission> {
+    if (this.ctx.storage.kv.get(`a:${pending.execution_id}`)) return { ok: true };
+    if (this.#approvals().length >= limits.max_queued) return { ok: false, reason: "queue_full", retry_after_ms: 5_000, limit: limits.max_queued };
+    const accepted = this.#ledger.accept({ tool: pending.tool, limits }, Date.now());
+    if (accepted.ok) this.ctx.storage.kv.put(`a:${pending.execution_id}`, pending);
+    return accepted;
+  }
+
+  /** The calls waiting for a person's decision, oldest first (expired ones are left out). */
+  async approvals(): Promise<PendingApprovalEntry[]> {
+    return this.#approvals();
+  }
+
+  /** Dropped from the pending approvals: decided, cancelled or expired. */
+  async approvalDone(executionId: string): Promise<void> {
+    this.ctx.storage.kv.delete(`a:${executionId}`);
+  }
+
+  async alarm(): Promise<void> {
+    // Expired leases hand their slots on inside the ledger; undelivered grants go again.
+    this.#ledger.position("", Date.now());
+    await this.#afterChange();
+  }
+
+  #approvals(): PendingApprovalEntry[] {
+    const now = Date.now();
+    const out: PendingApprovalEntry[] = [];
+    for (const [key, a] of this.ctx.storage.kv.list<PendingApprovalEntry>({ prefix: "a:" })) {
+      if (Date.parse(a.expires_at) <= now) this.ctx.storage.kv.delete(key);
+      else out.push(a);
+    }
+    return out.sort((a, b) => Date.parse(a.accepted_at) - Date.parse(b.accepted_at));
+  }
+
+  /** New grants are stored, every undelivered one is sent, and the alarm is kept while anything waits. */
+  async #afterChange(): Promise<void> {
+    for (const g of this.#ledger.takeGrants()) this.#put({ ...g, granting: true });
+    this.#deliver();
+    if (this.#ledger.queued === 0 && [...this.#stored.keys()].every((id) => this.#confirmed.has(id))) return;
+    const at = await this.ctx.storage.getAlarm();
+    if (at === null || at > Date.now() + GRANT_RETRY_MS) await this.ctx.storage.setAlarm(Date.now() + GRANT_RETRY_MS);
+  }
+
+  /**
+   * Tells each execution handed a slot that it may run. Marked `granting` in storage first, so
+   * a restart in between hands the slot again; confirmed (deleted) once its object has it. An
+   * object that no longer wants it (cancelled meanwhile) gives it back, to the next in line.
+   */
+  #deliver(): void {
+    for (const g of this.#stored.values()) {
+      if (!g.granting || this.#delivering.has(g.execution_id) || this.#confirmed.has(g.execution_id)) continue;
+      this.#delivering.add(g.execution_id);
+      void objectStub(this.env, g.execution_id)
+        .granted()
+        .then(
+          async (taken) => {
+            if (taken) {
+              // Kept (as `granting`) until released: a restart then knows the slot is held.
+              this.#confirmed.add(g.execution_id);
+              return;
+            }
+            this.#drop(g.execution_id);
+            this.#ledger.release(g.execution_id, Date.now());
+            await this.#afterChange();
+          },
+          (err) => console.warn(JSON.stringify({ msg: "grant not delivered; the alarm tries again", execution_id: g.execution_id, error: String(err) })),
+        )
+        .finally(() => this.#delivering.delete(g.execution_id));
+    }
+  }
+
+  #put(e: StoredQueued): void {
+    this.#stored.set(e.execution_id, e);
+    this.ctx.storage.kv.put(queueKey(e.ticket), e);
+  }
+
+  #drop(executionId: string): void {
+    this.#confirmed.delete(executionId);
+    const e = this.#stored.get(executionId);
+    if (!e) return;
+    this.#stored.delete(executionId);
+    this.ctx.storage.kv.delete(queueKey(e.ticket));
+  }
 }
+
+/** A pending approval as the tenant's object keeps it. */
+export type PendingApprovalEntry = PendingApproval & { mode: string };
+
+/** One row of the live part of the execution index. */
+export type LiveItem = Omit<LiveExecution, "expires" | "status"> & { status: LiveExecution["status"] | "awaiting_approval"; expires?: number };

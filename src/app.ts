@@ -10,7 +10,7 @@ import { errorBody, RuntimeError } from "./errors.ts";
 import { respond, responseFormat } from "./codec/negotiate.ts";
 import { admin } from "./routes/admin.ts";
 import { audit } from "./routes/audit.ts";
-import { executions } from "./routes/executions.ts";
+import { approvalList, executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
 import { refusalResponse } from "./routes/refusal.ts";
@@ -67,6 +67,7 @@ app.route("/v1/tools", tools);
 app.route("/v1/executions", executions);
 app.route("/v1/upstreams", upstreamCredentials);
 app.route("/v1/admin/upstreams", upstreamAdmin);
+app.route("/v1/approvals", approvalList);
 app.route("/v1/admin", admin);
 app.route("/v1/audit", audit);
 

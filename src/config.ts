@@ -7,6 +7,7 @@ import type { JwtConfig } from "./auth/jwt.ts";
 import type { ProviderService } from "../providers/sdk/protocol.ts";
 import { TRUST_ORDER, type Caller, type Trust } from "./contract.ts";
 import { parseLimitsConfig, type LimitsConfig } from "./policy/limits.ts";
+import { parseApprovalsConfig, type ApprovalsConfig } from "./policy/approvals.ts";
 import { DEFAULT_RETRY, type RetryPolicy } from "./execution/retry.ts";
 
 /** One provider Worker as deploy config declares it. Trust is the operator's, never the provider's word. */
@@ -37,6 +38,8 @@ export interface RuntimeConfig {
   devKeys: { key: string; caller: Caller }[];
   jwt?: JwtConfig;
   limits: LimitsConfig;
+  /** Which tenants' calls wait for a person's approval (issue 15; APPROVALS, absent: none). */
+  approvals: ApprovalsConfig;
   maxRequestBytes: number;
   /** AIOS §6.1: the lowest-priority cap on every timeout. */
   systemMaxTimeoutMs: number;
@@ -89,6 +92,7 @@ function readConfig(env: Env): RuntimeConfig {
     devKeys: parseDevKeys(env),
     jwt: parseJwt(env),
     limits: guard("TENANT_LIMITS", () => parseLimitsConfig(typeof env.TENANT_LIMITS === "string" ? safeJson("TENANT_LIMITS", env.TENANT_LIMITS) : env.TENANT_LIMITS)),
+    approvals: guard("APPROVALS", () => parseApprovalsConfig(typeof env.APPROVALS === "string" ? safeJson("APPROVALS", env.APPROVALS) : env.APPROVALS)),
     maxRequestBytes: positiveInt("MAX_REQUEST_BYTES", env.MAX_REQUEST_BYTES, 1024 * 1024),
     systemMaxTimeoutMs: positiveInt("SYSTEM_MAX_TIMEOUT_MS", env.SYSTEM_MAX_TIMEOUT_MS, 600_000),
     snapshotTtlMs: positiveInt("REGISTRY_SNAPSHOT_TTL_MS", env.REGISTRY_SNAPSHOT_TTL_MS, 5_000),

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   "sandbox_unavailable", "tool_error", "rate_limited",
   "invalid_request", "payload_too_large", "tool_deprecated", "provider_crashed", "no_healthy_provider", "idempotency_conflict",
   "cancelled", "execution_not_found", "not_found", "not_acceptable", "unsupported_media_type", "method_not_allowed", "overloaded", "internal",
+  "approval_rejected", "approval_expired", "approval_not_pending",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -107,8 +108,16 @@ export type Face = "rest" | "rpc" | "connect" | "mcp";
 
 export type ExecutionMode = "sync" | "async";
 
-/** TRT-002 §9 status model. */
-export type ExecutionStatus = "queued" | "scheduled" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+/**
+ * TRT-002 §9 status model, with a person's approval before it (issue 15):
+ *   (awaiting_approval →) queued → scheduled → running → succeeded | failed | cancelled | timed_out
+ * `queued`: waiting for one of its tenant's slots; `scheduled`: it has a slot and waits for room
+ * at its provider (max_concurrency); `awaiting_approval`: waiting for a person's decision.
+ */
+export type ExecutionStatus = "awaiting_approval" | "queued" | "scheduled" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+
+/** Statuses of an execution that waits: nothing has been sent to a provider yet. */
+export const WAITING_STATUSES: readonly ExecutionStatus[] = ["awaiting_approval", "queued", "scheduled"];
 
 export const TERMINAL_STATUSES: readonly ExecutionStatus[] = ["succeeded", "failed", "cancelled", "timed_out"];
 
@@ -134,7 +143,7 @@ export interface ExecutionBlock {
   sandbox: "v8-isolate";
   /** The provider Worker that served the call (null before one was chosen). */
   worker: string | null;
-  /** Accepted at the edge → the execution object took it. */
+  /** Accepted → scheduled: how long it waited (for a person's approval, then for a slot of its tenant). */
   queued_ms: number | null;
   /** Accepted at the edge → the provider was called. */
   started_ms: number | null;
@@ -189,7 +198,50 @@ export interface ExecutionView {
   capability?: CapabilityDecision;
   /** Each attempt: provider, outcome, when it started (ms after acceptance) and how long it took. */
   attempts?: AttemptRecord[];
+  /**
+   * While `queued`: its place in its tenant's queue; while `scheduled`: its place in the queue of
+   * the provider it waits for (1 is next). Absent otherwise.
+   */
+  position?: number;
+  /** A call that needed a person's approval: when the window ends, and the decision once made. */
+  approval?: ApprovalState;
   execution: ExecutionBlock;
+}
+
+/** A person's decision on a call that needed approval (issue 15). */
+export interface ApprovalDecision {
+  decision: "approved" | "rejected";
+  /** Who decided: the approver's agent (the key's or the token's subject). */
+  approver: string;
+  reason: string | null;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** The approval part of an execution's view. */
+export interface ApprovalState {
+  /** ISO 8601: when an undecided approval expires (`approval_expired`). */
+  expires_at: string;
+  /** Why approval was needed: the tenant's rule that matched ("effect delete", "tool lab.erase"). */
+  rule: string;
+  decision: ApprovalDecision | null;
+}
+
+/** One pending approval, as `GET /v1/approvals` lists it to a tenant's approvers. */
+export interface PendingApproval {
+  execution_id: string;
+  tool: string;
+  version: string;
+  effects: Effect;
+  /** The agent that made the call. */
+  agent: string;
+  project: string | null;
+  rule: string;
+  /** The validated input, when its JSON is at most 16 KiB; otherwise null (see `input_bytes`). */
+  input: Value;
+  input_bytes: number;
+  accepted_at: string;
+  expires_at: string;
 }
 
 /** GET /v1/tools/{name}: one provider's offer of one version. */
@@ -274,6 +326,8 @@ export interface AuditRecord {
   /** The provider Workers' CPU reports so far, as in the execution's view (TRT-002 §5). */
   resources: ExecutionResources;
   capability: CapabilityDecision;
+  /** The person's decision, for a call that needed approval (null otherwise). */
+  approval: ApprovalDecision | null;
   correlation_id: string | null;
   trace_id: string | null;
   accepted_at: string | null;
@@ -307,9 +361,25 @@ export interface DryRunReport {
   mode: "dry_run";
   tool: string;
   version: string;
-  /** The provider that would serve, or null when none could. */
+  /** The provider that would serve (the first ranked with room, or the one it would wait for), or null when none could. */
   provider: string | null;
-  ranking: { place: number; provider: string; trust: string; p50_ms: number | null; error_rate: number | null; breaker: string; reason: string }[];
+  ranking: {
+    place: number;
+    provider: string;
+    trust: string;
+    p50_ms: number | null;
+    error_rate: number | null;
+    breaker: string;
+    reason: string;
+    /** The provider's max_concurrency (null: no limit), its calls in flight now, and whether it has room. */
+    max_concurrency: number | null;
+    in_flight: number | null;
+    room: boolean;
+  }[];
+  /** true when every ranked provider is full: the call would wait in `scheduled` for `provider`. */
+  waits_for_capacity: boolean;
+  /** The tenant's approval rule that would hold the call for a person, or null. */
+  approval: { rule: string; window_ms: number } | null;
   excluded: { provider: string; reason: string; retry_at: string | null }[];
   capability: { allowed: boolean; decision?: CapabilityDecision; denial?: { level: unknown; reason: string; required?: unknown } };
   schema: { valid: boolean; violations: Violation[] };
@@ -323,7 +393,8 @@ export interface ApiKeyRecord {
   agent: string;
   capabilities: string[];
   channels: string[];
-  role: "tenant" | "admin";
+  /** `approver`: a tenant's key that may also approve or reject its tenant's calls (issue 15). */
+  role: "tenant" | "admin" | "approver";
   created_at: string;
   revoked_at?: string;
 }

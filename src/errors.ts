@@ -43,6 +43,10 @@ export const ERROR_TABLE = {
   method_not_allowed: { status: 405, type: "request_error", retryable: false, meaning: "Route exists, method does not" },
   overloaded: { status: 503, type: "runtime_error", retryable: true, meaning: "The runtime could not dispatch the call within its budget (its own queues, admission); try again after Retry-After. Never the provider's fault" },
   internal: { status: 500, type: "runtime_error", retryable: true, meaning: "Unexpected failure inside the runtime" },
+  // Executions that wait for a person (issue 15)
+  approval_rejected: { status: 403, type: "execution_error", retryable: false, meaning: "A person with the approver role rejected the call before it ran (details: approver, reason)" },
+  approval_expired: { status: 504, type: "execution_error", retryable: true, meaning: "Nobody approved the call within its approval window; it never ran" },
+  approval_not_pending: { status: 409, type: "request_error", retryable: false, meaning: "The execution is not awaiting approval (decided already, never needed it, or finished); nothing changed" },
 } as const satisfies Record<ErrorCode, ErrorRule>;
 
 export class RuntimeError extends Error {

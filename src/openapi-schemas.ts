@@ -11,8 +11,8 @@
  */
 import { ERROR_TABLE } from "./errors.ts";
 
-/** TRT-002 §9 (src/contract.ts ExecutionStatus). */
-export const EXECUTION_STATUSES = ["queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
+/** TRT-002 §9 (src/contract.ts ExecutionStatus), with approval before it (issue 15). */
+export const EXECUTION_STATUSES = ["awaiting_approval", "queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
 /** TRT-002 §8 (src/contract.ts CancellationOutcome). */
 const CANCELLATION_OUTCOMES = ["before_start", "cooperative", "forced", "already_finished"];
 /** TRT-002 §7: what a provider emits, then the one terminal event. */
@@ -62,11 +62,14 @@ const apiKey = {
   agent: str,
   capabilities: strings,
   channels: strings,
-  role: oneOfStrings(["tenant", "admin"]),
+  role: { ...oneOfStrings(["tenant", "approver", "admin"]), description: "approver: a tenant's key that may also approve or reject its tenant's calls" },
   created_at: time,
   revoked_at: time,
 };
 const mode = oneOfStrings(["sync", "async"]);
+const effects = oneOfStrings(["read", "write", "delete", "send"]);
+/** A person's decision on a call that needed approval (issue 15). */
+const approvalDecision = all({ decision: oneOfStrings(["approved", "rejected"]), approver: { ...str, description: "the approver's agent" }, reason: nullable(str), at: time });
 
 // Upstream MCP servers (issue 17; src/upstreams/).
 const policyFields = {
@@ -128,7 +131,7 @@ export const schemas = {
   ExecutionBlock: all({
     sandbox: { type: "string", const: "v8-isolate" },
     worker: nullable(str),
-    queued_ms: nullable(num),
+    queued_ms: { ...nullable(num), description: "Accepted → scheduled: how long it waited (for approval, then for a slot of its tenant)." },
     started_ms: nullable(num),
     duration_ms: nullable(num),
     timeout_ms: num,
@@ -179,10 +182,33 @@ export const schemas = {
       cancellation: ref("Cancellation"),
       capability: ref("CapabilityDecision"),
       attempts: { type: "array", items: ref("Attempt") },
+      position: { type: "integer", minimum: 1, description: "While queued: its place in its tenant's queue; while scheduled: in its provider's (1 is next)." },
+      approval: ref("ApprovalState"),
       execution: ref("ExecutionBlock"),
     },
-    ["output", "partial_output", "error", "cancellation", "capability", "attempts"],
+    ["output", "partial_output", "error", "cancellation", "capability", "attempts", "position", "approval"],
   ),
+  ApprovalState: all({
+    expires_at: { ...time, description: "When an undecided approval expires (approval_expired)." },
+    rule: { ...str, description: "The tenant's rule that matched, e.g. \"effect delete\" or \"tool lab.erase\"." },
+    decision: { oneOf: [approvalDecision, { type: "null" }] },
+  }),
+  ApprovalDecision: approvalDecision,
+  PendingApproval: all({
+    execution_id: ref("ExecutionId"),
+    tool: str,
+    version: str,
+    effects,
+    agent: { ...str, description: "The agent that made the call." },
+    project: nullable(str),
+    rule: str,
+    input: { ...anyJson, description: "The validated input when its JSON is at most 16 KiB; otherwise null." },
+    input_bytes: int,
+    accepted_at: time,
+    expires_at: time,
+  }),
+  ApprovalList: all({ approvals: { type: "array", items: ref("PendingApproval") } }),
+  ApprovalRequest: object({ reason: { type: "string", maxLength: 1000, description: "Why (required to reject)." } }, []),
   /** A sync call that ran and did not succeed: the view with its error, at the error's status. */
   FailedExecution: { allOf: [ref("ExecutionView")], required: ["error"] },
   Accepted: all({ execution_id: str, status: oneOfStrings(EXECUTION_STATUSES) }),
@@ -193,8 +219,21 @@ export const schemas = {
     provider: { ...nullable(str), description: "The provider that would serve; null when none could." },
     ranking: {
       type: "array",
-      items: all({ place: int, provider: str, trust: oneOfStrings(TRUST), p50_ms: nullable(num), error_rate: nullable(num), breaker: oneOfStrings(BREAKER), reason: str }),
+      items: all({
+        place: int,
+        provider: str,
+        trust: oneOfStrings(TRUST),
+        p50_ms: nullable(num),
+        error_rate: nullable(num),
+        breaker: oneOfStrings(BREAKER),
+        reason: str,
+        max_concurrency: { ...nullable(int), description: "The provider's limit of calls at once (null: none)." },
+        in_flight: { ...nullable(int), description: "Its calls in flight now (null when it has no limit)." },
+        room: { ...bool, description: "Whether a call could be sent to it now." },
+      }),
     },
+    waits_for_capacity: { ...bool, description: "Every provider that could serve is full: the call would wait in scheduled for `provider`." },
+    approval: { oneOf: [all({ rule: str, window_ms: int }), { type: "null" }], description: "The tenant's rule that would hold the call for a person's approval." },
     excluded: { type: "array", items: all({ provider: str, reason: str, retry_at: nullable(time) }) },
     capability: all(
       {
@@ -291,6 +330,7 @@ export const schemas = {
         attempts: { type: "array", items: ref("Attempt") },
         resources: ref("ExecutionResources"),
         capability: ref("CapabilityDecision"),
+        approval: { oneOf: [ref("ApprovalDecision"), { type: "null" }], description: "The person's decision, for a call that needed approval." },
         correlation_id: nullable(str),
         trace_id: nullable(str),
         accepted_at: time,
@@ -331,8 +371,9 @@ export const schemas = {
       disabled: bool,
       dead: all({ since: num, reason: str }),
       kind: { type: "string", enum: ["upstream"], description: "An upstream MCP server rather than a provider Worker" },
+      max_concurrency: { type: "integer", minimum: 1, description: "The most calls it takes at once (its manifest's, or an operator's override)." },
     },
-    ["error", "disabled", "dead", "kind"],
+    ["error", "disabled", "dead", "kind", "max_concurrency"],
   ),
   UpstreamRegistration: object(
     {
@@ -394,7 +435,7 @@ export const schemas = {
   UpstreamCredentialRequest: object({ token: { type: "string", minLength: 1, maxLength: 4096, writeOnly: true, description: "Sent as Authorization: Bearer … on your tenant's calls to this upstream only; stored encrypted, never answered back" } }),
   UpstreamCredential: all({ upstream: str, stored: bool, updated_at: { ...nullable(str), format: "date-time" } }),
   RegistrySummary: all({ registry_version: int, providers: { type: "array", items: ref("Provider") }, problems: strings, tools: int }),
-  ProviderPatch: object({ trust: oneOfStrings(TRUST), disabled: bool }, []),
+  ProviderPatch: object({ trust: oneOfStrings(TRUST), disabled: bool, max_concurrency: { type: ["integer", "null"], minimum: 1, description: "Calls in flight at once at most; null: the manifest's again." } }, []),
   DeprecationRequest: object({ sunset: time, replacement: { ...nullable(str), description: "name or name@version of a tool the registry has (else 400 invalid_request)" } }, ["sunset"]),
   DeprecationState: all({ tool: str, version: str, deprecation: { oneOf: [deprecation, { type: "null" }] }, active_version: str }),
   ApiKeyRequest: object(
@@ -403,7 +444,7 @@ export const schemas = {
       agent: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
       capabilities: { ...strings, description: "none when left out (least privilege)" },
       channels: { ...strings, description: 'The providers the key may reach: none when left out (least privilege); ["*"] for every provider.' },
-      role: { type: "string", enum: ["tenant", "admin"], description: "tenant when left out; admin makes an operator's key" },
+      role: { type: "string", enum: ["tenant", "approver", "admin"], description: "tenant when left out; approver: may also approve or reject its tenant's calls; admin makes an operator's key" },
     },
     ["tenant", "agent"],
   ),

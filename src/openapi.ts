@@ -180,6 +180,40 @@ const paths = {
       responses: { "200": ok("the execution, ended (or as it already was)", ref("ExecutionView")), ...errors([...CALLER, "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found"]) },
     },
   },
+  "/v1/executions/{id}/approve": {
+    post: {
+      operationId: "approveExecution",
+      tags: ["approvals"],
+      summary: "Approve a call that awaits approval (approver role): it goes on to run",
+      parameters: [executionId],
+      requestBody: { required: false, content: { [JSON_TYPE]: { schema: ref("ApprovalRequest") } } },
+      responses: {
+        "200": ok("the execution, now queued, scheduled or running", ref("ExecutionView")),
+        ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "execution_not_found", "approval_not_pending"]),
+      },
+    },
+  },
+  "/v1/executions/{id}/reject": {
+    post: {
+      operationId: "rejectExecution",
+      tags: ["approvals"],
+      summary: "Reject a call that awaits approval (approver role; a reason is required): it ends failed, unrun",
+      parameters: [executionId],
+      requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref("ApprovalRequest") } } },
+      responses: {
+        "200": ok("the execution, failed with approval_rejected", ref("ExecutionView")),
+        ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "execution_not_found", "approval_not_pending"]),
+      },
+    },
+  },
+  "/v1/approvals": {
+    get: {
+      operationId: "listApprovals",
+      tags: ["approvals"],
+      summary: "The caller's tenant's calls waiting for a person's approval, oldest first (approver role)",
+      responses: { "200": ok("the pending approvals", ref("ApprovalList")), ...errors([...CALLER, "forbidden"]) },
+    },
+  },
   "/v1/tools": {
     get: { operationId: "listTools", tags: ["tools"], summary: "Every tool", responses: { "200": ok("the registry's view", ref("ToolList")), ...errors(CALLER) } },
   },
@@ -270,7 +304,7 @@ const paths = {
     patch: {
       operationId: "updateProvider",
       tags: ["operators"],
-      summary: "Change a provider's trust, or disable it",
+      summary: "Change a provider's trust or max_concurrency, or disable it",
       parameters: [path("name", "The provider's configured name.")],
       requestBody: requestBody(ref("ProviderPatch")),
       responses: { "200": ok("the provider", ref("Provider")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]) },
@@ -446,6 +480,7 @@ export const openApiDocument = {
   servers: [{ url: "/", description: "The origin that serves this document." }],
   tags: [
     { name: "executions", description: "Invoke tools and follow, read and cancel their executions (TRT-002 §3-§9)." },
+    { name: "approvals", description: "A person's approval of calls the tenant's policy holds (approver role; issue 15)." },
     { name: "tools", description: "The registry's view of tools, versions and providers." },
     { name: "operations", description: "Health, readiness, metrics and this document." },
     { name: "operators", description: "Operators only (admin role): audit log, registry, API keys." },

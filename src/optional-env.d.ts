@@ -19,4 +19,6 @@ interface Env {
   JWT_OPERATOR_CLAIM?: string;
   /** Comma-separated values of JWT_OPERATOR_CLAIM that make an operator (a group, or a list of subjects). */
   JWT_OPERATOR_VALUES?: string;
+  /** Which tenants' calls wait for a person's approval (JSON; src/policy/approvals.ts). Absent: none. */
+  APPROVALS?: string | object;
 }

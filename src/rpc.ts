@@ -13,10 +13,10 @@
  *   props = { tenant = "acme", agent = "order-assistant", capabilities = ["network:api.example.com"] }
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import type { Caller, ExecutionView, Outcome } from "./contract.ts";
+import type { Caller, ExecutionView, Outcome, PendingApproval } from "./contract.ts";
 import { RuntimeError } from "./errors.ts";
 import { traceFrom } from "./audit/trace.ts";
-import { cancel, execute, get, type CallAnswer, type CallContext } from "./execution/service.ts";
+import { approvals, cancel, decide, execute, get, type CallAnswer, type CallContext } from "./execution/service.ts";
 import { toolList } from "./registry/tool-views.ts";
 import { sseStream } from "./stream/sse.ts";
 
@@ -26,6 +26,8 @@ export interface RpcProps {
   agent?: string;
   capabilities?: string[];
   channels?: string[];
+  /** "approver": this binding may also approve or reject its tenant's calls (issue 15). */
+  role?: string;
 }
 
 /** Options of a call; the same fields as the REST envelope, minus anything about identity or delivery. */
@@ -81,6 +83,24 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
     return caller.ok ? cancel({ env: this.env, caller: caller.value }, executionId, options?.grace_ms) : caller;
   }
 
+  /** Issue 15 (approver role): let a call that awaits approval go on to run. */
+  async approve(executionId: string, options: { reason?: string } = {}): Promise<RpcResult<ExecutionView>> {
+    const caller = this.#caller();
+    return caller.ok ? decide({ env: this.env, caller: caller.value }, executionId, "approved", options?.reason) : caller;
+  }
+
+  /** Issue 15 (approver role): end a call that awaits approval without running it; a reason is required. */
+  async reject(executionId: string, options: { reason?: string } = {}): Promise<RpcResult<ExecutionView>> {
+    const caller = this.#caller();
+    return caller.ok ? decide({ env: this.env, caller: caller.value }, executionId, "rejected", options?.reason) : caller;
+  }
+
+  /** Issue 15 (approver role): the tenant's calls waiting for a person, oldest first. */
+  async listApprovals(): Promise<RpcResult<{ approvals: PendingApproval[] }>> {
+    const caller = this.#caller();
+    return caller.ok ? approvals({ env: this.env, caller: caller.value }) : caller;
+  }
+
   async listTools(): Promise<RpcResult<{ name: string; active_version: string; versions: string[] }[]>> {
     const caller = this.#caller();
     if (!caller.ok) return caller;
@@ -116,6 +136,6 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
       return { ok: false, error: new RuntimeError("unauthenticated", "this service binding carries no caller identity (props.tenant and props.agent)").toBody() };
     }
     // Least privilege: what the binding's props name, nothing more (no channels: no provider).
-    return { ok: true, value: { tenant: p.tenant, agent: p.agent, capabilities: p.capabilities ?? [], channels: p.channels ?? [], role: "tenant" } };
+    return { ok: true, value: { tenant: p.tenant, agent: p.agent, capabilities: p.capabilities ?? [], channels: p.channels ?? [], role: p.role === "approver" ? "approver" : "tenant" } };
   }
 }

@@ -23,6 +23,7 @@ export const RegistryObject = metered(product.RegistryObject, "RegistryObject");
 export const TenantObject = metered(product.TenantObject, "TenantObject");
 export const AuditOutboxObject = metered(product.AuditOutboxObject, "AuditOutboxObject");
 export const UpstreamCredentialObject = metered(product.UpstreamCredentialObject, "UpstreamCredentialObject");
+export const ProviderGate = metered(product.ProviderGate, "ProviderGate");
 
 export class ToolRuntime extends product.ToolRuntime {
   constructor(ctx: ExecutionContext, env: Env) {

@@ -77,6 +77,14 @@ export interface ProviderManifest {
   provider: string;
   sdk_version: string;
   tools: ToolManifestEntry[];
+  /**
+   * The most calls the provider takes at once, across all its tools (issue 15): the runtime
+   * never has more in flight here, and a call that finds it full waits in `scheduled` or goes
+   * to another provider with room. Per provider, not per tool, because what runs out is the
+   * provider's own: its Worker's CPU, an upstream API's quota, a licence. Absent: no limit.
+   * Operators may override it (PATCH /v1/admin/providers/{name}).
+   */
+  max_concurrency?: number;
 }
 
 /** Who is calling, as the runtime established it (never taken from the caller's body). */

@@ -12,14 +12,22 @@ import { invocationLogLine, runTool } from "./run-tool.ts";
 
 export const SDK_VERSION = "1.2.0";
 
-export function createProvider(name: string, tools: ToolDefinition[]) {
+/** What a provider declares about itself besides its tools. */
+export interface ProviderOptions {
+  /** The most calls it takes at once, across its tools (see ProviderManifest.max_concurrency). */
+  max_concurrency?: number;
+}
+
+export function createProvider(name: string, tools: ToolDefinition[], options: ProviderOptions = {}) {
+  const limit = options.max_concurrency;
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new Error(`provider ${name}: max_concurrency must be a positive integer`);
   const byKey = new Map<string, ToolDefinition>();
   for (const tool of tools) {
     const key = `${tool.manifest.name}@${tool.manifest.version}`;
     if (byKey.has(key)) throw new Error(`provider ${name}: ${key} is declared twice`);
     byKey.set(key, tool);
   }
-  const manifest: ProviderManifest = { provider: name, sdk_version: SDK_VERSION, tools: tools.map((t) => t.manifest) };
+  const manifest: ProviderManifest = { provider: name, sdk_version: SDK_VERSION, tools: tools.map((t) => t.manifest), ...(limit !== undefined ? { max_concurrency: limit } : {}) };
 
   return class Provider extends WorkerEntrypoint {
     manifest(): ProviderManifest {

@@ -45,6 +45,7 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
             .bind(FAIL_NEXT_BATCH, messages.length, upTo),
         ]
       : []),
+    db.prepare(`DELETE FROM approvals WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM approvals LIMIT ${PRUNE_PER_BATCH})`),
   ];
   await db.batch(statements);
   if (drill) throw new Error(`audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`);
@@ -57,6 +58,7 @@ export function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1P
       const expires = m.record.ended_at + m.retention_ms;
       return [
         recordInsert(db, m.record, expires, tag),
+        ...(m.record.approval ? [db.prepare("INSERT OR IGNORE INTO approvals (execution_id, approval) VALUES (?, ?)").bind(m.record.execution_id, JSON.stringify(m.record.approval))] : []),
         ...(m.view !== undefined
           ? [db.prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)").bind(m.record.execution_id, m.record.tenant, m.view, expires)]
           : []),

@@ -3,7 +3,7 @@
  * pipeline feeds the audit log, the execution index and the metrics, so they cannot disagree.
  * An execution sends one message, when it has ended; nothing is sent while it runs.
  */
-import type { AttemptRecord, CapabilityDecision, ExecutionMode, ExecutionStatus, Face, IntentDecision } from "../contract.ts";
+import type { ApprovalDecision, AttemptRecord, CapabilityDecision, ExecutionMode, ExecutionStatus, Face, IntentDecision } from "../contract.ts";
 import type { UsageReport } from "./tail-reports.ts";
 
 /** One audit record per execution, at its end. Parameters appear only as a hash. */
@@ -27,6 +27,8 @@ export interface AuditRecord {
   capability: CapabilityDecision;
   correlation_id: string | null;
   trace_id: string | null;
+  /** A call that needed a person's approval: who decided, what, why and when (issue 15). */
+  approval?: ApprovalDecision;
 }
 
 export type AuditMessage =

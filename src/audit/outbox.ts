@@ -49,6 +49,7 @@ export function auditEntryOf(r: ExecutionRecord): AuditRecord {
     capability: r.capability,
     correlation_id: r.correlation_id,
     trace_id: r.trace_id,
+    ...(r.approval?.decision ? { approval: r.approval.decision } : {}),
   };
 }
 

@@ -21,7 +21,7 @@ export interface ListFilters {
   cursor?: { t: number; id: string };
 }
 
-const STATUSES = new Set(["queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"]);
+const STATUSES = new Set(["awaiting_approval", "queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"]);
 export const MAX_PAGE = 100;
 
 /** Reads `tool`, `status`, `since`, `until` (ISO 8601), `limit` and `cursor` from a query string. */
@@ -114,9 +114,9 @@ export async function listExecutions(db: D1Database, f: ListFilters): Promise<{ 
 export async function listAudit(db: D1Database, f: ListFilters) {
   // A read-only call's intent verdict may have arrived after its record (src/pipeline/intent.ts).
   // So may its providers' CPU reports (src/audit/tail.ts).
-  const from = `(SELECT e.*, i.decision AS late_intent,
+  const from = `(SELECT e.*, i.decision AS late_intent, a.approval AS approval,
       (SELECT json_group_array(json_object('attempt', u.attempt, 'cpu_ms', u.cpu_ms)) FROM usage u WHERE u.execution_id = e.execution_id) AS usage
-    FROM executions e LEFT JOIN intents i ON i.execution_id = e.execution_id)`;
+    FROM executions e LEFT JOIN intents i ON i.execution_id = e.execution_id LEFT JOIN approvals a ON a.execution_id = e.execution_id)`;
   const { items, next_cursor } = await page(db, from, "ended_at", f, (r): AuditRecord => ({
     execution_id: r.execution_id as string,
     tenant: r.tenant as string,
@@ -134,6 +134,7 @@ export async function listAudit(db: D1Database, f: ListFilters) {
     attempts: attemptsWithUsage(JSON.parse(r.attempts as string), usageOf(r)),
     resources: resourcesOf(usageOf(r)),
     capability: withLateIntent(JSON.parse(r.capability as string), r.late_intent as string | null),
+    approval: typeof r.approval === "string" ? JSON.parse(r.approval) : null,
     correlation_id: r.correlation_id as string | null,
     trace_id: r.trace_id as string | null,
     accepted_at: iso(r.accepted_at),

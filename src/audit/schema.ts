@@ -26,6 +26,9 @@ const DDL = [
   // Provider invocations' CPU reports, per attempt (src/audit/tail.ts); cpu_ms NULL: not measured.
   "CREATE TABLE IF NOT EXISTS usage (execution_id TEXT NOT NULL, attempt INTEGER NOT NULL, cpu_ms REAL, expires_at INTEGER NOT NULL, PRIMARY KEY (execution_id, attempt))",
   "CREATE INDEX IF NOT EXISTS usage_by_expiry ON usage (expires_at)",
+  // A person's decision on a call that needed approval (issue 15). A table of its own rather
+  // than a column, so that an existing database needs no migration (CREATE … IF NOT EXISTS).
+  "CREATE TABLE IF NOT EXISTS approvals (execution_id TEXT PRIMARY KEY, approval TEXT NOT NULL)",
   "CREATE TABLE IF NOT EXISTS exec_counts (tool TEXT NOT NULL, provider TEXT NOT NULL, status TEXT NOT NULL, error_code TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tool, provider, status, error_code))",
   "CREATE TABLE IF NOT EXISTS latency_buckets (tool TEXT NOT NULL, provider TEXT NOT NULL, le REAL NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tool, provider, le))",
   "CREATE TABLE IF NOT EXISTS latency_totals (tool TEXT NOT NULL, provider TEXT NOT NULL, count INTEGER NOT NULL, sum_s REAL NOT NULL, PRIMARY KEY (tool, provider))",

@@ -43,7 +43,9 @@ function callerOfClaims(p: JWTPayload, config: JwtConfig): Caller {
     agent: p.sub!,
     capabilities: stringList(p.capabilities) ?? (typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : []),
     channels: stringList(p.channels) ?? [],
-    role: isOperator(p, config.operators) ? "admin" : "tenant",
+    // Operators are named by configuration, never by the token's own word. "approver" may approve
+    // or reject its own tenant's calls (issue 15): a tenant-scoped right the identity provider grants.
+    role: isOperator(p, config.operators) ? "admin" : p.role === "approver" ? "approver" : "tenant",
   };
 }
 

@@ -28,9 +28,9 @@ import { universalServerRequestFromFetch, universalServerResponseToFetch } from 
 import { authenticate } from "../auth/authenticate.ts";
 import type { Caller, ErrorBody, ExecutionView, Outcome, Violation } from "../contract.ts";
 import { ERROR_TABLE, isErrorCode, RuntimeError } from "../errors.ts";
-import { ExecutionEventSchema, ExecutionSchema, ListToolsResponseSchema, ToolRuntimeService, type InvokeRequest } from "../gen/tool_runtime/v1/runtime_pb.ts";
+import { ExecutionEventSchema, ExecutionSchema, ListApprovalsResponseSchema, ListToolsResponseSchema, ToolRuntimeService, type InvokeRequest } from "../gen/tool_runtime/v1/runtime_pb.ts";
 import { traceFrom } from "../audit/trace.ts";
-import { cancel, execute, get, type CallContext } from "../execution/service.ts";
+import { approvals, cancel, decide, execute, get, type CallContext } from "../execution/service.ts";
 import { toolList } from "../registry/tool-views.ts";
 import { fromJson as parseStoredJson, toJson as storedJson } from "../codec/bytes.ts";
 import { cappedBody, readBody, refuseDeclaredLength } from "../codec/request-body.ts";
@@ -83,6 +83,8 @@ function executionMessage(view: ExecutionView) {
     partialOutput: value(view.partial_output),
     error: view.error ? { code: view.error.code, message: view.error.message, type: view.error.type, retryable: view.error.retryable, details: object(view.error.details) } : undefined,
     execution: object(view.execution),
+    position: view.position,
+    approval: object(view.approval),
   });
 }
 
@@ -196,6 +198,16 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
     },
     async cancel(req, ctx) {
       return executionMessage(valueOf(await cancel({ env, caller: callerOf(ctx) }, req.executionId, req.graceMs)));
+    },
+    async approve(req, ctx) {
+      return executionMessage(valueOf(await decide({ env, caller: callerOf(ctx) }, req.executionId, "approved", req.reason || undefined)));
+    },
+    async reject(req, ctx) {
+      return executionMessage(valueOf(await decide({ env, caller: callerOf(ctx) }, req.executionId, "rejected", req.reason || undefined)));
+    },
+    async listApprovals(_req, ctx) {
+      const list = valueOf(await approvals({ env, caller: callerOf(ctx) }));
+      return create(ListApprovalsResponseSchema, { approvals: list.approvals.map((a) => object(a)!) });
     },
     async listTools(_req, ctx) {
       const list = valueOf(await toolList(env, callerOf(ctx), waitUntil));

@@ -25,6 +25,8 @@ export interface PlannedProvider {
   trial: boolean;
   /** An upstream MCP server's tool: called through the adapter, not a binding (src/upstreams/). */
   upstream?: UpstreamTarget;
+  /** The provider's max_concurrency (issue 15): a call there holds one of its gate's permits. Absent: no limit. */
+  max_concurrency?: number;
 }
 
 /** Everything the execution object needs; nothing it has to look up again. */
@@ -77,6 +79,11 @@ export interface ExecutionPlan {
   class_timeout_ms: number;
   /** How the tool's `partial` events make its partial output (AIOS §6.2). */
   partial_merge: PartialMerge;
+  /**
+   * The tenant's rule holds this call for a person's approval before it may run (issue 15):
+   * which rule matched, and how long the person has.
+   */
+  approval?: { rule: string; window_ms: number };
 }
 
 // What the execution object's RPC methods take and give (durable-objects/execution-object.ts).

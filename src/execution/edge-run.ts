@@ -6,30 +6,58 @@
  * audit queue (or, if the queue refuses it, to the durable outbox): an isolate that dies after
  * answering has already made the record durable. The consumer keeps it where
  * GET /v1/executions/{id} finds it for the retention window (src/audit/records.ts).
+ *
+ * The fast path never waits (issue 15): a call that would — its tenant is at max_concurrent,
+ * every provider it may use is at its max_concurrency, or its tenant wants a person to approve
+ * it — is handed back (`{kind: "wait"}`) for the service to send down the object path, where
+ * waiting is durable and can be watched and cancelled.
  */
 import { toJson } from "../codec/bytes.ts";
 import type { ExecutionView } from "../contract.ts";
 import { auditEntryOf, deliverAudit, MAX_MESSAGE_BYTES } from "../audit/outbox.ts";
 import { rememberView, storeView } from "../audit/records.ts";
+import { RuntimeError } from "../errors.ts";
 import { admitFast } from "../policy/admission.ts";
+import { claimProvider, type Permit } from "./capacity.ts";
 import type { ExecutionPlan } from "./dispatch.ts";
 import { toView } from "./record.ts";
 import { ExecutionRun } from "./run.ts";
-import { shedIfLate } from "./shed.ts";
-import { takeTrial } from "./trial.ts";
+import { SHED_RETRY_MS, shedIfLate } from "./shed.ts";
 
-/** Runs a planned fast-path call to its end and makes its record durable; throws `rate_limited` when not admitted. */
-export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p: Promise<unknown>) => void): Promise<ExecutionView> {
-  const ticket = await admitFast(env, planned.tenant, planned.tool, planned.limits, waitUntil);
+/** How a fast-path call ended: it ran, or it must wait and goes to an object instead. */
+export type EdgeOutcome = { kind: "finished"; view: ExecutionView } | { kind: "wait"; reason: "approval" | "concurrency" | "capacity" };
+
+/**
+ * Runs a planned fast-path call to its end and makes its record durable. When it would have to
+ * wait and `canWait`, nothing is taken and it is handed back; when it may not wait, the
+ * refusal is thrown (`rate_limited` for the tenant's concurrency, `overloaded` for a full provider).
+ */
+export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p: Promise<unknown>) => void, o: { canWait: boolean }): Promise<EdgeOutcome> {
+  if (planned.approval) return { kind: "wait", reason: "approval" };
+  let ticket;
+  try {
+    ticket = await admitFast(env, planned.tenant, planned.tool, planned.limits, waitUntil);
+  } catch (err) {
+    if (o.canWait && err instanceof RuntimeError && err.code === "rate_limited" && err.details?.reason === "concurrency") return { kind: "wait", reason: "concurrency" };
+    throw err;
+  }
   let run: ExecutionRun;
+  let permit: Permit | null = null;
   try {
     shedIfLate(planned);
-    // After admission: a call refused before now never held a half-open provider's trial.
-    const plan = await takeTrial(env, planned);
+    // After admission: a call refused before now never held a provider's permit or trial.
+    const claim = await claimProvider(env, planned, { wait: false });
+    if (claim.kind === "full") {
+      ticket.release();
+      if (o.canWait) return { kind: "wait", reason: "capacity" };
+      throw new RuntimeError("overloaded", `every provider of ${planned.tool} is at its max_concurrency`, { reason: "provider_full", provider: claim.provider, retry_after_ms: SHED_RETRY_MS });
+    }
+    permit = claim.permit;
     // Events of an unobserved call have no reader; only the partial output (kept by the run) matters.
-    run = ExecutionRun.begin(env, plan, { background: waitUntil, save: () => {}, emit: () => {} });
+    run = ExecutionRun.begin(env, claim.plan, { background: waitUntil, save: () => {}, emit: () => {} }, { permit });
   } catch (err) {
     ticket.release();
+    permit?.release();
     throw err;
   }
   // The tenant's slot is held until the provider's call has really returned (WORK_CAP_MS at most).
@@ -46,5 +74,5 @@ export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p:
   } else {
     await deliverAudit(env, { ...message, view: viewJson });
   }
-  return view;
+  return { kind: "finished", view };
 }

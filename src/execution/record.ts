@@ -1,13 +1,15 @@
 /**
- * The execution record and its state machine (TRT-002 §9):
- *   queued → scheduled → running → succeeded | failed | cancelled | timed_out
+ * The execution record and its state machine (TRT-002 §9, with approval before it, issue 15):
+ *   (awaiting_approval →) queued → scheduled → running → succeeded | failed | cancelled | timed_out
+ * Anything that waits can also end at once: cancelled (`before_start`) or failed (rejected,
+ * expired, waited past its bound).
  * Every change of status goes through `transition`, which refuses illegal moves, so no code
  * path can resurrect a finished execution or finish one twice. The record is the single
  * source of an execution's view, of its `start` and terminal stream events, and of its audit
  * record; it is the same whether the execution ran at the edge or in its object.
  */
-import type { AttemptRecord, Cancellation, CapabilityDecision, ExecutionMode, ExecutionStatus, ExecutionView, Face, Value } from "../contract.ts";
-import { TERMINAL_STATUSES } from "../contract.ts";
+import type { ApprovalDecision, AttemptRecord, Cancellation, CapabilityDecision, ExecutionMode, ExecutionStatus, ExecutionView, Face, Value } from "../contract.ts";
+import { TERMINAL_STATUSES, WAITING_STATUSES } from "../contract.ts";
 import { statusOf, type ErrorBody } from "../errors.ts";
 import type { Effect, PartialMerge } from "../../providers/sdk/protocol.ts";
 import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "./usage.ts";
@@ -58,9 +60,12 @@ export interface ExecutionRecord {
   correlation_id: string | null;
   /** A keyed call: the key, what was asked, and until when the key is bound. */
   idempotency?: { key: string; fingerprint: string; expires_at: number };
+  /** A call that needed a person's approval (issue 15): the rule, the window's end, the decision. */
+  approval?: { rule: string; expires_at: number; decision?: ApprovalDecision };
 }
 
 const NEXT: Record<ExecutionStatus, readonly ExecutionStatus[]> = {
+  awaiting_approval: ["queued", "cancelled", "failed"],
   queued: ["scheduled", "cancelled", "failed"],
   scheduled: ["running", "cancelled", "failed", "timed_out"],
   running: ["succeeded", "failed", "cancelled", "timed_out"],
@@ -86,7 +91,7 @@ export function transition(
   record: ExecutionRecord,
   to: ExecutionStatus,
   at: number,
-  fields: Partial<Pick<ExecutionRecord, "output" | "partial_output" | "error" | "provider" | "cancellation" | "attempts" | "start_seq" | "last_seq">> = {},
+  fields: Partial<Pick<ExecutionRecord, "output" | "partial_output" | "error" | "provider" | "cancellation" | "attempts" | "start_seq" | "last_seq" | "approval">> = {},
 ): ExecutionRecord {
   if (!NEXT[record.status].includes(to)) throw new IllegalTransition(record.status, to);
   const next: ExecutionRecord = { ...record, ...fields, status: to };
@@ -96,8 +101,17 @@ export function transition(
   return next;
 }
 
-/** TRT-002 §5/§9: what GET and a sync POST return, with the CPU reports that have arrived (usage.ts). */
-export function toView(record: ExecutionRecord, usage: readonly AttemptUsage[] = []): ExecutionView {
+/** Whether the execution waits: nothing has been sent to a provider (issue 15). */
+export function isWaiting(status: ExecutionStatus): boolean {
+  return WAITING_STATUSES.includes(status);
+}
+
+/**
+ * TRT-002 §5/§9: what GET and a sync POST return, with the CPU reports that have arrived
+ * (usage.ts). `position` is the execution's place in the queue it waits in (its tenant's while
+ * queued, its provider's while scheduled), when known.
+ */
+export function toView(record: ExecutionRecord, usage: readonly AttemptUsage[] = [], position?: number): ExecutionView {
   const since = (from: number | null, to: number | null) => (from === null || to === null ? null : Math.max(0, to - from));
   return {
     execution_id: record.execution_id,
@@ -110,6 +124,10 @@ export function toView(record: ExecutionRecord, usage: readonly AttemptUsage[] =
     ...(record.cancellation ? { cancellation: record.cancellation } : {}),
     capability: record.capability,
     ...(record.attempts.length > 0 ? { attempts: attemptsWithUsage(record.attempts, usage) } : {}),
+    ...(position !== undefined && (record.status === "queued" || record.status === "scheduled") ? { position } : {}),
+    ...(record.approval
+      ? { approval: { expires_at: new Date(record.approval.expires_at).toISOString(), rule: record.approval.rule, decision: record.approval.decision ?? null } }
+      : {}),
     execution: {
       sandbox: "v8-isolate",
       worker: record.provider,

@@ -63,7 +63,8 @@ export interface RunAttemptsOptions<P extends { provider: string }> {
   remainingMs: () => number;
   /** The longest one attempt may take, when retries are possible. */
   attemptCapMs: number;
-  attempt: (provider: P, timeoutMs: number, n: number) => Promise<AttemptResult>;
+  /** One attempt; undefined when it could not be made (a retry's provider is full, issue 15): the one before stands. */
+  attempt: (provider: P, timeoutMs: number, n: number) => Promise<AttemptResult | undefined>;
   /** True once the execution is cancelled: no further attempt starts. */
   stopped: () => boolean;
   onRetry: (info: { attempt: number; provider: string; code: string; delay_ms: number; next_provider: string }) => void;
@@ -77,6 +78,7 @@ export async function runAttempts<P extends { provider: string }>(o: RunAttempts
   const attempts: AttemptRecord[] = [];
   const maxAttempts = o.idempotent ? Math.max(1, o.policy.max_attempts) : 1;
   let index = 0;
+  let previous: (AttemptResult & { provider: P; attempts: AttemptRecord[] }) | undefined;
   for (let n = 1; ; n++) {
     const provider = o.providers[Math.min(index, o.providers.length - 1)];
     // With retries possible an attempt is held to the tool's own time, so that a hung attempt
@@ -84,6 +86,10 @@ export async function runAttempts<P extends { provider: string }>(o: RunAttempts
     const timeout = maxAttempts > 1 ? Math.min(o.attemptCapMs, o.remainingMs()) : o.remainingMs();
     const started = o.now();
     const result = await o.attempt(provider, timeout, n);
+    if (!result) {
+      if (previous) return previous;
+      throw new Error("the first attempt could not be made");
+    }
     const ended = o.now();
     attempts.push({
       attempt: n,
@@ -95,14 +101,15 @@ export async function runAttempts<P extends { provider: string }>(o: RunAttempts
       // Reported by the platform after the provider's invocation ends (usage.ts).
       cpu_ms: null,
     });
+    previous = { ...result, provider, attempts };
     const decision = retryDecision(result.settlement, o.idempotent);
-    if (!decision.retry || n >= maxAttempts || o.stopped()) return { ...result, provider, attempts };
+    if (!decision.retry || n >= maxAttempts || o.stopped()) return previous;
     const delay = backoffMs(n, o.policy, o.random);
     // Never past the budget: the next attempt needs time to run after the wait.
-    if (o.remainingMs() - delay <= 0) return { ...result, provider, attempts };
+    if (o.remainingMs() - delay <= 0) return previous;
     if (decision.nextProvider && index < o.providers.length - 1) index++;
     o.onRetry({ attempt: n, provider: provider.provider, code: attempts.at(-1)!.outcome, delay_ms: delay, next_provider: o.providers[Math.min(index, o.providers.length - 1)].provider });
     await o.sleep(delay);
-    if (o.stopped()) return { ...result, provider, attempts };
+    if (o.stopped()) return previous;
   }
 }

@@ -18,6 +18,7 @@ import { StopLatch, type ProviderOutcome } from "./provider-call.ts";
 import { isTerminal, transition, type ExecutionRecord } from "./record.ts";
 import { runAttempts } from "./retry.ts";
 import type { Settlement } from "./settle.ts";
+import { acquirePermit, type Permit } from "./capacity.ts";
 
 /** Where the run keeps what it produces. */
 export interface RunHost {
@@ -55,27 +56,48 @@ export class ExecutionRun {
   readonly #partial: PartialOutput;
   /** The provider calls made, each until its own call returned (which may be after the end). */
   readonly #dispatched: Promise<unknown>[] = [];
+  /** The first attempt's permit at a provider with a limit (issue 15), taken before the run began. */
+  #firstPermit: Permit | null;
+  /**
+   * When the budget starts (AIOS §6.1): acceptance for a sync call, whose caller has been
+   * waiting all along; the start of the run for an async one, whose wait was nobody's time
+   * (issue 15: a queued async call keeps its whole budget for running).
+   */
+  readonly budgetFrom: number;
   /** Resolves with the terminal record, whatever happens inside. */
   readonly done: Promise<ExecutionRecord>;
 
-  private constructor(env: Env, plan: ExecutionPlan, host: RunHost, record: ExecutionRecord) {
+  private constructor(env: Env, plan: ExecutionPlan, host: RunHost, record: ExecutionRecord, permit: Permit | null) {
     this.#env = env;
     this.#plan = plan;
     this.#host = host;
     this.#record = record;
+    this.#firstPermit = permit;
+    this.budgetFrom = plan.mode === "async" ? record.running_at! : plan.accepted_at;
     this.#seq = record.last_seq;
     this.#partial = new PartialOutput(plan.partial_merge);
     this.#abandoned = new Promise((resolve) => (this.#abandon = resolve));
     this.done = this.#run().catch((err) => this.#finishBroken(err));
   }
 
-  /** Writes the record as running (one save before the provider is called) and starts the attempts. */
-  static begin(env: Env, plan: ExecutionPlan, host: RunHost, now = Date.now()): ExecutionRun {
-    let record = newRecord(plan, now);
-    record = transition(record, "scheduled", now);
+  /**
+   * Writes the record as running (one save before the provider is called) and starts the
+   * attempts. `record`: one that has been waiting (queued or scheduled, issue 15), moved on
+   * from where it stands; otherwise a new one goes queued → scheduled → running at once.
+   * `permit`: the first provider's, when it has a limit (src/execution/capacity.ts).
+   */
+  static begin(env: Env, plan: ExecutionPlan, host: RunHost, o: { record?: ExecutionRecord; permit?: Permit | null; now?: number } = {}): ExecutionRun {
+    const now = o.now ?? Date.now();
+    let record = o.record ?? newRecord(plan, now);
+    if (record.status === "queued") record = transition(record, "scheduled", now);
     record = transition(record, "running", now, { provider: plan.providers[0].provider, start_seq: record.last_seq + 1, last_seq: record.last_seq + 1 });
     host.save(record);
-    return new ExecutionRun(env, plan, host, record);
+    return new ExecutionRun(env, plan, host, record, o.permit ?? null);
+  }
+
+  /** When the budget runs out (the deadline alarm backs the in-memory timer up). */
+  get deadline(): number {
+    return this.budgetFrom + this.#plan.timeout_ms;
   }
 
   get record(): ExecutionRecord {
@@ -132,13 +154,19 @@ export class ExecutionRun {
       idempotent: plan.idempotent,
       policy: plan.retry,
       acceptedAt: plan.accepted_at,
-      remainingMs: () => remainingBudgetMs(plan.timeout_ms, plan.accepted_at, Date.now()),
+      remainingMs: () => remainingBudgetMs(plan.timeout_ms, this.budgetFrom, Date.now()),
       attemptCapMs: plan.attempt_cap_ms,
       attempt: async (provider, timeoutMs, n) => {
+        const permit = n === 1 ? this.#firstPermit : await this.#retryPermit(provider, n);
+        if (permit === undefined) {
+          this.#append("log", { message: `the retry on ${provider.provider} was not made: it is at its max_concurrency`, provider: provider.provider, attempt: n });
+          return undefined;
+        }
         const stop = new StopLatch();
         this.#stop = stop;
         if (this.#record.cancellation) stop.fire("cancelled");
         this.#attemptInFlight = true;
+        const calls: Promise<unknown>[] = [];
         try {
           return await runAttempt({
             env: this.#env,
@@ -150,11 +178,15 @@ export class ExecutionRun {
             abandoned: this.#abandoned,
             onEmit: (e) => this.#onEmit(e),
             cancelled: () => this.#record.cancellation !== undefined,
-            onDispatched: (returned) => this.#dispatched.push(returned),
+            onDispatched: (returned) => {
+              this.#dispatched.push(returned);
+              calls.push(returned);
+            },
             background: this.#host.background,
           });
         } finally {
           this.#attemptInFlight = false;
+          if (permit) this.#releaseWhenReturned(permit, calls);
         }
       },
       stopped: () => this.#record.cancellation !== undefined,
@@ -179,6 +211,32 @@ export class ExecutionRun {
       return this.#finish({ status: "cancelled", error: errorBody("cancelled", message) }, { attempts, provider }, forced ? "forced" : "cooperative");
     }
     return this.#finish(last.settlement, { attempts, provider });
+  }
+
+  /** A retry's permit, taken without waiting (the run is already running); undefined: full. */
+  async #retryPermit(provider: ExecutionPlan["providers"][number], n: number): Promise<Permit | null | undefined> {
+    try {
+      const got = await acquirePermit(this.#env, provider, { execution_id: this.#plan.execution_id, permit_id: `${this.#plan.execution_id}:${n}`, timeout_ms: this.#plan.timeout_ms, wait: false });
+      return got.ok ? got.permit : undefined;
+    } catch (err) {
+      console.warn(JSON.stringify({ msg: "provider gate unreachable; no retry there", provider: provider.provider, error: String(err) }));
+      return undefined;
+    }
+  }
+
+  /** A permit goes back when its provider call has really returned (WORK_CAP_MS after the end at most), or at once when none was made. */
+  #releaseWhenReturned(permit: Permit, calls: Promise<unknown>[]): void {
+    if (calls.length === 0) return permit.release();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let returned = false;
+    const all = Promise.allSettled(calls).then(() => void (returned = true));
+    const cap = this.done.then(() => (returned ? undefined : new Promise<void>((resolve) => (timer = setTimeout(resolve, WORK_CAP_MS)))));
+    this.#host.background(
+      Promise.race([all, cap]).then(() => {
+        if (timer !== undefined) clearTimeout(timer);
+        permit.release();
+      }),
+    );
   }
 
   #onEmit(event: EmittedEvent): void {

@@ -6,8 +6,10 @@
  *
  *   sync, unstreamed, unkeyed ──▶ the fast path at the edge (edge-run.ts)
  *   async, streamed, keyed    ──▶ an ExecutionObject (planned here, or in the keyed object)
+ *   a fast-path call that must wait (its tenant is full, its providers are, or a person must
+ *   approve it) ──▶ an ExecutionObject too: anything that waits, waits in an object (issue 15)
  */
-import type { Caller, ExecutionEvent, ExecutionRequest, ExecutionView, Face, Outcome } from "../contract.ts";
+import type { ApprovalDecision, Caller, ExecutionEvent, ExecutionRequest, ExecutionView, Face, Outcome, PendingApproval } from "../contract.ts";
 import { loadConfig } from "../config.ts";
 import { errorBody, RuntimeError } from "../errors.ts";
 import { toJson } from "../codec/bytes.ts";
@@ -22,9 +24,12 @@ import { EventStream } from "../stream/ndjson.ts";
 import { StreamSlot } from "../stream/tenant-streams.ts";
 import { readEdgeView } from "../audit/records.ts";
 import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
-import { liveExecutions } from "../policy/admission.ts";
-import type { StartAnswer } from "./dispatch.ts";
+import { liveExecutions, tenantStub } from "../policy/admission.ts";
+import { isApprover } from "../policy/approvals.ts";
+import type { ExecutionPlan, StartAnswer } from "./dispatch.ts";
 import { runAtEdge } from "./edge-run.ts";
+import { isTerminal } from "./record.ts";
+import { mayWait } from "./waiting.ts";
 import { keyedObjectId, locate, newEdgeExecutionId, newObjectExecutionId, objectStub } from "./ids.ts";
 
 /** Who is calling and how: everything a face knows about a call besides its envelope. */
@@ -57,7 +62,7 @@ export async function execute(ctx: CallContext, envelope: unknown): Promise<Outc
     checkPayload(ctx, envelope);
     if (request.mode === "dry_run") return ok({ kind: "dry_run", report: await dryRun(ctx.env, ctx.caller, request) });
     const delivery = request.stream ? "stream" : request.mode === "async" ? "accepted" : "end";
-    if (delivery === "end" && !request.idempotency_key) return ok(await runFast(ctx, request));
+    if (delivery === "end" && !request.idempotency_key) return runFast(ctx, request);
     // A stream takes one of the tenant's stream slots before anything starts (issue 14).
     const slot = delivery === "stream" ? await StreamSlot.take(ctx.env, ctx.caller.tenant) : undefined;
     let answer: ObjectAnswer;
@@ -157,7 +162,8 @@ export async function list(ctx: Pick<CallContext, "env" | "caller">, filters: Li
       .filter((e) => !seen.has(e.execution_id) && (f.tool === undefined || e.tool === f.tool) && (f.project === undefined || e.project === f.project))
       .filter((e) => (f.since === undefined || e.accepted_at >= f.since) && (f.until === undefined || e.accepted_at < f.until))
       .filter((e) => !f.cursor || e.accepted_at < f.cursor.t || (e.accepted_at === f.cursor.t && e.execution_id < f.cursor.id))
-      .map((e) => ({ execution_id: e.execution_id, tool: e.tool, version: e.version, provider: null, project: e.project, mode: e.mode, status: "running", error_code: null, accepted_at: new Date(e.accepted_at).toISOString(), ended_at: null }));
+      .filter((e) => f.status === undefined || e.status === f.status)
+      .map((e) => ({ execution_id: e.execution_id, tool: e.tool, version: e.version, provider: null, project: e.project, mode: e.mode, status: e.status, error_code: null, accepted_at: new Date(e.accepted_at).toISOString(), ended_at: null }));
     // Live executions join the page in order; the page's end (and cursor) stays the store's.
     const merged = [...liveItems.filter((e) => stored.next_cursor === null || Date.parse(e.accepted_at!) >= Date.parse(stored.executions.at(-1)!.accepted_at!)), ...stored.executions];
     merged.sort((a, b) => Date.parse(b.accepted_at!) - Date.parse(a.accepted_at!) || (a.execution_id < b.execution_id ? 1 : -1));
@@ -165,17 +171,68 @@ export async function list(ctx: Pick<CallContext, "env" | "caller">, filters: Li
   });
 }
 
-const LIVE = new Set(["queued", "scheduled", "running"]);
+/**
+ * Issue 15: a person with the approver role decides on one of its tenant's calls that awaits
+ * approval (a reason is required to reject). Another tenant's id is not found; a call that
+ * does not await approval (decided, never needed it, finished) is `approval_not_pending`.
+ */
+export async function decide(ctx: Pick<CallContext, "env" | "caller">, executionId: string, decision: "approved" | "rejected", reason: unknown): Promise<Outcome<ExecutionView>> {
+  return guard(async () => {
+    requireApprover(ctx.caller);
+    if (reason !== undefined && reason !== null && (typeof reason !== "string" || reason.length > 1_000)) throw new RuntimeError("invalid_request", "reason must be a string of at most 1000 characters", { field: "reason" });
+    if (decision === "rejected" && (typeof reason !== "string" || reason.trim() === "")) throw new RuntimeError("invalid_request", "a rejection needs a reason", { field: "reason" });
+    const location = locate(ctx.env, executionId);
+    // A fast-path id never waits for anyone: like an unknown one, as are other tenants' (DESIGN.md 7).
+    if (location?.kind !== "object") throw notFound(executionId);
+    const made: ApprovalDecision = { decision, approver: ctx.caller.agent, reason: typeof reason === "string" && reason.trim() !== "" ? reason : null, at: new Date().toISOString() };
+    const answer = await location.stub.decide(ctx.caller.tenant, made);
+    if (!answer) throw notFound(executionId);
+    return answer;
+  });
+}
 
-async function runFast(ctx: CallContext, request: ExecutionRequest): Promise<CallAnswer> {
+/** Issue 15: the caller's tenant's calls waiting for a person's approval, oldest first (approvers only). */
+export async function approvals(ctx: Pick<CallContext, "env" | "caller">): Promise<Outcome<{ approvals: PendingApproval[] }>> {
+  return guard(async () => {
+    requireApprover(ctx.caller);
+    const pending = await tenantStub(ctx.env, ctx.caller.tenant).approvals();
+    return ok({ approvals: pending.map(({ mode: _mode, ...a }) => a) });
+  });
+}
+
+function requireApprover(caller: Caller): void {
+  if (!isApprover(caller)) throw new RuntimeError("forbidden", "approving calls is for callers with the approver role", { reason: "approver role required" });
+}
+
+const LIVE = new Set(["awaiting_approval", "queued", "scheduled", "running"]);
+
+async function runFast(ctx: CallContext, request: ExecutionRequest): Promise<Outcome<CallAnswer>> {
   const executionId = newEdgeExecutionId(ctx.acceptedAt);
   const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
   // Held by waitUntil too: a sync caller that goes away does not stop its execution.
-  const running = runAtEdge(ctx.env, plan, ctx.waitUntil);
+  const running = runAtEdge(ctx.env, plan, ctx.waitUntil, { canWait: mayWait(plan, Date.now()) });
   ctx.waitUntil(running.catch(() => {}));
-  const view = await running;
+  const outcome = await running;
+  if (outcome.kind === "wait") {
+    // It must wait, and waiting is done in an object: the same call, started there.
+    const waiting = await toObjectPlan(ctx, request, plan);
+    const answer = await objectStub(ctx.env, waiting.execution_id).start(waiting, "end");
+    return fromObject(answer.ok && deprecation ? { ok: true, value: { ...answer.value, deprecation } } : answer);
+  }
+  const view = outcome.view;
   if (view.attempts?.some((a) => PROVIDER_FAULTS.has(a.outcome)) || plan.providers[0].trial) forgetSnapshot();
-  return { kind: "finished", view, replayed: false, ...(deprecation ? { deprecation } : {}) };
+  return ok({ kind: "finished", view, replayed: false, ...(deprecation ? { deprecation } : {}) });
+}
+
+/**
+ * A fast-path plan moved to an object's id. The id is only an address, except for a read-only
+ * tool's background intent verdict (AIOS §5.3 level 2), which is sent under the id it was
+ * planned with: such a plan is made again under the new id so its verdict finds its record.
+ */
+async function toObjectPlan(ctx: CallContext, request: ExecutionRequest, plan: ExecutionPlan): Promise<ExecutionPlan> {
+  const executionId = newObjectExecutionId(ctx.env);
+  if (plan.capability.level2.verdict !== "pending") return { ...plan, execution_id: executionId };
+  return (await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId))).plan;
 }
 
 /** A keyed call goes to its key's object at once: a duplicate is answered there before any other stage. */
@@ -198,7 +255,7 @@ function fromObject(answer: ObjectAnswer, slot?: StreamSlot): Outcome<CallAnswer
   const { view, replayed, stream, deprecation } = answer.value;
   const dep = deprecation ? { deprecation } : {};
   if (stream) return ok({ kind: "stream", execution_id: view.execution_id, replayed, events: slot ? slot.hold(new EventStream(stream)) : new EventStream(stream), ...dep });
-  if (view.status === "queued" || view.status === "scheduled" || view.status === "running") {
+  if (!isTerminal(view.status)) {
     return ok({ kind: "accepted", execution_id: view.execution_id, status: view.status, replayed, ...dep });
   }
   if (view.attempts?.some((a) => PROVIDER_FAULTS.has(a.outcome))) forgetSnapshot();

@@ -7,9 +7,11 @@ export type TaskStatus = "working" | "input_required" | "completed" | "failed" |
  * Execution status → task status, one table for both revisions. A run that failed is the
  * tool's answer with `isError: true`: `completed` in the extension (SEP-2663 keeps `failed` for
  * JSON-RPC errors), `failed` in 2025-11-25. A new status fails the type check until it has a
- * row (the approvals issue adds `awaiting_approval: ["input_required", "input_required"]`).
+ * row.
  */
 const TASK_STATUS: Record<ExecutionStatus, readonly [modern: TaskStatus, legacy: TaskStatus]> = {
+  // Waiting for a person with the approver role to approve it (issue 15).
+  awaiting_approval: ["input_required", "input_required"],
   queued: ["working", "working"],
   scheduled: ["working", "working"],
   running: ["working", "working"],

@@ -21,6 +21,7 @@ import { resolveTool } from "./lookup.ts";
 import { checkIntent, verifyNow } from "./intent.ts";
 import { validateInput } from "./schema.ts";
 import { limitsFor } from "../policy/limits.ts";
+import { approvalNeeded, approvalRuleFor } from "../policy/approvals.ts";
 import type { TraceContext } from "../audit/trace.ts";
 import { canonicalJson } from "../schema/schema-hash.ts";
 import { sha256Hex } from "../schema/sha256.ts";
@@ -120,7 +121,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     tool: d.tool,
     version: d.version,
     mode: request.mode === "async" ? "async" : "sync",
-    providers: ranked.map((r) => ({ provider: r.offering.provider, binding: r.offering.binding, trial: r.trial, ...(r.offering.upstream ? { upstream: r.offering.upstream } : {}) })),
+    providers: ranked.map((r) => ({ provider: r.offering.provider, binding: r.offering.binding, trial: r.trial, ...limitOf(d.snapshot, r.offering.provider), ...(r.offering.upstream ? { upstream: r.offering.upstream } : {}) })),
     input,
     context: request.context,
     timeout_ms: timeout.timeout_ms,
@@ -142,8 +143,22 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     limits,
     partial_merge: chosen.manifest.partial_merge ?? "replace",
     ...(request.idempotency_key && meta.fingerprint ? { idempotency: { key: request.idempotency_key, fingerprint: meta.fingerprint, ttl_ms: limits.idempotency_ttl_ms } } : {}),
+    ...approvalOf(config, caller.tenant, d.tool, chosen.manifest.effects),
   };
   return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}) };
+}
+
+/** The tenant's approval rule for this tool, when it holds the call for a person (issue 15). */
+function approvalOf(config: ReturnType<typeof loadConfig>, tenant: string, tool: string, effects: Offering["manifest"]["effects"]): { approval?: { rule: string; window_ms: number } } {
+  const rule = approvalRuleFor(config.approvals, tenant);
+  const matched = approvalNeeded(rule, tool, effects);
+  return matched ? { approval: { rule: matched, window_ms: rule.window_ms } } : {};
+}
+
+/** A provider's max_concurrency from the snapshot (its manifest's or an operator's), when it has one. */
+function limitOf(snapshot: RegistrySnapshot, provider: string): { max_concurrency?: number } {
+  const limit = snapshot.providers.find((p) => p.name === provider)?.max_concurrency;
+  return limit ? { max_concurrency: limit } : {};
 }
 
 export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest): Promise<DryRunReport> {
@@ -169,11 +184,25 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
     }
   }
   const stats = statsFor(d.snapshot, d.tool);
+  // Issue 15: each ranked provider's room (its gate, for those with a limit); the call goes to
+  // the first with room among those that serve this very contract, or waits for the best.
+  const room = await Promise.all(
+    d.ranked.map(async (r) => {
+      const limit = limitOf(d.snapshot, r.offering.provider).max_concurrency ?? null;
+      if (limit === null) return { max_concurrency: null, in_flight: null, room: true };
+      const load = await env.PROVIDER_GATES.get(env.PROVIDER_GATES.idFromName(r.offering.provider)).load();
+      return { max_concurrency: limit, in_flight: load.in_flight, room: load.waiting === 0 && load.in_flight < limit };
+    }),
+  );
+  const serving = d.ranked.map((r, i) => ({ r, i })).filter(({ r }) => chosen !== undefined && (r.offering === chosen || (!r.trial && sameContract(r.offering, chosen))));
+  const target = serving.find(({ i }) => room[i].room) ?? serving[0];
+  const runnable = chosen !== undefined && capability.allowed && schema.valid;
+  const config = loadConfig(env);
   return {
     mode: "dry_run",
     tool: d.tool,
     version: d.version,
-    provider: chosen && capability.allowed && schema.valid ? chosen.provider : null,
+    provider: runnable && target ? target.r.offering.provider : null,
     ranking: d.ranked.map((r, i) => ({
       place: i + 1,
       provider: r.offering.provider,
@@ -182,7 +211,10 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
       error_rate: stats[r.offering.provider]?.error_rate ?? null,
       breaker: breakerStateOf(d.snapshot, r.offering.provider, d.tool, now),
       reason: r.trial ? `${r.reason}; would be the half-open trial call` : r.reason,
+      ...room[i],
     })),
+    waits_for_capacity: runnable && target !== undefined && !room[target.i].room,
+    approval: chosen ? (approvalOf(config, caller.tenant, d.tool, chosen.manifest.effects).approval ?? null) : null,
     excluded: d.excluded.map((e) => ({ provider: e.offering.provider, reason: e.reason, retry_at: e.retry_at ? new Date(e.retry_at).toISOString() : null })),
     capability,
     schema,

@@ -18,8 +18,13 @@ function tenantStub(env: Env, tenant: string) {
   return env.TENANTS.get(env.TENANTS.idFromName(tenant));
 }
 
-/** An execution in its own object: one token and one slot, held until `releaseExecution`. */
-export async function admitExecution(env: Env, plan: ExecutionPlan): Promise<Outcome<void>> {
+/**
+ * An execution in its own object: one token and one slot, held until `releaseExecution` — or,
+ * when it may `wait`, a place in its tenant's queue (issue 15): `{queued: position}`, and the
+ * tenant's object calls the execution's `granted()` when a slot is its. `paid`: its tokens were
+ * taken when it was accepted (it waited for a person first).
+ */
+export async function admitExecution(env: Env, plan: ExecutionPlan, o: { wait: boolean; paid?: boolean }): Promise<Outcome<{ queued?: number }>> {
   const admission = await tenantStub(env, plan.tenant).admit({
     execution_id: plan.execution_id,
     tool: plan.tool,
@@ -29,20 +34,32 @@ export async function admitExecution(env: Env, plan: ExecutionPlan): Promise<Out
     accepted_at: plan.accepted_at,
     lease_ms: plan.timeout_ms + LEASE_SLACK_MS,
     limits: plan.limits,
+    wait: o.wait,
+    paid: o.paid,
   });
-  return admission.ok ? { ok: true, value: undefined } : { ok: false, error: refusal(admission, plan.tool).toBody() };
+  if (!admission.ok) return { ok: false, error: refusal(admission, plan.tool).toBody() };
+  return { ok: true, value: admission.queued ? { queued: admission.position } : {} };
 }
 
+/** The slot (or the place in the queue) goes back to the tenant, and to the next in line. */
 export async function releaseExecution(env: Env, tenant: string, executionId: string): Promise<void> {
   await tenantStub(env, tenant)
     .release(executionId)
     .catch((err) => console.warn(JSON.stringify({ msg: "slot release failed; the lease expires by itself", execution_id: executionId, error: String(err) })));
 }
 
-/** The tenant's executions that hold a slot in their own object now (the live part of the index). */
+/** An execution's place in its tenant's queue (1 is next), 0 when it holds a slot, null when unknown. */
+export function queuePosition(env: Env, tenant: string, executionId: string): Promise<number | null> {
+  return tenantStub(env, tenant).position(executionId);
+}
+
+/** The tenant's executions that hold a slot, wait for one or wait for a person now (the live part of the index). */
 export function liveExecutions(env: Env, tenant: string) {
   return tenantStub(env, tenant).live();
 }
+
+/** The tenant's object (pending approvals live there too: src/execution/approval.ts). */
+export { tenantStub };
 
 /** This isolate's leases, one per tenant. */
 const leases = new Map<string, TenantLease>();
@@ -61,6 +78,6 @@ export async function admitFast(env: Env, tenant: string, tool: string, limits: 
 
 export function refusal(r: Refusal, tool: string): RuntimeError {
   const what =
-    r.reason === "concurrency" ? `${r.limit} running executions` : r.reason === "streams" ? `${r.limit} open event streams` : `${r.limit} calls a second${r.reason === "tool_rate" ? ` to ${tool}` : ""}`;
+    r.reason === "concurrency" ? `${r.limit} running executions` : r.reason === "queue_full" ? `${r.limit} waiting executions` : r.reason === "streams" ? `${r.limit} open event streams` : `${r.limit} calls a second${r.reason === "tool_rate" ? ` to ${tool}` : ""}`;
   return new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, { reason: r.reason, limit: r.limit, retry_after_ms: r.retry_after_ms, tool });
 }

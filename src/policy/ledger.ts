@@ -1,16 +1,40 @@
 /**
  * One tenant's admission ledger (AIOS §6.3 RateLimited; TRT-002 §4 limits), pure: token
- * buckets per tenant and per tenant+tool, and the tenant's concurrency slots. Slots are held
- * two ways: by one execution that runs in its own object (async, streamed, keyed), or in bulk
- * by an edge isolate's lease for the fast path (src/policy/lease.ts). Every token and slot
- * belongs to exactly one holder, so the limits hold across any number of isolates.
- * The TenantObject is a shell around this.
+ * buckets per tenant and per tenant+tool, the tenant's concurrency slots, and the queue of
+ * executions waiting for one (issue 15). Slots are held two ways: by one execution that runs
+ * in its own object (async, streamed, keyed, or a sync call that waits), or in bulk by an edge
+ * isolate's lease for the fast path (src/policy/lease.ts). Every token and slot belongs to
+ * exactly one holder, so the limits hold across any number of isolates.
+ *
+ * The queue is first come first served: a ticket per waiting execution, and a freed slot goes
+ * to the lowest ticket. While anything waits, isolates' leases get no new slots (the queue goes
+ * first), so the fast path cannot starve queued work. Slots handed to the queue are collected
+ * as grants (`takeGrants`) for the shell to deliver. The TenantObject is a shell around this.
  */
 import type { TenantLimits } from "./limits.ts";
 import { refill, waitForToken, type Bucket } from "./token-bucket.ts";
 
-export type Refusal = { ok: false; reason: "rate" | "tool_rate" | "concurrency" | "streams"; retry_after_ms: number; limit: number };
-export type Admission = { ok: true } | Refusal;
+export type Refusal = { ok: false; reason: "rate" | "tool_rate" | "concurrency" | "queue_full" | "streams"; retry_after_ms: number; limit: number };
+/** Admitted with a slot now, or (when it may wait) queued at `position` (1 is next). */
+export type Admission = { ok: true; queued?: undefined } | { ok: true; queued: QueuedExecution; position: number } | Refusal;
+
+/** What an execution in its own object asks for. */
+export interface AdmitRequest extends Omit<LiveExecution, "expires" | "status"> {
+  lease_ms: number;
+  limits: TenantLimits;
+  /** It may wait in the queue rather than be refused for concurrency. */
+  wait: boolean;
+  /** Rate tokens were already taken for it (accepted earlier, then approved): take none now. */
+  paid?: boolean;
+}
+
+/** An execution waiting for a slot. */
+export interface QueuedExecution extends Omit<LiveExecution, "expires" | "status"> {
+  ticket: number;
+  lease_ms: number;
+  /** The limits it was queued under (a restarted ledger has no other copy). */
+  max_concurrent: number;
+}
 
 export interface LeaseRequest {
   lease_id: string;
@@ -34,6 +58,8 @@ export type LeaseGrant = { ok: true; tokens: number; slots: number; expires_at: 
 /** A live execution the tenant's ledger holds a slot for (the live part of the execution index). */
 export interface LiveExecution {
   execution_id: string;
+  /** running: it holds a slot; queued: it waits for one. */
+  status: "running" | "queued";
   tool: string;
   version: string;
   mode: string;
@@ -49,20 +75,87 @@ export class TenantLedger {
   readonly #leases = new Map<string, { slots: number; expires: number }>();
   /** Open event streams: id → lease expiry (renewed while the stream is open). */
   readonly #streams = new Map<string, number>();
+  /** Waiting executions, lowest ticket first. */
+  #queue: QueuedExecution[] = [];
+  #nextTicket = 1;
+  /** Slots handed to queued executions since the shell last took them. */
+  #grants: QueuedExecution[] = [];
 
-  /** One execution that runs in its object: one token of each bucket and one slot, or neither. */
-  admit(r: Omit<LiveExecution, "expires"> & { lease_ms: number; limits: TenantLimits }, now: number): Admission {
+  /**
+   * One execution that runs in its object: one token of each bucket and one slot, or neither.
+   * One that may wait and finds no slot (or others already waiting) takes its tokens and a
+   * place in the queue instead, up to `max_queued`.
+   */
+  admit(r: AdmitRequest, now: number): Admission {
     this.#expire(now);
     if (this.#executions.has(r.execution_id)) return { ok: true };
-    if (this.#held() >= r.limits.max_concurrent) return this.#full(r.limits, now);
-    const taken = this.#take(r.tool, 1, 1, r.limits, now);
-    if (!taken.ok) return taken;
-    this.#executions.set(r.execution_id, { execution_id: r.execution_id, tool: r.tool, version: r.version, mode: r.mode, project: r.project, accepted_at: r.accepted_at, expires: now + r.lease_ms });
+    const waiting = this.#queue.find((q) => q.execution_id === r.execution_id);
+    if (waiting) return { ok: true, queued: waiting, position: this.#queue.indexOf(waiting) + 1 };
+    const full = this.#queue.length > 0 || this.#held() >= r.limits.max_concurrent;
+    if (full && !r.wait) return this.#full(r.limits, now);
+    if (full && this.#queue.length >= r.limits.max_queued) return { ...this.#full(r.limits, now), reason: "queue_full", limit: r.limits.max_queued };
+    if (!r.paid) {
+      const taken = this.#take(r.tool, 1, 1, r.limits, now);
+      if (!taken.ok) return taken;
+    }
+    const { wait: _w, paid: _p, limits, ...fields } = r;
+    if (full) {
+      const queued: QueuedExecution = { ...fields, ticket: this.#nextTicket++, max_concurrent: limits.max_concurrent };
+      this.#queue.push(queued);
+      return { ok: true, queued, position: this.#queue.length };
+    }
+    this.#hold(fields, now);
     return { ok: true };
   }
 
-  release(executionId: string): void {
+  /**
+   * A call that waits for a person first (issue 15): its rate tokens now, so an approved call
+   * is never refused for rate later; its slot (or place in the queue) only once approved.
+   */
+  accept(r: { tool: string; limits: TenantLimits }, now: number): Admission {
+    const taken = this.#take(r.tool, 1, 1, r.limits, now);
+    return taken.ok ? { ok: true } : taken;
+  }
+
+  /** The execution ended (or gave up its place): its slot, or its place in the queue, is free. */
+  release(executionId: string, now: number): void {
     this.#executions.delete(executionId);
+    this.#queue = this.#queue.filter((q) => q.execution_id !== executionId);
+    this.#pump(now);
+  }
+
+  /** 1-based place in the queue; 0 when it holds a slot; undefined when the ledger does not know it. */
+  position(executionId: string, now: number): number | undefined {
+    this.#expire(now);
+    if (this.#executions.has(executionId)) return 0;
+    const i = this.#queue.findIndex((q) => q.execution_id === executionId);
+    return i < 0 ? undefined : i + 1;
+  }
+
+  /** Queued executions that were handed a slot since the last call; the shell tells each. */
+  takeGrants(): QueuedExecution[] {
+    const out = this.#grants;
+    this.#grants = [];
+    return out;
+  }
+
+  /**
+   * A restarted shell's persisted state: the queue in ticket order, and executions that were
+   * handed a slot whose grant was not yet confirmed (they hold it again).
+   */
+  restore(queue: QueuedExecution[], granted: QueuedExecution[], nextTicket: number, now: number): void {
+    this.#queue = [...queue].sort((a, b) => a.ticket - b.ticket);
+    for (const g of granted) this.#hold(g, now);
+    this.#nextTicket = Math.max(nextTicket, ...queue.map((q) => q.ticket + 1), ...granted.map((g) => g.ticket + 1));
+    this.#pump(now);
+  }
+
+  get nextTicket(): number {
+    return this.#nextTicket;
+  }
+
+  get queued(): number {
+    return this.#queue.length;
   }
 
   /**
@@ -76,24 +169,29 @@ export class TenantLedger {
     const limit = r.limits.max_concurrent;
     const others = this.#held() - (this.#leases.get(r.lease_id)?.slots ?? 0);
     const must = r.in_use + (r.need_slot ? 1 : 0);
-    if (others + must > limit && r.need_slot) {
+    // While executions wait, a lease keeps only what its calls use: the queue goes first.
+    const queueing = this.#queue.length > 0;
+    if (r.need_slot && (queueing || others + must > limit)) {
       this.#setLease(r.lease_id, r.in_use, now + r.lease_ms);
+      this.#pump(now);
       return this.#full(r.limits, now);
     }
     // Spare slots come only from the half of the tenant's capacity nobody holds, so an idle
     // spare in one isolate never keeps a call in another from running when room is short.
-    const spare = Math.max(0, Math.min(r.slots - must, limit - others - must - Math.ceil(limit / 2)));
+    const spare = queueing ? 0 : Math.max(0, Math.min(r.slots - must, limit - others - must - Math.ceil(limit / 2)));
     const slots = must + spare;
     let tokens = 0;
     if (r.tokens > 0) {
       const taken = this.#take(r.tool, r.tokens, 1, r.limits, now);
       if (!taken.ok) {
         this.#setLease(r.lease_id, r.in_use, now + r.lease_ms);
+        this.#pump(now);
         return taken;
       }
       tokens = taken.n;
     }
     this.#setLease(r.lease_id, slots, now + r.lease_ms);
+    this.#pump(now);
     return { ok: true, tokens, slots, expires_at: now + r.lease_ms };
   }
 
@@ -112,16 +210,30 @@ export class TenantLedger {
     this.#streams.delete(id);
   }
 
-  /** Executions holding a slot in their own object, oldest first. */
+  /** Executions holding a slot in their own object, then those waiting for one, oldest first. */
   live(now: number): LiveExecution[] {
     this.#expire(now);
-    return [...this.#executions.values()].sort((a, b) => a.accepted_at - b.accepted_at);
+    const waiting = this.#queue.map((q): LiveExecution => ({ execution_id: q.execution_id, status: "queued", tool: q.tool, version: q.version, mode: q.mode, project: q.project, accepted_at: q.accepted_at, expires: Infinity }));
+    return [...this.#executions.values(), ...waiting].sort((a, b) => a.accepted_at - b.accepted_at);
   }
 
   /** Slots held right now, by executions and by isolates' leases. */
   running(now: number): number {
     this.#expire(now);
     return this.#held();
+  }
+
+  /** Hands free slots to the head of the queue, in ticket order. */
+  #pump(now: number): void {
+    while (this.#queue.length > 0 && this.#held() < this.#queue[0].max_concurrent) {
+      const head = this.#queue.shift()!;
+      this.#hold(head, now);
+      this.#grants.push(head);
+    }
+  }
+
+  #hold(e: Omit<LiveExecution, "expires" | "status"> & { lease_ms: number }, now: number): void {
+    this.#executions.set(e.execution_id, { execution_id: e.execution_id, status: "running", tool: e.tool, version: e.version, mode: e.mode, project: e.project, accepted_at: e.accepted_at, expires: now + e.lease_ms });
   }
 
   #held(): number {
@@ -162,7 +274,9 @@ export class TenantLedger {
   }
 
   #expire(now: number): void {
-    for (const [id, e] of this.#executions) if (e.expires <= now) this.#executions.delete(id);
-    for (const [id, l] of this.#leases) if (l.expires <= now) this.#leases.delete(id);
+    let freed = false;
+    for (const [id, e] of this.#executions) if (e.expires <= now) freed = this.#executions.delete(id);
+    for (const [id, l] of this.#leases) if (l.expires <= now) freed = this.#leases.delete(id);
+    if (freed) this.#pump(now);
   }
 }

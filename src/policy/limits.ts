@@ -20,6 +20,16 @@ export interface TenantLimits {
   idempotency_ttl_ms: number;
   /** Event streams of the tenant open at once, on every face (SSE, Connect, RPC, MCP). */
   max_streams: number;
+  /**
+   * Executions that may wait for a slot at once (issue 15): past `max_concurrent` a call waits
+   * in `queued`, first come first served; past this many waiting it is refused (429).
+   */
+  max_queued: number;
+  /**
+   * How long an async execution may wait in `queued` and `scheduled` before it fails with
+   * `overloaded` (a sync call waits at most its own budget).
+   */
+  max_wait_ms: number;
 }
 
 export const DEFAULT_TENANT_LIMITS: TenantLimits = {
@@ -33,6 +43,8 @@ export const DEFAULT_TENANT_LIMITS: TenantLimits = {
   max_payload_bytes: 1024 * 1024,
   idempotency_ttl_ms: 24 * 3600_000,
   max_streams: 200,
+  max_queued: 100,
+  max_wait_ms: 600_000,
 };
 
 export interface LimitsConfig {
@@ -46,12 +58,17 @@ export interface LimitsConfig {
  * `"trial-*"`); an exact name wins over a family, and the longest family over a shorter one.
  */
 export function limitsFor(config: LimitsConfig, tenant: string): TenantLimits {
-  if (Object.hasOwn(config.tenants, tenant)) return { ...config.default, ...config.tenants[tenant] };
+  return { ...config.default, ...(tenantEntry(config.tenants, tenant) ?? {}) };
+}
+
+/** The entry for a tenant by the rule above: its own name, else the longest family that covers it. */
+export function tenantEntry<T>(entries: Record<string, T>, tenant: string): T | undefined {
+  if (Object.hasOwn(entries, tenant)) return entries[tenant];
   let best: string | undefined;
-  for (const name of Object.keys(config.tenants)) {
+  for (const name of Object.keys(entries)) {
     if (name.endsWith("*") && tenant.startsWith(name.slice(0, -1)) && (best === undefined || name.length > best.length)) best = name;
   }
-  return { ...config.default, ...(best ? config.tenants[best] : {}) };
+  return best ? entries[best] : undefined;
 }
 
 /** Checks a TENANT_LIMITS value: every figure a positive integer, no unknown names. */

@@ -46,6 +46,8 @@ export interface ProviderState {
   dead?: { since: number; reason: string };
   /** An upstream MCP server rather than a provider Worker (src/upstreams/). */
   kind?: "upstream";
+  /** The most calls it takes at once (its manifest's, or an operator's override); absent: no limit (issue 15). */
+  max_concurrency?: number;
 }
 
 /** Live statistics and breaker of one provider's offer of one tool (all its versions). */
@@ -123,6 +125,9 @@ export async function buildCatalog(
       byName.set(entry.name, versions);
       accepted++;
     }
+    const limit = load.manifest?.max_concurrency;
+    const limited = limit !== undefined && Number.isSafeInteger(limit) && limit > 0;
+    if (limit !== undefined && !limited) problems.push(`${config.name}: max_concurrency ${JSON.stringify(limit)} is not a positive integer; no limit is applied`);
     providers.push({
       name: config.name,
       binding: config.binding,
@@ -132,6 +137,7 @@ export async function buildCatalog(
       tools: accepted,
       ...(load.error ? { error: load.error } : {}),
       ...(load.upstream ? { kind: "upstream" as const } : {}),
+      ...(limited ? { max_concurrency: limit } : {}),
     });
   }
 

@@ -10,7 +10,7 @@ export interface ComposeInput {
   version: number;
   built_at: number;
   catalog: Pick<RegistrySnapshot, "providers" | "tools" | "problems">;
-  overrides: Map<string, { trust?: Trust; disabled?: boolean }>;
+  overrides: Map<string, { trust?: Trust; disabled?: boolean; max_concurrency?: number | null }>;
   dead: Map<string, { since: number; reason: string }>;
   health: Record<string, OfferingHealth>;
   deprecations: Map<string, DeprecationNotice>;
@@ -21,7 +21,10 @@ export function composeSnapshot(input: ComposeInput): RegistrySnapshot {
   const providers: ProviderState[] = input.catalog.providers.map((p) => {
     const o = input.overrides.get(p.name);
     const dead = input.dead.get(p.name);
-    return { ...p, trust: o?.trust ?? p.trust, ...(o?.disabled ? { disabled: true } : {}), ...(dead ? { dead } : {}) };
+    const { max_concurrency: declared, ...rest } = p;
+    // An operator's limit wins over the manifest's; null lifts the override (issue 15).
+    const limit = o?.max_concurrency != null ? o.max_concurrency : declared;
+    return { ...rest, trust: o?.trust ?? p.trust, ...(o?.disabled ? { disabled: true } : {}), ...(dead ? { dead } : {}), ...(limit !== undefined ? { max_concurrency: limit } : {}) };
   });
   const trustOf = new Map(providers.map((p) => [p.name, p.trust]));
   const deprecations = Object.fromEntries(input.deprecations);

@@ -39,8 +39,8 @@ admin.post("/registry/refresh", async (c) => {
 });
 
 admin.patch("/providers/:name", async (c) => {
-  const body = await objectBody(c.req.raw, c.env, ["trust", "disabled"]);
-  const patch: { trust?: Trust; disabled?: boolean } = {};
+  const body = await objectBody(c.req.raw, c.env, ["trust", "disabled", "max_concurrency"]);
+  const patch: { trust?: Trust; disabled?: boolean; max_concurrency?: number | null } = {};
   if (body.trust !== undefined) {
     if (!TRUST_ORDER.includes(body.trust as Trust)) throw new RuntimeError("invalid_request", `trust must be one of ${TRUST_ORDER.join(", ")}`, { field: "trust" });
     patch.trust = body.trust as Trust;
@@ -48,6 +48,12 @@ admin.patch("/providers/:name", async (c) => {
   if (body.disabled !== undefined) {
     if (typeof body.disabled !== "boolean") throw new RuntimeError("invalid_request", "disabled must be a boolean", { field: "disabled" });
     patch.disabled = body.disabled;
+  }
+  if (body.max_concurrency !== undefined) {
+    // Issue 15: the most calls in flight at this provider; null goes back to its manifest's.
+    const n = body.max_concurrency;
+    if (n !== null && !(typeof n === "number" && Number.isSafeInteger(n) && n > 0)) throw new RuntimeError("invalid_request", "max_concurrency must be a positive integer, or null for the manifest's", { field: "max_concurrency" });
+    patch.max_concurrency = n as number | null;
   }
   const snapshot = await registryStub(c.env).setProvider(c.req.param("name"), patch);
   if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
@@ -157,7 +163,8 @@ admin.post("/keys", async (c) => {
     return v as string[];
   };
   const role = body.role ?? "tenant";
-  if (role !== "tenant" && role !== "admin") throw new RuntimeError("invalid_request", 'role must be "tenant" or "admin"', { field: "role" });
+  // "approver": a tenant's key that may also approve or reject its tenant's calls (issue 15).
+  if (role !== "tenant" && role !== "admin" && role !== "approver") throw new RuntimeError("invalid_request", 'role must be "tenant", "approver" or "admin"', { field: "role" });
   // Least privilege: a key reaches the providers and holds the capabilities it is given, none by default.
   const { key, record } = await keyStore(c.env).create({ tenant: str("tenant"), agent: str("agent"), capabilities: list("capabilities", []), channels: list("channels", []), role });
   return reply(c, { key, ...record }, 201);

@@ -10,7 +10,7 @@ import { loadConfig } from "../config.ts";
 import type { Outcome } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { httpStatusOf } from "../execution/record.ts";
-import { cancel, events, execute, get, list, type CallAnswer } from "../execution/service.ts";
+import { approvals, cancel, decide, events, execute, get, list, type CallAnswer } from "../execution/service.ts";
 import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
 import { limitsFor } from "../policy/limits.ts";
@@ -60,6 +60,21 @@ executions.post("/:id/cancel", async (c) => {
   return render(c, await cancel({ env: c.env, caller: c.get("caller") }, c.req.param("id"), grace));
 });
 
+// Issue 15: a person with the approver role decides on a call that awaits approval.
+executions.post("/:id/approve", async (c) => {
+  const reason = await reasonBody(c.req.raw, c.req.header("content-type") ?? null);
+  return render(c, await decide({ env: c.env, caller: c.get("caller") }, c.req.param("id"), "approved", reason));
+});
+
+executions.post("/:id/reject", async (c) => {
+  const reason = await reasonBody(c.req.raw, c.req.header("content-type") ?? null);
+  return render(c, await decide({ env: c.env, caller: c.get("caller") }, c.req.param("id"), "rejected", reason));
+});
+
+/** GET /v1/approvals: the caller's tenant's calls waiting for a person (approvers only). */
+export const approvalList = new Hono<AppEnv>();
+approvalList.get("/", async (c) => render(c, await approvals({ env: c.env, caller: c.get("caller") })));
+
 function render<T>(c: Context<AppEnv>, outcome: Outcome<T>): Response {
   return outcome.ok ? reply(c, outcome.value) : refusalResponse(c, outcome.error);
 }
@@ -98,6 +113,18 @@ async function cancelBody(request: Request, contentType: string | null): Promise
     if (key !== "grace_ms") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   }
   return (value as { grace_ms?: unknown }).grace_ms;
+}
+
+/** Optional body `{"reason": "…"}` of approve and reject (a rejection needs one: the service says so). */
+async function reasonBody(request: Request, contentType: string | null): Promise<unknown> {
+  const body = await readBody(request, 4096);
+  if (body.byteLength === 0) return undefined;
+  const value = decodeBody(body, contentType);
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new RuntimeError("invalid_request", "the body must be an object");
+  for (const key of Object.keys(value)) {
+    if (key !== "reason") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+  }
+  return (value as { reason?: unknown }).reason;
 }
 
 /** RFC 9745 Deprecation and RFC 8594 Sunset, and the replacement as a successor link. */

@@ -31,7 +31,8 @@ let cached: { at: number; check: Promise<Readiness> } | undefined;
 
 /** The latest check of this isolate, or a new one when it is older than READY_CACHE_MS. */
 export function readiness(env: Env, now = Date.now()): Promise<Readiness> {
-  if (!cached || now - cached.at >= READY_CACHE_MS) {
+  // A clock that went back (or a check from another timeline) is stale too.
+  if (!cached || now < cached.at || now - cached.at >= READY_CACHE_MS) {
     const check = checkReadiness(env);
     cached = { at: now, check };
     // A check that failed outright is not kept: the next probe tries again.

@@ -63,11 +63,12 @@ describe("the web console when things go wrong", () => {
   });
 
   it("says when a call is refused with 429 and when to try again, and keeps the input", async () => {
-    // A tenant of the "narrow" family may run 2 executions at once (test/e2e/tenants.ts): hold both, then ask for a third.
+    // A tenant of the "narrow" family may run 2 executions at once and have 4 waiting
+    // (test/e2e/tenants.ts): hold all six places, then ask for one more.
     const narrow = await newKey(tenant("narrow"));
     const holding: string[] = [];
     try {
-      for (let i = 0; i < 2; i++) {
+      for (let i = 0; i < 6; i++) {
         const res = await call("POST", "/v1/executions", { tool: "demo.countdown", mode: "async", input: { from: 100, interval_ms: 100 } }, bearer(narrow.key));
         expect(res.status).toBe(202);
         holding.push(res.body.execution_id);
@@ -76,7 +77,7 @@ describe("the web console when things go wrong", () => {
       await page.goto(`${consoleUrl}#/tools/text.stats`);
       await page.getByLabel("text").fill("keep these words");
       await page.getByRole("button", { name: "Run", exact: true }).click();
-      await expect.poll(() => alert(page).textContent()).toContain("Too many calls right now (concurrency)");
+      await expect.poll(() => alert(page).textContent()).toContain("Too many calls right now (queue_full)");
       expect(await alert(page).textContent()).toMatch(/Wait and try again in \d+ s; nothing was run\./);
       expect(await page.getByLabel("Error envelope").textContent()).toContain('"code": "rate_limited"');
       expect(JSON.parse(await page.getByLabel("Input as JSON").inputValue())).toMatchObject({ text: "keep these words" });

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import type { TestProject } from "vitest/node";
 import { registryState, type RegistryState } from "./registry-state.ts";
-import { TEST_TENANT_FAMILIES } from "./tenants.ts";
+import { TEST_APPROVALS, TEST_TENANT_FAMILIES } from "./tenants.ts";
 import { SAMPLES_DIR } from "../openapi/samples.ts";
 
 declare module "vitest" {
@@ -74,6 +74,8 @@ export default async function setup(project: TestProject) {
   const { unstable_readConfig } = await import("wrangler");
   const shipped = (unstable_readConfig({ config: join(root, "wrangler.toml") }).vars as { TENANT_LIMITS: { default: object; tenants?: object } }).TENANT_LIMITS;
   const limitsVar = `TENANT_LIMITS:${JSON.stringify({ ...shipped, tenants: { ...(shipped.tenants ?? {}), ...TEST_TENANT_FAMILIES } })}`;
+  // Test-only approval rules (issue 15): nothing ships any.
+  const approvalsVar = `APPROVALS:${JSON.stringify(TEST_APPROVALS)}`;
   // http.request's egress allow-list, for this stack only: the one loopback port the e2e
   // server listens on. `--var` reaches only the first config of a multi-config wrangler dev
   // (tried), so it travels as process env, which wrangler dev hands to every Worker without a
@@ -86,7 +88,7 @@ export default async function setup(project: TestProject) {
   const upstreamVar = `UPSTREAM_EGRESS_ALLOW:${upstreamPorts.map((p) => `127.0.0.1:${p}`).join(",")}`;
   const child = spawn(
     "npm",
-    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...[...jwtVars, limitsVar, upstreamVar].flatMap((v) => ["--var", v])],
+    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...[...jwtVars, limitsVar, upstreamVar, approvalsVar].flatMap((v) => ["--var", v])],
     { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv } },
   );
   let log = "";

@@ -293,18 +293,22 @@ describe("limits and rate limiting", () => {
     }
   }
 
-  it("refuses an execution over the tenant's concurrency with 429, and admits again when one ends", async () => {
+  // A call that may wait (async, or sync with a second of budget or more) waits for a slot
+  // instead (waiting.test.ts); one that may not is refused as before.
+  const shortSync = { tool: "math.evaluate", input: { expression: "1" }, limits: { timeout_ms: 500 } };
+
+  it("refuses a call that may not wait over the tenant's concurrency with 429, and admits again when one ends", async () => {
     const key = (await newKey({ tenant: tenant("narrow"), agent: "dev-agent" })).key;
     const count = { tool: "demo.countdown", mode: "async", input: { from: 100, interval_ms: 100 }, limits: { timeout_ms: 10_000 } };
     const first = await as(key).execute(count);
     const second = await as(key).execute(count);
     expect([first.status, second.status]).toEqual([202, 202]);
-    const third = await as(key).execute(count);
+    const third = await as(key).execute(shortSync);
     expect(third.status).toBe(429);
     expect(third.body.error.details).toMatchObject({ reason: "concurrency", limit: 2 });
     // demo.countdown stops when told: its slot is free once its provider call has returned.
     expect((await as(key).call("POST", `/v1/executions/${first.body.execution_id}/cancel`)).body.cancellation.outcome).toBe("cooperative");
-    expect((await until(202, () => as(key).execute({ ...count, input: { from: 1, interval_ms: 10 } }))).status).toBe(202);
+    expect((await until(200, () => as(key).execute(shortSync))).status).toBe(200);
     await as(key).call("POST", `/v1/executions/${second.body.execution_id}/cancel`, { grace_ms: 0 });
   });
 
@@ -317,11 +321,12 @@ describe("limits and rate limiting", () => {
     const cancelled = await as(key).call("POST", `/v1/executions/${a.body.execution_id}/cancel`, { grace_ms: 0 });
     expect(cancelled.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" } });
     // ... but the handler still runs in its Worker, so the tenant is still at its limit (issue 13.7).
-    const refused = await as(key).execute({ ...stall, input: { ms: 10 } });
+    const refused = await as(key).execute(shortSync);
     expect(refused.status).toBe(429);
     expect(refused.body.error.details).toMatchObject({ reason: "concurrency" });
     // When the handler's call returns (about 2 s), its slot is handed on.
-    expect((await until(202, () => as(key).execute({ ...stall, input: { ms: 10 } }))).status).toBe(202);
+    expect((await until(200, () => as(key).execute(shortSync))).status).toBe(200);
+    await as(key).call("POST", `/v1/executions/${b.body.execution_id}/cancel`, { grace_ms: 0 });
   });
 });
 

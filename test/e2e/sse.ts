@@ -5,16 +5,17 @@ import { baseUrl, bearer, DEV_KEY } from "./http.ts";
 export interface Received {
   id: number;
   type: string;
-  payload: { seq: number; type: string; data: any };
+  payload: { seq: number; type: string; at?: string; data: any };
 }
 
 export const EVENT_TYPES = ["start", "stdout", "stderr", "progress", "partial", "log", "done", "error"];
 
 /**
  * Follows /v1/executions/{id}/stream with a real EventSource until the terminal event,
- * letting it reconnect on its own. `fetchImpl` may stand between it and the network.
+ * letting it reconnect on its own. `fetchImpl` may stand between it and the network;
+ * `onEvent` sees each event as it arrives.
  */
-export function collect(executionId: string, options: { fetch?: typeof fetch; query?: string; timeoutMs?: number; key?: string } = {}): Promise<Received[]> {
+export function collect(executionId: string, options: { fetch?: typeof fetch; query?: string; timeoutMs?: number; key?: string; onEvent?: (e: Received) => void } = {}): Promise<Received[]> {
   return new Promise((resolve, reject) => {
     const received: Received[] = [];
     const underlying = options.fetch ?? fetch;
@@ -35,6 +36,7 @@ export function collect(executionId: string, options: { fetch?: typeof fetch; qu
         // is about to reconnect; only a message with data is the execution's error event.
         if (typeof e.data !== "string") return;
         received.push({ id: Number(e.lastEventId), type, payload: JSON.parse(e.data) });
+        options.onEvent?.(received.at(-1)!);
         if (type === "done" || type === "error") {
           clearTimeout(timer);
           es.close();

@@ -5,11 +5,23 @@
  * a tenant's buckets, slots or keys, in any order.
  */
 export const TEST_TENANT_FAMILIES = {
-  /** Little room: two running executions, three open streams, small bodies and outputs (2 KiB), short timeouts and keys. */
-  "narrow-*": { max_concurrent: 2, max_streams: 3, max_timeout_ms: 10_000, max_output_bytes: 2_048, max_payload_bytes: 4_096, idempotency_ttl_ms: 2_000 },
+  /** Little room: two running executions and four waiting, three open streams, small bodies and outputs (2 KiB), short timeouts and keys. */
+  "narrow-*": { max_concurrent: 2, max_queued: 4, max_streams: 3, max_timeout_ms: 10_000, max_output_bytes: 2_048, max_payload_bytes: 4_096, idempotency_ttl_ms: 2_000 },
   /** A slow rate: 1 call a second, a burst of 3. */
   "limited-*": { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3 },
 };
 
+/**
+ * Test-only approval rules (issue 15), passed as APPROVALS the same way: `approve-*` tenants
+ * wait for a person before any tool with effects `delete` runs; `approve-brief-*` give that
+ * person 1.5 s.
+ */
+export const TEST_APPROVALS = {
+  tenants: {
+    "approve-*": { effects: ["delete"], window_ms: 120_000 },
+    "approve-brief-*": { effects: ["delete"], window_ms: 1_500 },
+  },
+};
+
 /** A fresh tenant of a family, e.g. `tenant("narrow")` → `narrow-3f9c…`. */
-export const tenant = (family: "narrow" | "limited") => `${family}-${crypto.randomUUID()}`;
+export const tenant = (family: "narrow" | "limited" | "approve" | "approve-brief") => `${family}-${crypto.randomUUID()}`;

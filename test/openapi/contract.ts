@@ -9,7 +9,7 @@
  * field added on one side only is caught too). Nothing here runs; it is only type-checked.
  */
 import type { components } from "../../.build/openapi/schema.d.ts";
-import type { AttemptRecord, Cancellation, CapabilityDecision, ErrorBody, ExecutionBlock, ExecutionResources, ExecutionView, ToolOfferingView, ToolVersionView, ToolView } from "../../src/contract.ts";
+import type { ApprovalState, AttemptRecord, Cancellation, CapabilityDecision, ErrorBody, ExecutionBlock, ExecutionResources, ExecutionView, PendingApproval, ToolOfferingView, ToolVersionView, ToolView } from "../../src/contract.ts";
 import type { StreamEvent, ToolRuntimeClient } from "../../client/index.ts";
 import type { Readiness } from "../../src/routes/health.ts";
 
@@ -40,3 +40,6 @@ agree<Awaited<ReturnType<ToolRuntimeClient["listTools"]>>, Doc["ToolList"]>({ to
 // The operators' readiness report (GET /v1/admin/readiness) and the public status (GET /readyz).
 agree<Readiness, Doc["ReadinessReport"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<Pick<Readiness, "status">, Doc["Readiness"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+// Issue 15: what approvers see, and the approval part of a view.
+agree<PendingApproval, Doc["PendingApproval"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+agree<ApprovalState, Doc["ApprovalState"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });

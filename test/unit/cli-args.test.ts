@@ -22,6 +22,15 @@ describe("trt's command line", () => {
     }
   });
 
+  it("reads approvals, approve and reject (issue 15), and refuses a rejection without a reason before sending it", () => {
+    expect(parseCommandLine(["approvals"], env).command).toBe("approvals");
+    expect(parseCommandLine(["approve", "exec_1", "--reason", "ok"], env)).toMatchObject({ command: "approve", args: ["exec_1"], flags: { reason: "ok" } });
+    expect(parseCommandLine(["reject", "exec_1", "--reason", "wrong"], env)).toMatchObject({ command: "reject", args: ["exec_1"], flags: { reason: "wrong" } });
+    for (const argv of [["reject", "exec_1"], ["reject", "exec_1", "--reason", " "], ["approve"], ["approvals", "x"]]) {
+      expect(() => parseCommandLine(argv, env), argv.join(" ")).toThrow(UsageError);
+    }
+  });
+
   it("maps failures to exit codes that tell a refusal, a failed execution and a network fault apart", () => {
     const refused = new ToolRuntimeError({ code: "invalid_input", message: "", type: "request_error", retryable: false }, 400);
     const failed = new ToolRuntimeError({ code: "timeout", message: "", type: "execution_error", retryable: false }, 504, { execution_id: "e" } as never);

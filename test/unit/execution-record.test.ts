@@ -1,17 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { executionRecord } from "../fixtures/record.ts";
-import { IllegalTransition, isTerminal, transition, type ExecutionRecord } from "../../src/execution/record.ts";
+import { IllegalTransition, isTerminal, isWaiting, toView, transition, type ExecutionRecord } from "../../src/execution/record.ts";
 import type { ExecutionStatus } from "../../src/contract.ts";
 
-const ALL: ExecutionStatus[] = ["queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
+const ALL: ExecutionStatus[] = ["awaiting_approval", "queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
 const TERMINAL: ExecutionStatus[] = ["succeeded", "failed", "cancelled", "timed_out"];
 
 /**
  * TRT-002 §9: queued → scheduled → running → (succeeded | failed | cancelled | timed_out).
  * Besides the main line, an execution may end before it runs: cancelled or failed while
  * queued (cancel, or a dispatch failure), and cancelled, failed or timed out once scheduled.
+ * Issue 15: a call that needs a person's approval starts awaiting it, and goes on to the queue
+ * (approved), or ends cancelled (before_start) or failed (rejected, expired).
  */
 const LEGAL: ReadonlyArray<[ExecutionStatus, ExecutionStatus]> = [
+  ["awaiting_approval", "queued"],
+  ["awaiting_approval", "cancelled"],
+  ["awaiting_approval", "failed"],
   ["queued", "scheduled"],
   ["queued", "cancelled"],
   ["queued", "failed"],
@@ -108,8 +113,13 @@ describe("transition (TRT-002 §9 status model)", () => {
     expect(() => transition(record("scheduled"), "succeeded", 1)).toThrow(IllegalTransition);
   });
 
+  it("refuses skipping approval's decision: awaiting_approval cannot be scheduled or run", () => {
+    expect(() => transition(record("awaiting_approval"), "scheduled", 1)).toThrow(IllegalTransition);
+    expect(() => transition(record("awaiting_approval"), "running", 1)).toThrow(IllegalTransition);
+  });
+
   it("refuses every backward move", () => {
-    const rank = (s: ExecutionStatus) => Math.min(ALL.indexOf(s), 3);
+    const rank = (s: ExecutionStatus) => Math.min(ALL.indexOf(s), 4);
     const backward = ALL.flatMap((from) => ALL.filter((to) => rank(to) < rank(from)).map((to) => [from, to] as const));
     expect(backward.length).toBeGreaterThan(0);
     for (const [from, to] of backward) expect(() => transition(record(from), to, 1)).toThrow(IllegalTransition);
@@ -119,5 +129,33 @@ describe("transition (TRT-002 §9 status model)", () => {
 describe("isTerminal", () => {
   it.each(ALL)("knows whether %s is terminal", (s) => {
     expect(isTerminal(s)).toBe(TERMINAL.includes(s));
+  });
+});
+
+describe("isWaiting (issue 15)", () => {
+  it("holds for the statuses where no provider has been called yet", () => {
+    expect(ALL.filter(isWaiting)).toEqual(["awaiting_approval", "queued", "scheduled"]);
+  });
+});
+
+describe("toView of a waiting execution (issue 15)", () => {
+  it("shows its place in line only while queued or scheduled", () => {
+    expect(toView(record("queued"), [], 3).position).toBe(3);
+    expect(toView(record("scheduled", { scheduled_at: 1_500 }), [], 1).position).toBe(1);
+    expect(toView(record("running", { scheduled_at: 1_500, running_at: 1_600 }), [], 2).position).toBeUndefined();
+    expect(toView(record("queued")).position).toBeUndefined();
+  });
+
+  it("counts queued_ms from acceptance to scheduling, whatever it waited for", () => {
+    const view = toView(record("running", { accepted_at: 1_000, scheduled_at: 4_000, running_at: 4_010 }));
+    expect(view.execution).toMatchObject({ queued_ms: 3_000, started_ms: 3_010 });
+  });
+
+  it("shows the approval: its rule, when it expires, and the decision once made", () => {
+    const decision = { decision: "rejected" as const, approver: "alice", reason: "not today", at: "2026-12-01T00:00:00.000Z" };
+    const pending = toView(record("awaiting_approval", { approval: { rule: "effect delete", expires_at: 61_000 } }));
+    expect(pending.approval).toEqual({ rule: "effect delete", expires_at: new Date(61_000).toISOString(), decision: null });
+    const decided = toView(record("failed", { ended_at: 5_000, approval: { rule: "tool lab.erase", expires_at: 61_000, decision } }));
+    expect(decided.approval?.decision).toEqual(decision);
   });
 });

@@ -11,6 +11,12 @@ export function Timings({ view }: { view: ExecutionView }) {
     ["Ran (provider → end)", ms(e.duration_ms)],
     ["Timeout", ms(e.timeout_ms)],
   ];
+  // Issue 15: a waiting execution's place in line, and the approval it needed.
+  if (view.position !== undefined) rows.push(["Place in line", `${view.position} (${view.status === "scheduled" ? "for room at its provider" : "for a slot of its tenant"})`]);
+  if (view.approval) {
+    const d = view.approval.decision;
+    rows.push(["Approval", d ? `${d.decision} by ${d.approver}${d.reason ? `: ${d.reason}` : ""} (rule: ${view.approval.rule})` : `needed (rule: ${view.approval.rule}), until ${new Date(view.approval.expires_at).toLocaleTimeString()}`]);
+  }
   if (view.cancellation) rows.push(["Cancellation", `${view.cancellation.outcome ?? "waiting for the tool"} (asked ${new Date(view.cancellation.requested_at).toLocaleTimeString()})`]);
   return (
     <dl class="timings" aria-label="Timings">
