@@ -27,7 +27,7 @@ import { admitExecution, queuePosition, refusal as admissionRefusal, releaseExec
 import { Fanout } from "../src/stream/fanout.ts";
 import { encodeEventLine } from "../src/stream/ndjson.ts";
 import { toJson } from "../src/codec/bytes.ts";
-import { ExecutionStore, REPLAY_PAGE, type KeyBinding } from "./execution-store.ts";
+import { ExecutionStore, type KeyBinding } from "./execution-store.ts";
 import type { DeprecationNotice } from "../src/registry/catalog.ts";
 import type { Delivery, EventsAnswer, KeyedCall, StartAnswer } from "../src/execution/dispatch.ts";
 
@@ -42,7 +42,7 @@ const APPROVAL_INPUT_BYTES = 16 * 1024;
 
 export class ExecutionObject extends DurableObject<Env> {
   readonly #store: ExecutionStore;
-  readonly #fanout = new Fanout(encodeEventLine);
+  readonly #fanout = new Fanout(encodeEventLine, (after, upTo, limit) => this.#logPage(after, upTo, limit));
   #record: ExecutionRecord | undefined;
   #loaded = false;
   #run: ExecutionRun | undefined;
@@ -517,24 +517,18 @@ export class ExecutionObject extends DurableObject<Env> {
   #subscribe(after: number): ReadableStream<Uint8Array> | undefined {
     const record = this.#record!;
     const upTo = this.#run ? this.#run.lastSeq : isTerminal(record.status) ? record.last_seq + 1 : record.last_seq;
-    const store = this.#store;
-    const self = this;
-    async function* pages(): AsyncGenerator<ExecutionEvent[]> {
-      let cursor = after;
-      for (;;) {
-        const stored = store.events(cursor, REPLAY_PAGE).filter((e) => e.seq <= upTo);
-        const done = stored.length < REPLAY_PAGE;
-        const high = done ? upTo : stored.at(-1)!.seq;
-        // The record's own events (start, terminal) join the page whose range holds them.
-        const page = withRecordEvents(self.#record ?? record, stored, cursor).filter((e) => e.seq <= high);
-        if (page.length > 0) yield page;
-        if (done) return;
-        cursor = high;
-      }
-    }
-    const stream = this.#fanout.subscribe(pages(), upTo, isTerminal(record.status), after);
+    const stream = this.#fanout.subscribe(after, upTo, isTerminal(record.status));
     if (stream && isWaiting(record.status)) this.#watch();
     return stream;
+  }
+
+  /** A page of the event log for the fan-out: stored events, with the record's own (start, terminal) where they fall. */
+  #logPage(after: number, upTo: number, limit: number): ExecutionEvent[] {
+    const record = this.#record;
+    if (!record) return [];
+    const stored = this.#store.events(after, limit).filter((e) => e.seq <= upTo);
+    const high = stored.length < limit ? upTo : stored.at(-1)!.seq;
+    return withRecordEvents(record, stored, after).filter((e) => e.seq <= high);
   }
 
   /** The key's current binding: this object's own execution, or one it moved on to. */

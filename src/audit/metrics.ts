@@ -3,6 +3,11 @@
  * aggregates the audit consumer keeps in D1 (all isolates, exactly once per execution) or
  * from the registry's snapshot (breakers); a scrape reads a few small tables and touches no
  * execution object.
+ *
+ * No gauge of executions in flight: the index holds only finished executions (one `finished`
+ * message each, nothing while one runs), and what runs now is known only per tenant (each
+ * TenantObject's ledger), which a scrape would have to ask of every tenant. A gauge read from
+ * the index was always 0; issue 21 removed it rather than publish a figure that is never true.
  */
 import type { RegistrySnapshot } from "../registry/catalog.ts";
 import { breakerView } from "../registry/provider-health.ts";
@@ -28,11 +33,10 @@ export interface PendingDefinitionChange {
 
 export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, now: number, upstreamChanges: PendingDefinitionChange[] = []): Promise<string> {
   await ensureSchema(db);
-  const [counts, buckets, totals, inflight, refusals, deadLetters] = await db.batch<Record<string, unknown>>([
+  const [counts, buckets, totals, refusals, deadLetters] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code"),
     db.prepare("SELECT tool, provider, le, n FROM latency_buckets ORDER BY tool, provider, le"),
     db.prepare("SELECT tool, provider, count, sum_s FROM latency_totals ORDER BY tool, provider"),
-    db.prepare("SELECT tool, COUNT(*) AS n FROM executions WHERE status IN ('queued', 'scheduled', 'running') GROUP BY tool ORDER BY tool"),
     db.prepare("SELECT tenant, tool, reason, n FROM refusals ORDER BY tenant, tool, reason"),
     db.prepare("SELECT kind, outcome, n FROM dead_letters ORDER BY kind, outcome"),
   ]);
@@ -60,9 +64,6 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
     out.push(sample("tool_runtime_execution_duration_seconds_sum", labels, Number(t.sum_s)));
     out.push(sample("tool_runtime_execution_duration_seconds_count", labels, Number(t.count)));
   }
-
-  family("tool_runtime_executions_in_flight", "gauge", "Executions started and not yet ended, as the execution index knows them.");
-  for (const r of inflight.results) out.push(sample("tool_runtime_executions_in_flight", { tool: String(r.tool) }, Number(r.n)));
 
   family("tool_runtime_breaker_state", "gauge", "1 when the provider's circuit breaker for the tool is in the given state.");
   for (const [key, h] of Object.entries(snapshot.health).sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -231,6 +231,25 @@ describe.sequential("audit log, execution index and metrics", () => {
     expect(h1.sum - h0.sum).toBeCloseTo(latencies.reduce((a, b) => a + b, 0), 6);
   });
 
+  it("publishes no in-flight gauge (the index knows only ended executions); a running execution is in its tenant's list", async () => {
+    // The gauge this replaces counted unfinished rows of the index, which never has any: it
+    // was always 0. What runs now is known per tenant (its ledger), as GET /v1/executions shows.
+    const { key } = await tenantKey();
+    const started = await as(key)({ tool: "lab.long", mode: "async", input: { ms: 60_000 }, limits: { timeout_ms: 120_000 } });
+    expect(started.status).toBe(202);
+    const id = started.body.execution_id;
+    try {
+      const listed = await eventually(() => call("GET", "/v1/executions?status=running", undefined, bearer(key)), (r) => r.body.executions?.some((e: any) => e.execution_id === id));
+      expect(listed.body.executions.find((e: any) => e.execution_id === id)).toMatchObject({ status: "running", tool: "lab.long" });
+      const text = await scrapeText();
+      expect(text).not.toContain("in_flight");
+      expect(parsePrometheusTextFormat(text).map((f: any) => f.name)).toEqual(expect.arrayContaining(["tool_runtime_executions_total", "tool_runtime_breaker_state"]));
+    } finally {
+      const cancelled = await call("POST", `/v1/executions/${id}/cancel`, { grace_ms: 0 }, bearer(key));
+      expect(cancelled.body.status).toBe("cancelled");
+    }
+  }, 60_000);
+
   it("counts rate-limit refusals in /metrics", async () => {
     const limitedTenant = tenant("limited");
     const limited = (await asAdmin("POST", "/v1/admin/keys", { tenant: limitedTenant, agent: "dev-agent", channels: ["*"] })).body.key;

@@ -1,13 +1,12 @@
 /**
  * What bounds a chatty or greedy tool meets, as a caller sees them: the event log's caps
- * (TRT-002 §7, src/execution/event-log-limits.ts: events per execution, bytes per event),
- * cut off with one `log` event that says so and counted in the terminal event; and output
- * over the caller's or the tenant's `max_output_bytes` ending as `resource_exceeded`.
- * (The bytes-per-execution cap is not tested end to end yet: streaming ~70 events of 60 KB
- * ends in a 500 from /stream; see the lead's notes for issue 21.)
+ * (TRT-002 §7, src/execution/event-log-limits.ts: events per execution, bytes per event,
+ * bytes per execution), cut off with one `log` event that says so and counted in the terminal
+ * event, and a log of large events streamed whole, live and replayed; and output over the
+ * caller's or the tenant's `max_output_bytes` ending as `resource_exceeded`.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_EVENT_BYTES, MAX_EVENTS } from "../../src/execution/event-log-limits.ts";
+import { MAX_EVENT_BYTES, MAX_EVENTS, MAX_LOG_BYTES } from "../../src/execution/event-log-limits.ts";
 import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 import { collect, readSse, type Received } from "./sse.ts";
 import { tenant } from "./tenants.ts";
@@ -26,6 +25,33 @@ async function burst(input: Record<string, unknown>): Promise<Received[]> {
 const truncations = (events: Received[]) => events.filter((e) => e.type === "log" && e.payload.data?.truncated === true);
 
 describe("the event log's bounds", () => {
+  it(`keeps at most ${MAX_LOG_BYTES} bytes of events, says once that the log is full, and counts what it dropped`, async () => {
+    const pad = 60_000; // under the per-event bound: only the log's total is in the way
+    const count = Math.ceil(MAX_LOG_BYTES / pad) + 10;
+    const started = await execute({ tool: "lab.burst", mode: "async", input: { count, pad }, limits: { timeout_ms: 120_000 } });
+    expect(started.status).toBe(202);
+    const events = await collect(started.body.execution_id, { timeoutMs: 120_000 });
+    const stdout = events.filter((e) => e.type === "stdout");
+    expect(stdout.length).toBeLessThan(count);
+    expect(stdout.map((e) => e.payload.data.i)).toEqual(stdout.map((_, i) => i)); // the first ones, in order
+    const kept = stdout.reduce((n, e) => n + JSON.stringify(e.payload.data).length, 0);
+    expect(kept).toBeLessThanOrEqual(MAX_LOG_BYTES);
+    // One truncation notice, right after the last event kept; nothing of the tool's after it.
+    expect(truncations(events)).toHaveLength(1);
+    expect(events.map((e) => e.type).slice(1 + stdout.length)).toEqual(["log", "done"]);
+    expect(events.at(-1)!.payload.data).toMatchObject({ output: { emitted: count }, dropped_events: count - stdout.length });
+  }, 180_000);
+
+  it("streams a burst of large events whole to the caller that started it (no reader dropped for falling behind)", async () => {
+    // ~2.4 MiB sent at once: more than a reader is ever sent ahead (MAX_QUEUED_BYTES), so the
+    // stream has to catch up from the log while the tool is still emitting.
+    const count = 40;
+    const events = await burst({ count, pad: 60_000 });
+    expect(events.map((e) => e.type)).toEqual(["start", ...Array(count).fill("stdout"), "done"]);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)!.payload.data).toMatchObject({ output: { emitted: count } });
+  }, 120_000);
+
   it(`keeps at most ${MAX_EVENTS} events, says once that the log is full, and counts what it dropped`, async () => {
     const count = MAX_EVENTS + 50;
     const started = await execute({ tool: "lab.burst", mode: "async", input: { count }, limits: { timeout_ms: 120_000 } });
