@@ -1,7 +1,8 @@
 /**
  * Registry administration (operators only): re-read manifests, change a provider's trust or
- * disable it, deprecate a tool version. Every change reaches every edge within
- * REGISTRY_SNAPSHOT_TTL_MS (this isolate at once).
+ * disable it, deprecate a tool version. Every change reaches this isolate at once, this data
+ * center's edges at their next refresh, and every edge within two REGISTRY_SNAPSHOT_TTL_MS
+ * (src/registry/snapshot-cache.ts).
  */
 import { reply } from "../codec/negotiate.ts";
 import { Hono, type Context, type Next } from "hono";
@@ -15,7 +16,7 @@ import { TRUST_ORDER, type Trust } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { decodeBody, readBody } from "../pipeline/initiation.ts";
 import type { RegistrySnapshot } from "../registry/catalog.ts";
-import { forgetSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { publishSnapshot, registryStub } from "../registry/snapshot-cache.ts";
 
 export const admin = new Hono<AppEnv>();
 
@@ -29,7 +30,7 @@ admin.use("*", operatorsOnly);
 
 admin.post("/registry/refresh", async (c) => {
   const snapshot = await registryStub(c.env).refresh();
-  forgetSnapshot();
+  publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return reply(c, summary(snapshot));
 });
 
@@ -46,7 +47,7 @@ admin.patch("/providers/:name", async (c) => {
   }
   const snapshot = await registryStub(c.env).setProvider(c.req.param("name"), patch);
   if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
-  forgetSnapshot();
+  publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return reply(c, snapshot.providers.find((p) => p.name === c.req.param("name")));
 });
 
@@ -54,7 +55,7 @@ admin.patch("/providers/:name", async (c) => {
 admin.delete("/providers/:name/health", async (c) => {
   const snapshot = await registryStub(c.env).resetHealth(c.req.param("name"));
   if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
-  forgetSnapshot();
+  publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return reply(c, snapshot.providers.find((p) => p.name === c.req.param("name")));
 });
 
@@ -71,11 +72,11 @@ admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
     replacement: (body.replacement as string | undefined) ?? null,
     deprecated_at: new Date().toISOString(),
   };
-  return deprecation(c.env, c.req.param("name"), c.req.param("version"), notice).then((v) => reply(c, v));
+  return deprecation(c, c.req.param("name"), c.req.param("version"), notice).then((v) => reply(c, v));
 });
 
 admin.delete("/tools/:name/versions/:version/deprecation", async (c) => {
-  return deprecation(c.env, c.req.param("name"), c.req.param("version"), null).then((v) => reply(c, v));
+  return deprecation(c, c.req.param("name"), c.req.param("version"), null).then((v) => reply(c, v));
 });
 
 /** An operator's drill: the audit consumer fails its next batch halfway; nothing may be lost or doubled. */
@@ -136,10 +137,10 @@ function keyStore(env: Env): ApiKeyStore {
   return new ApiKeyStore(env.API_KEYS);
 }
 
-async function deprecation(env: Env, tool: string, version: string, notice: Parameters<ReturnType<typeof registryStub>["deprecate"]>[2]) {
-  const snapshot = await registryStub(env).deprecate(tool, version, notice);
+async function deprecation(c: Context<AppEnv>, tool: string, version: string, notice: Parameters<ReturnType<typeof registryStub>["deprecate"]>[2]) {
+  const snapshot = await registryStub(c.env).deprecate(tool, version, notice);
   if (!snapshot) throw new RuntimeError("tool_not_found", `no tool ${tool}@${version}`, { tool, version });
-  forgetSnapshot();
+  publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return { tool, version, deprecation: snapshot.deprecations[`${tool}@${version}`] ?? null, active_version: snapshot.tools[tool].active_version };
 }
 
