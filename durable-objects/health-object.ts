@@ -18,6 +18,11 @@ import { HealthStore } from "./health-store.ts";
 /** Statistics reach the registry at most this often per provider (the edge's TTL: sooner would not be seen sooner). */
 export const STATS_PUSH_MS = 5_000;
 
+/** The registry, asking on its own clock (its tests step it) and taking the view from the answer. */
+export interface RegistryAsker {
+  now: number;
+}
+
 export class HealthObject extends DurableObject<Env> {
   readonly #shard: HealthShard;
   readonly #registry: string;
@@ -35,34 +40,38 @@ export class HealthObject extends DurableObject<Env> {
     this.#shard = new HealthShard(provider, new HealthStore(ctx.storage.sql));
   }
 
-  /** A batch of outcomes; answers the provider's view after them. */
-  async report(report: HealthReport, now: number = this.clock()): Promise<ProviderHealthView> {
-    this.#shard.report(report, now);
-    return this.#changed();
+  /**
+   * A batch of outcomes; answers the provider's view after them. `asker` is the registry when
+   * it hands on a report itself (its `report`, for isolates of an earlier build): it takes the
+   * view from this answer, on its own clock.
+   */
+  async report(report: HealthReport, asker?: RegistryAsker): Promise<ProviderHealthView> {
+    this.#shard.report(report, asker?.now ?? this.clock());
+    return this.#changed(asker);
   }
 
   /** AIOS §6.4: whether this caller takes the half-open trial, and the view that says who holds it. */
-  async acquireTrial(tool: string, policy?: BreakerPolicy, now: number = this.clock()): Promise<{ granted: boolean; view: ProviderHealthView }> {
-    const granted = this.#shard.acquireTrial(tool, policy, now);
-    return { granted, view: await this.#changed() };
+  async acquireTrial(tool: string, policy?: BreakerPolicy, asker?: RegistryAsker): Promise<{ granted: boolean; view: ProviderHealthView }> {
+    const granted = this.#shard.acquireTrial(tool, policy, asker?.now ?? this.clock());
+    return { granted, view: await this.#changed(asker) };
   }
 
   /** A granted trial that never reached the provider: handed back for the next caller. */
-  async returnTrial(tool: string): Promise<ProviderHealthView> {
+  async returnTrial(tool: string, asker?: RegistryAsker): Promise<ProviderHealthView> {
     this.#shard.returnTrial(tool);
-    return this.#changed();
+    return this.#changed(asker);
   }
 
-  /** The registry revived the provider (its manifest answered): calls may reach it. */
+  /** The registry revived the provider (its manifest answered): calls may reach it. The registry takes the answer. */
   async revive(): Promise<ProviderHealthView> {
     this.#shard.revive();
-    return this.#changed();
+    return this.#changed({ now: this.clock() });
   }
 
-  /** Operator: forget the provider's samples, breakers and strikes. */
+  /** Operator, through the registry: forget the provider's samples, breakers and strikes. The registry takes the answer. */
   async reset(): Promise<ProviderHealthView> {
     this.#shard.reset();
-    return this.#changed();
+    return this.#changed({ now: this.clock() });
   }
 
   async view(): Promise<ProviderHealthView> {
@@ -74,15 +83,21 @@ export class HealthObject extends DurableObject<Env> {
     this.#alarmAt = undefined;
     const view = this.#shard.view();
     await this.env.REGISTRY.get(this.env.REGISTRY.idFromName(this.#registry)).applyHealth(view);
-    this.#pushed = { breakers: breakerDigest(view), stats: statsDigest(view) };
-    this.#lastPushAt = Date.now();
+    this.#taken(view);
     await this.#schedulePush(this.#shard.view()); // something changed while it was sent
   }
 
-  async #changed(): Promise<ProviderHealthView> {
+  async #changed(asker?: RegistryAsker): Promise<ProviderHealthView> {
     const view = this.#shard.view();
-    await this.#schedulePush(view);
+    if (asker) this.#taken(view);
+    else await this.#schedulePush(view);
     return view;
+  }
+
+  /** The registry has this view. */
+  #taken(view: ProviderHealthView): void {
+    this.#pushed = { breakers: breakerDigest(view), stats: statsDigest(view) };
+    this.#lastPushAt = Date.now();
   }
 
   /** What the edge must hear at once goes now; statistics wait for STATS_PUSH_MS since the last push. */

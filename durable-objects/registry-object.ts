@@ -67,7 +67,7 @@ export class RegistryObject extends DurableObject<Env> {
     for (const provider of providers) {
       const mine = samples.filter((s) => s.provider === provider);
       const policies = Object.fromEntries([...new Set(mine.map((s) => s.tool))].map((tool) => [tool, this.#policyFor(provider, tool)]));
-      const view = await this.#health(provider).report({ provider, samples: mine, unreachable: unreachable.filter((d) => d.provider === provider), policies }, this.clock());
+      const view = await this.#health(provider).report({ provider, samples: mine, unreachable: unreachable.filter((d) => d.provider === provider), policies }, { now: this.clock() });
       await this.applyHealth(view);
     }
     return this.#store.version();
@@ -104,14 +104,14 @@ export class RegistryObject extends DurableObject<Env> {
 
   /** AIOS §6.4 half-open, asked of the provider's shard (edges ask it themselves; see `report`). */
   async acquireTrial(provider: string, tool: string): Promise<boolean> {
-    const { granted, view } = await this.#health(provider).acquireTrial(tool, this.#policyFor(provider, tool), this.clock());
+    const { granted, view } = await this.#health(provider).acquireTrial(tool, this.#policyFor(provider, tool), { now: this.clock() });
     await this.applyHealth(view);
     return granted;
   }
 
   /** A granted trial that never reached its provider: the next caller may take it at once. */
   async returnTrial(provider: string, tool: string): Promise<void> {
-    await this.applyHealth(await this.#health(provider).returnTrial(tool));
+    await this.applyHealth(await this.#health(provider).returnTrial(tool, { now: this.clock() }));
   }
 
   /** Operator: change a provider's trust or disable it, at run time. */
