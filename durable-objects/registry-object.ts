@@ -68,7 +68,7 @@ export class RegistryObject extends DurableObject<Env> {
       const mine = samples.filter((s) => s.provider === provider);
       const policies = Object.fromEntries([...new Set(mine.map((s) => s.tool))].map((tool) => [tool, this.#policyFor(provider, tool)]));
       const view = await this.#health(provider).report({ provider, samples: mine, unreachable: unreachable.filter((d) => d.provider === provider), policies }, { now: this.clock() });
-      await this.applyHealth(view);
+      await this.#applyHealth(view);
     }
     return this.#store.version();
   }
@@ -80,6 +80,11 @@ export class RegistryObject extends DurableObject<Env> {
    * found dead is marked dead here and probed until it answers; only this object revives.
    */
   async applyHealth(view: ProviderHealthView): Promise<number> {
+    return this.#applyHealth(view);
+  }
+
+  /** applyHealth from within (a view taken from a shard's answer): a private method, so that a meter of the object's RPC methods counts only what arrives. */
+  async #applyHealth(view: ProviderHealthView): Promise<number> {
     const held = this.#store.edgeHealth().get(view.provider);
     if (held && held.seq >= view.seq) return this.#store.version();
     this.#store.saveEdgeHealth(view);
@@ -105,13 +110,13 @@ export class RegistryObject extends DurableObject<Env> {
   /** AIOS §6.4 half-open, asked of the provider's shard (edges ask it themselves; see `report`). */
   async acquireTrial(provider: string, tool: string): Promise<boolean> {
     const { granted, view } = await this.#health(provider).acquireTrial(tool, this.#policyFor(provider, tool), { now: this.clock() });
-    await this.applyHealth(view);
+    await this.#applyHealth(view);
     return granted;
   }
 
   /** A granted trial that never reached its provider: the next caller may take it at once. */
   async returnTrial(provider: string, tool: string): Promise<void> {
-    await this.applyHealth(await this.#health(provider).returnTrial(tool, { now: this.clock() }));
+    await this.#applyHealth(await this.#health(provider).returnTrial(tool, { now: this.clock() }));
   }
 
   /** Operator: change a provider's trust or disable it, at run time. */

@@ -1,13 +1,16 @@
 /**
  * The edge's copy of the registry snapshot, in three tiers (docs/scale.md section 9.1):
  *  1. this isolate's memory, fresh for REGISTRY_SNAPSHOT_TTL_MS;
- *  2. the data center's Cache API entry, which any isolate there that finds it missing fills
- *     from the registry, for the same TTL;
+ *  2. the data center's Cache API entry, fresh for the same TTL and kept one TTL longer: the
+ *     first isolate there to find it past its TTL claims the refill (it writes the entry back
+ *     marked fresh for CLAIM_MS) and reads the registry, while every other isolate keeps
+ *     taking the entry; an isolate that finds no entry at all reads the registry itself;
  *  3. the registry object.
  * So the registry serves about one read per data center per TTL, however many isolates run
- * there; a change reaches every isolate within two TTLs. A stale copy is still served while
- * one refresh runs in the background (stale-while-revalidate): no call waits on the registry
- * except while the isolate has no copy at all.
+ * there (the claim is what keeps the isolates refreshing during one registry round trip from
+ * all reading it); a change reaches every isolate within two TTLs and a claim. A stale copy is
+ * still served while one refresh runs in the background (stale-while-revalidate): no call
+ * waits on the registry except while the isolate has no copy at all.
  *
  * On top of the copy: the health views this isolate has been answered since (its reports and
  * trial requests, src/registry/health-reporter.ts and health-client.ts), each kept until a
@@ -20,7 +23,9 @@ import { withPatches, type ProviderHealthView } from "./health-view.ts";
 
 /** The data center's entry, in a cache of the runtime's own. Versioned with the snapshot's shape, so two builds never read each other's. */
 const CACHE_NAME = "tool-runtime";
-const SNAPSHOT_URL = "https://registry.tool-runtime.internal/snapshot/v2";
+const SNAPSHOT_URL = "https://registry.tool-runtime.internal/snapshot/v3";
+/** How long a claimed refill keeps the other isolates of a data center off the registry: well past one registry round trip, well within a TTL. */
+const CLAIM_MS = 2_000;
 /** A patch the copies never caught up with (its shard could not reach the registry) is dropped after this long. */
 const PATCH_MAX_AGE_MS = 60_000;
 
@@ -77,7 +82,7 @@ export function applyHealthPatch(view: ProviderHealthView): void {
  */
 export function publishSnapshot(env: Env, snapshot: RegistrySnapshot, waitUntil: (p: Promise<unknown>) => void): void {
   adopt(snapshot);
-  waitUntil(writeDataCenterCopy(snapshot, loadConfig(env).snapshotTtlMs));
+  waitUntil(writeDataCenterCopy(snapshot, Date.now(), loadConfig(env).snapshotTtlMs));
 }
 
 /** Drops this isolate's copy and patches (tests). */
@@ -89,19 +94,19 @@ export function forgetSnapshot(): void {
 
 async function refresh(env: Env, ttl: number, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
   const shared = await readDataCenterCopy();
-  if (shared && (!base || shared.version >= base.snapshot.version)) {
-    adopt(shared);
-    return;
-  }
-  if (shared && base) {
-    // This isolate already holds something newer than the data center's entry (an operator's
-    // change it made): the entry is behind, not the copy.
-    base.fetchedAt = Date.now();
-    return;
+  if (shared) {
+    if (!base || shared.snapshot.version >= base.snapshot.version) adopt(shared.snapshot);
+    // Else this isolate already holds something newer than the entry (an operator's change it
+    // made): the entry is behind, not the copy.
+    else base.fetchedAt = Date.now();
+    if (Date.now() - shared.filledAt < ttl) return;
+    // Past its TTL: this isolate refills it. The claim goes first, so that the isolates of this
+    // data center refreshing during the registry's round trip take the entry, not the registry.
+    await writeDataCenterCopy(shared.snapshot, Date.now() - ttl + Math.min(CLAIM_MS, ttl / 2), ttl);
   }
   const snapshot = await registryStub(env).snapshot();
   adopt(snapshot);
-  const put = writeDataCenterCopy(snapshot, ttl);
+  const put = writeDataCenterCopy(snapshot, Date.now(), ttl);
   if (waitUntil) waitUntil(put);
   else await put;
 }
@@ -128,22 +133,30 @@ function current(): RegistrySnapshot | undefined {
 }
 
 /** The Cache API is per data center and may be absent or inert (previews, some hostnames): then every isolate reads the registry, as before. */
-async function readDataCenterCopy(): Promise<RegistrySnapshot | undefined> {
+/** The data center's entry: the snapshot, and when it was filled (or claimed) by the data center's clocks. */
+interface DataCenterCopy {
+  filledAt: number;
+  snapshot: RegistrySnapshot;
+}
+
+async function readDataCenterCopy(): Promise<DataCenterCopy | undefined> {
   try {
     if (typeof caches === "undefined") return undefined;
     const res = await (await caches.open(CACHE_NAME)).match(SNAPSHOT_URL);
-    return res ? ((await res.json()) as RegistrySnapshot) : undefined;
+    return res ? ((await res.json()) as DataCenterCopy) : undefined;
   } catch (err) {
     console.warn(JSON.stringify({ msg: "snapshot cache read failed", error: String(err) }));
     return undefined;
   }
 }
 
-async function writeDataCenterCopy(snapshot: RegistrySnapshot, ttlMs: number): Promise<void> {
-  const maxAge = Math.floor(ttlMs / 1000);
-  if (maxAge < 1 || typeof caches === "undefined") return;
+/** Fresh for `ttlMs` from `filledAt`, kept (max-age) one TTL longer for the refill. No entry for a TTL under a second. */
+async function writeDataCenterCopy(snapshot: RegistrySnapshot, filledAt: number, ttlMs: number): Promise<void> {
+  if (ttlMs < 1000 || typeof caches === "undefined") return;
+  const maxAge = Math.max(1, Math.floor((filledAt + 2 * ttlMs - Date.now()) / 1000));
+  const body: DataCenterCopy = { filledAt, snapshot };
   try {
-    await (await caches.open(CACHE_NAME)).put(SNAPSHOT_URL, new Response(JSON.stringify(snapshot), { headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` } }));
+    await (await caches.open(CACHE_NAME)).put(SNAPSHOT_URL, new Response(JSON.stringify(body), { headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` } }));
   } catch (err) {
     console.warn(JSON.stringify({ msg: "snapshot cache write failed", error: String(err) }));
   }

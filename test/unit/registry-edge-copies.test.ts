@@ -53,6 +53,7 @@ function world() {
   const reads = { registry: 0 };
   const reports: HealthReport[] = [];
   let hold: Promise<void> | undefined;
+  let holdSnapshot: Promise<void> | undefined;
   let failures = 0;
   // A shard in miniature: the breaker opens at the third failure it hears of.
   const answer = (r: HealthReport): ProviderHealthView => {
@@ -63,7 +64,16 @@ function world() {
   const env = {
     PROVIDERS: [{ name: "p", binding: "P", trust: "system" }],
     REGISTRY_SNAPSHOT_TTL_MS: TTL,
-    REGISTRY: { idFromName: (n: string) => n, get: () => ({ snapshot: async () => (reads.registry++, snapshot(version)) }) },
+    REGISTRY: {
+      idFromName: (n: string) => n,
+      get: () => ({
+        snapshot: async () => {
+          reads.registry++;
+          await holdSnapshot;
+          return snapshot(version);
+        },
+      }),
+    },
     HEALTH: {
       idFromName: (n: string) => n,
       get: () => ({
@@ -80,6 +90,15 @@ function world() {
     reads,
     reports,
     bump: () => version++,
+    /** The registry's snapshot answers wait until the returned function is called (a slow round trip). */
+    holdSnapshots: () => {
+      let release!: () => void;
+      holdSnapshot = new Promise((r) => (release = r));
+      return () => {
+        holdSnapshot = undefined;
+        release();
+      };
+    },
     holdAnswers: () => {
       let release!: () => void;
       hold = new Promise((r) => (release = r));
@@ -91,7 +110,18 @@ function world() {
   };
 }
 
-/** A fresh isolate: its own copies of the edge's modules. */
+/** Waits for what was handed to waitUntil, including what those hand on while they run. */
+async function drain(list: Promise<unknown>[]): Promise<void> {
+  while (list.length > 0) await Promise.all(list.splice(0));
+}
+
+/** A fresh isolate: its own copies of the edge's modules (one at a time: imports started together share one copy). */
+async function isolates(n: number): Promise<{ cache: Cache; reporter: Reporter }[]> {
+  const all = [];
+  for (let i = 0; i < n; i++) all.push(await isolate());
+  return all;
+}
+
 async function isolate(): Promise<{ cache: Cache; reporter: Reporter }> {
   vi.resetModules();
   return { cache: await import("../../src/registry/snapshot-cache.ts"), reporter: await import("../../src/registry/health-reporter.ts") };
@@ -111,18 +141,51 @@ afterEach(() => {
 describe("the snapshot's tiers: isolate, data center, registry", () => {
   it("reads the registry once per TTL for a data center, however many isolates run there", async () => {
     const w = world();
-    const isolates = await Promise.all(Array.from({ length: 20 }, () => isolate()));
-    for (const i of isolates) await i.cache.getSnapshot(w.env);
+    const edges = await isolates(20);
+    for (const i of edges) await i.cache.getSnapshot(w.env);
     expect(w.reads.registry).toBe(1);
     for (let period = 1; period <= 3; period++) {
       vi.advanceTimersByTime(TTL + 1);
       const background: Promise<unknown>[] = [];
-      for (const i of isolates) {
+      for (const i of edges) {
         await i.cache.getSnapshot(w.env, (p) => background.push(p));
         await Promise.all(background.splice(0));
       }
     }
     expect(w.reads.registry).toBe(4);
+  });
+
+  it("has one isolate refill the data center's entry while the others refreshing during its registry round trip keep the entry", async () => {
+    const w = world();
+    const edges = await isolates(20);
+    for (const i of edges) await i.cache.getSnapshot(w.env);
+    expect(w.reads.registry).toBe(1);
+    w.bump();
+    vi.advanceTimersByTime(TTL + 1);
+    const release = w.holdSnapshots();
+    const background: Promise<unknown>[] = [];
+    // The first refresh claims the refill and waits on the registry; the rest come one by one
+    // while it waits, each finishing its own refresh (not at the same instant: a claim is one
+    // cache write, so only refreshes within that write's latency of each other can both miss).
+    await edges[0].cache.getSnapshot(w.env, (p) => background.push(p));
+    await vi.waitFor(() => expect(w.reads.registry).toBe(2));
+    for (const i of edges.slice(1)) await refreshed(i);
+    expect(w.reads.registry).toBe(2);
+    release();
+    await drain(background);
+    expect((await edges[0].cache.getSnapshot(w.env)).version).toBe(2);
+    // The next TTL, the others have the new version: one more refill, by whoever came first.
+    vi.advanceTimersByTime(TTL + 1);
+    for (const i of edges.slice(1)) expect((await refreshed(i)).version).toBe(2);
+    expect(w.reads.registry).toBe(3);
+
+    /** This isolate's copy after its refresh and everything the refresh left to the request (the cache write) are done. */
+    async function refreshed(i: { cache: Cache }): Promise<RegistrySnapshot> {
+      const mine: Promise<unknown>[] = [];
+      await i.cache.getSnapshot(w.env, (p) => mine.push(p));
+      await drain(mine);
+      return i.cache.getSnapshot(w.env);
+    }
   });
 
   it("serves its stale copy while the refresh runs, and never steps back to an older version", async () => {
