@@ -100,10 +100,19 @@ async function refresh(env: Env, ttl: number, waitUntil?: (p: Promise<unknown>) 
     // made): the entry is behind, not the copy.
     else base.fetchedAt = Date.now();
     if (Date.now() - shared.filledAt < ttl) return;
-    // Past its TTL: this isolate refills it. The claim goes first, so that the isolates of this
-    // data center refreshing during the registry's round trip take the entry, not the registry.
-    await writeDataCenterCopy(shared.snapshot, Date.now() - ttl + Math.min(CLAIM_MS, ttl / 2), ttl);
+    // Past its TTL: this isolate refills it, while its calls go on with the entry it has just
+    // taken (within two TTLs of the registry). The claim goes first, so that the isolates of
+    // this data center refreshing during the registry's round trip take the entry, not the registry.
+    const refill = writeDataCenterCopy(shared.snapshot, Date.now() - ttl + Math.min(CLAIM_MS, ttl / 2), ttl).then(() => fill(env, ttl, waitUntil));
+    if (waitUntil) waitUntil(refill);
+    else await refill;
+    return;
   }
+  await fill(env, ttl, waitUntil);
+}
+
+/** Reads the registry; this isolate takes the answer and the data center's entry is replaced with it. */
+async function fill(env: Env, ttl: number, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
   const snapshot = await registryStub(env).snapshot();
   adopt(snapshot);
   const put = writeDataCenterCopy(snapshot, Date.now(), ttl);

@@ -149,7 +149,7 @@ describe("the snapshot's tiers: isolate, data center, registry", () => {
       const background: Promise<unknown>[] = [];
       for (const i of edges) {
         await i.cache.getSnapshot(w.env, (p) => background.push(p));
-        await Promise.all(background.splice(0));
+        await drain(background);
       }
     }
     expect(w.reads.registry).toBe(4);
