@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { decode as decodeMsgpack, encode as encodeMsgpack } from "@msgpack/msgpack";
 import { connectMcp } from "./mcp-client.ts";
 import { median, quantile, runLoad, type LoadResult } from "./load.ts";
+import { costPerMillion, PRICES_READ_ON } from "./prices.ts";
 import { cpuSeconds, root, startStack, type Stack } from "./stack.ts";
 
 const quick = process.argv.includes("--quick");
@@ -380,6 +381,13 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
   for (const [kind, c] of Object.entries(r.cost)) {
     const parts = Object.entries(c.per_execution).map(([cls, v]) => `${cls} ${v.requests}/${v.rows_written}`);
     lines.push(`  ${kind.padEnd(7)} ${parts.join(", ")}   (${c.note})`);
+  }
+  lines.push("");
+  // docs/scale.md section 6: the counted part of a million executions at published prices.
+  lines.push(`cost per million executions at published prices (read ${PRICES_READ_ON}; counted lines only, polls not included: docs/scale.md section 6)`);
+  for (const [kind, c] of Object.entries(r.cost)) {
+    const { lines: items, total } = costPerMillion(c.per_execution);
+    lines.push(`  ${kind.padEnd(7)} $${total.toFixed(2)}   (${Object.entries(items).map(([k, v]) => `${k} $${v.toFixed(2)}`).join(", ")})`);
   }
   lines.push("");
   lines.push("workerd CPU seconds per 1,000 executions (all workerd processes, concurrency 16): median (min-max)");

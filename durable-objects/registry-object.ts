@@ -1,9 +1,11 @@
 /**
  * RegistryObject: the catalog of tools, versions and providers (AIOS §5.2), built from the
- * providers' live manifests, plus what real executions taught it: latency and error rates,
+ * providers' live manifests, plus what real executions taught: latency and error rates,
  * circuit breakers (AIOS §6.4) and liveness. Edges read a cached, versioned snapshot
- * (src/registry/snapshot-cache.ts); this object is not on each call's path. Execution
- * objects report to it in batches, and at once only for failures and breaker trials.
+ * (src/registry/snapshot-cache.ts: isolate, data center, then this object); this object is
+ * not on each call's path. Outcomes go to each provider's health shard (HealthObject), which
+ * owns the breakers and trials and sends this object the provider's health view only when
+ * what the edge must know changes (applyHealth); the version moves only then.
  *
  * Manifests are re-read on first use, when the PROVIDERS config changes, when an operator
  * asks (`refresh`), every MANIFEST_REFRESH_MS, and every 2 s while a provider is unreachable
@@ -14,7 +16,9 @@ import { loadConfig, providerBinding, type ProviderConfig } from "../src/config.
 import { hasValidator } from "../src/pipeline/schema.ts";
 import { buildCatalog, healthKey, type OfferingHealth, type ProviderLoad, type RegistrySnapshot } from "../src/registry/catalog.ts";
 import { composeSnapshot } from "../src/registry/compose.ts";
-import { breakerView, DEFAULT_BREAKER, healthStats, nextBreaker, type BreakerPolicy, type DeadReport, type Sample } from "../src/registry/provider-health.ts";
+import { healthShardName, REGISTRY_NAME } from "../src/registry/health-client.ts";
+import { policyOf, viewDigest, type ProviderHealthView } from "../src/registry/health-view.ts";
+import { DEFAULT_BREAKER, type BreakerPolicy, type DeadReport, type Sample } from "../src/registry/provider-health.ts";
 import { canonicalJson } from "../src/schema/schema-hash.ts";
 import { withTimeout } from "../src/with-timeout.ts";
 import type { ProviderManifest, Value } from "../providers/sdk/protocol.ts";
@@ -29,8 +33,7 @@ const MANIFEST_TIMEOUT_MS = 5_000;
 const UNREACHABLE_RETRY_MS = 2_000;
 /** A dead provider is skipped at least this long before its answering manifest revives it. */
 export const LIVENESS_PROBE_MS = 30_000;
-/** Calls in a row that could not reach a provider's Worker before it is called dead. */
-export const DEAD_AFTER_TRANSPORT_FAILURES = 3;
+export { DEAD_AFTER_TRANSPORT_FAILURES } from "../src/registry/health-shard.ts";
 /** How often the dead are probed again, by the registry's alarm, until they answer. */
 export const PROBE_EVERY_MS = 10_000;
 
@@ -38,8 +41,6 @@ export class RegistryObject extends DurableObject<Env> {
   readonly #store: RegistryStore;
   /** Upstream MCP servers (issue 17): their registrations, pins and listings. */
   readonly #upstreams: UpstreamRegistry;
-  /** Unreachable calls in a row, per provider (in memory: a restart forgives them). */
-  readonly #strikes = new Map<string, number>();
   #composed: RegistrySnapshot | undefined;
   #loading: Promise<void> | undefined;
   /** The registry's notion of now; tests replace it to step through breaker cooldowns. */
@@ -64,28 +65,43 @@ export class RegistryObject extends DurableObject<Env> {
   }
 
   /**
-   * Outcomes of real calls, and the calls whose provider Worker could not be reached. A
-   * provider is dead after DEAD_AFTER_TRANSPORT_FAILURES such calls in a row (one failed call
-   * is one failed call); any good call resets the count. Returns the new version.
+   * Outcomes of real calls, and the calls whose provider Worker could not be reached, handed
+   * to each provider's health shard (edges send them there themselves; this entry serves
+   * isolates of an earlier build during a deploy, and operators' tools). Returns the version.
    */
   async report(samples: Sample[], unreachable: DeadReport[] = []): Promise<number> {
-    const now = this.clock();
-    for (const sample of samples) if (sample.ok) this.#strikes.delete(sample.provider);
-    for (const d of unreachable) {
-      const strikes = (this.#strikes.get(d.provider) ?? 0) + 1;
-      this.#strikes.set(d.provider, strikes);
-      if (strikes >= DEAD_AFTER_TRANSPORT_FAILURES && this.#store.markDead(d.provider, d.at, d.reason)) {
-        this.#strikes.delete(d.provider);
-        await this.#probeLater();
-      }
+    const providers = new Set([...samples.map((s) => s.provider), ...unreachable.map((d) => d.provider)]);
+    for (const provider of providers) {
+      const mine = samples.filter((s) => s.provider === provider);
+      const policies = Object.fromEntries([...new Set(mine.map((s) => s.tool))].map((tool) => [tool, this.#policyFor(provider, tool)]));
+      const view = await this.#health(provider).report({ provider, samples: mine, unreachable: unreachable.filter((d) => d.provider === provider), policies }, { now: this.clock() });
+      await this.#applyHealth(view);
     }
-    for (const sample of samples) {
-      this.#store.addSample(sample);
-      const before = this.#store.breaker(sample.provider, sample.tool);
-      const after = nextBreaker(before, sample, this.#store.samples(sample.provider, sample.tool), this.#policyFor(sample.provider, sample.tool), now);
-      if (after !== before) this.#store.saveBreaker(sample.provider, sample.tool, after);
+    return this.#store.version();
+  }
+
+  /**
+   * A provider's health view from its shard (section 9.2 of docs/scale.md). Kept if newer
+   * than the one held; the version moves only when what the edge must know changed (the
+   * shard sends statistics only when their quantized digest moved). A provider the shard
+   * found dead is marked dead here and probed until it answers; only this object revives.
+   */
+  async applyHealth(view: ProviderHealthView): Promise<number> {
+    return this.#applyHealth(view);
+  }
+
+  /** applyHealth from within (a view taken from a shard's answer): a private method, so that a meter of the object's RPC methods counts only what arrives. */
+  async #applyHealth(view: ProviderHealthView): Promise<number> {
+    const held = this.#store.edgeHealth().get(view.provider);
+    if (held && held.seq >= view.seq) return this.#store.version();
+    this.#store.saveEdgeHealth(view);
+    this.#composed = undefined;
+    let changed = !held || viewDigest(held) !== viewDigest(view);
+    if (view.dead && this.#store.markDead(view.provider, view.dead.since, view.dead.reason)) {
+      changed = true;
+      await this.#probeLater();
     }
-    return this.#changed();
+    return changed ? this.#changed() : this.#store.version();
   }
 
   /**
@@ -98,31 +114,16 @@ export class RegistryObject extends DurableObject<Env> {
     await this.#probeLater();
   }
 
-  /**
-   * AIOS §6.4 half-open: the first caller to ask after the cooldown gets the one trial call;
-   * everyone else keeps skipping the provider until the trial's outcome is reported.
-   */
+  /** AIOS §6.4 half-open, asked of the provider's shard (edges ask it themselves; see `report`). */
   async acquireTrial(provider: string, tool: string): Promise<boolean> {
-    const now = this.clock();
-    const b = this.#store.breaker(provider, tool);
-    const view = breakerView(b, now);
-    // Closed already (an edge's snapshot was behind): the provider may simply be called.
-    if (view === "closed") return true;
-    if (view !== "half_open") return false;
-    // A trial whose outcome never came (its execution died) is given out again after a cooldown.
-    if (b.trial_at !== undefined && now - b.trial_at < this.#policyFor(provider, tool).cooldown_ms) return false;
-    this.#store.saveBreaker(provider, tool, { ...b, trial_at: now });
-    this.#changed();
-    return true;
+    const { granted, view } = await this.#health(provider).acquireTrial(tool, this.#policyFor(provider, tool), { now: this.clock() });
+    await this.#applyHealth(view);
+    return granted;
   }
 
   /** A granted trial that never reached its provider: the next caller may take it at once. */
   async returnTrial(provider: string, tool: string): Promise<void> {
-    const b = this.#store.breaker(provider, tool);
-    if (b.trial_at === undefined) return;
-    const { trial_at: _, ...rest } = b;
-    this.#store.saveBreaker(provider, tool, rest);
-    this.#changed();
+    await this.#applyHealth(await this.#health(provider).returnTrial(tool, { now: this.clock() }));
   }
 
   /** Operator: change a provider's trust or disable it, at run time. */
@@ -140,6 +141,8 @@ export class RegistryObject extends DurableObject<Env> {
   async resetHealth(name: string): Promise<RegistrySnapshot | undefined> {
     if (!this.#known(name)) return undefined;
     this.#store.forgetHealth(name);
+    // The shard's empty view comes with a newer seq, so no isolate keeps an older patch.
+    this.#store.saveEdgeHealth(await this.#health(name).reset());
     this.#changed();
     return this.#compose();
   }
@@ -224,12 +227,10 @@ export class RegistryObject extends DurableObject<Env> {
   #compose(): RegistrySnapshot {
     if (this.#composed) return this.#composed;
     const health: Record<string, OfferingHealth> = {};
-    for (const { provider, tool } of this.#store.sampleKeys()) {
-      health[healthKey(provider, tool)] = {
-        ...healthStats(this.#store.samples(provider, tool)),
-        breaker: this.#store.breaker(provider, tool),
-        policy: this.#policyFor(provider, tool),
-      };
+    const seqs: Record<string, number> = {};
+    for (const view of this.#store.edgeHealth().values()) {
+      seqs[view.provider] = view.seq;
+      for (const [tool, h] of Object.entries(view.tools)) health[healthKey(view.provider, tool)] = h;
     }
     this.#composed = composeSnapshot({
       version: this.#store.version(),
@@ -241,14 +242,17 @@ export class RegistryObject extends DurableObject<Env> {
       deprecations: this.#store.deprecations(),
       now: this.clock(),
     });
+    this.#composed.health_seq = seqs;
     return this.#composed;
   }
 
   #policyFor(provider: string, tool: string): BreakerPolicy {
-    const offering = Object.values(this.#catalog()?.tools[tool]?.versions ?? {})
-      .flat()
-      .find((o) => o.provider === provider);
-    return { ...DEFAULT_BREAKER, ...(offering?.manifest.breaker ?? {}) };
+    return policyOf(this.#catalog(), provider, tool) ?? DEFAULT_BREAKER;
+  }
+
+  /** A provider's health shard; this registry's own (tests make registries of their own). */
+  #health(provider: string) {
+    return this.env.HEALTH.get(this.env.HEALTH.idFromName(healthShardName(this.ctx.id.name ?? REGISTRY_NAME, provider)));
   }
 
   /** Schedules the next liveness probe while any provider is dead or unreachable. */
@@ -290,7 +294,11 @@ export class RegistryObject extends DurableObject<Env> {
     let revived = false;
     for (const load of loads) {
       const dead = this.#store.dead().get(load.config.name);
-      if (load.manifest && !load.error && dead && now - dead.since >= LIVENESS_PROBE_MS) revived = this.#store.markAlive(load.config.name) || revived;
+      if (load.manifest && !load.error && dead && now - dead.since >= LIVENESS_PROBE_MS && this.#store.markAlive(load.config.name)) {
+        revived = true;
+        // The shard forgets its own verdict too, so that no edge is told "dead" again.
+        this.#store.saveEdgeHealth(await this.#health(load.config.name).revive());
+      }
     }
     const catalog = await buildCatalog(loads, (hash) => hasValidator(hash));
     catalog.problems.push(...upstreamLoads.flatMap((l) => l.problems));

@@ -1,14 +1,12 @@
 /**
  * The registry object's SQLite tables, set up idempotently (STYLE.md 6). Everything the
  * registry knows that is not the providers' own manifests: registration order, the last
- * loaded catalog, health samples, breakers, liveness and operators' overrides.
+ * loaded catalog, each provider's health view (from its shard), liveness and operators'
+ * overrides. Samples and breakers live in the health shards (durable-objects/health-store.ts).
  */
 import type { Trust } from "../src/contract.ts";
 import type { ProviderLoad, RegistrySnapshot } from "../src/registry/catalog.ts";
-import { CLOSED, type BreakerRecord, type Sample } from "../src/registry/provider-health.ts";
-
-/** Samples kept per provider and tool: enough for a stable p50, small enough to scan. */
-export const SAMPLES_KEPT = 200;
+import type { ProviderHealthView } from "../src/registry/health-view.ts";
 
 export type Catalog = Pick<RegistrySnapshot, "providers" | "tools" | "problems">;
 
@@ -31,9 +29,9 @@ export class RegistryStore {
       CREATE TABLE IF NOT EXISTS providers (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS catalog (id INTEGER PRIMARY KEY CHECK (id = 1), config_key TEXT NOT NULL, loaded_at INTEGER NOT NULL, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS samples (provider TEXT NOT NULL, tool TEXT NOT NULL, at INTEGER NOT NULL, latency_ms REAL NOT NULL, ok INTEGER NOT NULL);
-      CREATE INDEX IF NOT EXISTS samples_by_key ON samples (provider, tool, at);
-      CREATE TABLE IF NOT EXISTS breakers (provider TEXT NOT NULL, tool TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (provider, tool));
+      DROP TABLE IF EXISTS samples;
+      DROP TABLE IF EXISTS breakers;
+      CREATE TABLE IF NOT EXISTS edge_health (provider TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS liveness (provider TEXT PRIMARY KEY, dead_since INTEGER NOT NULL, reason TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS overrides (provider TEXT PRIMARY KEY, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS deprecations (tool TEXT NOT NULL, version TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (tool, version));
@@ -74,35 +72,16 @@ export class RegistryStore {
     );
   }
 
-  addSample(s: Sample): void {
-    this.sql.exec("INSERT INTO samples (provider, tool, at, latency_ms, ok) VALUES (?, ?, ?, ?, ?)", s.provider, s.tool, s.at, s.latency_ms, s.ok ? 1 : 0);
+  /** Each provider's health view, as its shard last sent it. */
+  edgeHealth(): Map<string, ProviderHealthView> {
+    const rows = this.sql.exec<{ provider: string; body: string }>("SELECT provider, body FROM edge_health").toArray();
+    return new Map(rows.map((r) => [r.provider, JSON.parse(r.body)]));
   }
 
-  /** The newest samples of one offering, oldest first; older ones are deleted. */
-  samples(provider: string, tool: string): Sample[] {
+  saveEdgeHealth(view: ProviderHealthView): void {
     this.sql.exec(
-      "DELETE FROM samples WHERE provider = ? AND tool = ? AND rowid NOT IN (SELECT rowid FROM samples WHERE provider = ? AND tool = ? ORDER BY at DESC LIMIT ?)",
-      provider, tool, provider, tool, SAMPLES_KEPT,
-    );
-    return this.sql
-      .exec<{ at: number; latency_ms: number; ok: number }>("SELECT at, latency_ms, ok FROM samples WHERE provider = ? AND tool = ? ORDER BY at, rowid", provider, tool)
-      .toArray()
-      .map((r) => ({ provider, tool, at: r.at, latency_ms: r.latency_ms, ok: r.ok === 1 }));
-  }
-
-  sampleKeys(): { provider: string; tool: string }[] {
-    return this.sql.exec<{ provider: string; tool: string }>("SELECT DISTINCT provider, tool FROM samples").toArray();
-  }
-
-  breaker(provider: string, tool: string): BreakerRecord {
-    const row = this.sql.exec<{ body: string }>("SELECT body FROM breakers WHERE provider = ? AND tool = ?", provider, tool).toArray()[0];
-    return row ? JSON.parse(row.body) : CLOSED;
-  }
-
-  saveBreaker(provider: string, tool: string, b: BreakerRecord): void {
-    this.sql.exec(
-      "INSERT INTO breakers (provider, tool, body) VALUES (?, ?, ?) ON CONFLICT (provider, tool) DO UPDATE SET body = excluded.body",
-      provider, tool, JSON.stringify(b),
+      "INSERT INTO edge_health (provider, seq, body) VALUES (?, ?, ?) ON CONFLICT (provider) DO UPDATE SET seq = excluded.seq, body = excluded.body",
+      view.provider, view.seq, JSON.stringify(view),
     );
   }
 
@@ -117,10 +96,9 @@ export class RegistryStore {
     return true;
   }
 
-  /** Forgets what calls taught about a provider: its samples, breakers and liveness. */
+  /** Forgets what calls taught about a provider: its health view and liveness. */
   forgetHealth(provider: string): void {
-    this.sql.exec("DELETE FROM samples WHERE provider = ?", provider);
-    this.sql.exec("DELETE FROM breakers WHERE provider = ?", provider);
+    this.sql.exec("DELETE FROM edge_health WHERE provider = ?", provider);
     this.sql.exec("DELETE FROM liveness WHERE provider = ?", provider);
   }
 

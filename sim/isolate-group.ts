@@ -9,6 +9,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { CreateEdge, EdgeOptions, SimCall, SimEdge, SimOutcome } from "./edges/edge.ts";
 import { loadInstance } from "./module-instances.ts";
+import { remoteCaches } from "./remote-cache.ts";
 import { remoteEnv } from "./remote-env.ts";
 
 export interface GroupSetup {
@@ -43,6 +44,9 @@ const onCall = (binding: string, method: string) => {
   const second = Math.floor((Date.now() - startedAt) / 1000);
   series[second] = (series[second] ?? 0) + 1;
 };
+
+// The data center's Cache API: one for every simulated isolate (the gateway's).
+(globalThis as { caches?: unknown }).caches = remoteCaches(setup.gateway, onCall);
 
 const edges: SimEdge[] = [];
 for (const n of setup.isolates) {

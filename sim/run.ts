@@ -7,9 +7,9 @@
  * (sim/isolate-group.ts). Each cell (1, 10, 100 isolates) shares one total call rate; the
  * objects' own request counters (the metered build's `GET /__bench/cost`) say what each shared object received.
  *
- *   npm run simulate                                  # the current edge: 1, 10, 100 isolates, 50 calls/s in all, std fails 10%
+ *   npm run simulate                                  # the edge before issue 19, then as it stands: 1, 10, 100 isolates, 50 calls/s in all, std fails 10%
  *   npm run simulate -- --isolates 1,10 --cell-seconds 10
- *   npm run simulate -- --design after                # once sim/edges/after.ts exists
+ *   npm run simulate -- --design current              # one design only
  *
  * Bounded: every cell runs for a fixed time, every wait has a deadline, and the session is
  * stopped (by its process group) whatever happens.
@@ -26,7 +26,8 @@ import type { GroupReport, GroupSetup } from "./isolate-group.ts";
 
 const { values: args } = parseArgs({
   options: {
-    design: { type: "string", default: "current" },
+    // sim/edges/<design>.ts, each measured at every isolate count in the same session.
+    design: { type: "string", default: "before,current" },
     isolates: { type: "string", default: "1,10,100" },
     // 50 calls/s: at 200 the one-isolate cell overloads the local stack with its own re-reads and
     // trial requests (docs/scale.md section 7), and the figures would measure the machine.
@@ -43,6 +44,7 @@ const { values: args } = parseArgs({
   },
 });
 const ISOLATES = args.isolates.split(",").map(Number);
+const DESIGNS = args.design.split(",").filter(Boolean);
 const RATE = Number(args.rate);
 const FAILURE = Number(args.failure);
 const CELL_MS = Number(args["cell-seconds"]) * 1000;
@@ -57,15 +59,17 @@ if (!ISOLATES.every((n) => Number.isInteger(n) && n > 0 && n <= 200) || !(RATE >
 type Costs = Record<string, { requests: number; rows_written: number }>;
 
 interface CellResult {
+  design: string;
   isolates: number;
   tool: string;
   seconds: number;
   calls: number;
   outcomes: Record<string, number>;
-  /** Requests each Durable Object class received in the cell, counted at the objects. */
+  /** Requests each Durable Object class (and `Class.method`) received in the cell, counted at the objects. */
   at_objects: Record<string, number>;
-  /** Requests the isolates sent, by `BINDING.method`, and per second for the registry. */
+  /** Requests the isolates sent, by `BINDING.method` (the Cache API's as `CACHE.*`). */
   sent: Record<string, number>;
+  /** Requests the registry object received in each second of the cell, counted at the object. */
   registry_per_second: number[];
   errors: string[];
 }
@@ -91,12 +95,17 @@ async function main(): Promise<void> {
   try {
     const tools = cellTools(await rpc<RegistrySnapshot>(stack.url, "REGISTRY", "registry", "snapshot"), args.provider);
     const cells: CellResult[] = [];
-    for (const [i, isolates] of ISOLATES.entries()) {
+    const plan = DESIGNS.flatMap((design) => ISOLATES.map((isolates) => ({ design, isolates })));
+    for (const [i, { design, isolates }] of plan.entries()) {
       const tool = tools[i % tools.length];
-      process.stderr.write(`cell ${i + 1}/${ISOLATES.length}: ${isolates} isolate(s), ${tool}, ${CELL_MS / 1000} s...\n`);
-      cells.push(await runCell(stack.url, vars, isolates, tool));
+      // Every cell starts from a provider with no history: a closed breaker, no statistics, and
+      // (a TTL later) no copy of the registry anywhere that says otherwise.
+      await rpc(stack.url, "REGISTRY", "registry", "resetHealth", args.provider);
+      await new Promise((r) => setTimeout(r, Number(vars.REGISTRY_SNAPSHOT_TTL_MS ?? 5_000) + 500));
+      process.stderr.write(`cell ${i + 1}/${plan.length}: ${design}, ${isolates} isolate(s), ${tool}, ${CELL_MS / 1000} s...\n`);
+      cells.push(await runCell(stack.url, vars, design, isolates, tool));
     }
-    report(startedAt, cells, tools.length < ISOLATES.length);
+    report(startedAt, cells);
     process.stderr.write(`done in ${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s\n`);
   } finally {
     await stopLive();
@@ -127,7 +136,7 @@ function cellTools(snapshot: RegistrySnapshot, provider: string): string[] {
   return tools;
 }
 
-async function runCell(gateway: string, vars: Record<string, unknown>, isolates: number, tool: string): Promise<CellResult> {
+async function runCell(gateway: string, vars: Record<string, unknown>, design: string, isolates: number, tool: string): Promise<CellResult> {
   const workers: Worker[] = [];
   try {
     const ready: Promise<void>[] = [];
@@ -138,7 +147,7 @@ async function runCell(gateway: string, vars: Record<string, unknown>, isolates:
         isolates: Array.from({ length: isolates }, (_, i) => i).filter((i) => i % threads === t),
         gateway,
         vars,
-        design: args.design,
+        design,
         options: { admission: args.admission },
         call: { tool, failingProvider: args.provider, failureRate: FAILURE, latencyMs: LATENCY_MS },
         tenants: TENANTS,
@@ -164,69 +173,91 @@ async function runCell(gateway: string, vars: Record<string, unknown>, isolates:
     const before = await costs(gateway);
     const at = Date.now() + 500;
     for (const w of workers) w.postMessage({ kind: "start", at });
-    const reports = await deadline(Promise.all(done), CELL_MS + 60_000, "isolates did not finish");
-    await Promise.all(workers.map((w) => w.terminate()));
-    await new Promise((r) => setTimeout(r, 500)); // requests already sent reach their object
-    const after = await costs(gateway);
-    return summarize(isolates, tool, reports, before, after);
+    // The registry's requests per second, read at the object once a second (bounded by the cell).
+    const perSecond: number[] = [];
+    let last = before.RegistryObject?.requests ?? 0;
+    const sampler = setInterval(() => {
+      void costs(gateway)
+        .then((c) => {
+          const n = c.RegistryObject?.requests ?? 0;
+          perSecond.push(n - last);
+          last = n;
+        })
+        .catch(() => {});
+    }, 1_000);
+    try {
+      const reports = await deadline(Promise.all(done), CELL_MS + 60_000, "isolates did not finish");
+      await Promise.all(workers.map((w) => w.terminate()));
+      await new Promise((r) => setTimeout(r, 500)); // requests already sent reach their object
+      const after = await costs(gateway);
+      return summarize(design, isolates, tool, reports, before, after, perSecond);
+    } finally {
+      clearInterval(sampler);
+    }
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }
 
-function summarize(isolates: number, tool: string, reports: GroupReport[], before: Costs, after: Costs): CellResult {
+function summarize(design: string, isolates: number, tool: string, reports: GroupReport[], before: Costs, after: Costs, perSecond: number[]): CellResult {
   const outcomes: Record<string, number> = {};
   const sent: Record<string, number> = {};
-  const registryPerSecond: number[] = [];
   for (const r of reports) {
     for (const [k, n] of Object.entries(r.outcomes)) outcomes[k] = (outcomes[k] ?? 0) + n;
-    for (const [key, series] of Object.entries(r.requests)) {
-      sent[key] = (sent[key] ?? 0) + series.reduce((s, n) => s + (n ?? 0), 0);
-      if (key.startsWith("REGISTRY.")) series.forEach((n, second) => (registryPerSecond[second] = (registryPerSecond[second] ?? 0) + (n ?? 0)));
-    }
+    for (const [key, series] of Object.entries(r.requests)) sent[key] = (sent[key] ?? 0) + series.reduce((s, n) => s + (n ?? 0), 0);
   }
   return {
+    design,
     isolates,
     tool,
     seconds: CELL_MS / 1000,
     calls: reports.reduce((s, r) => s + r.calls, 0),
     outcomes,
-    at_objects: Object.fromEntries(Object.keys(after).map((k) => [k, after[k].requests - (before[k]?.requests ?? 0)])),
+    at_objects: Object.fromEntries(Object.keys(after).map((k) => [k, after[k].requests - (before[k]?.requests ?? 0)]).filter(([, n]) => (n as number) > 0)),
     sent,
-    registry_per_second: Array.from(registryPerSecond, (n) => n ?? 0),
+    registry_per_second: perSecond,
     errors: reports.flatMap((r) => (r.firstError ? [r.firstError] : [])),
   };
 }
 
-function report(startedAt: Date, cells: CellResult[], reused: boolean): void {
+function report(startedAt: Date, cells: CellResult[]): void {
   const lines: string[] = [];
   lines.push(
-    `tool-runtime simulation, design "${args.design}", ${startedAt.toISOString()}, ${cpus().length} cores: ${RATE} calls/s in all (Poisson), split evenly over the isolates; ` +
+    `tool-runtime simulation, ${startedAt.toISOString()}, ${cpus().length} cores: ${RATE} calls/s in all (Poisson), split evenly over the isolates; ` +
       `provider ${args.provider} fails ${FAILURE * 100}% of its calls (${LATENCY_MS} ms each); ${CELL_MS / 1000} s per cell; ${TENANTS} tenant(s)${args.admission ? ", with admission" : ""}`,
   );
   lines.push("");
-  lines.push("isolates  tool              calls/s  failed/s  no provider/s   registry req/s  per 1,000 calls  peak req/s (1 s)   snapshot/s  report/s  trial/s");
+  lines.push(
+    "design   isolates  calls/s  failed/s  no provider/s   registry req/s  per 1,000 calls  peak req/s (1 s)  | snapshot/s  report/s  trial/s  applyHealth/s  | health req/s  per 1,000  cache ops/s",
+  );
   for (const c of cells) {
     const perS = (n = 0) => n / c.seconds;
     const registry = c.at_objects.RegistryObject ?? 0;
+    const health = c.at_objects.HealthObject ?? 0;
+    const cacheOps = (c.sent["CACHE.match"] ?? 0) + (c.sent["CACHE.put"] ?? 0);
     lines.push(
-      `${String(c.isolates).padStart(8)}  ${c.tool.padEnd(16)} ${fmt(perS(c.calls), 1).padStart(8)}  ${fmt(perS(c.outcomes.failed), 1).padStart(8)}  ${fmt(perS(c.outcomes.no_provider), 1).padStart(13)}   ` +
-        `${fmt(perS(registry), 2).padStart(14)}  ${fmt((registry / c.calls) * 1000, 1).padStart(15)}  ${String(Math.max(0, ...c.registry_per_second)).padStart(16)}   ` +
-        `${fmt(perS(c.sent["REGISTRY.snapshot"]), 2).padStart(10)}  ${fmt(perS(c.sent["REGISTRY.report"]), 2).padStart(8)}  ${fmt(perS(c.sent["REGISTRY.acquireTrial"]), 2).padStart(7)}`,
+      `${c.design.padEnd(8)} ${String(c.isolates).padStart(8)} ${fmt(perS(c.calls), 1).padStart(8)}  ${fmt(perS(c.outcomes.failed), 1).padStart(8)}  ${fmt(perS(c.outcomes.no_provider), 1).padStart(13)}   ` +
+        `${fmt(perS(registry), 2).padStart(14)}  ${fmt((registry / c.calls) * 1000, 1).padStart(15)}  ${String(Math.max(0, ...c.registry_per_second)).padStart(16)}  | ` +
+        `${fmt(perS(c.at_objects["RegistryObject.snapshot"]), 2).padStart(10)}  ${fmt(perS(c.at_objects["RegistryObject.report"]), 2).padStart(8)}  ${fmt(perS(c.at_objects["RegistryObject.acquireTrial"]), 2).padStart(7)}  ${fmt(perS(c.at_objects["RegistryObject.applyHealth"]), 2).padStart(13)}  | ` +
+        `${fmt(perS(health), 2).padStart(12)}  ${fmt((health / c.calls) * 1000, 1).padStart(9)}  ${fmt(perS(cacheOps), 2).padStart(11)}`,
     );
   }
   lines.push("");
   lines.push("requests per second at each shared object (counted at the object), and what the isolates sent (check)");
   for (const c of cells) {
-    const objects = Object.entries(c.at_objects).map(([k, n]) => `${k} ${fmt(n / c.seconds, 2)}/s`);
-    const sentRegistry = Object.entries(c.sent).filter(([k]) => k.startsWith("REGISTRY.")).reduce((s, [, n]) => s + n, 0);
-    lines.push(`  ${String(c.isolates).padStart(3)} isolate(s): ${objects.join(", ") || "none"}; registry requests sent ${sentRegistry}, received ${c.at_objects.RegistryObject ?? 0}${c.errors.length ? `; errors: ${c.errors[0]}` : ""}`);
+    const objects = Object.entries(c.at_objects)
+      .filter(([k]) => !k.includes("."))
+      .map(([k, n]) => `${k} ${fmt(n / c.seconds, 2)}/s`);
+    const sentTo = (binding: string) => Object.entries(c.sent).filter(([k]) => k.startsWith(`${binding}.`)).reduce((s, [, n]) => s + n, 0);
+    lines.push(
+      `  ${c.design.padEnd(8)} ${String(c.isolates).padStart(3)} isolate(s): ${objects.join(", ") || "none"}; sent to the registry ${sentTo("REGISTRY")}, to health shards ${sentTo("HEALTH")}, cache ops ${sentTo("CACHE")}` +
+        `${c.errors.length ? `; errors: ${c.errors[0]}` : ""}`,
+    );
   }
-  if (reused) lines.push("  (more cells than fresh tools: later cells reuse a tool, and its breaker state)");
   const text = lines.join("\n");
   console.log(text);
   mkdirSync(join(root, "sim", "results"), { recursive: true });
-  const file = join(root, "sim", "results", `${args.design}-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
+  const file = join(root, "sim", "results", `${DESIGNS.join("+")}-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
   writeFileSync(file, JSON.stringify({ started_at: startedAt, args, cells, table: text }, null, 2));
   console.log(`\nwritten to ${file}`);
 }

@@ -8,6 +8,7 @@ import { consumeDeadLetters, DEAD_LETTER_QUEUE } from "./audit/dead-letters.ts";
 export { AuditOutboxObject } from "../durable-objects/audit-outbox.ts";
 export { ExecutionObject } from "../durable-objects/execution-object.ts";
 export { ProviderGate } from "../durable-objects/provider-gate.ts";
+export { HealthObject } from "../durable-objects/health-object.ts";
 export { RegistryObject } from "../durable-objects/registry-object.ts";
 export { TenantObject } from "../durable-objects/tenant-object.ts";
 export { UpstreamCredentialObject } from "../durable-objects/upstream-credential-object.ts";

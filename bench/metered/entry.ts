@@ -20,6 +20,7 @@ function metered<T extends new (...args: any[]) => object>(cls: T, name: string)
 
 export const ExecutionObject = metered(product.ExecutionObject, "ExecutionObject");
 export const RegistryObject = metered(product.RegistryObject, "RegistryObject");
+export const HealthObject = metered(product.HealthObject, "HealthObject");
 export const TenantObject = metered(product.TenantObject, "TenantObject");
 export const AuditOutboxObject = metered(product.AuditOutboxObject, "AuditOutboxObject");
 export const UpstreamCredentialObject = metered(product.UpstreamCredentialObject, "UpstreamCredentialObject");

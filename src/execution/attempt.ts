@@ -59,10 +59,12 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
   // A half-open provider's trial is decided by its first sign of life (it takes the call), not
   // by the end of a long run: the breaker closes then, and other calls flow again.
   let trialDecided = !provider.trial;
+  let aliveReported: Promise<void> | undefined;
   const onAlive = () => {
     if (trialDecided) return;
     trialDecided = true;
-    o.background(report(o.env, sample(true), { urgent: true, background: o.background }));
+    aliveReported = report(o.env, sample(true), { urgent: true, background: o.background });
+    o.background(aliveReported);
   };
   const sink = new ExecutionSinkTarget(o.onEmit, o.stop, onAlive);
   const outcome = await invokeProvider(
@@ -99,5 +101,8 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
     // The trial never reached a decision (cancelled, or a budget the caller cut short): hand it back.
     await returnTrial(o.env, provider.provider, plan.tool);
   }
+  // A trial that ended before its report was answered: this call answers once this isolate's
+  // copy shows the breaker closed (the report is this call's own; no other call waits on it).
+  await aliveReported;
   return { outcome, settlement };
 }

@@ -19,7 +19,6 @@ import { requestFingerprint } from "../pipeline/idempotency.ts";
 import { dryRun, planExecution, type DryRunReport } from "../pipeline/plan.ts";
 import { limitsFor } from "../policy/limits.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
-import { forgetSnapshot } from "../registry/snapshot-cache.ts";
 import { EventStream } from "../stream/ndjson.ts";
 import { StreamSlot } from "../stream/tenant-streams.ts";
 import { readEdgeView } from "../audit/records.ts";
@@ -51,9 +50,6 @@ export type CallAnswer =
   | { kind: "accepted"; execution_id: string; status: ExecutionView["status"]; replayed: boolean; deprecation?: DeprecationNotice }
   | { kind: "stream"; execution_id: string; replayed: boolean; deprecation?: DeprecationNotice; events: AsyncIterable<ExecutionEvent> }
   | { kind: "dry_run"; report: DryRunReport };
-
-/** Outcomes that say something about a provider: the registry has heard, so drop the stale copy. */
-const PROVIDER_FAULTS = new Set(["provider_crashed", "timeout", "invalid_output", "sandbox_unavailable"]);
 
 /** Invokes a tool: stages 1-7 for any envelope (TRT-002 §4), on any face. */
 export async function execute(ctx: CallContext, envelope: unknown): Promise<Outcome<CallAnswer>> {
@@ -219,8 +215,9 @@ async function runFast(ctx: CallContext, request: ExecutionRequest): Promise<Out
     const answer = await objectStub(ctx.env, waiting.execution_id).start(waiting, "end");
     return fromObject(answer.ok && deprecation ? { ok: true, value: { ...answer.value, deprecation } } : answer);
   }
+  // A provider fault or a trial was answered by the provider's health shard, whose view has
+  // already patched this isolate's snapshot copy (src/registry/health-reporter.ts).
   const view = outcome.view;
-  if (view.attempts?.some((a) => PROVIDER_FAULTS.has(a.outcome)) || plan.providers[0].trial) forgetSnapshot();
   return ok({ kind: "finished", view, replayed: false, ...(deprecation ? { deprecation } : {}) });
 }
 
@@ -258,7 +255,6 @@ function fromObject(answer: ObjectAnswer, slot?: StreamSlot): Outcome<CallAnswer
   if (!isTerminal(view.status)) {
     return ok({ kind: "accepted", execution_id: view.execution_id, status: view.status, replayed, ...dep });
   }
-  if (view.attempts?.some((a) => PROVIDER_FAULTS.has(a.outcome))) forgetSnapshot();
   return ok({ kind: "finished", view, replayed, ...dep });
 }
 

@@ -1,11 +1,11 @@
 /**
  * AIOS §6.4 half-open: a provider whose cooldown is over serves exactly one trial call, granted
- * by the registry. It is asked for only when the call is about to be dispatched — after
+ * by the provider's health shard (src/registry/health-client.ts). It is asked for only when the call is about to be dispatched — after
  * admission — so a call refused before then never holds a trial; a trial that never reaches
  * the provider is handed back; and the provider's first sign of life decides it (attempt.ts).
  */
 import { noHealthyProvider } from "../pipeline/plan.ts";
-import { registryStub } from "../registry/snapshot-cache.ts";
+import { acquireTrial, returnTrial as handBack } from "../registry/health-client.ts";
 import type { ExecutionPlan } from "./dispatch.ts";
 
 /** How long a caller waits before trying again when another call holds the trial. */
@@ -19,7 +19,7 @@ const TRIAL_RETRY_MS = 1_000;
 export async function takeTrial(env: Env, plan: ExecutionPlan): Promise<ExecutionPlan> {
   const first = plan.providers[0];
   if (!first.trial) return plan;
-  if (await registryStub(env).acquireTrial(first.provider, plan.tool)) return plan;
+  if (await acquireTrial(env, first.provider, plan.tool)) return plan;
   const rest = plan.providers.slice(1);
   if (rest.length > 0) return { ...plan, providers: rest };
   throw noHealthyProvider(plan.tool, plan.version, [
@@ -29,7 +29,5 @@ export async function takeTrial(env: Env, plan: ExecutionPlan): Promise<Executio
 
 /** Hands a granted trial back: the call never reached the provider (refused, out of budget, cancelled first). */
 export async function returnTrial(env: Env, provider: string, tool: string): Promise<void> {
-  await registryStub(env)
-    .returnTrial(provider, tool)
-    .catch((err) => console.warn(JSON.stringify({ msg: "trial not handed back; it is given out again after a cooldown", provider, tool, error: String(err) })));
+  await handBack(env, provider, tool).catch((err) => console.warn(JSON.stringify({ msg: "trial not handed back; it is given out again after a cooldown", provider, tool, error: String(err) })));
 }

@@ -72,6 +72,8 @@ export interface RegistrySnapshot {
   problems: string[];
   /** By `healthKey(provider, tool)`; absent until the first call is reported. */
   health: Record<string, OfferingHealth>;
+  /** By provider: the `seq` of the health view this snapshot holds (src/registry/health-view.ts). */
+  health_seq?: Record<string, number>;
   /** By `tool@version`. */
   deprecations: Record<string, DeprecationNotice>;
 }

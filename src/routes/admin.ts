@@ -1,7 +1,8 @@
 /**
  * Registry administration (operators only): re-read manifests, change a provider's trust or
- * disable it, deprecate a tool version. Every change reaches every edge within
- * REGISTRY_SNAPSHOT_TTL_MS (this isolate at once).
+ * disable it, deprecate a tool version. Every change reaches this isolate at once, this data
+ * center's edges at their next refresh, and every edge within two REGISTRY_SNAPSHOT_TTL_MS
+ * (src/registry/snapshot-cache.ts).
  */
 import { reply } from "../codec/negotiate.ts";
 import { Hono, type Context, type Next } from "hono";
@@ -16,7 +17,7 @@ import { RuntimeError } from "../errors.ts";
 import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
 import type { RegistrySnapshot } from "../registry/catalog.ts";
-import { forgetSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { publishSnapshot, registryStub } from "../registry/snapshot-cache.ts";
 import { readiness } from "./health.ts";
 
 export const admin = new Hono<AppEnv>();
@@ -34,7 +35,7 @@ admin.get("/readiness", async (c) => reply(c, await readiness(c.env)));
 
 admin.post("/registry/refresh", async (c) => {
   const snapshot = await registryStub(c.env).refresh();
-  forgetSnapshot();
+  publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return reply(c, summary(snapshot));
 });
 
@@ -57,7 +58,7 @@ admin.patch("/providers/:name", async (c) => {
   }
   const snapshot = await registryStub(c.env).setProvider(c.req.param("name"), patch);
   if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
-  forgetSnapshot();
+  publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return reply(c, snapshot.providers.find((p) => p.name === c.req.param("name")));
 });
 
@@ -65,7 +66,7 @@ admin.patch("/providers/:name", async (c) => {
 admin.delete("/providers/:name/health", async (c) => {
   const snapshot = await registryStub(c.env).resetHealth(c.req.param("name"));
   if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
-  forgetSnapshot();
+  publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return reply(c, snapshot.providers.find((p) => p.name === c.req.param("name")));
 });
 
@@ -83,11 +84,11 @@ admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
     replacement: (body.replacement as string | undefined) ?? null,
     deprecated_at: new Date().toISOString(),
   };
-  return deprecation(c.env, c.req.param("name"), c.req.param("version"), notice).then((v) => reply(c, v));
+  return deprecation(c, c.req.param("name"), c.req.param("version"), notice).then((v) => reply(c, v));
 });
 
 admin.delete("/tools/:name/versions/:version/deprecation", async (c) => {
-  return deprecation(c.env, c.req.param("name"), c.req.param("version"), null).then((v) => reply(c, v));
+  return deprecation(c, c.req.param("name"), c.req.param("version"), null).then((v) => reply(c, v));
 });
 
 /** An operator's drill: the audit consumer fails its next batch halfway; nothing may be lost or doubled. */
@@ -203,10 +204,10 @@ async function checkReplacement(env: Env, tool: string, version: string, replace
   if (name === tool && wanted === version) refuse("a version cannot be its own replacement");
 }
 
-async function deprecation(env: Env, tool: string, version: string, notice: Parameters<ReturnType<typeof registryStub>["deprecate"]>[2]) {
-  const snapshot = await registryStub(env).deprecate(tool, version, notice);
+async function deprecation(c: Context<AppEnv>, tool: string, version: string, notice: Parameters<ReturnType<typeof registryStub>["deprecate"]>[2]) {
+  const snapshot = await registryStub(c.env).deprecate(tool, version, notice);
   if (!snapshot) throw new RuntimeError("tool_not_found", `no tool ${tool}@${version}`, { tool, version });
-  forgetSnapshot();
+  publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return { tool, version, deprecation: snapshot.deprecations[`${tool}@${version}`] ?? null, active_version: snapshot.tools[tool].active_version };
 }
 
