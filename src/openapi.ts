@@ -189,7 +189,7 @@ const paths = {
       requestBody: { required: false, content: { [JSON_TYPE]: { schema: ref("ApprovalRequest") } } },
       responses: {
         "200": ok("the execution, now queued, scheduled or running", ref("ExecutionView")),
-        ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "execution_not_found", "approval_not_pending"]),
+        ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found", "approval_not_pending"]),
       },
     },
   },
@@ -202,7 +202,7 @@ const paths = {
       requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref("ApprovalRequest") } } },
       responses: {
         "200": ok("the execution, failed with approval_rejected", ref("ExecutionView")),
-        ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "execution_not_found", "approval_not_pending"]),
+        ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found", "approval_not_pending"]),
       },
     },
   },

@@ -66,5 +66,5 @@ export class ApiKeyStore {
 
 export function callerOfKey(record: ApiKeyRecord): Caller {
   // A record without a field grants nothing by it (least privilege).
-  return { tenant: record.tenant, agent: record.agent, capabilities: record.capabilities ?? [], channels: record.channels ?? [], role: record.role === "admin" ? "admin" : "tenant" };
+  return { tenant: record.tenant, agent: record.agent, capabilities: record.capabilities ?? [], channels: record.channels ?? [], role: record.role === "admin" ? "admin" : record.role === "approver" ? "approver" : "tenant" };
 }

@@ -21,7 +21,7 @@ async function until(id: string, test: (v: ExecutionView) => boolean, key?: stri
 }
 
 const cancel = (id: string, body?: unknown, key?: string) => call<ExecutionView>("POST", `/v1/executions/${id}/cancel`, body, key ? bearer(key) : {});
-const newKey = async (t: string) => (await asAdmin("POST", "/v1/admin/keys", { tenant: t, agent: "dev-agent", capabilities: ["network:*"] })).body.key as string;
+const newKey = async (t: string) => (await asAdmin("POST", "/v1/admin/keys", { tenant: t, agent: "dev-agent", capabilities: ["network:*"], channels: ["*"] })).body.key as string;
 
 /** Requests the loopback server holds until the test lets them go. */
 const held: { path: string; release: (body: string) => void }[] = [];

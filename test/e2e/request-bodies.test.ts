@@ -7,7 +7,7 @@
  * And a deprecation's `replacement` must name a tool the registry has (and the version, when
  * given): callers are sent there by `Link: rel="successor-version"` and by `tool_deprecated`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/openapi.ts";
 import { ADMIN_KEY, asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 
@@ -61,6 +61,8 @@ describe("request bodies", () => {
 
 describe("a deprecation's replacement", () => {
   const put = (replacement: unknown) => asAdmin("PUT", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation", { sunset: "2099-01-01T00:00:00Z", replacement });
+  // Tests run in any order (issue 21): each starts with lab.echo not deprecated.
+  beforeEach(() => asAdmin("DELETE", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation"));
   afterAll(() => asAdmin("DELETE", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation"));
 
   it.each([

@@ -15,7 +15,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { decode, encode } from "@msgpack/msgpack";
 import { describe, expect, inject, it } from "vitest";
 import { ToolRuntimeService } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
-import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
+import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute, FILE_TENANT } from "./http.ts";
 
 const callerUrl = inject("callerUrl");
 const ROOMY = { timeout_ms: 20_000 };
@@ -55,7 +55,7 @@ const NOT_YET = { cpu_ms: null, peak_memory_mb: null, cpu_report: "none" };
 
 async function auditRecord(id: string): Promise<any> {
   return readUntil(
-    async () => (await asAdmin("GET", "/v1/audit?tenant=dev&limit=100")).body.records.find((r: any) => r.execution_id === id),
+    async () => (await asAdmin("GET", `/v1/audit?tenant=${FILE_TENANT}&limit=100`)).body.records.find((r: any) => r.execution_id === id),
     (r) => r !== undefined && reported(r.resources),
   );
 }

@@ -15,7 +15,7 @@ import { collect, type Received } from "./sse.ts";
 import { tenant } from "./tenants.ts";
 
 async function newKey(t: string, fields: Record<string, unknown> = {}): Promise<string> {
-  const res = await asAdmin("POST", "/v1/admin/keys", { tenant: t, agent: "dev-agent", ...fields });
+  const res = await asAdmin("POST", "/v1/admin/keys", { tenant: t, agent: "dev-agent", channels: ["*"], ...fields });
   expect(res.status).toBe(201);
   return res.body.key;
 }
