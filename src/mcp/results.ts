@@ -56,8 +56,8 @@ export function endingOfEvent(executionId: string, type: string, data: Value): E
 }
 
 /** JSON as MCP carries it: bytes become {"$base64": …} as everywhere the runtime writes JSON. */
-function plain(value: unknown): Value {
-  return value === undefined ? (undefined as unknown as Value) : (JSON.parse(toJson(value)) as Value);
+function plain(value: unknown): Value | undefined {
+  return value === undefined ? undefined : (JSON.parse(toJson(value)) as Value);
 }
 
 function isObject(v: unknown): v is Record<string, Value> {

@@ -109,6 +109,9 @@ export default async function setup(project: TestProject) {
       await exited;
       clearTimeout(timer);
     }
+    // Output still in the pipes may arrive after the exit: nothing more is written to the log.
+    child.stdout!.off("data", keep);
+    child.stderr!.off("data", keep);
     rmSync(state, { recursive: true, force: true });
     rmSync(logDir, { recursive: true, force: true });
   };

@@ -5,6 +5,8 @@
  */
 import { defineTool, sleep, ToolError } from "../../../sdk/define.ts";
 import { labDefaults } from "./defaults.ts";
+import { labContext, labDelete, labWrite } from "./effects.ts";
+import { labErase, labGauge, labWasErased } from "./waiting.ts";
 
 const anyObject = { type: "object" } as const;
 
@@ -317,112 +319,6 @@ export const labLong = defineTool({
     });
     return { worked_ms: ms };
   },
-});
-
-/**
- * `lab.write` and `lab.delete` change nothing: they exist for their declared effects, so that
- * level 2's synchronous verification of write and delete tools (AIOS §5.3) can be watched end
- * to end. Each answers with the record it was asked to change.
- */
-function labEffect(effect: "write" | "delete", answer: "wrote" | "deleted") {
-  return defineTool({
-    name: `lab.${effect}`,
-    version: "1.0.0",
-    description: `Declares the effect "${effect}" and changes nothing; answers {${answer}: record}.`,
-    input: { type: "object", additionalProperties: false, required: ["record"], properties: { record: { type: "string", maxLength: 200 } } },
-    output: { type: "object", required: [answer], additionalProperties: false, properties: { [answer]: { type: "string" } } },
-    idempotent: true,
-    latency_class: "fast",
-    effects: effect,
-    handler: (input: { record: string }) => ({ [answer]: input.record }),
-  });
-}
-export const labWrite = labEffect("write", "wrote");
-export const labDelete = labEffect("delete", "deleted");
-
-/**
- * `lab.context` answers with what the runtime handed the handler besides its input: the
- * execution id, the caller, the call's context and the W3C `traceparent` (README: providers
- * receive it as `ctx.traceparent`).
- */
-export const labContext = defineTool({
-  name: "lab.context",
-  version: "1.0.0",
-  description: "Answers with the handler's context: execution_id, caller, context and traceparent.",
-  input: { type: "object", additionalProperties: false, properties: {} },
-  output: {
-    type: "object",
-    required: ["execution_id", "caller", "context", "traceparent"],
-    additionalProperties: false,
-    properties: { execution_id: { type: "string" }, caller: { type: "object" }, context: { type: "object" }, traceparent: { type: "string" } },
-  },
-  idempotent: true,
-  latency_class: "fast",
-  effects: "read",
-  handler: (_input: Record<string, never>, ctx) => ({ execution_id: ctx.executionId, caller: { ...ctx.caller }, context: ctx.context, traceparent: ctx.traceparent ?? "" }),
-});
-
-/**
- * `lab.gauge` counts the calls it is running at once (in this provider's isolate) and answers
- * how many were running when it started, with the most it has ever seen: with the provider's
- * max_concurrency at 1, both must always be 1 (issue 15).
- */
-let gaugeInFlight = 0;
-let gaugeMost = 0;
-export const labGauge = defineTool({
-  name: "lab.gauge",
-  version: "1.0.0",
-  description: "Holds for ms and answers how many of its calls ran at once: {in_flight_at_start, most_ever}.",
-  input: { type: "object", additionalProperties: false, properties: { ms: { type: "integer", minimum: 0, maximum: 60_000, default: 50 }, reset: { type: "boolean", default: false } } },
-  output: { type: "object", required: ["in_flight_at_start", "most_ever"], additionalProperties: false, properties: { in_flight_at_start: { type: "integer" }, most_ever: { type: "integer" } } },
-  idempotent: true,
-  latency_class: "fast",
-  effects: "read",
-  handler: async (input: { ms?: number; reset?: boolean }, ctx) => {
-    if (input.reset) gaugeMost = 0;
-    const atStart = ++gaugeInFlight;
-    gaugeMost = Math.max(gaugeMost, atStart);
-    try {
-      await sleep(input.ms ?? 50, ctx.signal);
-      return { in_flight_at_start: atStart, most_ever: gaugeMost };
-    } finally {
-      gaugeInFlight--;
-    }
-  },
-});
-
-/**
- * `lab.erase` stands for a destructive tool (effects `delete`): a tenant's policy may hold it
- * for a person's approval (issue 15). It remembers what it erased, so `lab.was_erased` can
- * tell whether it ever ran for a name — rejected, expired and cancelled calls never do.
- */
-const erased = new Set<string>();
-export const labErase = defineTool({
-  name: "lab.erase",
-  version: "1.0.0",
-  description: "Pretends to delete the thing called name (effects delete); remembers that it did.",
-  input: { type: "object", additionalProperties: false, required: ["name"], properties: { name: { type: "string", minLength: 1, maxLength: 200 } } },
-  output: { type: "object", required: ["erased"], additionalProperties: false, properties: { erased: { type: "string" } } },
-  idempotent: false,
-  latency_class: "fast",
-  effects: "delete",
-  handler: (input: { name: string }) => {
-    if (erased.size > 10_000) erased.clear();
-    erased.add(input.name);
-    return { erased: input.name };
-  },
-});
-
-export const labWasErased = defineTool({
-  name: "lab.was_erased",
-  version: "1.0.0",
-  description: "Whether lab.erase ever ran for this name (in this provider's isolate).",
-  input: { type: "object", additionalProperties: false, required: ["name"], properties: { name: { type: "string", minLength: 1, maxLength: 200 } } },
-  output: { type: "object", required: ["erased"], additionalProperties: false, properties: { erased: { type: "boolean" } } },
-  idempotent: true,
-  latency_class: "instant",
-  effects: "read",
-  handler: (input: { name: string }) => ({ erased: erased.has(input.name) }),
 });
 
 export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin, labLong, labDefaults, labWrite, labDelete, labContext, labGauge, labErase, labWasErased];
