@@ -186,7 +186,8 @@ const paths = {
       tags: ["approvals"],
       summary: "Approve a call that awaits approval (approver role): it goes on to run",
       parameters: [executionId],
-      requestBody: { required: false, content: { [JSON_TYPE]: { schema: ref("ApprovalRequest") } } },
+      // Like every body: JSON or MessagePack, anything else 415 (TRT-002 §1).
+      requestBody: requestBody(ref("ApprovalRequest"), false),
       responses: {
         "200": ok("the execution, now queued, scheduled or running", ref("ExecutionView")),
         ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found", "approval_not_pending"]),
@@ -199,7 +200,8 @@ const paths = {
       tags: ["approvals"],
       summary: "Reject a call that awaits approval (approver role; a reason is required): it ends failed, unrun",
       parameters: [executionId],
-      requestBody: { required: true, content: { [JSON_TYPE]: { schema: ref("ApprovalRequest") } } },
+      // Like every body: JSON or MessagePack, anything else 415 (TRT-002 §1).
+      requestBody: requestBody(ref("ApprovalRequest"), true),
       responses: {
         "200": ok("the execution, failed with approval_rejected", ref("ExecutionView")),
         ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found", "approval_not_pending"]),

@@ -26,8 +26,10 @@ upstreamCredentials.get("/:name/credential", async (c) => {
 
 upstreamCredentials.put("/:name/credential", async (c) => {
   const caller = c.get("caller");
-  const name = await takesTenantTokens(c.env, caller, c.req.param("name"));
+  // The body is read and its type checked first (a form body is 415 on every route, issue 14),
+  // then the upstream is looked up.
   const body = decodeBody(await readBody(c.req.raw, loadConfig(c.env).maxRequestBytes), c.req.header("content-type") ?? null);
+  const name = await takesTenantTokens(c.env, caller, c.req.param("name"));
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new RuntimeError("invalid_request", "body must be a JSON object {token}");
   for (const key of Object.keys(body)) if (key !== "token") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   const token = (body as { token?: unknown }).token;

@@ -1,10 +1,13 @@
 /**
  * Upstream MCP servers, for operators (issue 17): register one (its tools join the registry at
  * once), look at what it serves and at definitions that changed since they were approved (with
- * their diffs), approve a change by its hash, list it again, remove it. Every change reaches
- * this isolate at once and every other within REGISTRY_SNAPSHOT_TTL_MS.
+ * their diffs), approve a change by its hash, list it again, remove it. Every change is
+ * published like the registry admin's (src/routes/admin.ts): this isolate takes the new snapshot
+ * at once and the data center's cached copy is replaced, so this data center's edges see it at
+ * their next refresh and every edge within two REGISTRY_SNAPSHOT_TTL_MS
+ * (src/registry/snapshot-cache.ts).
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { reply } from "../codec/negotiate.ts";
 import type { Outcome } from "../contract.ts";
@@ -12,7 +15,7 @@ import { RuntimeError } from "../errors.ts";
 import { loadConfig } from "../config.ts";
 import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
-import { forgetSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { publishSnapshot, registryStub } from "../registry/snapshot-cache.ts";
 import { operatorsOnly } from "./admin.ts";
 
 export const upstreamAdmin = new Hono<AppEnv>();
@@ -24,7 +27,7 @@ upstreamAdmin.get("/", async (c) => reply(c, { upstreams: await registryStub(c.e
 upstreamAdmin.post("/", async (c) => {
   const body = await jsonObject(c.req.raw, c.env);
   const registered = unwrap(await registryStub(c.env).registerUpstream(body as never));
-  forgetSnapshot();
+  await publish(c);
   return reply(c, registered, 201);
 });
 
@@ -32,14 +35,14 @@ upstreamAdmin.get("/:name", async (c) => reply(c, found(await registryStub(c.env
 
 upstreamAdmin.delete("/:name", async (c) => {
   const removed = unwrap(await registryStub(c.env).removeUpstream(c.req.param("name")));
-  forgetSnapshot();
+  await publish(c);
   return reply(c, removed);
 });
 
 /** Lists it again now (and so reloads the catalog), rather than at the next MANIFEST_REFRESH_MS. */
 upstreamAdmin.post("/:name/refresh", async (c) => {
   const view = found(await registryStub(c.env).refreshUpstream(c.req.param("name")), c.req.param("name"));
-  forgetSnapshot();
+  await publish(c);
   return reply(c, view);
 });
 
@@ -49,9 +52,20 @@ upstreamAdmin.post("/:name/tools/:tool/approve", async (c) => {
   for (const key of Object.keys(body)) if (key !== "hash") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   if (typeof body.hash !== "string" || !/^[0-9a-f]{64}$/.test(body.hash)) throw new RuntimeError("invalid_request", "hash must be the new definition's hash (64 hex digits), as the change lists it", { field: "hash" });
   const view = unwrap(await registryStub(c.env).approveUpstreamChange(c.req.param("name"), c.req.param("tool"), body.hash));
-  forgetSnapshot();
+  await publish(c);
   return reply(c, view);
 });
+
+/**
+ * After a change: the registry's snapshot, published. Dropping only this isolate's copy (as
+ * before the data center tier existed) is not enough: the next read would take the data
+ * center's entry, still without the change, and a just-registered upstream's tools would be
+ * tool_not_found for up to two TTLs.
+ */
+async function publish(c: Context<AppEnv>): Promise<void> {
+  const snapshot = await registryStub(c.env).snapshot();
+  publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
+}
 
 function found<T>(value: T | undefined, name: string): T {
   if (value === undefined) throw new RuntimeError("not_found", `no upstream ${name}`, { upstream: name });

@@ -79,11 +79,17 @@ describe("a deprecation's replacement", () => {
   });
 
   it("is accepted when it names a tool, or a tool and a version, the registry has; calls then link to it", async () => {
-    expect((await put("lab.route")).status).toBe(200);
-    const res = await put("lab.route@1.0.0");
-    expect(res.status).toBe(200);
-    expect(res.body.deprecation).toMatchObject({ replacement: "lab.route@1.0.0" });
-    const called = await execute({ tool: "lab.echo", input: { a: 1 }, limits: { timeout_ms: 5000 } });
-    expect(called.headers.get("link")).toBe('</v1/tools/lab.route>; rel="successor-version"');
+    try {
+      expect((await put("lab.route")).status).toBe(200);
+      const res = await put("lab.route@1.0.0");
+      expect(res.status).toBe(200);
+      expect(res.body.deprecation).toMatchObject({ replacement: "lab.route@1.0.0" });
+      const called = await execute({ tool: "lab.echo", input: { a: 1 }, limits: { timeout_ms: 5000 } });
+      expect(called.headers.get("link")).toBe('</v1/tools/lab.route>; rel="successor-version"');
+    } finally {
+      // Lifted here, not only after the file: tests run in any order (TEST_SEED), and the
+      // refusals above check that nothing is deprecated.
+      await asAdmin("DELETE", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation");
+    }
   });
 });

@@ -369,7 +369,28 @@ describe("an upstream that misbehaves", () => {
     expect((await execute({ tool: tool("moved"), input: {} })).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
   });
 
+});
+
+// Its own upstream: stopping it kills it for good, so it cannot share one with the tests above,
+// which run in any order (TEST_SEED).
+describe("an upstream that goes down", () => {
+  let faulty: FaultyUpstream | undefined;
+  const name = `down-${randomUUID().slice(0, 8)}`;
+  const tool = (t: keyof typeof FAULTS) => `${name}.${t}`;
+
+  beforeAll(async () => {
+    faulty = await startFaultyUpstream(inject("upstreamPorts")[1]);
+    const res = await asAdmin("POST", "/v1/admin/upstreams", { name, url: faulty.url, trust: "community", prefix: `${name}.`, tools: ["ok"], defaults: { latency_class: "fast", effects: "read", idempotent: false } });
+    expect(res.status).toBe(201);
+    expect(res.body.status.served).toEqual([tool("ok")]);
+  });
+  afterAll(async () => {
+    await asAdmin("DELETE", `/v1/admin/upstreams/${name}`);
+    await faulty?.close();
+  });
+
   it("is unreachable when down: sandbox_unavailable, dead after three such calls, and then skipped", async () => {
+    expect((await execute({ tool: tool("ok"), input: {} })).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
     await faulty!.close();
     faulty = undefined;
     for (let i = 0; i < 3; i++) expect((await execute({ tool: tool("ok"), input: {} })).body.error.code).toBe("sandbox_unavailable");
