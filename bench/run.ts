@@ -66,7 +66,7 @@ async function drain(stack: Stack, kind: DrainResult["kind"]): Promise<DrainResu
   if (kind === "queued") {
     const made = JSON.parse(
       await ok(
-        await post(`${stack.runtime}/v1/admin/keys`, JSON.stringify({ tenant: `bench-queue-${Date.now()}`, agent: "bench" }), { "content-type": "application/json", authorization: `Bearer ${devVars.DEV_ADMIN_KEY}` }),
+        await post(`${stack.runtime}/v1/admin/keys`, JSON.stringify({ tenant: `bench-queue-${Date.now()}`, agent: "bench", channels: ["*"] }), { "content-type": "application/json", authorization: `Bearer ${devVars.DEV_ADMIN_KEY}` }),
         201,
       ),
     );
