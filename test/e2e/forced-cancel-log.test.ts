@@ -46,11 +46,13 @@ describe("a forced cancel in the stack's terminal", () => {
     expect(admitted).toBe(true);
 
     const log = since(from).split("\n");
-    // What a forced cancel must not leave: an uncaught error of its own. workerd's "code had hung"
-    // cancellations are another thing (requests of earlier files still open in the shared stack,
-    // seen once in a full shuffled run and not reproduced alone); they name no execution, so they
-    // are not this test's to judge.
-    expect(log.filter((l) => /uncaught/i.test(l) && !/had hung and would never generate a response/.test(l))).toEqual([]);
+    // What a forced cancel must not leave: an uncaught error of its own. The stack is shared, so
+    // its log also holds what other files set going and is still running: the audit drills'
+    // deliberate batch failures (retried by the queue for a while) and workerd's "code had hung"
+    // cancellations of requests other files left open (named in the issue note to investigate).
+    // Neither names an execution of this test; they are not this test's to judge.
+    const others = /audit drill:|had hung and would never generate a response/;
+    expect(log.filter((l) => /uncaught/i.test(l) && !others.test(l))).toEqual([]);
     for (const id of ids) expect(log.filter((l) => l.includes("cancel forced") && l.includes(id))).toHaveLength(1);
   }, 60_000);
 });
