@@ -50,7 +50,7 @@ export async function serveTaskListen(scope: McpScope, message: ListenMessage): 
     );
   }
   const ids = message.params.notifications.taskIds.filter((id): id is string => typeof id === "string").slice(0, MAX_TASKS);
-  // Only the caller's own tasks are honored; another tenant's id is as unknown as a made-up one.
+  // Only the caller's own tasks are honored; another tenant's id is treated exactly like a made-up one.
   const known = await Promise.all(ids.map((id) => detailedTask(scope, id).then((task) => ({ id, task }), () => undefined)));
   const honored = known.filter((k) => k !== undefined);
   const sub = message.id;

@@ -47,7 +47,8 @@ export const labCrash = defineTool({
   effects: "read",
   breaker: { failures: 1_000_000 },
   handler: () => {
-    const config = undefined as unknown as { limit: number };
+    // A configuration that was never loaded: reading it throws the TypeError a real bug would.
+    const config = JSON.parse("null") as { limit: number };
     return { limit: config.limit };
   },
 });
