@@ -455,8 +455,14 @@ export const schemas = {
   AuditDrill: all({ armed: str }),
   SendDrillRequest: object({ count: { type: "integer", minimum: 1, maximum: 100 } }, []),
   SendDrill: all({ armed: str, count: int }),
-  BatchesDrillRequest: object({ count: { type: "integer", minimum: 1, maximum: 100, description: "Batches to fail; more than the queue's max_retries (10) sends a batch to the dead letter queue." } }),
-  BatchesDrill: all({ armed: str, count: int }),
+  BatchesDrillRequest: object(
+    {
+      count: { type: "integer", minimum: 1, maximum: 100, description: "Batches to fail; more than the queue's max_retries (10) sends a batch to the dead letter queue." },
+      tenant: { type: "string", minLength: 1, maxLength: 200, description: "Fail only this tenant's execution records, one message at a time (each delivery of them counts once); everyone else's are written on time." },
+    },
+    ["count"],
+  ),
+  BatchesDrill: all({ armed: str, count: int, tenant: str }, ["tenant"]),
   AuditDrills: all({
     fail_next_batch: all({ armed: bool, fired: int, last_batch_size: nullable(int), last_written: nullable(int) }),
     fail_next_send: all({ armed: int, failed: int }),

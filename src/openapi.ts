@@ -445,7 +445,7 @@ const paths = {
     post: {
       operationId: "armAuditBatchesDrill",
       tags: ["operators"],
-      summary: "Drill: the audit consumer fails its next `count` batches before writing anything; past max_retries they reach the dead letter queue, whose consumer must write them",
+      summary: "Drill: the audit consumer fails its next `count` batches before writing anything (with `tenant`: hands back that tenant's records only, message by message); past max_retries they reach the dead letter queue, whose consumer must write them",
       requestBody: requestBody(ref("BatchesDrillRequest")),
       responses: { "200": ok("armed", ref("BatchesDrill")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
     },

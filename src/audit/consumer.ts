@@ -15,16 +15,21 @@ import { ensureSchema, LATENCY_BUCKETS_S } from "./schema.ts";
 export const FAIL_NEXT_BATCH = "fail_next_audit_batch";
 /** The operator's drill that fails the next N batches before anything is written (drill_counts). */
 export const FAIL_BATCHES = "fail_audit_batches";
+/**
+ * The same drill for one tenant (`fail_audit_batches:<tenant>`): the next N deliveries of that
+ * tenant's execution records are handed back to the queue one message at a time, and the rest of
+ * each batch is written as usual, so the drill leaves every other tenant's records on time.
+ */
+export const tenantBatchesDrill = (tenant: string) => `${FAIL_BATCHES}:${tenant}`;
 /** Rows removed per batch once their retention is over. */
 const PRUNE_PER_BATCH = 500;
 
 export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
   const db = env.AUDIT_DB;
   await ensureSchema(db);
-  const failWhole = await db.prepare("UPDATE drill_counts SET remaining = remaining - 1 WHERE name = ? AND remaining > 0 RETURNING remaining").bind(FAIL_BATCHES).first();
-  if (failWhole) throw new Error(`audit drill: batch of ${batch.messages.length} failed before writing anything; the queue will deliver it again`);
+  const held = await heldByDrills(db, batch);
   const drill = await db.prepare("DELETE FROM drills WHERE name = ? RETURNING name").bind(FAIL_NEXT_BATCH).first();
-  const messages = batch.messages.map((m) => m.body);
+  const messages = batch.messages.filter((m) => !held.has(m)).map((m) => m.body);
   const upTo = drill ? Math.ceil(messages.length / 2) : messages.length;
   const tag = crypto.randomUUID();
   const now = Date.now();
@@ -52,6 +57,35 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
 }
 
 /** The writes for one message, its rows tagged with `tag`; [] for a kind this consumer does not know. */
+/**
+ * The batch drills: throws when the whole-batch drill is armed (the queue delivers the batch
+ * again); otherwise hands back to the queue, one by one, the records of each tenant whose drill
+ * is armed, and answers which messages it handed back.
+ */
+async function heldByDrills(db: D1Database, batch: MessageBatch<AuditMessage>): Promise<Set<Message<AuditMessage>>> {
+  const held = new Set<Message<AuditMessage>>();
+  const armed = new Set((await db.prepare("SELECT name FROM drill_counts WHERE remaining > 0").all<{ name: string }>()).results.map((r) => r.name));
+  if (armed.size === 0) return held;
+  const countDown = async (name: string) =>
+    (await db.prepare("UPDATE drill_counts SET remaining = remaining - 1 WHERE name = ? AND remaining > 0 RETURNING remaining").bind(name).first()) !== null;
+  if (armed.has(FAIL_BATCHES) && (await countDown(FAIL_BATCHES))) {
+    throw new Error(`audit drill: batch of ${batch.messages.length} failed before writing anything; the queue will deliver it again`);
+  }
+  const byTenant = new Map<string, Message<AuditMessage>[]>();
+  for (const m of batch.messages) {
+    if (m.body.kind !== "finished" || !armed.has(tenantBatchesDrill(m.body.record.tenant))) continue;
+    byTenant.set(m.body.record.tenant, [...(byTenant.get(m.body.record.tenant) ?? []), m]);
+  }
+  for (const [tenant, messages] of byTenant) {
+    if (!(await countDown(tenantBatchesDrill(tenant)))) continue;
+    for (const m of messages) {
+      m.retry();
+      held.add(m);
+    }
+  }
+  return held;
+}
+
 export function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1PreparedStatement[] {
   switch (m.kind) {
     case "finished": {

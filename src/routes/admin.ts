@@ -8,7 +8,7 @@ import { reply } from "../codec/negotiate.ts";
 import { Hono, type Context, type Next } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
-import { FAIL_BATCHES, FAIL_NEXT_BATCH } from "../audit/consumer.ts";
+import { FAIL_BATCHES, FAIL_NEXT_BATCH, tenantBatchesDrill } from "../audit/consumer.ts";
 import { ensureSchema } from "../audit/schema.ts";
 import { armSendFailure, sendDrillState } from "../audit/outbox.ts";
 import { loadConfig } from "../config.ts";
@@ -101,16 +101,19 @@ admin.post("/audit/drill/fail-next-batch", async (c) => {
 
 /**
  * An operator's drill: the audit consumer fails its next `count` batches before writing
- * anything. Past the queue's max_retries a batch goes to the dead letter queue, whose consumer
- * (src/audit/dead-letters.ts) must still write every record once.
+ * anything — or, with `tenant`, hands back the next `count` deliveries of that tenant's records
+ * and writes everyone else's. Past the queue's max_retries a message goes to the dead letter
+ * queue, whose consumer (src/audit/dead-letters.ts) must still write every record once.
  */
 admin.post("/audit/drill/fail-batches", async (c) => {
-  const { count } = await objectBody(c.req.raw, c.env, ["count"]);
+  const { count, tenant } = await objectBody(c.req.raw, c.env, ["count", "tenant"]);
   if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100) throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
+  if (tenant !== undefined && (typeof tenant !== "string" || tenant.length === 0 || tenant.length > 200)) throw new RuntimeError("invalid_request", "tenant must be a tenant id", { field: "tenant" });
   const db = auditDb(c.env);
   await ensureSchema(db);
-  await db.prepare("INSERT INTO drill_counts (name, remaining) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET remaining = excluded.remaining").bind(FAIL_BATCHES, count).run();
-  return reply(c, { armed: FAIL_BATCHES, count });
+  const name = tenant === undefined ? FAIL_BATCHES : tenantBatchesDrill(tenant);
+  await db.prepare("INSERT INTO drill_counts (name, remaining) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET remaining = excluded.remaining").bind(name, count).run();
+  return reply(c, { armed: FAIL_BATCHES, count, ...(tenant === undefined ? {} : { tenant }) });
 });
 
 export function auditDb(env: Env): D1Database {

@@ -177,6 +177,19 @@ describe.sequential("audit log, execution index and metrics", () => {
     expect(records.filter((x) => x.execution_id === res.body.execution_id)).toHaveLength(1);
   });
 
+  it("refuses a batch drill it cannot arm, naming the field", async () => {
+    for (const [body, field] of [
+      [{ count: 0 }, "count"],
+      [{ count: 1.5 }, "count"],
+      [{ count: 1, tenant: "" }, "tenant"],
+      [{ count: 1, tenant: 7 }, "tenant"],
+      [{ count: 1, tenants: ["x"] }, "tenants"],
+    ] as const) {
+      const res = await asAdmin("POST", "/v1/admin/audit/drill/fail-batches", body);
+      expect({ body, status: res.status, code: res.body.error?.code, field: res.body.error?.details?.field }).toEqual({ body, status: 400, code: "invalid_request", field });
+    }
+  });
+
   it("writes what the consumer kept failing from the dead letter queue: still exactly one record, counted in /metrics", async () => {
     const deadLetters = (families: any[]) =>
       (families.find((f) => f.name === "tool_runtime_audit_dead_letters_total")?.metrics ?? [])
@@ -184,9 +197,11 @@ describe.sequential("audit log, execution index and metrics", () => {
         .reduce((n: number, m: any) => n + Number(m.value), 0);
     const before = deadLetters(await scrape());
     const { tenant, key } = await tenantKey();
-    // The queue retries a batch 10 times (wrangler.toml max_retries), then dead-letters it; a
-    // few more failures absorb batches of other traffic that may come first.
-    expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-batches", { count: 14 })).body).toEqual({ armed: "fail_audit_batches", count: 14 });
+    // The queue delivers a message again 10 times (wrangler.toml max_retries), then dead-letters
+    // it. The drill holds back this tenant's records only: a whole-batch drill would stall every
+    // other file's audit records for as long as this test runs.
+    const drill = await asAdmin("POST", "/v1/admin/audit/drill/fail-batches", { count: 11, tenant });
+    expect(drill.body).toEqual({ armed: "fail_audit_batches", count: 11, tenant });
     const res = await as(key)({ tool: "math.evaluate", input: { expression: "4 + 4" }, limits: ROOMY });
     expect(res.status).toBe(200);
     const records = await eventually(() => auditOf(tenant), (r) => r.length >= 1, 75_000);

@@ -39,10 +39,14 @@ const connect = createClient(
   createConnectTransport({ baseUrl, interceptors: [(next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req))] }),
 );
 
-/** Reads until `done` says so: at most 100 reads, 100 ms apart (the report follows the call). */
+/**
+ * Reads until `done` says so, 100 ms apart, for at most 20 s: the report follows the call through
+ * the tail handler and, for the audit store, the audit queue, which other files' load delays.
+ */
 async function readUntil<T>(read: () => Promise<T>, done: (t: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 20_000;
   let last = await read();
-  for (let i = 0; i < 100 && !done(last); i++) {
+  while (!done(last) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 100));
     last = await read();
   }
@@ -89,7 +93,7 @@ describe("the provider's own latency beside the runtime's (AIOS §5.7)", () => {
   });
 });
 
-describe("CPU time from the provider Workers' tail events (TRT-002 §5 resources)", () => {
+describe("CPU time from the provider Workers' tail events (TRT-002 §5 resources)", { timeout: 60_000 }, () => {
   const echo = { tool: "lab.echo", input: { n: 1 }, limits: ROOMY };
 
   it("a sync answer has no report yet; GET by id shows it once it has arrived, in JSON and MessagePack, and so does the audit record", async () => {
