@@ -12,7 +12,7 @@ export type OnCall = (binding: string, method: string) => void;
 const RPC_TIMEOUT_MS = 10_000;
 
 /** Durable Object bindings the gateway exposes (sim/gateway/src/index.ts). */
-export const REMOTE_BINDINGS = ["REGISTRY", "TENANTS", "HEALTH"] as const;
+export const REMOTE_BINDINGS = ["REGISTRY", "TENANTS", "HEALTH", "SNAPSHOT_RELAY"] as const;
 
 export function remoteEnv(gateway: string, vars: Record<string, unknown>, onCall: OnCall): Env {
   const bindings = Object.fromEntries(REMOTE_BINDINGS.map((b) => [b, remoteNamespace(gateway, b, onCall)]));

@@ -21,6 +21,7 @@ function metered<T extends new (...args: any[]) => object>(cls: T, name: string)
 export const ExecutionObject = metered(product.ExecutionObject, "ExecutionObject");
 export const RegistryObject = metered(product.RegistryObject, "RegistryObject");
 export const HealthObject = metered(product.HealthObject, "HealthObject");
+export const SnapshotRelayObject = metered(product.SnapshotRelayObject, "SnapshotRelayObject");
 export const TenantObject = metered(product.TenantObject, "TenantObject");
 export const AuditOutboxObject = metered(product.AuditOutboxObject, "AuditOutboxObject");
 export const UpstreamCredentialObject = metered(product.UpstreamCredentialObject, "UpstreamCredentialObject");
@@ -33,7 +34,7 @@ export class ToolRuntime extends product.ToolRuntime {
 }
 
 export default {
-  fetch(request: Request, env: Env, ctx: ExecutionContext) {
+  fetch(request: Request<unknown, IncomingRequestCfProperties>, env: Env, ctx: ExecutionContext) {
     if (new URL(request.url).pathname === "/__bench/cost") return Response.json(costSnapshot());
     return worker.fetch(request, meteredEnv(env), ctx);
   },

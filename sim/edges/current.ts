@@ -2,8 +2,8 @@
  * The edge as the code stands ("current", after issue 19), wired from the real modules so that
  * the simulated isolate keeps its snapshot, its patches and its health batches exactly as a
  * real one does:
- * - the snapshot's tiers (isolate memory, the data center's Cache API entry, the registry
- *   object) and the patches from the health shards' answers: src/registry/snapshot-cache.ts;
+ * - the snapshot's tiers (isolate memory, the data center's Cache API entry, its relay, the
+ *   registry object) and the patches from the health shards' answers: src/registry/snapshot-cache.ts;
  *   the Cache API is the gateway's (one data center: sim/gateway, sim/remote-cache.ts);
  * - lookup, eligibility (breakers, half-open trials) and ranking: src/pipeline/lookup.ts,
  *   src/registry/eligibility.ts, src/registry/rank.ts;
@@ -24,11 +24,13 @@ import { partitionOfferings, statsFor } from "../../src/registry/eligibility.ts"
 import { acquireTrial } from "../../src/registry/health-client.ts";
 import { judge, report } from "../../src/registry/health-reporter.ts";
 import { rankProviders } from "../../src/registry/rank.ts";
-import { getSnapshot } from "../../src/registry/snapshot-cache.ts";
+import { getSnapshot, noteDataCenter } from "../../src/registry/snapshot-cache.ts";
 import { outcomeOf } from "./before.ts";
 import { simulateProvider, type CreateEdge } from "./edge.ts";
 
 export const createEdge: CreateEdge = (env, options) => {
+  // Every simulated isolate runs in the one simulated data center (the gateway's cache), so they share its relay.
+  noteDataCenter("SIM");
   // What the request's waitUntil would keep alive (background refreshes, batch timers, follow-up reports).
   const background = (p: Promise<unknown>) => void p.catch(() => {});
   return {

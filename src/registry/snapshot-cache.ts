@@ -1,16 +1,19 @@
 /**
- * The edge's copy of the registry snapshot, in three tiers (docs/scale.md section 9.1):
+ * The edge's copy of the registry snapshot, in four tiers (docs/scale.md section 9.1):
  *  1. this isolate's memory, fresh for REGISTRY_SNAPSHOT_TTL_MS;
- *  2. the data center's Cache API entry, fresh for the same TTL and kept one TTL longer: the
- *     first isolate there to find it past its TTL claims the refill (it writes the entry back
- *     marked fresh for CLAIM_MS) and reads the registry, while every other isolate keeps
- *     taking the entry; an isolate that finds no entry at all reads the registry itself;
- *  3. the registry object.
- * So the registry serves about one read per data center per TTL, however many isolates run
- * there (the claim is what keeps the isolates refreshing during one registry round trip from
- * all reading it); a change reaches every isolate within two TTLs and a claim. A stale copy is
- * still served while one refresh runs in the background (stale-while-revalidate): no call
- * waits on the registry except while the isolate has no copy at all.
+ *  2. the data center's Cache API entry, fresh for the same TTL from the registry's answer and
+ *     kept one TTL longer: the first isolate there to find it past its TTL claims the refill
+ *     (it writes the entry back marked fresh for CLAIM_MS) and refills it, while every other
+ *     isolate keeps taking the entry;
+ *  3. the data center's relay object (src/registry/snapshot-relay.ts), which every refill asks:
+ *     the Cache API has no compare-and-set, so isolates that find the entry stale in the same
+ *     moment all refill it, and the relay turns them into one registry read per TTL;
+ *  4. the registry object.
+ * So the registry serves at most one read per data center per TTL, however many isolates run
+ * there; a change reaches every isolate within two TTLs and a claim. A stale copy is still
+ * served while one refresh runs in the background (stale-while-revalidate): no call waits on
+ * the registry except while the isolate has no copy at all. An isolate that has not learnt
+ * its data center (no request with `cf.colo` yet: Workers RPC callers only) reads the registry.
  *
  * On top of the copy: the health views this isolate has been answered since (its reports and
  * trial requests, src/registry/health-reporter.ts and health-client.ts), each kept until a
@@ -20,6 +23,7 @@
 import { loadConfig } from "../config.ts";
 import type { RegistrySnapshot } from "./catalog.ts";
 import { withPatches, type ProviderHealthView } from "./health-view.ts";
+import { relayName, type RelayedSnapshot } from "./snapshot-relay.ts";
 
 /** The data center's entry, in a cache of the runtime's own. Versioned with the snapshot's shape, so two builds never read each other's. */
 const CACHE_NAME = "tool-runtime";
@@ -33,9 +37,16 @@ let base: { snapshot: RegistrySnapshot; fetchedAt: number } | undefined;
 const patches = new Map<string, { view: ProviderHealthView; at: number }>();
 let merged: RegistrySnapshot | undefined;
 let refreshing = false;
+/** The data center this isolate runs in (`cf.colo` of a request it served), once known. */
+let dataCenter: string | undefined;
 
 /** The one registry object's name; its health shards are named after it (health-client.ts). */
 export const REGISTRY_NAME = "registry";
+
+/** The data center this isolate runs in, from a request's `cf.colo`: refills go to its relay from then on. */
+export function noteDataCenter(colo: unknown): void {
+  if (typeof colo === "string" && /^[A-Za-z0-9-]{1,16}$/.test(colo)) dataCenter = colo;
+}
 
 /** The one registry object, as a typed stub of its class. */
 export function registryStub(env: Env) {
@@ -83,6 +94,9 @@ export function applyHealthPatch(view: ProviderHealthView): void {
 export function publishSnapshot(env: Env, snapshot: RegistrySnapshot, waitUntil: (p: Promise<unknown>) => void): void {
   adopt(snapshot);
   waitUntil(writeDataCenterCopy(snapshot, Date.now(), loadConfig(env).snapshotTtlMs));
+  if (dataCenter) {
+    waitUntil(relayStub(env, dataCenter).offer(snapshot).catch((err) => console.warn(JSON.stringify({ msg: "snapshot relay offer failed", error: String(err) }))));
+  }
 }
 
 /** Drops this isolate's copy and patches (tests). */
@@ -111,13 +125,22 @@ async function refresh(env: Env, ttl: number, waitUntil?: (p: Promise<unknown>) 
   await fill(env, ttl, waitUntil);
 }
 
-/** Reads the registry; this isolate takes the answer and the data center's entry is replaced with it. */
+/**
+ * Reads the data center's relay (or the registry, before the data center is known); this
+ * isolate takes the answer, and the data center's entry is replaced with the newest copy this
+ * isolate holds, fresh from when the registry answered it.
+ */
 async function fill(env: Env, ttl: number, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
-  const snapshot = await registryStub(env).snapshot();
-  adopt(snapshot);
-  const put = writeDataCenterCopy(snapshot, Date.now(), ttl);
+  const answer: RelayedSnapshot = dataCenter ? await relayStub(env, dataCenter).snapshot() : { snapshot: await registryStub(env).snapshot(), fetched_at: Date.now() };
+  adopt(answer.snapshot);
+  const newest = base!.snapshot;
+  const put = writeDataCenterCopy(newest, newest === answer.snapshot ? answer.fetched_at : Date.now(), ttl);
   if (waitUntil) waitUntil(put);
   else await put;
+}
+
+function relayStub(env: Env, dc: string) {
+  return env.SNAPSHOT_RELAY.get(env.SNAPSHOT_RELAY.idFromName(relayName(REGISTRY_NAME, dc)));
 }
 
 function adopt(snapshot: RegistrySnapshot): void {

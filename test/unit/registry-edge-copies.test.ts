@@ -9,6 +9,7 @@ import type { RegistrySnapshot } from "../../src/registry/catalog.ts";
 import type { HealthReport } from "../../src/registry/health-shard.ts";
 import type { ProviderHealthView } from "../../src/registry/health-view.ts";
 import { CLOSED, DEFAULT_BREAKER } from "../../src/registry/provider-health.ts";
+import { SnapshotRelay } from "../../src/registry/snapshot-relay.ts";
 
 type Reporter = typeof import("../../src/registry/health-reporter.ts");
 type Cache = typeof import("../../src/registry/snapshot-cache.ts");
@@ -61,18 +62,23 @@ function world() {
     const breaker = failures >= 3 ? { state: "open" as const, reset_at: 0, opened_at: 0, until: Date.now() + 3_000 } : CLOSED;
     return { provider: r.provider, seq: ++seq, tools: { t: { p50_ms: 10, error_rate: 1, samples: failures, breaker, policy: r.policies?.t ?? DEFAULT_BREAKER } } };
   };
+  const registry = {
+    snapshot: async () => {
+      reads.registry++;
+      await holdSnapshot;
+      return snapshot(version);
+    },
+  };
+  // The data centers' relays: the real logic, one per name, as the objects are.
+  const relays = new Map<string, SnapshotRelay>();
+  const relay = (name: string) => relays.get(name) ?? relays.set(name, new SnapshotRelay(registry.snapshot, () => TTL)).get(name)!;
   const env = {
     PROVIDERS: [{ name: "p", binding: "P", trust: "system" }],
     REGISTRY_SNAPSHOT_TTL_MS: TTL,
-    REGISTRY: {
+    REGISTRY: { idFromName: (n: string) => n, get: () => registry },
+    SNAPSHOT_RELAY: {
       idFromName: (n: string) => n,
-      get: () => ({
-        snapshot: async () => {
-          reads.registry++;
-          await holdSnapshot;
-          return snapshot(version);
-        },
-      }),
+      get: (name: string) => ({ snapshot: async () => relay(name).snapshot(), offer: async (s: RegistrySnapshot) => relay(name).offer(s) }),
     },
     HEALTH: {
       idFromName: (n: string) => n,
@@ -185,6 +191,32 @@ describe("the snapshot's tiers: isolate, data center, registry", () => {
       await i.cache.getSnapshot(w.env, (p) => mine.push(p));
       await drain(mine);
       return i.cache.getSnapshot(w.env);
+    }
+  });
+
+  it("reads the registry once when every isolate of a data center refills at the same instant, through the data center's relay", async () => {
+    // The Cache API has no compare-and-set: isolates that find the entry stale together all
+    // claim the refill. Without a data center (no relay) each of them reads the registry ...
+    const alone = await refillTogether(undefined);
+    expect(alone).toBe(1 + 20);
+    // ... with it, their data center's relay reads it once for all of them.
+    expect(await refillTogether("FRA")).toBe(1 + 1);
+
+    async function refillTogether(colo: string | undefined): Promise<number> {
+      vi.stubGlobal("caches", dataCenter());
+      const w = world();
+      const edges = await isolates(20);
+      for (const i of edges) {
+        if (colo) i.cache.noteDataCenter(colo);
+        await i.cache.getSnapshot(w.env);
+      }
+      w.bump();
+      vi.advanceTimersByTime(TTL + 1);
+      const background: Promise<unknown>[] = [];
+      await Promise.all(edges.map((i) => i.cache.getSnapshot(w.env, (p) => background.push(p))));
+      await drain(background);
+      for (const i of edges) expect((await i.cache.getSnapshot(w.env)).version).toBe(2);
+      return w.reads.registry;
     }
   });
 

@@ -12,6 +12,7 @@ interface Env {
   REGISTRY: DurableObjectNamespace;
   TENANTS: DurableObjectNamespace;
   HEALTH: DurableObjectNamespace;
+  SNAPSHOT_RELAY: DurableObjectNamespace;
   RUNTIME: Fetcher;
 }
 
@@ -21,6 +22,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   REGISTRY: ["snapshot", "report", "acquireTrial", "resetHealth"],
   TENANTS: ["admit", "release", "lease"],
   HEALTH: ["report", "acquireTrial", "returnTrial"],
+  SNAPSHOT_RELAY: ["snapshot"],
 };
 
 interface RpcRequest {
@@ -40,7 +42,7 @@ export default {
     if (!ALLOWED[call.binding]?.includes(call.method) || !Array.isArray(call.args)) {
       return Response.json({ ok: false, error: `not allowed: ${call.binding}.${call.method}` }, { status: 400 });
     }
-    const namespace = env[call.binding as "REGISTRY" | "TENANTS" | "HEALTH"];
+    const namespace = env[call.binding as "REGISTRY" | "TENANTS" | "HEALTH" | "SNAPSHOT_RELAY"];
     const stub = namespace.get(namespace.idFromName(call.name)) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     try {
       return Response.json({ ok: true, value: await stub[call.method](...call.args) });
