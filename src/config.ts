@@ -49,6 +49,8 @@ export interface RuntimeConfig {
   manifestRefreshMs: number;
   /** How long a finished execution and its events stay readable (TRT-002 §9). */
   retentionMs: number;
+  /** The audit database's size bound: the newest this many executions' rows are kept, whatever their retention (docs/scale.md 9.6). */
+  auditMaxExecutions: number;
   /** TRT-002 §8: how long a cancelled provider gets to stop by itself, by default and at most. */
   cancelGraceMs: number;
   maxCancelGraceMs: number;
@@ -98,6 +100,7 @@ function readConfig(env: Env): RuntimeConfig {
     snapshotTtlMs: positiveInt("REGISTRY_SNAPSHOT_TTL_MS", env.REGISTRY_SNAPSHOT_TTL_MS, 5_000),
     manifestRefreshMs: positiveInt("MANIFEST_REFRESH_MS", env.MANIFEST_REFRESH_MS, 300_000),
     retentionMs: positiveInt("EXECUTION_RETENTION_MS", env.EXECUTION_RETENTION_MS, 24 * 3600_000),
+    auditMaxExecutions: positiveInt("AUDIT_MAX_EXECUTIONS", env.AUDIT_MAX_EXECUTIONS, 6_000_000),
     cancelGraceMs: positiveInt("CANCEL_GRACE_MS", env.CANCEL_GRACE_MS, 5_000),
     maxCancelGraceMs: positiveInt("MAX_CANCEL_GRACE_MS", env.MAX_CANCEL_GRACE_MS, 30_000),
     retry: {

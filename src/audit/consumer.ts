@@ -8,6 +8,7 @@
  * transaction. A failed batch is retried whole by the queue; rows it had already written are
  * ignored the second time and counted once. Rows past their retention leave as batches arrive.
  */
+import { loadConfig } from "../config.ts";
 import type { AuditMessage, AuditRecord } from "./messages.ts";
 import { ensureSchema, LATENCY_BUCKETS_S } from "./schema.ts";
 
@@ -21,8 +22,10 @@ export const FAIL_BATCHES = "fail_audit_batches";
  * each batch is written as usual, so the drill leaves every other tenant's records on time.
  */
 export const tenantBatchesDrill = (tenant: string) => `${FAIL_BATCHES}:${tenant}`;
-/** Rows removed per batch once their retention is over. */
+/** Rows removed per batch once their retention is over, or past the database's cap. */
 const PRUNE_PER_BATCH = 500;
+/** The tables that grow with executions, each held to AUDIT_MAX_EXECUTIONS rows (the newest). */
+export const CAPPED_TABLES = ["executions", "views", "usage"] as const;
 
 export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
   const db = env.AUDIT_DB;
@@ -31,15 +34,20 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   const drill = await db.prepare("DELETE FROM drills WHERE name = ? RETURNING name").bind(FAIL_NEXT_BATCH).first();
   const messages = batch.messages.filter((m) => !held.has(m)).map((m) => m.body);
   const upTo = drill ? Math.ceil(messages.length / 2) : messages.length;
+  const cap = loadConfig(env).auditMaxExecutions;
   const tag = crypto.randomUUID();
   const now = Date.now();
-  const statements = [
+  const written = [
     ...messages.slice(0, upTo).flatMap((m) => statementsFor(db, m, tag)),
     ...aggregates(db, tag),
     db.prepare(`DELETE FROM executions WHERE rowid IN (SELECT rowid FROM executions WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
     db.prepare(`DELETE FROM views WHERE rowid IN (SELECT rowid FROM views WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
     db.prepare(`DELETE FROM usage WHERE rowid IN (SELECT rowid FROM usage WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
+  ];
+  const capped = capStatements(db, cap);
+  const after = [
     db.prepare(`DELETE FROM intents WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM intents LIMIT ${PRUNE_PER_BATCH})`),
+    db.prepare(`DELETE FROM approvals WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM approvals LIMIT ${PRUNE_PER_BATCH})`),
     ...(drill
       ? [
           db
@@ -50,13 +58,12 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
             .bind(FAIL_NEXT_BATCH, messages.length, upTo),
         ]
       : []),
-    db.prepare(`DELETE FROM approvals WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM approvals LIMIT ${PRUNE_PER_BATCH})`),
   ];
-  await db.batch(statements);
+  const results = await db.batch([...written, ...capped, ...after]);
+  await countTrimmed(db, results.slice(written.length, written.length + capped.length));
   if (drill) throw new Error(`audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`);
 }
 
-/** The writes for one message, its rows tagged with `tag`; [] for a kind this consumer does not know. */
 /**
  * The batch drills: throws when the whole-batch drill is armed (the queue delivers the batch
  * again); otherwise hands back to the queue, one by one, the records of each tenant whose drill
@@ -86,6 +93,30 @@ async function heldByDrills(db: D1Database, batch: MessageBatch<AuditMessage>): 
   return held;
 }
 
+/**
+ * The database's size bound (docs/scale.md section 9.6): one D1 database holds at most 10 GB,
+ * and at ~1,340 bytes an execution a busy runtime fills it before the retention window is
+ * over — after which every write fails. So each table that grows with executions keeps only
+ * its newest `cap` rows: rows are numbered in the order they were written (SQLite's rowid),
+ * so "older than the newest `cap`" is one comparison on the table's own key, no count. At
+ * volume the window held shrinks instead of the database filling; /metrics says by how much
+ * (`tool_runtime_audit_trimmed_total`, `tool_runtime_audit_oldest_record_seconds`).
+ */
+function capStatements(db: D1Database, cap: number): D1PreparedStatement[] {
+  return CAPPED_TABLES.map((table) =>
+    db.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE rowid <= (SELECT MAX(rowid) FROM ${table}) - ? ORDER BY rowid LIMIT ${PRUNE_PER_BATCH})`).bind(cap),
+  );
+}
+
+/** Counts what the cap deleted before its retention was over (one more write, only when it deleted any). */
+async function countTrimmed(db: D1Database, results: D1Result[]): Promise<void> {
+  const trimmed = CAPPED_TABLES.map((table, i) => ({ table, n: results[i]?.meta.changes ?? 0 })).filter((t) => t.n > 0);
+  if (trimmed.length === 0) return;
+  console.warn(JSON.stringify({ msg: "audit records trimmed by AUDIT_MAX_EXECUTIONS before their retention", trimmed }));
+  await db.batch(trimmed.map((t) => db.prepare("INSERT INTO audit_trimmed (tbl, n) VALUES (?, ?) ON CONFLICT (tbl) DO UPDATE SET n = n + excluded.n").bind(t.table, t.n)));
+}
+
+/** The writes for one message, its rows tagged with `tag`; [] for a kind this consumer does not know. */
 export function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1PreparedStatement[] {
   switch (m.kind) {
     case "finished": {

@@ -33,12 +33,14 @@ export interface PendingDefinitionChange {
 
 export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, now: number, upstreamChanges: PendingDefinitionChange[] = []): Promise<string> {
   await ensureSchema(db);
-  const [counts, buckets, totals, refusals, deadLetters] = await db.batch<Record<string, unknown>>([
+  const [counts, buckets, totals, refusals, deadLetters, trimmed, oldest] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code"),
     db.prepare("SELECT tool, provider, le, n FROM latency_buckets ORDER BY tool, provider, le"),
     db.prepare("SELECT tool, provider, count, sum_s FROM latency_totals ORDER BY tool, provider"),
     db.prepare("SELECT tenant, tool, reason, n FROM refusals ORDER BY tenant, tool, reason"),
     db.prepare("SELECT kind, outcome, n FROM dead_letters ORDER BY kind, outcome"),
+    db.prepare("SELECT tbl, n FROM audit_trimmed ORDER BY tbl"),
+    db.prepare("SELECT MIN(ended_at) AS ended_at FROM executions"),
   ]);
   const out: string[] = [];
   const family = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -77,6 +79,11 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
 
   family("tool_runtime_audit_dead_letters_total", "counter", "Audit messages that came back through the dead letter queue: written, or logged as unwritable.");
   for (const r of deadLetters.results) out.push(sample("tool_runtime_audit_dead_letters_total", { kind: String(r.kind), outcome: String(r.outcome) }, Number(r.n)));
+  family("tool_runtime_audit_trimmed_total", "counter", "Audit rows deleted before their retention was over, to keep the database within AUDIT_MAX_EXECUTIONS.");
+  for (const r of trimmed.results) out.push(sample("tool_runtime_audit_trimmed_total", { table: String(r.tbl) }, Number(r.n)));
+  family("tool_runtime_audit_oldest_record_seconds", "gauge", "When the oldest execution the audit log still holds ended (Unix seconds): how far back GET /v1/audit reaches.");
+  const oldestEnded = oldest.results[0]?.ended_at;
+  if (typeof oldestEnded === "number") out.push(sample("tool_runtime_audit_oldest_record_seconds", {}, Math.floor(oldestEnded / 1000)));
   family("tool_runtime_upstream_definition_change_pending", "gauge", "1 while an upstream MCP server lists a tool definition no operator has approved.");
   for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending", { upstream: c.upstream, tool: c.tool }, 1));
   family("tool_runtime_upstream_definition_change_pending_since_seconds", "gauge", "When the unapproved definition was first listed (Unix seconds).");

@@ -38,6 +38,8 @@ const DDL = [
   "CREATE TABLE IF NOT EXISTS drill_counts (name TEXT PRIMARY KEY, remaining INTEGER NOT NULL)",
   // What came back through the dead letter queue (src/audit/dead-letters.ts), by kind and outcome.
   "CREATE TABLE IF NOT EXISTS dead_letters (kind TEXT NOT NULL, outcome TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (kind, outcome))",
+  // Rows the size cap (AUDIT_MAX_EXECUTIONS) deleted before their retention was over, per table (src/audit/consumer.ts).
+  "CREATE TABLE IF NOT EXISTS audit_trimmed (tbl TEXT PRIMARY KEY, n INTEGER NOT NULL)",
   // What the drills did: how often each fired, and the last batch it failed (GET /v1/admin/audit/drills).
   "CREATE TABLE IF NOT EXISTS drills_fired (name TEXT PRIMARY KEY, fired INTEGER NOT NULL, last_batch_size INTEGER NOT NULL, last_written INTEGER NOT NULL)",
 ];

@@ -1,0 +1,84 @@
+/**
+ * The audit database's size bound (docs/scale.md 9.6) in workerd, through the runtime Worker's
+ * own queue handler and D1: past AUDIT_MAX_EXECUTIONS the consumer keeps the newest rows of
+ * each table that grows with executions, deletes the oldest before their retention is over,
+ * and says so in /metrics. The Worker runs with a cap of CAP (the shipped 6,000,000 would not
+ * be reached within a test); storage is this test's own.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { auditEntryOf } from "../../src/audit/outbox.ts";
+import type { AuditMessage } from "../../src/audit/messages.ts";
+import { executionRecord } from "../fixtures/record.ts";
+import worker from "../../src/index.ts";
+
+const CAP = 5;
+/** When the first execution ended; each next one a second later. */
+const T0 = 1_700_000_000_000;
+const capped = { ...env, AUDIT_MAX_EXECUTIONS: String(CAP) } as unknown as Env;
+const admin = { authorization: `Bearer ${env.DEV_ADMIN_KEY}` };
+
+/** A fast-path execution's end: its record and its stored view, and a CPU report for it. */
+function ended(tenant: string, i: number): AuditMessage[] {
+  const record = executionRecord("succeeded", { tenant, accepted_at: T0 + i * 1000 - 10, ended_at: T0 + i * 1000 });
+  const id = record.execution_id;
+  return [
+    { kind: "finished", record: auditEntryOf(record), view: JSON.stringify({ execution_id: id }), retention_ms: 86_400_000 },
+    { kind: "usage", reports: [{ execution_id: id, attempt: 1, cpu_ms: 1 }], expires_at: Date.now() + 86_400_000 },
+  ];
+}
+
+async function deliver(messages: AuditMessage[]) {
+  const batch = createMessageBatch("tool-runtime-audit", messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })));
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch<AuditMessage>, capped);
+  return getQueueResult(batch, ctx);
+}
+
+async function idsIn(table: string, tenant?: string): Promise<string[]> {
+  const sql = tenant ? `SELECT execution_id FROM ${table} WHERE tenant = ? ORDER BY rowid` : `SELECT execution_id FROM ${table} ORDER BY rowid`;
+  const stmt = env.AUDIT_DB.prepare(sql);
+  return (await (tenant ? stmt.bind(tenant) : stmt).all<{ execution_id: string }>()).results.map((r) => r.execution_id);
+}
+
+async function metric(name: string): Promise<string[]> {
+  const ctx = createExecutionContext();
+  const text = await (await worker.fetch(new Request("http://runtime/metrics", { headers: admin }) as Request<unknown, IncomingRequestCfProperties>, capped, ctx)).text();
+  return text.split("\n").filter((l) => l.startsWith(name));
+}
+
+describe("the audit database's size bound (AUDIT_MAX_EXECUTIONS)", () => {
+  it("keeps the newest executions of each growing table, deletes the oldest before their retention, and counts them in /metrics", async () => {
+    const tenant = `cap-${crypto.randomUUID()}`;
+    const messages = Array.from({ length: 12 }, (_, i) => ended(tenant, i));
+    const ids = messages.map((m) => (m[0] as Extract<AuditMessage, { kind: "finished" }>).record.execution_id);
+    // Three batches, as the queue would deliver them: each ends within the cap.
+    for (const part of [messages.slice(0, 4), messages.slice(4, 8), messages.slice(8)]) {
+      const result = await deliver(part.flat());
+      expect(result.retryBatch.retry).toBe(false);
+    }
+    const newest = ids.slice(-CAP);
+    expect(await idsIn("executions", tenant)).toEqual(newest);
+    expect(await idsIn("views", tenant)).toEqual(newest);
+    expect(await idsIn("usage")).toEqual(expect.arrayContaining(newest));
+    expect((await idsIn("usage")).length).toBeLessThanOrEqual(CAP);
+
+    // Deleted before their 24 h were over, and said: per table, and how far back the log reaches.
+    const trimmed = await metric("tool_runtime_audit_trimmed_total{");
+    expect(trimmed).toEqual(expect.arrayContaining([`tool_runtime_audit_trimmed_total{table="executions"} ${12 - CAP}`, `tool_runtime_audit_trimmed_total{table="views"} ${12 - CAP}`]));
+    expect(await metric("tool_runtime_audit_oldest_record_seconds ")).toEqual([`tool_runtime_audit_oldest_record_seconds ${(T0 + (12 - CAP) * 1000) / 1000}`]);
+
+    // The aggregates counted every execution once, the trimmed ones too.
+    const counted = await metric('tool_runtime_executions_total{tool="math.sum"');
+    expect(counted.reduce((n, l) => n + Number(l.split(" ").at(-1)), 0)).toBeGreaterThanOrEqual(12);
+  });
+
+  it("deletes nothing and counts nothing while the database is within the cap", async () => {
+    const tenant = `cap-${crypto.randomUUID()}`;
+    const messages = Array.from({ length: CAP }, (_, i) => ended(tenant, i));
+    await deliver(messages.flat());
+    expect(await idsIn("executions", tenant)).toHaveLength(CAP);
+    expect(await metric("tool_runtime_audit_trimmed_total{")).toEqual([]);
+  });
+});
