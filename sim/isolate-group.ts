@@ -21,6 +21,8 @@ export interface GroupSetup {
   options: EdgeOptions;
   call: Omit<SimCall, "tenant">;
   tenants: number;
+  /** Added to every Cache API operation (ms). */
+  cacheDelayMs: number;
   /** Calls a second, per isolate. */
   ratePerSecond: number;
   durationMs: number;
@@ -46,7 +48,7 @@ const onCall = (binding: string, method: string) => {
 };
 
 // The data center's Cache API: one for every simulated isolate (the gateway's).
-(globalThis as { caches?: unknown }).caches = remoteCaches(setup.gateway, onCall);
+(globalThis as { caches?: unknown }).caches = remoteCaches(setup.gateway, onCall, setup.cacheDelayMs);
 
 const edges: SimEdge[] = [];
 for (const n of setup.isolates) {

@@ -10,6 +10,8 @@
  *   npm run simulate                                  # the edge before issue 19, then as it stands: 1, 10, 100 isolates, 50 calls/s in all, std fails 10%
  *   npm run simulate -- --isolates 1,10 --cell-seconds 10
  *   npm run simulate -- --design current              # one design only
+ *   npm run simulate -- --design current --cache-delay-ms 300   # a slow data center cache: refills race
+ *   npm run simulate -- --design current --cache-delay-ms 300 --no-relay   # ... and no relay to absorb them
  *
  * Bounded: every cell runs for a fixed time, every wait has a deadline, and the session is
  * stopped (by its process group) whatever happens.
@@ -40,7 +42,11 @@ const { values: args } = parseArgs({
     "latency-ms": { type: "string", default: "20" },
     tenants: { type: "string", default: "1" },
     admission: { type: "boolean", default: false },
+    // The current edge without its data center's relay: refills read the registry (the edge before the relay).
+    "no-relay": { type: "boolean", default: false },
     threads: { type: "string", default: "2" },
+    // Added to every Cache API operation: isolates that find the entry stale within this long of each other all refill it.
+    "cache-delay-ms": { type: "string", default: "0" },
   },
 });
 const ISOLATES = args.isolates.split(",").map(Number);
@@ -51,8 +57,9 @@ const CELL_MS = Number(args["cell-seconds"]) * 1000;
 const LATENCY_MS = Number(args["latency-ms"]);
 const TENANTS = Number(args.tenants);
 const THREADS = Math.max(1, Number(args.threads));
-if (!ISOLATES.every((n) => Number.isInteger(n) && n > 0 && n <= 200) || !(RATE > 0) || !(FAILURE >= 0 && FAILURE <= 1) || !(CELL_MS > 0 && CELL_MS <= 120_000)) {
-  throw new Error("--isolates takes 1-200 each, --rate > 0, --failure 0..1, --cell-seconds up to 120");
+const CACHE_DELAY_MS = Number(args["cache-delay-ms"]);
+if (!ISOLATES.every((n) => Number.isInteger(n) && n > 0 && n <= 200) || !(RATE > 0) || !(FAILURE >= 0 && FAILURE <= 1) || !(CELL_MS > 0 && CELL_MS <= 120_000) || !(CACHE_DELAY_MS >= 0 && CACHE_DELAY_MS <= 5_000)) {
+  throw new Error("--isolates takes 1-200 each, --rate > 0, --failure 0..1, --cell-seconds up to 120, --cache-delay-ms 0..5000");
 }
 
 
@@ -148,9 +155,10 @@ async function runCell(gateway: string, vars: Record<string, unknown>, design: s
         gateway,
         vars,
         design,
-        options: { admission: args.admission },
+        options: { admission: args.admission, relay: !args["no-relay"] },
         call: { tool, failingProvider: args.provider, failureRate: FAILURE, latencyMs: LATENCY_MS },
         tenants: TENANTS,
+        cacheDelayMs: CACHE_DELAY_MS,
         ratePerSecond: RATE / isolates,
         durationMs: CELL_MS,
       };
@@ -224,7 +232,8 @@ function report(startedAt: Date, cells: CellResult[]): void {
   const lines: string[] = [];
   lines.push(
     `tool-runtime simulation, ${startedAt.toISOString()}, ${cpus().length} cores: ${RATE} calls/s in all (Poisson), split evenly over the isolates; ` +
-      `provider ${args.provider} fails ${FAILURE * 100}% of its calls (${LATENCY_MS} ms each); ${CELL_MS / 1000} s per cell; ${TENANTS} tenant(s)${args.admission ? ", with admission" : ""}`,
+      `provider ${args.provider} fails ${FAILURE * 100}% of its calls (${LATENCY_MS} ms each); ${CELL_MS / 1000} s per cell; ${TENANTS} tenant(s)${args.admission ? ", with admission" : ""}${args["no-relay"] ? ", no relay" : ""}` +
+      `${CACHE_DELAY_MS > 0 ? `; every cache operation ${CACHE_DELAY_MS} ms slower` : ""}`,
   );
   lines.push("");
   lines.push(

@@ -30,7 +30,7 @@ import { simulateProvider, type CreateEdge } from "./edge.ts";
 
 export const createEdge: CreateEdge = (env, options) => {
   // Every simulated isolate runs in the one simulated data center (the gateway's cache), so they share its relay.
-  noteDataCenter("SIM");
+  if (options.relay) noteDataCenter("SIM");
   // What the request's waitUntil would keep alive (background refreshes, batch timers, follow-up reports).
   const background = (p: Promise<unknown>) => void p.catch(() => {});
   return {

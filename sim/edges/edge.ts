@@ -8,6 +8,11 @@
 export interface EdgeOptions {
   /** Also take and release the tenant's admission (TenantObject) for each call. */
   admission: boolean;
+  /**
+   * The isolates know their data center, so refills go to its relay (as a deployed edge's do).
+   * False (`--no-relay`): they refill from the registry, as the edge did before the relay.
+   */
+  relay: boolean;
 }
 
 /** One simulated call: a tool, a tenant, and how the provider behaves. */
