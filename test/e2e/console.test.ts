@@ -8,7 +8,7 @@ import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, type Browser } from "./browser.ts";
 import { consoleUrl, signIn, signOut, tabTo, unlabeledControls } from "./console-page.ts";
-import { ADMIN_KEY, DEV_KEY, execute } from "./http.ts";
+import { ADMIN_KEY, asAdmin, DEV_KEY, execute } from "./http.ts";
 
 let browser: Browser;
 
@@ -99,6 +99,40 @@ describe("the web console", () => {
     expect(Number(await chart.locator(".chart-canvas").getAttribute("data-total"))).toBeGreaterThanOrEqual(3);
     await expect.poll(() => page.getByRole("heading", { name: "Audit log" }).count()).toBe(1);
     await screenshot(page, "operators");
+  });
+
+  it("creates API keys with least privilege unless the operator names more: no channels by default, the role chosen", async () => {
+    const tenant = `console-keys-${crypto.randomUUID().slice(0, 8)}`;
+    await signIn(page, ADMIN_KEY);
+    await page.getByRole("link", { name: "Operators" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    expect(await page.locator("#key-channels").inputValue()).toBe("");
+    const create = async (agent: string, channels: string | null, role: string) => {
+      await page.locator("#key-tenant").fill(tenant);
+      await page.locator("#key-agent").fill(agent);
+      if (channels !== null) await page.locator("#key-channels").fill(channels);
+      await page.locator("#key-role").selectOption(role);
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("alert").waitFor();
+      await page.getByRole("button", { name: "I have copied it" }).click();
+    };
+    await create("plain", null, "tenant");
+    await create("deciding", "std, lab", "approver");
+    await page.getByLabel("List the keys of tenant").fill(tenant);
+    const rows = page.locator("section[aria-labelledby='keys-heading'] table.data tbody tr");
+    await expect.poll(() => rows.count()).toBe(2);
+    const cells = async (agent: string) => (await rows.filter({ hasText: agent }).locator("td").allInnerTexts()).slice(0, 4);
+    expect(await cells("plain")).toEqual([tenant, "plain", "tenant", "none"]);
+    expect((await rows.filter({ hasText: "plain" }).locator("td").allInnerTexts())[4]).toBe("none");
+    expect(await cells("deciding")).toEqual([tenant, "deciding", "approver", "none"]);
+    expect((await rows.filter({ hasText: "deciding" }).locator("td").allInnerTexts())[4]).toBe("std, lab");
+    // What the console created is what the API holds.
+    const held = (await asAdmin("GET", `/v1/admin/keys?tenant=${tenant}`)).body.keys as { agent: string; channels: string[]; role: string; key_id: string }[];
+    expect(held.map((k) => [k.agent, k.role, k.channels]).sort()).toEqual([
+      ["deciding", "approver", ["std", "lab"]],
+      ["plain", "tenant", []],
+    ]);
+    for (const k of held) await asAdmin("DELETE", `/v1/admin/keys/${k.key_id}`);
   });
 
   it("is usable from the keyboard, and every control has a label", async () => {

@@ -8,10 +8,11 @@ import { useDraft } from "../../drafts.ts";
 import { useLoad } from "../../use-load.ts";
 
 const list = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);
+const ROLES = ["tenant", "approver", "admin"] as const;
 
 export function ApiKeys() {
   const { client, problem } = useApp();
-  const [form, setForm] = useDraft("keys.form", { tenant: "", agent: "", capabilities: "", channels: "*", role: "tenant" });
+  const [form, setForm] = useDraft("keys.form", { tenant: "", agent: "", capabilities: "", channels: "", role: "tenant" });
   const [created, setCreated] = useState<(ApiKeyRecord & { key: string }) | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [tenantFilter, setTenantFilter] = useState("");
@@ -21,7 +22,7 @@ export function ApiKeys() {
     e.preventDefault();
     setError(null);
     try {
-      const role = form.role === "admin" ? "admin" : "tenant";
+      const role = ROLES.find((r) => r === form.role) ?? "tenant";
       setCreated(await client.createKey({ tenant: form.tenant.trim(), agent: form.agent.trim(), capabilities: list(form.capabilities), channels: list(form.channels), role }));
       keys.reload();
     } catch (err) {
@@ -56,11 +57,12 @@ export function ApiKeys() {
         {input("tenant", "Tenant")}
         {input("agent", "Agent")}
         {input("capabilities", "Capabilities", "comma-separated, e.g. network:api.example.com")}
-        {input("channels", "Channels", "providers it may reach, comma-separated; * for all")}
+        {input("channels", "Channels", "providers it may reach, comma-separated, * for all; left empty the key reaches none (least privilege)")}
         <div class="field">
           <label for="key-role">Role</label>
           <select id="key-role" value={form.role} onChange={(e) => setForm({ ...form, role: (e.target as HTMLSelectElement).value })}>
             <option value="tenant">tenant</option>
+            <option value="approver">approver (also decides its tenant's approvals)</option>
             <option value="admin">admin (operator)</option>
           </select>
         </div>
@@ -91,7 +93,7 @@ export function ApiKeys() {
           <caption>{keys.data.keys.length} key(s); secrets are never listed</caption>
           <thead>
             <tr>
-              {["Key id", "Tenant", "Agent", "Role", "Capabilities", "Created", ""].map((h, i) => (
+              {["Key id", "Tenant", "Agent", "Role", "Capabilities", "Channels", "Created", ""].map((h, i) => (
                 <th scope="col" key={i}>
                   {h || <span class="sr-only">Actions</span>}
                 </th>
@@ -108,6 +110,7 @@ export function ApiKeys() {
                 <td>{k.agent}</td>
                 <td>{k.role}</td>
                 <td>{k.capabilities.join(", ") || "none"}</td>
+                <td>{k.channels.join(", ") || "none"}</td>
                 <td>
                   <When iso={k.created_at} />
                 </td>
