@@ -108,12 +108,20 @@ function capStatements(db: D1Database, cap: number): D1PreparedStatement[] {
   );
 }
 
-/** Counts what the cap deleted before its retention was over (one more write, only when it deleted any). */
+/**
+ * Counts what the cap deleted before its retention was over (one more write, only when it
+ * deleted any). Best effort: the batch is written by now, and a failed count must not make the
+ * queue deliver it again — the log line says what the counter missed.
+ */
 async function countTrimmed(db: D1Database, results: D1Result[]): Promise<void> {
   const trimmed = CAPPED_TABLES.map((table, i) => ({ table, n: results[i]?.meta.changes ?? 0 })).filter((t) => t.n > 0);
   if (trimmed.length === 0) return;
   console.warn(JSON.stringify({ msg: "audit records trimmed by AUDIT_MAX_EXECUTIONS before their retention", trimmed }));
-  await db.batch(trimmed.map((t) => db.prepare("INSERT INTO audit_trimmed (tbl, n) VALUES (?, ?) ON CONFLICT (tbl) DO UPDATE SET n = n + excluded.n").bind(t.table, t.n)));
+  try {
+    await db.batch(trimmed.map((t) => db.prepare("INSERT INTO audit_trimmed (tbl, n) VALUES (?, ?) ON CONFLICT (tbl) DO UPDATE SET n = n + excluded.n").bind(t.table, t.n)));
+  } catch (err) {
+    console.error(JSON.stringify({ msg: "audit trim count not written", trimmed, error: String(err) }));
+  }
 }
 
 /** The writes for one message, its rows tagged with `tag`; [] for a kind this consumer does not know. */
