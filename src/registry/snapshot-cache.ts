@@ -131,12 +131,25 @@ async function refresh(env: Env, ttl: number, waitUntil?: (p: Promise<unknown>) 
  * isolate holds, fresh from when the registry answered it.
  */
 async function fill(env: Env, ttl: number, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
-  const answer: RelayedSnapshot = dataCenter ? await relayStub(env, dataCenter).snapshot() : { snapshot: await registryStub(env).snapshot(), fetched_at: Date.now() };
+  const answer = await readRelayed(env);
   adopt(answer.snapshot);
   const newest = base!.snapshot;
   const put = writeDataCenterCopy(newest, newest === answer.snapshot ? answer.fetched_at : Date.now(), ttl);
   if (waitUntil) waitUntil(put);
   else await put;
+}
+
+/** The data center's relay's copy; the registry's own when the data center is not known or its relay cannot answer. */
+async function readRelayed(env: Env): Promise<RelayedSnapshot> {
+  if (dataCenter) {
+    try {
+      return await relayStub(env, dataCenter).snapshot();
+    } catch (err) {
+      // A relay that fails must not fail a call the registry can serve.
+      console.warn(JSON.stringify({ msg: "snapshot relay unreachable: reading the registry", data_center: dataCenter, error: String(err) }));
+    }
+  }
+  return { snapshot: await registryStub(env).snapshot(), fetched_at: Date.now() };
 }
 
 function relayStub(env: Env, dc: string) {

@@ -71,7 +71,11 @@ function world() {
   };
   // The data centers' relays: the real logic, one per name, as the objects are.
   const relays = new Map<string, SnapshotRelay>();
-  const relay = (name: string) => relays.get(name) ?? relays.set(name, new SnapshotRelay(registry.snapshot, () => TTL)).get(name)!;
+  const relay = (name: string) => {
+    if (relayDown) throw new Error("relay unreachable");
+    return relays.get(name) ?? relays.set(name, new SnapshotRelay(registry.snapshot, () => TTL)).get(name)!;
+  };
+  let relayDown = false;
   const env = {
     PROVIDERS: [{ name: "p", binding: "P", trust: "system" }],
     REGISTRY_SNAPSHOT_TTL_MS: TTL,
@@ -96,6 +100,8 @@ function world() {
     reads,
     reports,
     bump: () => version++,
+    /** The relays answer nothing but errors from now on. */
+    breakRelays: () => (relayDown = true),
     /** The registry's snapshot answers wait until the returned function is called (a slow round trip). */
     holdSnapshots: () => {
       let release!: () => void;
@@ -218,6 +224,15 @@ describe("the snapshot's tiers: isolate, data center, registry", () => {
       for (const i of edges) expect((await i.cache.getSnapshot(w.env)).version).toBe(2);
       return w.reads.registry;
     }
+  });
+
+  it("reads the registry itself when its data center's relay cannot answer, so no call fails for it", async () => {
+    const w = world();
+    const [edge] = await isolates(1);
+    edge.cache.noteDataCenter("FRA");
+    w.breakRelays();
+    expect((await edge.cache.getSnapshot(w.env)).version).toBe(1);
+    expect(w.reads.registry).toBe(1);
   });
 
   it("serves its stale copy while the refresh runs, and never steps back to an older version", async () => {
