@@ -6,6 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { loadConfig } from "../src/config.ts";
+import { REGISTRY_NAME } from "../src/registry/health-client.ts";
 import type { RegistrySnapshot } from "../src/registry/catalog.ts";
 import { registryOfRelay, SnapshotRelay, type RelayedSnapshot } from "../src/registry/snapshot-relay.ts";
 
@@ -14,7 +15,7 @@ export class SnapshotRelayObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const registry = env.REGISTRY.get(env.REGISTRY.idFromName(registryOfRelay(ctx.id.name ?? "")));
+    const registry = env.REGISTRY.get(env.REGISTRY.idFromName(registryOfRelay(ctx.id.name ?? REGISTRY_NAME)));
     this.#relay = new SnapshotRelay(
       () => registry.snapshot(),
       () => loadConfig(env).snapshotTtlMs,

@@ -25,7 +25,7 @@ export const tenantBatchesDrill = (tenant: string) => `${FAIL_BATCHES}:${tenant}
 /** Rows removed per batch once their retention is over, or past the database's cap. */
 const PRUNE_PER_BATCH = 500;
 /** The tables that grow with executions, each held to AUDIT_MAX_EXECUTIONS rows (the newest). */
-export const CAPPED_TABLES = ["executions", "views", "usage"] as const;
+const CAPPED_TABLES = ["executions", "views", "usage"] as const;
 
 export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
   const db = env.AUDIT_DB;

@@ -9,7 +9,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
-import { forgetSnapshot } from "../../src/registry/snapshot-cache.ts";
+import { CACHE_NAME, forgetSnapshot, SNAPSHOT_URL } from "../../src/registry/snapshot-cache.ts";
 
 const auth = { authorization: `Bearer ${env.DEV_API_KEY}` };
 const registry = () => env.REGISTRY.get(env.REGISTRY.idFromName("registry"));
@@ -26,8 +26,7 @@ async function listTools(colo: string | undefined): Promise<number> {
 /** No copy in this isolate and none in the data center's cache: the next call refills. */
 async function coldDataCenter(): Promise<void> {
   forgetSnapshot();
-  // The entry src/registry/snapshot-cache.ts keeps (its CACHE_NAME and SNAPSHOT_URL).
-  await (await caches.open("tool-runtime")).delete("https://registry.tool-runtime.internal/snapshot/v3");
+  await (await caches.open(CACHE_NAME)).delete(SNAPSHOT_URL);
 }
 
 afterEach(async () => {
