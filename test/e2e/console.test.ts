@@ -8,7 +8,9 @@ import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { launchBrowser, screenshot, type Browser } from "./browser.ts";
 import { consoleUrl, signIn, signOut, tabTo, unlabeledControls } from "./console-page.ts";
-import { ADMIN_KEY, asAdmin, DEV_KEY, execute } from "./http.ts";
+import { ADMIN_KEY, asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
+import { until } from "./mcp.ts";
+import { latencyHistogram, parseMetrics } from "../../console/src/lib/prometheus.ts";
 
 let browser: Browser;
 
@@ -72,31 +74,50 @@ describe("the web console", () => {
     expect(await monitor.getByText("The event stream has ended.").count()).toBe(1);
     await screenshot(page, "execution-cancelled");
 
+    // The index follows the audit queue, and the record is sent when the provider has stopped
+    // (a provider that ignores the cancel is forced after its grace period): wait, by clock,
+    // until the API lists this execution, then the page must show it after one refresh.
+    await until(
+      () => call("GET", "/v1/executions?status=cancelled&tool=demo.countdown"),
+      (r) => r.body.executions?.some((e: { execution_id: string }) => e.execution_id === id),
+      30_000,
+    );
     await page.getByRole("link", { name: "Executions" }).click();
     await page.getByLabel("Status").selectOption("cancelled");
     await page.getByLabel("Tool").fill("demo.countdown");
     await page.getByRole("button", { name: "Apply filters" }).click();
-    // The index follows the audit queue (about a second behind): refresh, bounded.
     const row = page.locator(`tr[data-execution-id='${id}']`);
-    for (let i = 0; i < 30 && (await row.count()) === 0; i++) {
-      await page.getByRole("button", { name: "Refresh" }).click();
-      await page.locator("table.data[aria-busy='false']").waitFor();
-    }
-    await expect.poll(() => row.locator("[data-status='cancelled']").count()).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          if ((await row.count()) === 0) {
+            await page.getByRole("button", { name: "Refresh" }).click();
+            await page.locator("table.data[aria-busy='false']").waitFor();
+          }
+          return row.locator("[data-status='cancelled']").count();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     await screenshot(page, "executions-list");
   });
 
   it("shows an operator a latency chart with data", async () => {
+    // The chart counts every tenant's text.stats calls: this test's evidence is the difference
+    // its own three calls make, read the way the page reads it (the same parser, from /metrics).
+    const metrics = async () => (await fetch(`${baseUrl}/metrics`, { headers: bearer(ADMIN_KEY) })).text();
+    const total = async () => latencyHistogram(parseMetrics(await metrics()), "text.stats").reduce((n, b) => n + b.count, 0);
+    const before = await total();
     for (let i = 0; i < 3; i++) expect((await execute({ tool: "text.stats", input: { text: `chart ${i}` }, limits: { timeout_ms: 5000 } })).status).toBe(200);
+    // Metrics follow the audit queue (about a second behind): wait for the three, by clock.
+    await until(total, (n) => n >= before + 3, 30_000);
     await signIn(page, ADMIN_KEY);
     await page.getByRole("link", { name: "Operators" }).click();
-    // Metrics follow the audit queue: refresh until text.stats has a histogram (bounded).
-    const option = page.locator("#latency-tool option", { hasText: "text.stats" });
-    for (let i = 0; i < 30 && (await option.count()) === 0; i++) await page.getByRole("button", { name: "Refresh metrics" }).click();
+    await page.locator("#latency-tool option", { hasText: "text.stats" }).waitFor({ state: "attached" });
     await page.getByLabel("Latency of tool").selectOption("text.stats");
     const chart = page.locator("#latency-chart");
     await chart.locator("canvas").first().waitFor();
-    expect(Number(await chart.locator(".chart-canvas").getAttribute("data-total"))).toBeGreaterThanOrEqual(3);
+    expect(Number(await chart.locator(".chart-canvas").getAttribute("data-total"))).toBeGreaterThanOrEqual(before + 3);
     await expect.poll(() => page.getByRole("heading", { name: "Audit log" }).count()).toBe(1);
     await screenshot(page, "operators");
   });
