@@ -9,7 +9,7 @@
  * object wherever the Worker asks for "registry". The operator's change is the very first
  * request that registry serves; then a sync call and the tool list must see the whole catalog.
  */
-import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryObject } from "../../durable-objects/registry-object.ts";
@@ -188,5 +188,18 @@ describe("a cold registry driven over RPC", () => {
     const after = await rt.registry.snapshot();
     expect(Object.keys(after.tools).sort()).toEqual(fullCatalog);
     expect(after.version).toBeGreaterThan(before.version);
+  });
+
+  it("restarted, it answers a shrunk snapshot it holds back with a fresh load rather than the shrunk one", async () => {
+    const rt = await coldRuntime();
+    expect(Object.keys((await rt.registry.snapshot()).tools).sort()).toEqual(fullCatalog);
+    // A new instance keeps what was given out last (durably) but holds no snapshot in memory.
+    await evictDurableObject(rt.registry);
+    await runInDurableObject(rt.registry, async (_r: RegistryObject, state) => {
+      state.storage.sql.exec("DELETE FROM catalog");
+    });
+    const answered = await rt.registry.setProvider("lab", { max_concurrency: 2 });
+    expect(Object.keys(answered!.tools).sort()).toEqual(fullCatalog);
+    expect(answered!.providers.find((p) => p.name === "lab")).toMatchObject({ max_concurrency: 2 });
   });
 });
