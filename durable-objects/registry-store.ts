@@ -2,7 +2,8 @@
  * The registry object's SQLite tables, set up idempotently (STYLE.md 6). Everything the
  * registry knows that is not the providers' own manifests: registration order, the last
  * loaded catalog, each provider's health view (from its shard), liveness, operators'
- * overrides, and what it last gave out (the publish rule's memory). Samples and breakers live in the health shards (durable-objects/health-store.ts).
+ * overrides, and what it last gave out (the publish rule's memory). Samples and breakers live
+ * in the health shards (durable-objects/health-store.ts).
  */
 import type { Trust } from "../src/contract.ts";
 import type { ProviderLoad, RegistrySnapshot } from "../src/registry/catalog.ts";
