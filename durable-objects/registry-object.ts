@@ -7,9 +7,12 @@
  * owns the breakers and trials and sends this object the provider's health view only when
  * what the edge must know changes (applyHealth); the version moves only then.
  *
- * Manifests are re-read on first use, when the PROVIDERS config changes, when an operator
- * asks (`refresh`), every MANIFEST_REFRESH_MS, and every 2 s while a provider is unreachable
- * or has been dead longer than LIVENESS_PROBE_MS.
+ * Manifests are re-read when the object starts without a catalog loaded for its configuration
+ * (before it takes any request: see the constructor), when the PROVIDERS config changes, when
+ * an operator asks (`refresh`), every MANIFEST_REFRESH_MS, and every 2 s while a provider is
+ * unreachable or has been dead longer than LIVENESS_PROBE_MS. Every snapshot it answers passes
+ * the publish rule (registry-publisher.ts): it never gives out fewer tools than last time
+ * unless a completed load or an operator's removal explains it.
  */
 import { DurableObject } from "cloudflare:workers";
 import { loadConfig, providerBinding, type ProviderConfig } from "../src/config.ts";
@@ -22,6 +25,7 @@ import { DEFAULT_BREAKER, type BreakerPolicy, type DeadReport, type Sample } fro
 import { canonicalJson } from "../src/schema/schema-hash.ts";
 import { withTimeout } from "../src/with-timeout.ts";
 import type { ProviderManifest, Value } from "../providers/sdk/protocol.ts";
+import { RegistryPublisher } from "./registry-publisher.ts";
 import { RegistryStore, type Catalog, type Deprecation, type ProviderOverride } from "./registry-store.ts";
 import { UpstreamRegistry } from "./upstream-registry.ts";
 import type { Outcome } from "../src/contract.ts";
@@ -41,6 +45,7 @@ export class RegistryObject extends DurableObject<Env> {
   readonly #store: RegistryStore;
   /** Upstream MCP servers (issue 17): their registrations, pins and listings. */
   readonly #upstreams: UpstreamRegistry;
+  readonly #publisher: RegistryPublisher;
   #composed: RegistrySnapshot | undefined;
   #loading: Promise<void> | undefined;
   /** The registry's notion of now; tests replace it to step through breaker cooldowns. */
@@ -50,18 +55,30 @@ export class RegistryObject extends DurableObject<Env> {
     super(ctx, env);
     this.#store = new RegistryStore(ctx.storage.sql);
     this.#upstreams = new UpstreamRegistry(ctx.storage.sql, env, () => this.clock());
+    this.#publisher = new RegistryPublisher(this.#store, ctx.id.name ?? REGISTRY_NAME);
+    // The cold-start rule: a registry without a catalog loaded for its configuration loads the
+    // providers' manifests before it takes any request. An operator's change applied to a
+    // catalog never loaded composes an empty snapshot, and edges take the newest version they
+    // are given: every tool would be tool_not_found everywhere until the copies expire. Done
+    // here rather than by a line at the top of each method: the runtime delivers no RPC call,
+    // alarm or fetch to the object until this promise settles, so a method added later cannot
+    // forget it. If the load throws, the object is reset and the next request loads again.
+    void ctx.blockConcurrencyWhile(async () => {
+      const stored = this.#store.catalog();
+      if (!stored || stored.configKey !== this.#configKey()) await this.#reload();
+    });
   }
 
   /** The current snapshot, reloading manifests first when that is due. */
   async snapshot(): Promise<RegistrySnapshot> {
     if (this.#reloadDue()) await this.#reload();
-    return this.#compose();
+    return this.#answer();
   }
 
   /** Re-reads every provider's manifest now (operators; deploy hooks). */
   async refresh(): Promise<RegistrySnapshot> {
     await this.#reload();
-    return this.#compose();
+    return this.#answer();
   }
 
   /**
@@ -131,7 +148,9 @@ export class RegistryObject extends DurableObject<Env> {
     if (!this.#known(name)) return undefined;
     this.#store.saveOverride(name, { ...this.#store.overrides().get(name), ...patch });
     this.#changed();
-    return this.#compose();
+    // Disabling is an operator's removal: what it leaves is meant.
+    if (patch.disabled === true) this.#store.saveExplainedTools(Object.keys(this.#catalog()?.tools ?? {}).length);
+    return this.#answer();
   }
 
   /**
@@ -144,7 +163,7 @@ export class RegistryObject extends DurableObject<Env> {
     // The shard's empty view comes with a newer seq, so no isolate keeps an older patch.
     this.#store.saveEdgeHealth(await this.#health(name).reset());
     this.#changed();
-    return this.#compose();
+    return this.#answer();
   }
 
   /** Operator: deprecate a tool version with a sunset and a replacement, or lift it (null). */
@@ -154,7 +173,7 @@ export class RegistryObject extends DurableObject<Env> {
     if (deprecation) this.#store.saveDeprecation(tool, version, deprecation);
     else this.#store.removeDeprecation(tool, version);
     this.#changed();
-    return this.#compose();
+    return this.#answer();
   }
 
   // ── upstream MCP servers (issue 17) ─────────────────────────────────────────────────
@@ -222,6 +241,18 @@ export class RegistryObject extends DurableObject<Env> {
   #changed(): number {
     this.#composed = undefined;
     return this.#store.bumpVersion();
+  }
+
+  /** The snapshot to answer: the current one when the publish rule lets it out. */
+  async #answer(): Promise<RegistrySnapshot> {
+    const given = this.#publisher.give(this.#compose());
+    if (given) return given;
+    // Held back, and this instance has given nothing out since it started: a completed load
+    // explains what it finds, so the answer is what the providers serve now.
+    await this.#reload();
+    const loaded = this.#publisher.give(this.#compose());
+    if (!loaded) throw new Error("the registry's snapshot was held back after a completed load");
+    return loaded;
   }
 
   #compose(): RegistrySnapshot {
@@ -307,6 +338,8 @@ export class RegistryObject extends DurableObject<Env> {
     this.#store.saveCatalog(this.#configKey(), now, catalog);
     if (revived || !previous || canonicalJson(previous) !== canonicalJson(catalog)) this.#changed();
     else this.#composed = undefined;
+    // A completed load explains what it found, fewer tools included (the publish rule).
+    this.#store.saveExplainedTools(Object.keys(catalog.tools).length);
     await this.#probeLater();
   }
 

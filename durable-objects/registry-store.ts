@@ -1,12 +1,14 @@
 /**
  * The registry object's SQLite tables, set up idempotently (STYLE.md 6). Everything the
  * registry knows that is not the providers' own manifests: registration order, the last
- * loaded catalog, each provider's health view (from its shard), liveness and operators'
- * overrides. Samples and breakers live in the health shards (durable-objects/health-store.ts).
+ * loaded catalog, each provider's health view (from its shard), liveness, operators'
+ * overrides, and what it last gave out (the publish rule's memory). Samples and breakers live
+ * in the health shards (durable-objects/health-store.ts).
  */
 import type { Trust } from "../src/contract.ts";
 import type { ProviderLoad, RegistrySnapshot } from "../src/registry/catalog.ts";
 import type { ProviderHealthView } from "../src/registry/health-view.ts";
+import type { Published } from "../src/registry/publish-rule.ts";
 
 export type Catalog = Pick<RegistrySnapshot, "providers" | "tools" | "problems">;
 
@@ -56,6 +58,36 @@ export class RegistryStore {
     const next = this.version() + 1;
     this.sql.exec("INSERT INTO meta (key, value) VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", next);
     return next;
+  }
+
+  /** What the registry last gave out (src/registry/publish-rule.ts); undefined before its first answer. */
+  published(): Published | undefined {
+    const meta = this.#meta();
+    const version = meta.get("published_version");
+    const tools = meta.get("published_tools");
+    return version === undefined || tools === undefined ? undefined : { version, tools };
+  }
+
+  savePublished(p: Published): void {
+    this.#setMeta("published_version", p.version);
+    this.#setMeta("published_tools", p.tools);
+  }
+
+  /** How many tools the latest completed load, or operator's removal, left: what it explains. */
+  explainedTools(): number | undefined {
+    return this.#meta().get("explained_tools");
+  }
+
+  saveExplainedTools(tools: number): void {
+    if (this.explainedTools() !== tools) this.#setMeta("explained_tools", tools);
+  }
+
+  #meta(): Map<string, number> {
+    return new Map(this.sql.exec<{ key: string; value: number }>("SELECT key, value FROM meta").toArray().map((r) => [r.key, r.value]));
+  }
+
+  #setMeta(key: string, value: number): void {
+    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value);
   }
 
   catalog(): { configKey: string; loadedAt: number; catalog: Catalog } | undefined {

@@ -59,7 +59,7 @@ admin.patch("/providers/:name", async (c) => {
   const snapshot = await registryStub(c.env).setProvider(c.req.param("name"), patch);
   if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
   publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
-  return reply(c, snapshot.providers.find((p) => p.name === c.req.param("name")));
+  return reply(c, providerView(snapshot, c.req.param("name")));
 });
 
 /** Forget what calls taught about a provider (samples, breakers, liveness): it is judged afresh. */
@@ -67,7 +67,7 @@ admin.delete("/providers/:name/health", async (c) => {
   const snapshot = await registryStub(c.env).resetHealth(c.req.param("name"));
   if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
   publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
-  return reply(c, snapshot.providers.find((p) => p.name === c.req.param("name")));
+  return reply(c, providerView(snapshot, c.req.param("name")));
 });
 
 admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
@@ -221,6 +221,17 @@ async function objectBody(request: Request, env: Env, fields: string[]): Promise
     if (!fields.includes(key)) throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The provider as the snapshot shows it: the answer the OpenAPI document promises (`Provider`).
+ * A configured provider is in every snapshot built from a load; one missing is the registry's
+ * fault, never an empty 200.
+ */
+function providerView(snapshot: RegistrySnapshot, name: string) {
+  const provider = snapshot.providers.find((p) => p.name === name);
+  if (!provider) throw new RuntimeError("internal", `the registry's snapshot (version ${snapshot.version}) does not show provider ${name}`, { provider: name });
+  return provider;
 }
 
 function summary(s: RegistrySnapshot) {
