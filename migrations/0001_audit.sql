@@ -7,7 +7,7 @@
 -- record 0001 as applied (test/integration/audit-upgrade.test.ts).
 --
 -- Applied migrations are never edited: a change is a new numbered file (docs/architecture.md,
--- "The audit schema").
+-- "The audit schema is migrations").
 
 CREATE TABLE IF NOT EXISTS executions (
      execution_id TEXT PRIMARY KEY, tenant TEXT NOT NULL, agent TEXT NOT NULL, project TEXT, face TEXT NOT NULL,

@@ -15,7 +15,7 @@ describe("the audit migrations", () => {
   it("are numbered files, and the code's readiness check waits for the newest", () => {
     const files = readdirSync(join(root, "migrations")).filter((f) => f.endsWith(".sql")).sort();
     expect(files.length).toBeGreaterThan(0);
-    for (const [i, f] of files.entries()) expect(f).toMatch(new RegExp(`^${String(i + 1).padStart(4, "0")}_[a-z0-9_]+\\.sql$`));
+    for (const [i, f] of files.entries()) expect(f).toMatch(new RegExp(`^${String(i + 1).padStart(4, "0")}_[\\w.-]+\\.sql$`));
     expect(AUDIT_SCHEMA_MIGRATION).toBe(files.at(-1));
   });
 
