@@ -6,8 +6,8 @@
  *   e2e          the real `wrangler dev` stack that `npm start` runs, over real HTTP; the only
  *                layer with production's no-code-generation rule
  */
-import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { dirname } from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { writeDevConfig } from "./scripts/dev-config.ts";
@@ -39,6 +39,17 @@ const misbehavingVerifier = (name: string, verify: string) => ({
 export default class extends WorkerEntrypoint { async verify() { ${verify} } }`,
 });
 
+const root = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The audit database's migrations (migrations/), handed to the integration tests as a binding:
+ * test/integration/apply-migrations.ts applies them before each file, as `npm start` applies
+ * them before wrangler dev. TEST_PREMIGRATION_DB is a second, empty database that no setup
+ * touches: it stands for one made before the schema became migrations, or never migrated
+ * (test/integration/audit-upgrade.test.ts).
+ */
+const migrations = await readD1Migrations(join(root, "migrations"));
+
 /** The example upstream MCP server, which development registers over the UPSTREAM_EXAMPLE binding (.dev.vars). */
 const upstream = {
   name: "mcp-upstream-example",
@@ -67,7 +78,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             // The runtime as `npm start` runs it: what ships plus the lab providers (wrangler.dev-overlay.toml).
-            wrangler: { configPath: writeDevConfig(dirname(fileURLToPath(import.meta.url))) },
+            wrangler: { configPath: writeDevConfig(root) },
             miniflare: {
               workers: [
                 ...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider),
@@ -77,12 +88,14 @@ export default defineConfig({
                 misbehavingVerifier("test-verifier-slow", 'await new Promise((r) => setTimeout(r, 10_000)); return { verdict: "misaligned", reason: "too late", profile: "slow" };'),
               ],
               serviceBindings: { TEST_VERIFIER_FAILING: "test-verifier-failing", TEST_VERIFIER_SLOW: "test-verifier-slow" },
+              bindings: { TEST_MIGRATIONS: migrations },
+              d1Databases: { TEST_PREMIGRATION_DB: "test-premigration-audit" },
             },
           }),
         ],
         // The first request of a file loads the whole Worker through vite's module runner
         // (seconds on 2 shared cores); the bound only keeps a hung test from running forever.
-        test: { name: "integration", include: ["test/integration/**/*.test.ts"], testTimeout: 30_000, sequence: shuffled },
+        test: { name: "integration", include: ["test/integration/**/*.test.ts"], setupFiles: ["test/integration/apply-migrations.ts"], testTimeout: 30_000, sequence: shuffled },
       },
       {
         test: {

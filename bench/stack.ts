@@ -10,7 +10,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { writeMeteredConfig } from "./metered/config.ts";
+import { METERED_CONFIG, writeMeteredConfig } from "./metered/config.ts";
+import { applyLocalMigrations } from "../scripts/audit-migrations.ts";
 import { DEV_CONFIG } from "../scripts/dev-config.ts";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -42,11 +43,23 @@ export interface Session {
   log: () => string;
 }
 
-/** One `wrangler dev` session (detached, its own process group) on free loopback ports, once `ready` says so. */
-export async function session(name: string, args: string[], ready: (url: string) => Promise<boolean>): Promise<Session> {
+/**
+ * One `wrangler dev` session (detached, its own process group) on free loopback ports, once
+ * `ready` says so. `migrate` names the config whose audit database the session uses: its
+ * migrations are applied into the session's new state folder first, as `npm run stack` does.
+ */
+export async function session(name: string, args: string[], ready: (url: string) => Promise<boolean>, migrate?: string): Promise<Session> {
   const port = await freePort();
   const inspector = await freePort();
   const state = mkdtempSync(join(tmpdir(), `tool-runtime-bench-${name}-`));
+  if (migrate) {
+    try {
+      await applyLocalMigrations(migrate, state);
+    } catch (err) {
+      rmSync(state, { recursive: true, force: true });
+      throw err;
+    }
+  }
   const child = spawn("npx", ["wrangler", "dev", ...args, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", state], {
     cwd: root,
     detached: true,
@@ -110,6 +123,9 @@ export function stackConfigArgs(): string[] {
   return [...stackScript.matchAll(/-c (\S+)/g)].flatMap((m) => ["-c", m[1] === DEV_CONFIG ? metered : m[1]]);
 }
 
+/** The metered runtime's config (written by `stackConfigArgs()`): the one whose audit database a session migrates. */
+export const meteredConfig = (): string => join(root, METERED_CONFIG);
+
 export async function startStack(): Promise<Stack> {
   const configs = stackConfigArgs();
   const sessions: Session[] = [];
@@ -117,7 +133,7 @@ export async function startStack(): Promise<Stack> {
     for (const s of sessions) await stopSession(s);
   };
   try {
-    sessions.push(await session("runtime", [...configs, "--var", `TENANT_LIMITS:${BENCH_LIMITS}`], async (u) => (await fetch(`${u}/readyz`)).status === 200));
+    sessions.push(await session("runtime", [...configs, "--var", `TENANT_LIMITS:${BENCH_LIMITS}`], async (u) => (await fetch(`${u}/readyz`)).status === 200, meteredConfig()));
     sessions.push(await session("floor", ["-c", "bench/workers/floor/wrangler.toml"], async (u) => (await fetch(`${u}/f0`, { method: "POST", body: "{}" })).status === 200));
     sessions.push(await session("mcp", ["-c", "bench/workers/mcp-peer/wrangler.toml"], async (u) => (await fetch(`${u}/mcp`, { method: "GET" })).status < 500));
     // The same example upstream the stack serves as `example.*`, alone, under another name (the

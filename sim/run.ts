@@ -21,7 +21,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
-import { root, session, stackConfigArgs, stopSession, type Session } from "../bench/stack.ts";
+import { meteredConfig, root, session, stackConfigArgs, stopSession, type Session } from "../bench/stack.ts";
 import { writeDevConfig } from "../scripts/dev-config.ts";
 import type { RegistrySnapshot } from "../src/registry/catalog.ts";
 import type { GroupReport, GroupSetup } from "./isolate-group.ts";
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const vars = await runtimeVars();
   process.stderr.write("starting the stack and the simulation gateway under wrangler dev...\n");
-  const stack = (live = await session("sim", ["-c", "sim/gateway/wrangler.toml", ...stackConfigArgs()], async (u) => (await fetch(`${u}/readyz`)).status === 200));
+  const stack = (live = await session("sim", ["-c", "sim/gateway/wrangler.toml", ...stackConfigArgs()], async (u) => (await fetch(`${u}/readyz`)).status === 200, meteredConfig()));
   try {
     const tools = cellTools(await rpc<RegistrySnapshot>(stack.url, "REGISTRY", "registry", "snapshot"), args.provider);
     const cells: CellResult[] = [];

@@ -357,6 +357,7 @@ export const schemas = {
     registry_version: int,
     tools: int,
     providers: { type: "array", items: all({ name: str, reachable: bool, error: str }, ["error"]) },
+    audit_db: all({ ready: bool, reason: { ...str, description: "Why not ready, e.g. the schema is not migrated (run `npx wrangler d1 migrations apply AUDIT_DB --local|--remote`)" } }, ["reason"]),
     problems: strings,
   }),
   Provider: all(

@@ -264,7 +264,7 @@ const paths = {
     get: {
       operationId: "getReadiness",
       tags: ["operations"],
-      summary: "The registry is loaded and every provider answers (status only; the details are for operators: GET /v1/admin/readiness)",
+      summary: "The registry is loaded, every provider answers and the audit database is migrated (status only; the details are for operators: GET /v1/admin/readiness)",
       security: PUBLIC,
       responses: { "200": ok("ready (a check at most 2 s old)", ref("Readiness")), "503": ok("not ready", ref("Readiness")), ...errors(ALWAYS) },
     },
@@ -290,7 +290,7 @@ const paths = {
     get: {
       operationId: "getReadinessReport",
       tags: ["operators"],
-      summary: "What /readyz found: registry version, tools, each provider's reachability and error, the catalog's problems",
+      summary: "What /readyz found: registry version, tools, each provider's reachability and error, whether the audit database is migrated, the catalog's problems",
       responses: { "200": ok("the latest readiness check (at most 2 s old)", ref("ReadinessReport")), ...errors(OPERATOR) },
     },
   },

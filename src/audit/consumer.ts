@@ -10,7 +10,7 @@
  */
 import { loadConfig } from "../config.ts";
 import type { AuditMessage, AuditRecord } from "./messages.ts";
-import { ensureSchema, LATENCY_BUCKETS_S } from "./schema.ts";
+import { LATENCY_BUCKETS_S } from "./schema.ts";
 
 /** The name of the operator's drill: fail the next batch after writing half of it. */
 export const FAIL_NEXT_BATCH = "fail_next_audit_batch";
@@ -29,7 +29,6 @@ const CAPPED_TABLES = ["executions", "views", "usage"] as const;
 
 export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
   const db = env.AUDIT_DB;
-  await ensureSchema(db);
   const held = await heldByDrills(db, batch);
   const drill = await db.prepare("DELETE FROM drills WHERE name = ? RETURNING name").bind(FAIL_NEXT_BATCH).first();
   const messages = batch.messages.filter((m) => !held.has(m)).map((m) => m.body);

@@ -11,7 +11,6 @@
  */
 import type { AuditMessage } from "./messages.ts";
 import { aggregates, statementsFor } from "./consumer.ts";
-import { ensureSchema } from "./schema.ts";
 
 /** The dead letter queue's name (wrangler.toml `dead_letter_queue`). */
 export const DEAD_LETTER_QUEUE = "tool-runtime-audit-dlq";
@@ -22,7 +21,6 @@ const LOGGED_BYTES = 16 * 1024;
 
 export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
   const db = env.AUDIT_DB;
-  await ensureSchema(db);
   for (const message of batch.messages) {
     const m = message.body as AuditMessage | undefined;
     const kind = typeof m?.kind === "string" && KINDS.has(m.kind) ? m.kind : "unknown";

@@ -11,7 +11,7 @@
  */
 import type { RegistrySnapshot } from "../registry/catalog.ts";
 import { breakerView } from "../registry/provider-health.ts";
-import { ensureSchema, LATENCY_BUCKETS_S } from "./schema.ts";
+import { LATENCY_BUCKETS_S } from "./schema.ts";
 
 type Labels = Record<string, string>;
 
@@ -32,7 +32,6 @@ export interface PendingDefinitionChange {
 }
 
 export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, now: number, upstreamChanges: PendingDefinitionChange[] = []): Promise<string> {
-  await ensureSchema(db);
   const [counts, buckets, totals, refusals, deadLetters, trimmed, oldest] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code"),
     db.prepare("SELECT tool, provider, le, n FROM latency_buckets ORDER BY tool, provider, le"),

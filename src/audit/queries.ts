@@ -6,7 +6,6 @@
 import type { AuditRecord, CapabilityDecision, ExecutionSummary, Face } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "../execution/usage.ts";
-import { ensureSchema } from "./schema.ts";
 
 export interface ListFilters {
   tenant?: string;
@@ -76,7 +75,6 @@ function where(f: ListFilters, timeColumn: string): { sql: string; binds: unknow
 }
 
 async function page<T extends { execution_id: string }>(db: D1Database, from: string, timeColumn: string, f: ListFilters, map: (row: Record<string, unknown>) => T) {
-  await ensureSchema(db);
   const w = where(f, timeColumn);
   const rows = await db
     .prepare(`SELECT * FROM ${from} ${w.sql} ORDER BY ${timeColumn} DESC, execution_id DESC LIMIT ?`)

@@ -9,7 +9,6 @@
 import type { ExecutionView } from "../contract.ts";
 import { fromJson, toJson } from "../codec/bytes.ts";
 import { withUsage, type AttemptUsage } from "../execution/usage.ts";
-import { ensureSchema } from "./schema.ts";
 
 /** How long a GET for a fast-path id waits for its record to reach the store. */
 export const STORE_WAIT_MS = 3_000;
@@ -34,7 +33,6 @@ export function rememberView(tenant: string, view: ExecutionView, expires: numbe
 
 export async function storeView(env: Env, v: { execution_id: string; tenant: string; view: string; expires_at: number }): Promise<void> {
   const db = env.AUDIT_DB;
-  await ensureSchema(db);
   await db
     .prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)")
     .bind(v.execution_id, v.tenant, v.view, v.expires_at)
@@ -52,7 +50,6 @@ export async function readEdgeView(env: Env, tenant: string, executionId: string
 
 /** The CPU reports of an execution's attempts in the audit store (src/audit/tail.ts). */
 export async function readUsage(db: D1Database, executionId: string): Promise<AttemptUsage[]> {
-  await ensureSchema(db);
   const rows = await db.prepare("SELECT attempt, cpu_ms FROM usage WHERE execution_id = ? ORDER BY attempt").bind(executionId).all<AttemptUsage>();
   return rows.results;
 }
@@ -62,7 +59,6 @@ async function findEdgeView(env: Env, tenant: string, executionId: string, accep
   const hit = recent.get(executionId);
   if (hit && hit.expires > now) return hit.tenant === tenant ? fromJson<ExecutionView>(hit.json) : undefined;
   const db = env.AUDIT_DB;
-  await ensureSchema(db);
   // Only an id young enough to have just finished can still be on its way to the store.
   const deadline = now - acceptedAt <= maxRunMs + 60_000 ? now + STORE_WAIT_MS : now;
   for (;;) {

@@ -9,7 +9,6 @@ import { Hono, type Context, type Next } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
 import { FAIL_BATCHES, FAIL_NEXT_BATCH, tenantBatchesDrill } from "../audit/consumer.ts";
-import { ensureSchema } from "../audit/schema.ts";
 import { armSendFailure, sendDrillState } from "../audit/outbox.ts";
 import { loadConfig } from "../config.ts";
 import { TRUST_ORDER, type Trust } from "../contract.ts";
@@ -94,7 +93,6 @@ admin.delete("/tools/:name/versions/:version/deprecation", async (c) => {
 /** An operator's drill: the audit consumer fails its next batch halfway; nothing may be lost or doubled. */
 admin.post("/audit/drill/fail-next-batch", async (c) => {
   const db = auditDb(c.env);
-  await ensureSchema(db);
   await db.prepare("INSERT OR IGNORE INTO drills (name) VALUES (?)").bind(FAIL_NEXT_BATCH).run();
   return reply(c, { armed: FAIL_NEXT_BATCH });
 });
@@ -110,7 +108,6 @@ admin.post("/audit/drill/fail-batches", async (c) => {
   if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100) throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
   if (tenant !== undefined && (typeof tenant !== "string" || tenant.length === 0 || tenant.length > 200)) throw new RuntimeError("invalid_request", "tenant must be a tenant id", { field: "tenant" });
   const db = auditDb(c.env);
-  await ensureSchema(db);
   const name = tenant === undefined ? FAIL_BATCHES : tenantBatchesDrill(tenant);
   await db.prepare("INSERT INTO drill_counts (name, remaining) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET remaining = excluded.remaining").bind(name, count).run();
   return reply(c, { armed: FAIL_BATCHES, count, ...(tenant === undefined ? {} : { tenant }) });
@@ -141,7 +138,6 @@ admin.post("/audit/drill/fail-next-send", async (c) => {
  */
 admin.get("/audit/drills", async (c) => {
   const db = auditDb(c.env);
-  await ensureSchema(db);
   const [armed, fired] = await db.batch<Record<string, number>>([
     db.prepare("SELECT COUNT(*) AS n FROM drills WHERE name = ?").bind(FAIL_NEXT_BATCH),
     db.prepare("SELECT fired, last_batch_size, last_written FROM drills_fired WHERE name = ?").bind(FAIL_NEXT_BATCH),

@@ -10,6 +10,7 @@ import { reply } from "../codec/negotiate.ts";
 import { Hono } from "hono";
 import { loadConfig, providerBinding } from "../config.ts";
 import type { AppEnv } from "../app-env.ts";
+import { auditSchemaReadiness, type AuditDbReadiness } from "../audit/schema.ts";
 import { registryStub } from "../registry/snapshot-cache.ts";
 import { withTimeout } from "../with-timeout.ts";
 
@@ -24,6 +25,8 @@ export interface Readiness {
   registry_version: number;
   tools: number;
   providers: { name: string; reachable: boolean; error?: string }[];
+  /** Whether the audit database holds the schema this code needs (migrations/ applied). */
+  audit_db: AuditDbReadiness;
   problems: string[];
 }
 
@@ -43,9 +46,13 @@ export function readiness(env: Env, now = Date.now()): Promise<Readiness> {
   return cached.check;
 }
 
-/** Ready when the registry holds tools and every configured provider answers its manifest now. */
+/**
+ * Ready when the registry holds tools, every configured provider answers its manifest now, and
+ * the audit database has been migrated (without its schema every call's record would fail).
+ */
 async function checkReadiness(env: Env): Promise<Readiness> {
   const config = loadConfig(env);
+  const auditDb = auditSchemaReadiness(env.AUDIT_DB);
   const snapshot = await registryStub(env).snapshot();
   const providers = await Promise.all(
     config.providers.map(async (p) => {
@@ -60,8 +67,9 @@ async function checkReadiness(env: Env): Promise<Readiness> {
     }),
   );
   const tools = Object.keys(snapshot.tools).length;
-  const ready = tools > 0 && providers.every((p) => p.reachable);
-  return { status: ready ? "ready" : "not_ready", checked_at: new Date().toISOString(), registry_version: snapshot.version, tools, providers, problems: snapshot.problems };
+  const audit_db = await auditDb;
+  const ready = tools > 0 && providers.every((p) => p.reachable) && audit_db.ready;
+  return { status: ready ? "ready" : "not_ready", checked_at: new Date().toISOString(), registry_version: snapshot.version, tools, providers, audit_db, problems: snapshot.problems };
 }
 
 export const health = new Hono<AppEnv>();

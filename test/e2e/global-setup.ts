@@ -1,7 +1,10 @@
 /**
  * Starts the real stack that `npm start` runs (`npm run stack`: wrangler dev with the runtime
  * and every provider config) on free loopback ports with its own state folder, waits until
- * /readyz says ready, and stops it (by its process group id) when the run ends.
+ * /readyz says ready, and stops it (by its process group id) when the run ends. `npm run stack`
+ * applies the audit migrations into that folder (its `--persist-to`) before wrangler dev starts
+ * (scripts/stack.ts), so the stack's database is made as every database is; /readyz is not
+ * ready until it has been.
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";

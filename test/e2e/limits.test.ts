@@ -137,7 +137,7 @@ describe("health", () => {
   it("gives the details to operators only", async () => {
     const report = await asAdmin("GET", "/v1/admin/readiness");
     expect(report.status).toBe(200);
-    expect(report.body).toMatchObject({ status: "ready", problems: [], tools: expect.any(Number) });
+    expect(report.body).toMatchObject({ status: "ready", problems: [], tools: expect.any(Number), audit_db: { ready: true } });
     expect(report.body.providers.map((p: { name: string }) => p.name)).toEqual(["std", "community", "lab", "lab-twin", "lab-broken"]);
     expect((await call("GET", "/v1/admin/readiness")).status).toBe(403);
     expect((await call("GET", "/v1/admin/readiness", undefined, { authorization: "" })).status).toBe(401);
