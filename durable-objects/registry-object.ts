@@ -24,6 +24,7 @@ import { withTimeout } from "../src/with-timeout.ts";
 import type { ProviderManifest, Value } from "../providers/sdk/protocol.ts";
 import { RegistryStore, type Catalog, type Deprecation, type ProviderOverride } from "./registry-store.ts";
 import { UpstreamRegistry } from "./upstream-registry.ts";
+import { BootstrapClaim, type BootstrapUse } from "./bootstrap-claim.ts";
 import type { Outcome } from "../src/contract.ts";
 import type { UpstreamConfig } from "../src/upstreams/config.ts";
 import type { UpstreamView } from "../src/upstreams/view.ts";
@@ -41,6 +42,8 @@ export class RegistryObject extends DurableObject<Env> {
   readonly #store: RegistryStore;
   /** Upstream MCP servers (issue 17): their registrations, pins and listings. */
   readonly #upstreams: UpstreamRegistry;
+  /** Whether the operator bootstrap was used (src/routes/bootstrap.ts): the deployment's one global fact of its kind. */
+  readonly #bootstrap: BootstrapClaim;
   #composed: RegistrySnapshot | undefined;
   #loading: Promise<void> | undefined;
   /** The registry's notion of now; tests replace it to step through breaker cooldowns. */
@@ -50,6 +53,16 @@ export class RegistryObject extends DurableObject<Env> {
     super(ctx, env);
     this.#store = new RegistryStore(ctx.storage.sql);
     this.#upstreams = new UpstreamRegistry(ctx.storage.sql, env, () => this.clock());
+    this.#bootstrap = new BootstrapClaim(ctx.storage.sql);
+  }
+
+  async bootstrapUsed(): Promise<BootstrapUse | undefined> {
+    return this.#bootstrap.used();
+  }
+
+  /** True for the first claim ever, false for every later one. */
+  async claimBootstrap(use: BootstrapUse): Promise<boolean> {
+    return this.#bootstrap.claim(use);
   }
 
   /** The current snapshot, reloading manifests first when that is due. */

@@ -53,7 +53,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
 
   let caller: Caller;
   try {
-    caller = await authenticate(env, request.headers.get("authorization"));
+    caller = await authenticate(env, request);
   } catch (err) {
     if (!(err instanceof RuntimeError)) throw err;
     return jsonRpcError(401, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "WWW-Authenticate": unauthorizedChallenge(env, request.url) });
