@@ -3,13 +3,13 @@
  * same output, status and error codes; the identity is the binding's props, never the call's.
  */
 import { describe, expect, inject, it } from "vitest";
-import { asAdmin, call, execute, ROOMY } from "./http.ts";
+import { asAdmin, call, CALLER_AUTH, execute, ROOMY } from "./http.ts";
 
 const callerUrl = inject("callerUrl");
 
 async function viaRpc(tool: string, input: unknown, options: Record<string, unknown> = {}) {
   const q = new URLSearchParams({ tool, input: JSON.stringify(input), options: JSON.stringify({ limits: ROOMY, ...options }) });
-  return (await (await fetch(`${callerUrl}/call?${q}`)).json()) as any;
+  return (await (await fetch(`${callerUrl}/call?${q}`, { headers: CALLER_AUTH })).json()) as any;
 }
 
 describe("Workers RPC for service-binding callers", () => {
