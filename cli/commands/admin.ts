@@ -3,7 +3,7 @@
  * The bootstrap token comes from TRT_BOOTSTRAP_TOKEN or standard input, never the command line,
  * where other users of the machine and the shell's history could read it.
  */
-import { bootstrapOperator } from "../../client/index.ts";
+import { bootstrapOperator, ToolRuntimeError } from "../../client/index.ts";
 import type { Parsed } from "../args.ts";
 import type { Out } from "../context.ts";
 import { EXIT, UsageError } from "../exit-codes.ts";
@@ -22,7 +22,17 @@ export async function admin(cli: AdminCli, [sub]: string[]): Promise<number> {
   if (sub !== "bootstrap") throw new UsageError(`unknown admin command "${sub}"; the admin commands are: bootstrap`);
   const bootstrapToken = cli.env.TRT_BOOTSTRAP_TOKEN?.trim() || (await readToken(cli));
   if (!bootstrapToken) throw new UsageError("no bootstrap token: set TRT_BOOTSTRAP_TOKEN or pipe it on standard input (never as an argument)");
-  const minted = await bootstrapOperator({ baseUrl: cli.flags.url, bootstrapToken, tenant: cli.flags.tenant, agent: cli.flags.agent, fetch: cli.fetch });
+  let minted;
+  try {
+    minted = await bootstrapOperator({ baseUrl: cli.flags.url, bootstrapToken, tenant: cli.flags.tenant, agent: cli.flags.agent, fetch: cli.fetch });
+  } catch (err) {
+    // The general advice (set TRT_KEY…) is about API keys; the bootstrap's refusals say their own.
+    const why = err instanceof ToolRuntimeError && !err.local ? refusalOf(err) : undefined;
+    if (!why || !(err instanceof ToolRuntimeError)) throw err;
+    if (cli.flags.json) cli.stdout.write(`${pretty({ error: { code: err.code, message: err.message, retryable: err.retryable, status: err.status, details: err.details } })}\n`);
+    cli.stderr.write(`trt: ${why}\n`);
+    return EXIT.refused;
+  }
   if (cli.flags.json) {
     cli.stdout.write(`${pretty(minted)}\n`);
   } else {
@@ -38,6 +48,13 @@ export async function admin(cli: AdminCli, [sub]: string[]): Promise<number> {
     );
   }
   return EXIT.ok;
+}
+
+function refusalOf(err: ToolRuntimeError): string | undefined {
+  if (err.code === "unauthenticated") return "the runtime did not accept this bootstrap token: it is not the deployment's BOOTSTRAP_TOKEN.";
+  if (err.code === "forbidden") return `${err.message}.`;
+  if (err.code === "not_found") return "this runtime offers no bootstrap: it has no BOOTSTRAP_TOKEN (npx wrangler secret put BOOTSTRAP_TOKEN), or --url is not the runtime.";
+  return undefined;
 }
 
 /** The first line of standard input (asked for when it is a terminal). */

@@ -49,14 +49,14 @@ describe("a local development stack", () => {
 
 describe("outside local development", () => {
   it("refuses to start with the upstream token key that .dev.vars publishes", async () => {
-    const { LOCAL_DEVELOPMENT: _flag, ...deployed } = env;
+    // A deployment has no LOCAL_DEVELOPMENT; the generated Env types it as always present, so "" stands for unset.
+    const deployed: Env = { ...env, LOCAL_DEVELOPMENT: "" };
     // Every request fails on the configuration: 500, the reason in the log (ConfigError).
     expect(await send("https://tools.example.com/v1/tools", devKey, deployed)).toMatchObject({ status: 500, body: { error: { code: "internal" } } });
   });
 
   it("treats the well-known keys as unknown keys, from any Host", async () => {
-    const { LOCAL_DEVELOPMENT: _flag, ...rest } = env;
-    const deployed: Env = { ...rest, UPSTREAM_TOKEN_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))) };
+    const deployed: Env = { ...env, LOCAL_DEVELOPMENT: "", UPSTREAM_TOKEN_KEY: btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))) };
     expect(await send("http://127.0.0.1:8787/v1/tools", devKey, deployed)).toMatchObject({ status: 401, body: { error: { code: "unauthenticated" } } });
     expect(await send("https://tools.example.com/v1/tools", devKey, deployed)).toMatchObject({ status: 401, body: { error: { code: "unauthenticated" } } });
   });
