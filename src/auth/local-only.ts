@@ -85,7 +85,8 @@ export function localOnlyRefusal(request: RequestFacts): string | undefined {
 function localProblem(request: RequestFacts, checkOrigin: boolean): string | undefined {
   const urlHost = new URL(request.url).host;
   const host = request.headers.get("host");
-  if (!isLoopbackHost(urlHost) || (host !== null && !isLoopbackHost(host))) return `Host ${JSON.stringify(host ?? urlHost)} is not a loopback name or address`;
+  const foreign = !isLoopbackHost(urlHost) ? urlHost : host !== null && !isLoopbackHost(host) ? host : undefined;
+  if (foreign !== undefined) return `Host ${JSON.stringify(foreign)} is not a loopback name or address`;
   const ip = request.headers.get("cf-connecting-ip");
   if (ip !== null && !isLoopbackAddress(ip)) return `the connecting address ${ip} is not loopback`;
   const origin = request.headers.get("origin");

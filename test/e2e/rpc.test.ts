@@ -15,7 +15,7 @@ async function viaRpc(tool: string, input: unknown, options: Record<string, unkn
 describe("Workers RPC for service-binding callers", () => {
   it("runs the example caller's any-tool route only for a holder of its CALLER_TOKEN", async () => {
     const q = new URLSearchParams({ tool: "math.evaluate", input: JSON.stringify({ expression: "1 + 1" }), options: JSON.stringify({ limits: ROOMY }) });
-    for (const headers of [{}, { authorization: "Bearer not-the-caller-token" }]) {
+    for (const headers of [{}, { authorization: "Bearer not-the-caller-token" }] as Record<string, string>[]) {
       const refused = await fetch(`${callerUrl}/call?${q}`, { headers });
       expect(refused.status).toBe(401);
       expect(((await refused.json()) as { error: string }).error).toContain("CALLER_TOKEN");
