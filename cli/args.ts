@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "./exit-codes.ts";
 
-export const COMMANDS = ["tools", "call", "get", "watch", "cancel", "ls", "approvals", "approve", "reject"] as const;
+export const COMMANDS = ["tools", "call", "get", "watch", "cancel", "ls", "approvals", "approve", "reject", "admin"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const USAGE = `usage: trt <command> [options]
@@ -18,6 +18,9 @@ export const USAGE = `usage: trt <command> [options]
   approvals                             calls of your tenant awaiting approval (approver role)
   approve ID [--reason TEXT]            let a call awaiting approval run (approver role)
   reject ID --reason TEXT               refuse it: it ends failed, never run (approver role)
+  admin bootstrap [--tenant T] [--agent A]
+                                        a new deployment's first operator key, once; the token
+                                        from $TRT_BOOTSTRAP_TOKEN or standard input (no --key)
 
   --url URL    the runtime (default $TRT_URL, else http://127.0.0.1:8787)
   --key KEY    the API key (default $TRT_KEY)
@@ -48,6 +51,8 @@ export interface Parsed {
     limit?: number;
     cursor?: string;
     reason?: string;
+    tenant?: string;
+    agent?: string;
   };
 }
 
@@ -61,6 +66,7 @@ const ARITY: Record<Command, [min: number, max: number, names: string]> = {
   approvals: [0, 0, ""],
   approve: [1, 1, "ID"],
   reject: [1, 1, "ID"],
+  admin: [1, 1, "bootstrap"],
 };
 
 export function parseCommandLine(argv: string[], env: Record<string, string | undefined>): Parsed {
@@ -85,6 +91,8 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
         limit: { type: "string" },
         cursor: { type: "string" },
         reason: { type: "string" },
+        tenant: { type: "string" },
+        agent: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -108,6 +116,8 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
     limit: integer("--limit", v.limit, 1),
     cursor: v.cursor,
     reason: v.reason,
+    tenant: v.tenant,
+    agent: v.agent,
   };
   if (v.help || first === undefined || first === "help") return { command: "help", args: [], flags };
   if (!(COMMANDS as readonly string[]).includes(first)) throw new UsageError(`unknown command "${first}"; the commands are ${COMMANDS.join(", ")}`);

@@ -4,6 +4,7 @@
  */
 import { createClient, ToolRuntimeError } from "../client/index.ts";
 import { parseCommandLine, USAGE, type Command } from "./args.ts";
+import { admin } from "./commands/admin.ts";
 import { call } from "./commands/call.ts";
 import { ls, tools } from "./commands/listings.ts";
 import { approvals, approve, cancel, get, reject, watch } from "./commands/watch.ts";
@@ -11,7 +12,7 @@ import type { Cli } from "./context.ts";
 import { EXIT, exitCodeOfError, UsageError } from "./exit-codes.ts";
 import { renderError } from "./render.ts";
 
-const COMMANDS: Record<Command, (cli: Cli, args: string[]) => Promise<number>> = { tools, call, get, watch, cancel, ls, approvals, approve, reject };
+const COMMANDS: Record<Exclude<Command, "admin">, (cli: Cli, args: string[]) => Promise<number>> = { tools, call, get, watch, cancel, ls, approvals, approve, reject };
 
 async function main(argv: string[]): Promise<number> {
   let json = argv.includes("--json");
@@ -22,6 +23,8 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return EXIT.ok;
     }
+    // The bootstrap's credential is the deployment's BOOTSTRAP_TOKEN, not an API key.
+    if (command === "admin") return await admin({ flags, env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }, args);
     if (!flags.key) throw new UsageError("no API key: set TRT_KEY or pass --key (a trt_… key or a JWT)");
     const cli: Cli = {
       client: createClient({ baseUrl: flags.url, apiKey: flags.key }),

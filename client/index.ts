@@ -19,6 +19,7 @@ import { createTransport } from "./http.ts";
 export type { ApiKeyRecord, ApprovalDecision, ApprovalState, AuditRecord, DryRunReport, PendingApproval, ExecutionSummary, ExecutionView, StreamEvent, StreamOptions, ToolOfferingView, ToolVersionView, ToolView };
 export { ToolRuntimeError, type LocalErrorCode } from "./errors.ts";
 export { explainError, type Explanation } from "./explain.ts";
+export { bootstrapOperator, type BootstrapOptions } from "./bootstrap.ts";
 export { describeEvent, describeStatus, KNOWN_STATUSES, progressFraction, STATUS_INFO, type StatusInfo, type StatusTone } from "./statuses.ts";
 
 export interface ClientOptions {

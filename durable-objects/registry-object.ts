@@ -28,6 +28,7 @@ import type { ProviderManifest, Value } from "../providers/sdk/protocol.ts";
 import { RegistryPublisher } from "./registry-publisher.ts";
 import { RegistryStore, type Catalog, type Deprecation, type ProviderOverride } from "./registry-store.ts";
 import { UpstreamRegistry } from "./upstream-registry.ts";
+import { BootstrapClaim, type BootstrapUse } from "./bootstrap-claim.ts";
 import type { Outcome } from "../src/contract.ts";
 import type { UpstreamConfig } from "../src/upstreams/config.ts";
 import type { UpstreamView } from "../src/upstreams/view.ts";
@@ -46,6 +47,8 @@ export class RegistryObject extends DurableObject<Env> {
   /** Upstream MCP servers (issue 17): their registrations, pins and listings. */
   readonly #upstreams: UpstreamRegistry;
   readonly #publisher: RegistryPublisher;
+  /** Whether the operator bootstrap was used (src/routes/bootstrap.ts): the deployment's one global fact of its kind. */
+  readonly #bootstrap: BootstrapClaim;
   #composed: RegistrySnapshot | undefined;
   #loading: Promise<void> | undefined;
   /** The registry's notion of now; tests replace it to step through breaker cooldowns. */
@@ -55,6 +58,7 @@ export class RegistryObject extends DurableObject<Env> {
     super(ctx, env);
     this.#store = new RegistryStore(ctx.storage.sql);
     this.#upstreams = new UpstreamRegistry(ctx.storage.sql, env, () => this.clock());
+    this.#bootstrap = new BootstrapClaim(ctx.storage.sql);
     this.#publisher = new RegistryPublisher(this.#store, ctx.id.name ?? REGISTRY_NAME);
     // The cold-start rule: a registry without a catalog loaded for its configuration loads the
     // providers' manifests before it takes any request. An operator's change applied to a
@@ -67,6 +71,15 @@ export class RegistryObject extends DurableObject<Env> {
       const stored = this.#store.catalog();
       if (!stored || stored.configKey !== this.#configKey()) await this.#reload();
     });
+  }
+
+  async bootstrapUsed(): Promise<BootstrapUse | undefined> {
+    return this.#bootstrap.used();
+  }
+
+  /** True for the first claim ever, false for every later one. */
+  async claimBootstrap(use: BootstrapUse): Promise<boolean> {
+    return this.#bootstrap.claim(use);
   }
 
   /** The current snapshot, reloading manifests first when that is due. */

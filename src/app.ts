@@ -19,8 +19,14 @@ import { upstreamCredentials } from "./routes/upstream-credentials.ts";
 import { MCP_PATH, serveMcp } from "./mcp/handler.ts";
 import { METADATA_PATH, protectedResourceMetadata } from "./mcp/resource-server.ts";
 import { allowedMethods } from "./routes/allowed-methods.ts";
+import { localOnly } from "./auth/local-only.ts";
+import { bootstrap, BOOTSTRAP_PATH } from "./routes/bootstrap.ts";
 
 export const app = new Hono<AppEnv>();
+
+// A local development stack answers this machine only: no DNS-rebinding page, no other host
+// (src/auth/local-only.ts). Nothing in a deployment (LOCAL_DEVELOPMENT is never set there).
+app.use("*", localOnly(MCP_PATH));
 
 // The answer's format, from Accept, before anything else (an unacceptable Accept is 406, in JSON).
 app.use("*", async (c, next) => {
@@ -36,7 +42,7 @@ app.get("/", (c) => c.redirect("/console/", 302));
 
 /** Prometheus scrape endpoint: operators' credential (scrapers send it as a bearer token). */
 app.get("/metrics", async (c) => {
-  const caller = await authenticate(c.env, c.req.header("authorization"));
+  const caller = await authenticate(c.env, c.req.raw);
   if (caller.role !== "admin") throw new RuntimeError("forbidden", "/metrics is for operators", { reason: "admin role required" });
   if (!c.env.AUDIT_DB) throw new RuntimeError("internal", "no AUDIT_DB database is bound");
   const [snapshot, upstreamChanges] = await Promise.all([getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)), registryStub(c.env).upstreamChanges()]);
@@ -57,10 +63,13 @@ app.get(`${METADATA_PATH}${MCP_PATH}`, (c) => c.json(protectedResourceMetadata(c
 /** The API's OpenAPI 3.1 description, public like any API reference. */
 app.get("/v1/openapi.json", (c) => c.json(openApiDocument));
 
+/** The first operator's key, once per deployment, for the BOOTSTRAP_TOKEN secret (src/routes/bootstrap.ts). */
+app.post(BOOTSTRAP_PATH, bootstrap);
+
 // Everything under /v1 needs a credential (the operations endpoints above do not), checked
 // before any of the body is read (src/codec/request-body.ts).
 app.use("/v1/*", async (c, next) => {
-  c.set("caller", await authenticate(c.env, c.req.header("authorization")));
+  c.set("caller", await authenticate(c.env, c.req.raw));
   await next();
 });
 app.route("/v1/tools", tools);

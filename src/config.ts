@@ -9,6 +9,8 @@ import { TRUST_ORDER, type Caller, type Trust } from "./contract.ts";
 import { parseLimitsConfig, type LimitsConfig } from "./policy/limits.ts";
 import { parseApprovalsConfig, type ApprovalsConfig } from "./policy/approvals.ts";
 import { DEFAULT_RETRY, type RetryPolicy } from "./execution/retry.ts";
+import { ConfigError } from "./config-error.ts";
+import { parseBootstrapToken, refusePublishedTokenKey } from "./config-secrets.ts";
 
 /** One provider Worker as deploy config declares it. Trust is the operator's, never the provider's word. */
 export interface ProviderConfig {
@@ -33,7 +35,8 @@ export interface RuntimeConfig {
   /**
    * DEV_API_KEY → DEV_CALLER and DEV_ADMIN_KEY → DEV_ADMIN: only with LOCAL_DEVELOPMENT=true,
    * which only .dev.vars sets (read by wrangler dev alone, never deployed). Without the flag
-   * the keys are ignored, so a dev key copied into a deployment opens nothing.
+   * the keys are ignored, so a dev key copied into a deployment opens nothing; with it, they
+   * still count only for requests from this machine (src/auth/local-only.ts).
    */
   devKeys: { key: string; caller: Caller }[];
   jwt?: JwtConfig;
@@ -56,14 +59,11 @@ export interface RuntimeConfig {
   maxCancelGraceMs: number;
   /** The retry engine for idempotent tools (TRT-002 §11). */
   retry: RetryPolicy;
+  /** The one-time operator bootstrap's secret (BOOTSTRAP_TOKEN, src/routes/bootstrap.ts); absent: no bootstrap route. */
+  bootstrapToken?: string;
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(`configuration: ${message}`);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 const cache = new WeakMap<object, RuntimeConfig>();
 
@@ -77,6 +77,7 @@ export function loadConfig(env: Env): RuntimeConfig {
 }
 
 export function parseConfig(env: Env): RuntimeConfig {
+  refusePublishedTokenKey(env);
   const config = readConfig(env);
   // TRT-002 §11 and §9: a key must never outlive the execution it names.
   for (const [name, limits] of [["default", config.limits.default], ...Object.entries(config.limits.tenants)] as const) {
@@ -92,6 +93,7 @@ function readConfig(env: Env): RuntimeConfig {
   return {
     providers: parseProviders(env),
     devKeys: parseDevKeys(env),
+    bootstrapToken: parseBootstrapToken(env),
     jwt: parseJwt(env),
     limits: guard("TENANT_LIMITS", () => parseLimitsConfig(typeof env.TENANT_LIMITS === "string" ? safeJson("TENANT_LIMITS", env.TENANT_LIMITS) : env.TENANT_LIMITS)),
     approvals: guard("APPROVALS", () => parseApprovalsConfig(typeof env.APPROVALS === "string" ? safeJson("APPROVALS", env.APPROVALS) : env.APPROVALS)),

@@ -449,6 +449,13 @@ export const schemas = {
     },
     ["tenant", "agent"],
   ),
+  BootstrapRequest: object(
+    {
+      tenant: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$", description: "ops when left out" },
+      agent: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$", description: "operator when left out" },
+    },
+    [],
+  ),
   ApiKey: all(apiKey, ["revoked_at"]),
   NewApiKey: all({ key: { ...str, description: "The secret: shown in this answer only." }, ...apiKey }, ["revoked_at"]),
   ApiKeyList: all({ keys: { type: "array", items: ref("ApiKey") } }),

@@ -337,6 +337,19 @@ const paths = {
       responses: { "200": ok("the version, no longer deprecated", ref("DeprecationState")), ...errors([...OPERATOR, "tool_not_found"]) },
     },
   },
+  "/v1/admin/bootstrap": {
+    post: {
+      operationId: "bootstrapOperator",
+      tags: ["operators"],
+      summary: "The first operator's key, once per deployment (its secret is in this answer only)",
+      description:
+        "Authorized by the `BOOTSTRAP_TOKEN` Worker secret as the bearer token, not by an API key. The first success marks the bootstrap used for good; " +
+        "every later attempt, with any token, is 403 `forbidden` (`details.reason: bootstrap_used`): further keys come from `POST /v1/admin/keys` with an operator's key. " +
+        "A wrong token is 401; without a BOOTSTRAP_TOKEN the route answers 404 like an unknown one. The key is an operator's (role admin, every channel).",
+      requestBody: requestBody(ref("BootstrapRequest"), false),
+      responses: { "201": ok("the operator's key", ref("NewApiKey")), ...errors([...OPERATOR, "not_found", "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+    },
+  },
   "/v1/admin/keys": {
     post: {
       operationId: "createApiKey",

@@ -21,4 +21,9 @@ interface Env {
   JWT_OPERATOR_VALUES?: string;
   /** Which tenants' calls wait for a person's approval (JSON; src/policy/approvals.ts). Absent: none. */
   APPROVALS?: string | object;
+  /**
+   * The one-time operator bootstrap's secret (`POST /v1/admin/bootstrap`, src/routes/bootstrap.ts):
+   * at least 32 characters, e.g. `openssl rand -base64 32`. Absent: the route does not exist.
+   */
+  BOOTSTRAP_TOKEN?: string;
 }

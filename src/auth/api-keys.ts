@@ -37,6 +37,11 @@ export class ApiKeyStore {
     return { key, record };
   }
 
+  /** Erases a key nobody was shown (a bootstrap that lost its claim): no record, no listing. */
+  async discard(key: string, keyId: string): Promise<void> {
+    await Promise.all([this.kv.delete(`hash:${await hashKey(key)}`), this.kv.delete(`id:${keyId}`)]);
+  }
+
   async find(key: string): Promise<ApiKeyRecord | undefined> {
     const record = await this.kv.get<ApiKeyRecord>(`hash:${await hashKey(key)}`, "json");
     return record && !record.revoked_at ? record : undefined;

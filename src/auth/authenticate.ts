@@ -9,19 +9,24 @@ import { RuntimeError } from "../errors.ts";
 import type { Caller } from "../contract.ts";
 import { API_KEY_PREFIX, ApiKeyStore, callerOfKey, hashKey } from "./api-keys.ts";
 import { verifyJwt } from "./jwt.ts";
+import { isLocalRequest, type RequestFacts } from "./local-only.ts";
 
 const REFUSED = "missing or invalid credentials";
 
-export async function authenticate(env: Env, authorization: string | null | undefined): Promise<Caller> {
-  const match = /^Bearer ([\x21-\x7e]{1,4096})$/.exec(authorization ?? "");
+/** The caller of `request` (its Authorization header; its Host and address for the well-known keys). */
+export async function authenticate(env: Env, request: RequestFacts): Promise<Caller> {
+  const match = /^Bearer ([\x21-\x7e]{1,4096})$/.exec(request.headers.get("authorization") ?? "");
   if (!match) throw unauthenticated();
   const credential = match[1];
   const config = loadConfig(env);
 
   if (credential.startsWith(API_KEY_PREFIX)) {
-    // Local development's well-known keys (.dev.vars); compared by hash, never deployed.
-    const hash = await hashKey(credential);
-    for (const dev of config.devKeys) if (hash === (await hashKey(dev.key))) return dev.caller;
+    // Local development's well-known keys (.dev.vars); compared by hash, never deployed, and
+    // from this machine only: from anywhere else they are unknown keys (src/auth/local-only.ts).
+    if (config.devKeys.length > 0 && isLocalRequest(request)) {
+      const hash = await hashKey(credential);
+      for (const dev of config.devKeys) if (hash === (await hashKey(dev.key))) return dev.caller;
+    }
     if (!env.API_KEYS) throw unauthenticated();
     const record = await new ApiKeyStore(env.API_KEYS).find(credential);
     if (!record) throw unauthenticated();

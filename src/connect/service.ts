@@ -104,7 +104,7 @@ function callerOf(ctx: HandlerContext): Caller {
 async function gate(env: Env, ctx: HandlerContext): Promise<void> {
   try {
     // serveConnect has authenticated a caller whose credential holds; anyone else is refused here.
-    const caller = ctx.values.get(CALLER) ?? (await authenticate(env, ctx.requestHeader.get("authorization")));
+    const caller = ctx.values.get(CALLER) ?? (await authenticate(env, { url: ctx.url, headers: ctx.requestHeader }));
     const config = loadConfig(env);
     refuseDeclaredLength(ctx.requestHeader, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
     ctx.values.set(CALLER, caller);
@@ -237,7 +237,7 @@ export async function serveConnect(request: Request, env: Env, waitUntil: (p: Pr
   const takesInput = path.endsWith("/Invoke") || path.endsWith("/InvokeStream");
   // The credential first, before any byte of the body is read (src/codec/request-body.ts): a
   // request without one goes straight to the library, whose gate refuses it unread.
-  const caller = await authenticate(env, request.headers.get("authorization")).catch(() => undefined);
+  const caller = await authenticate(env, request).catch(() => undefined);
   const config = loadConfig(env);
   const max = caller ? Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes) : config.maxRequestBytes;
   const { request: checked, refusal } = takesInput && caller ? await checkJsonInput(request, max) : { request, refusal: undefined };

@@ -4,7 +4,8 @@
  * (the `initialize` handshake, then one POST per request) on the same path. The official SDK's
  * `createMcpHandler` does the protocol; this file does what the SDK leaves to its host, in order:
  *
- *   1. Origin (DNS-rebinding protection): a present Origin not allowed → 403
+ *   1. Origin (DNS-rebinding protection): a present Origin not allowed → 403 (a local
+ *      development stack has refused a foreign Host or Origin before this: src/auth/local-only.ts)
  *   2. POST only → 405 with `Allow: POST`
  *   3. the bearer credential, as on /v1 → 401 with the RFC 9728 challenge (resource-server.ts)
  *   4. the body, within MAX_REQUEST_BYTES → 413; read here because three messages need the
@@ -53,7 +54,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
 
   let caller: Caller;
   try {
-    caller = await authenticate(env, request.headers.get("authorization"));
+    caller = await authenticate(env, request);
   } catch (err) {
     if (!(err instanceof RuntimeError)) throw err;
     return jsonRpcError(401, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "WWW-Authenticate": unauthorizedChallenge(env, request.url) });

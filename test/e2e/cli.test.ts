@@ -2,8 +2,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { call } from "./http.ts";
+import { describe, expect, inject, it } from "vitest";
+import { ADMIN_KEY, baseUrl, bearer, call } from "./http.ts";
 import { start, trt } from "./cli.ts";
 
 describe("trt", () => {
@@ -94,5 +94,38 @@ describe("trt", () => {
     const id = /■ (exec_\S+)/.exec(done.stdout)![1];
     const view = await call("GET", `/v1/executions/${id}`);
     expect(view.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "cooperative" } });
+  });
+
+  // The stack's bootstrap works once (test/e2e/global-setup.ts): this is the one test that uses it.
+  it("admin bootstrap: refuses a wrong or missing token, mints an operator key once from stdin, then refuses", async () => {
+    const tenant = `ops-${crypto.randomUUID().slice(0, 8)}`;
+    const noKey = { TRT_KEY: undefined };
+    const wrong = await trt(["admin", "bootstrap", "--tenant", tenant], { env: { ...noKey, TRT_BOOTSTRAP_TOKEN: "not-the-token-but-long-enough-to-look-like-one" } });
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toContain("did not accept this bootstrap token");
+    const none = await trt(["admin", "bootstrap"], { env: noKey });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("TRT_BOOTSTRAP_TOKEN");
+
+    const minted = await trt(["admin", "bootstrap", "--tenant", tenant], { env: noKey, stdin: `${inject("bootstrapToken")}\n` });
+    expect(minted.code).toBe(0);
+    const key = minted.stdout.trim();
+    expect(key).toMatch(/^trt_[A-Za-z0-9_-]+$/);
+    expect(minted.stderr).toMatch(/operator key key_\S+ \(tenant ops-\S+, agent operator, role admin\): shown this once/);
+    expect(minted.stderr).toContain("POST /v1/admin/keys");
+    try {
+      const listed = await fetch(`${baseUrl}/v1/admin/keys?tenant=${tenant}`, { headers: bearer(key) });
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as { keys: { role: string }[] }).keys).toMatchObject([{ role: "admin" }]);
+
+      const again = await trt(["admin", "bootstrap", "--json"], { env: { ...noKey, TRT_BOOTSTRAP_TOKEN: inject("bootstrapToken") } });
+      expect(again.code).toBe(3);
+      expect(JSON.parse(again.stdout).error).toMatchObject({ code: "forbidden", status: 403, details: { reason: "bootstrap_used" } });
+      expect(again.stderr).toContain("already used");
+    } finally {
+      // The key is this test's; the bootstrap stays used (it cannot be undone, by design).
+      const keys = ((await call("GET", `/v1/admin/keys?tenant=${tenant}`, undefined, bearer(ADMIN_KEY))).body as { keys: { key_id: string }[] }).keys;
+      for (const k of keys) await call("DELETE", `/v1/admin/keys/${k.key_id}`, undefined, bearer(ADMIN_KEY));
+    }
   });
 });

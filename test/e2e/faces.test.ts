@@ -11,7 +11,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { decode, encode } from "@msgpack/msgpack";
 import { describe, expect, inject, it } from "vitest";
 import { ToolRuntimeService } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
-import { baseUrl, bearer, call, DEV_KEY } from "./http.ts";
+import { baseUrl, bearer, call, CALLER_AUTH, DEV_KEY } from "./http.ts";
 import { eventsUntil } from "./sse.ts";
 
 const callerUrl = inject("callerUrl");
@@ -62,7 +62,7 @@ const faces: Record<string, (c: Case) => Promise<Said>> = {
   },
   async "Workers RPC"(c) {
     const q = new URLSearchParams({ tool: c.tool, input: JSON.stringify(c.input), options: JSON.stringify({ limits: ROOMY, ...c.options }) });
-    const r = (await (await fetch(`${callerUrl}/call?${q}`)).json()) as any;
+    const r = (await (await fetch(`${callerUrl}/call?${q}`, { headers: CALLER_AUTH })).json()) as any;
     if (r.ok) return fromView(r.value);
     return r.execution ? fromView(r.execution) : fromRefusal(r.error);
   },

@@ -37,6 +37,11 @@ declare module "vitest" {
     stackLog: string;
     /** Loopback ports an upstream MCP server may be registered at by URL (UPSTREAM_EGRESS_ALLOW); upstreams.test.ts serves on them. */
     upstreamPorts: number[];
+    /**
+     * This stack's BOOTSTRAP_TOKEN. The bootstrap works once per stack, so one test uses it
+     * (test/e2e/cli.test.ts, `trt admin bootstrap`); any other file may only see it refused.
+     */
+    bootstrapToken: string;
   }
 }
 
@@ -79,6 +84,9 @@ export default async function setup(project: TestProject) {
   const limitsVar = `TENANT_LIMITS:${JSON.stringify({ ...shipped, tenants: { ...(shipped.tenants ?? {}), ...TEST_TENANT_FAMILIES } })}`;
   // Test-only approval rules (issue 15): nothing ships any.
   const approvalsVar = `APPROVALS:${JSON.stringify(TEST_APPROVALS)}`;
+  // The one-time operator bootstrap's secret, for this stack only.
+  const bootstrapToken = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+  const bootstrapVar = `BOOTSTRAP_TOKEN:${bootstrapToken}`;
   // http.request's egress allow-list, for this stack only: the one loopback port the e2e
   // server listens on. `--var` reaches only the first config of a multi-config wrangler dev
   // (tried), so it travels as process env, which wrangler dev hands to every Worker without a
@@ -91,7 +99,7 @@ export default async function setup(project: TestProject) {
   const upstreamVar = `UPSTREAM_EGRESS_ALLOW:${upstreamPorts.map((p) => `127.0.0.1:${p}`).join(",")}`;
   const child = spawn(
     "npm",
-    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...[...jwtVars, limitsVar, upstreamVar, approvalsVar].flatMap((v) => ["--var", v])],
+    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...[...jwtVars, limitsVar, upstreamVar, approvalsVar, bootstrapVar].flatMap((v) => ["--var", v])],
     { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv } },
   );
   let log = "";
@@ -192,5 +200,6 @@ export default async function setup(project: TestProject) {
   );
   project.provide("stackLog", stackLog);
   project.provide("upstreamPorts", upstreamPorts);
+  project.provide("bootstrapToken", bootstrapToken);
   return stopAll;
 }

@@ -16,6 +16,8 @@ export const devVars = Object.fromEntries(
 );
 export const ADMIN_KEY: string = devVars.DEV_ADMIN_KEY;
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+/** The example caller's GET /call needs its CALLER_TOKEN (examples/caller/.dev.vars, which its wrangler dev reads). */
+export const CALLER_AUTH = bearer(/^CALLER_TOKEN=(.*)$/m.exec(readFileSync(new URL("../../examples/caller/.dev.vars", import.meta.url), "utf8"))![1]);
 
 /**
  * This test file's own tenant and key (issue 21: no two files share a tenant's buckets, slots,

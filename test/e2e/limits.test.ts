@@ -9,7 +9,7 @@ import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { ToolRuntimeService } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
-import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
+import { asAdmin, baseUrl, bearer, call, CALLER_AUTH, DEV_KEY, execute } from "./http.ts";
 
 const FIFTY_MB = 50 * 1000 * 1000;
 
@@ -87,7 +87,7 @@ describe("context has bounds of its own, on every face", () => {
     expect((err as ConnectError).metadata.get("trt-error-code")).toBe("invalid_request");
     // Through the example caller Worker's service binding (its URL carries the options, so a shorter string).
     const options = JSON.stringify({ context: { correlation_id: "c".repeat(2_000) } });
-    const rpc = (await (await fetch(`${inject("callerUrl")}/call?tool=math.evaluate&input=${encodeURIComponent('{"expression":"1"}')}&options=${encodeURIComponent(options)}`)).json()) as any;
+    const rpc = (await (await fetch(`${inject("callerUrl")}/call?tool=math.evaluate&input=${encodeURIComponent('{"expression":"1"}')}&options=${encodeURIComponent(options)}`, { headers: CALLER_AUTH })).json()) as any;
     expect(rpc).toMatchObject({ ok: false, error: { code: "invalid_request", details: { field: "context.correlation_id" } } });
   });
 });

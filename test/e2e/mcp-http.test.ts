@@ -3,9 +3,10 @@
  * JWT audiences, 403), DNS-rebinding protection, and what malformed or misdirected requests
  * answer — each with the protocol's code and HTTP status, and nothing run.
  */
+import { request as httpRequest } from "node:http";
 import { importJWK, SignJWT, type JWK } from "jose";
 import { describe, expect, inject, it } from "vitest";
-import { baseUrl, bearer, call } from "./http.ts";
+import { ADMIN_KEY, baseUrl, bearer, call, DEV_KEY } from "./http.ts";
 import { expectNothingRan, MCP_URL, MODERN, modern, newKey, post } from "./mcp.ts";
 
 const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
@@ -70,7 +71,41 @@ describe("/mcp as a protected resource", () => {
   });
 });
 
+/**
+ * A request as a DNS-rebinding page makes it: to the stack's loopback address, with the page's
+ * own Host (fetch cannot set Host, so node:http).
+ */
+function rebound(path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: any }> {
+  const url = new URL(path, baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: body === undefined ? "GET" : "POST", headers }, (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.once("error", reject);
+    req.end(body);
+  });
+}
+
 describe("DNS-rebinding protection", () => {
+  it("refuses, on every route, a request whose Host is not loopback, before the well-known keys count", async () => {
+    const port = new URL(baseUrl).port;
+    const refused = { status: 403, body: { error: { code: "forbidden", details: { reason: "local_only" } } } };
+    expect(await rebound("/v1/tools", { host: `rebind.attacker.example:${port}`, ...bearer(DEV_KEY) })).toMatchObject(refused);
+    expect(await rebound("/v1/admin/keys", { host: "attacker.example", ...bearer(ADMIN_KEY) })).toMatchObject(refused);
+    expect(await rebound("/metrics", { host: "192.168.1.20", ...bearer(ADMIN_KEY) })).toMatchObject(refused);
+    const mcp = await rebound("/mcp", { host: "attacker.example", ...modernHeaders(DEV_KEY, "tools/list"), "content-type": "application/json", accept: "application/json, text/event-stream" }, JSON.stringify(listTools()));
+    expect(mcp).toMatchObject({ status: 403, body: { error: { code: -32000, data: { error: { code: "forbidden", details: { reason: "local_only" } } } } } });
+    // The same request with the stack's own Host is answered: the Host is what was refused.
+    expect((await rebound("/v1/tools", { host: `localhost:${port}`, ...bearer(DEV_KEY) })).status).toBe(200);
+  });
+
+  it("refuses a page from another origin on /v1 too", async () => {
+    const evil = await rebound("/v1/tools", { host: new URL(baseUrl).host, origin: "http://attacker.example", ...bearer(DEV_KEY) });
+    expect(evil).toMatchObject({ status: 403, body: { error: { code: "forbidden", details: { reason: "local_only" } } } });
+  });
+
   it("refuses a page from another origin with 403 before anything else; localhost pages pass", async () => {
     const key = await newKey();
     const evil = await post(mathCall(), { ...modernHeaders(key, "tools/call", "math.evaluate"), origin: "http://attacker.example" });

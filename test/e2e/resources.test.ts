@@ -15,7 +15,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { decode, encode } from "@msgpack/msgpack";
 import { describe, expect, inject, it } from "vitest";
 import { ToolRuntimeService } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
-import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute, FILE_TENANT } from "./http.ts";
+import { asAdmin, baseUrl, bearer, call, CALLER_AUTH, DEV_KEY, execute, FILE_TENANT } from "./http.ts";
 
 const callerUrl = inject("callerUrl");
 const ROOMY = { timeout_ms: 20_000 };
@@ -31,7 +31,7 @@ async function msgpack(method: string, path: string, body?: unknown): Promise<{ 
 
 async function viaRpc(path: string, params: Record<string, unknown>): Promise<any> {
   const q = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
-  return (await fetch(`${callerUrl}${path}?${q}`)).json();
+  return (await fetch(`${callerUrl}${path}?${q}`, { headers: CALLER_AUTH })).json();
 }
 
 const connect = createClient(

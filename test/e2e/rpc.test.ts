@@ -3,16 +3,26 @@
  * same output, status and error codes; the identity is the binding's props, never the call's.
  */
 import { describe, expect, inject, it } from "vitest";
-import { asAdmin, call, execute, ROOMY } from "./http.ts";
+import { asAdmin, call, CALLER_AUTH, execute, ROOMY } from "./http.ts";
 
 const callerUrl = inject("callerUrl");
 
 async function viaRpc(tool: string, input: unknown, options: Record<string, unknown> = {}) {
   const q = new URLSearchParams({ tool, input: JSON.stringify(input), options: JSON.stringify({ limits: ROOMY, ...options }) });
-  return (await (await fetch(`${callerUrl}/call?${q}`)).json()) as any;
+  return (await (await fetch(`${callerUrl}/call?${q}`, { headers: CALLER_AUTH })).json()) as any;
 }
 
 describe("Workers RPC for service-binding callers", () => {
+  it("runs the example caller's any-tool route only for a holder of its CALLER_TOKEN", async () => {
+    const q = new URLSearchParams({ tool: "math.evaluate", input: JSON.stringify({ expression: "1 + 1" }), options: JSON.stringify({ limits: ROOMY }) });
+    for (const headers of [{}, { authorization: "Bearer not-the-caller-token" }] as Record<string, string>[]) {
+      const refused = await fetch(`${callerUrl}/call?${q}`, { headers });
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as { error: string }).error).toContain("CALLER_TOKEN");
+    }
+    expect(await viaRpc("math.evaluate", { expression: "1 + 1" })).toMatchObject({ ok: true, value: { output: { value: 2 } } });
+  });
+
   it("gives the same output and status as REST", async () => {
     const [rest, rpc] = [await execute({ tool: "json.query", input: { document: { a: [1, 2] }, path: "/a/1" } }), await viaRpc("json.query", { document: { a: [1, 2] }, path: "/a/1" })];
     expect(rpc.ok).toBe(true);

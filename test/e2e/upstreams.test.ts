@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startUpstreamDev, type UpstreamDev } from "../../scripts/upstream-dev.ts";
 import { EventSource } from "eventsource";
-import { asAdmin, ADMIN_KEY, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
+import { asAdmin, ADMIN_KEY, baseUrl, bearer, call, CALLER_AUTH, DEV_KEY, execute } from "./http.ts";
 import { connect, newKey } from "./mcp.ts";
 import { FAULTS, startFaultyUpstream, startLegacyUpstream, type FaultyUpstream, type LegacyUpstream } from "./faulty-upstream.ts";
 import { collect } from "./sse.ts";
@@ -29,7 +29,7 @@ const RUNTIME_TOKEN: string = devVars.UPSTREAM_EXAMPLE_TOKEN;
 
 async function viaRpc(tool: string, input: unknown, options: unknown = {}) {
   const q = new URLSearchParams({ tool, input: JSON.stringify(input), options: JSON.stringify(options) });
-  return (await (await fetch(`${callerUrl}/call?${q}`)).json()) as any;
+  return (await (await fetch(`${callerUrl}/call?${q}`, { headers: CALLER_AUTH })).json()) as any;
 }
 
 /** Resolves at the execution's first event of `type` (bounded). */

@@ -50,7 +50,7 @@ async function trimmedSoFar(): Promise<Record<string, number>> {
 
 async function metric(name: string): Promise<string[]> {
   const ctx = createExecutionContext();
-  const text = await (await worker.fetch(new Request("http://runtime/metrics", { headers: admin }) as Request<unknown, IncomingRequestCfProperties>, capped, ctx)).text();
+  const text = await (await worker.fetch(new Request("http://localhost/metrics", { headers: admin }) as Request<unknown, IncomingRequestCfProperties>, capped, ctx)).text();
   return text.split("\n").filter((l) => l.startsWith(name));
 }
 

@@ -12,7 +12,7 @@ const viaRuntime: typeof fetch = (input, init) => exports.default.fetch(new Requ
 
 describe("the built client in workerd", () => {
   it("calls the runtime and reads the result", async () => {
-    const runtime = createClient({ baseUrl: "http://runtime", apiKey: env.DEV_API_KEY, fetch: viaRuntime });
+    const runtime = createClient({ baseUrl: "http://localhost", apiKey: env.DEV_API_KEY, fetch: viaRuntime });
     const view = await runtime.invoke("math.evaluate", { expression: "6 * 7" }, { limits: { timeout_ms: 20_000 } });
     expect(view).toMatchObject({ status: "succeeded", output: { value: 42 } });
   });
@@ -21,7 +21,7 @@ describe("the built client in workerd", () => {
     const never: typeof fetch = () => Promise.reject(new Error("nothing may be sent"));
     const err = (() => {
       try {
-        createClient({ baseUrl: "http://runtime", apiKey: "trt_…", fetch: never });
+        createClient({ baseUrl: "http://localhost", apiKey: "trt_…", fetch: never });
       } catch (e) {
         return e;
       }

@@ -8,7 +8,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { InvokeRequestSchema } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
 
-const INVOKE = "http://runtime/tool_runtime.v1.ToolRuntimeService/Invoke";
+const INVOKE = "http://localhost/tool_runtime.v1.ToolRuntimeService/Invoke";
 const MiB = 1024 * 1024;
 const FIFTY_MB = 50 * 1000 * 1000;
 

@@ -27,13 +27,13 @@ async function deliver(messages: unknown[]) {
 }
 
 async function deadLetterCount(kind: string, outcome: string): Promise<number> {
-  const text = await (await exports.default.fetch("http://runtime/metrics", { headers: admin })).text();
+  const text = await (await exports.default.fetch("http://localhost/metrics", { headers: admin })).text();
   const line = text.split("\n").find((l) => l.startsWith(`tool_runtime_audit_dead_letters_total{kind="${kind}",outcome="${outcome}"}`));
   return line ? Number(line.split(" ").at(-1)) : 0;
 }
 
 async function auditOf(tenant: string): Promise<{ execution_id: string }[]> {
-  return ((await (await exports.default.fetch(`http://runtime/v1/audit?tenant=${tenant}`, { headers: admin })).json()) as { records: { execution_id: string }[] }).records;
+  return ((await (await exports.default.fetch(`http://localhost/v1/audit?tenant=${tenant}`, { headers: admin })).json()) as { records: { execution_id: string }[] }).records;
 }
 
 describe("the audit dead letter queue's consumer", () => {

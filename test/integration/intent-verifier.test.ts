@@ -17,7 +17,7 @@ const testEnv = env as Env & { TEST_VERIFIER_FAILING: Env["INTENT_VERIFIER"]; TE
 async function request(e: Env, method: string, path: string, key: string, body?: unknown): Promise<{ status: number; json: any }> {
   const ctx = createExecutionContext();
   const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) };
-  const res = await worker.fetch(new Request(`http://runtime${path}`, init) as Request<unknown, IncomingRequestCfProperties>, e, ctx);
+  const res = await worker.fetch(new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>, e, ctx);
   const json = await res.json();
   await waitOnExecutionContext(ctx);
   return { status: res.status, json };

@@ -5,7 +5,7 @@ import type { ExecutionView } from "../../src/contract.ts";
 const auth = { authorization: `Bearer ${env.DEV_API_KEY}` };
 
 async function post(body: unknown): Promise<{ status: number; json: any }> {
-  const res = await exports.default.fetch("http://runtime/v1/executions", {
+  const res = await exports.default.fetch("http://localhost/v1/executions", {
     method: "POST",
     headers: { "content-type": "application/json", ...auth },
     body: JSON.stringify(body),
@@ -27,19 +27,19 @@ describe("the pipeline in workerd", () => {
 
   it("answers GET /v1/executions/{id} with the same result the call answered", async () => {
     const { json } = await post({ tool: "math.evaluate", input: { expression: "6*7" }, limits: { timeout_ms: 20_000 } });
-    const res = await exports.default.fetch(`http://runtime/v1/executions/${json.execution_id}`, { headers: auth });
+    const res = await exports.default.fetch(`http://localhost/v1/executions/${json.execution_id}`, { headers: auth });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(json);
   });
 
   it("answers an id it never minted with execution_not_found", async () => {
-    const res = await exports.default.fetch(`http://runtime/v1/executions/exec_${"0".repeat(64)}`, { headers: auth });
+    const res = await exports.default.fetch(`http://localhost/v1/executions/exec_${"0".repeat(64)}`, { headers: auth });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("execution_not_found");
   });
 
   it("lists every example tool from the registry", async () => {
-    const res = await exports.default.fetch("http://runtime/v1/tools", { headers: auth });
+    const res = await exports.default.fetch("http://localhost/v1/tools", { headers: auth });
     const body = (await res.json()) as { tools: { name: string; providers: string[] }[] };
     const names = body.tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["math.evaluate", "text.stats", "json.query", "http.request", "demo.countdown", "lab.echo"]));
@@ -48,10 +48,10 @@ describe("the pipeline in workerd", () => {
   });
 
   it("is ready once the registry has loaded and every provider answers", async () => {
-    const res = await exports.default.fetch("http://runtime/readyz");
+    const res = await exports.default.fetch("http://localhost/readyz");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: "ready" });
-    const report = await exports.default.fetch("http://runtime/v1/admin/readiness", { headers: { authorization: `Bearer ${env.DEV_ADMIN_KEY}` } });
+    const report = await exports.default.fetch("http://localhost/v1/admin/readiness", { headers: { authorization: `Bearer ${env.DEV_ADMIN_KEY}` } });
     const body = (await report.json()) as { status: string; problems: unknown[]; providers: { name: string; reachable: boolean }[] };
     expect(body).toMatchObject({ status: "ready", problems: [] });
     // Every provider the configuration names answered its manifest.
@@ -71,7 +71,7 @@ describe("the pipeline in workerd", () => {
         else controller.close();
       },
     });
-    const res = await exports.default.fetch("http://runtime/v1/executions", { method: "POST", headers: { "content-type": "application/json", ...auth }, body });
+    const res = await exports.default.fetch("http://localhost/v1/executions", { method: "POST", headers: { "content-type": "application/json", ...auth }, body });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
   });

@@ -25,7 +25,7 @@ const auth = { authorization: `Bearer ${env.DEV_API_KEY}` };
 async function request(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const ctx = createExecutionContext();
   const init: RequestInit = { method, headers: { ...auth, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) };
-  const res = await worker.fetch(new Request(`http://runtime${path}`, init) as Request<unknown, IncomingRequestCfProperties>, shortLived, ctx);
+  const res = await worker.fetch(new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>, shortLived, ctx);
   const json = await res.json();
   await waitOnExecutionContext(ctx);
   return { status: res.status, json };

@@ -16,7 +16,7 @@ const registry = () => env.REGISTRY.get(env.REGISTRY.idFromName("registry"));
 
 async function listTools(colo: string | undefined): Promise<number> {
   const ctx = createExecutionContext();
-  const request = new Request("http://runtime/v1/tools", { headers: auth, ...(colo ? { cf: { colo } } : {}) });
+  const request = new Request("http://localhost/v1/tools", { headers: auth, ...(colo ? { cf: { colo } } : {}) });
   const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, ctx);
   await res.arrayBuffer();
   await waitOnExecutionContext(ctx);

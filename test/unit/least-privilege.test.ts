@@ -17,6 +17,9 @@ const AUDIENCE = "tool-runtime";
 
 const envOf = (vars: Record<string, unknown>) => ({ PROVIDERS, ...vars }) as unknown as Env;
 
+/** A request to a local stack (loopback Host) with this Authorization header. */
+const bearer = (authorization: string, host = "127.0.0.1:8787") => new Request(`http://${host}/v1/tools`, { headers: { authorization } });
+
 async function refusal(p: Promise<unknown>): Promise<string> {
   try {
     await p;
@@ -31,14 +34,24 @@ describe("local development's well-known keys", () => {
   it("are ignored without LOCAL_DEVELOPMENT=true", async () => {
     expect(parseConfig(envOf(DEV)).devKeys).toEqual([]);
     expect(parseConfig(envOf({ ...DEV, LOCAL_DEVELOPMENT: "1" })).devKeys).toEqual([]);
-    expect(await refusal(authenticate(envOf(DEV), `Bearer ${DEV.DEV_API_KEY}`))).toBe("unauthenticated");
+    expect(await refusal(authenticate(envOf(DEV), bearer(`Bearer ${DEV.DEV_API_KEY}`)))).toBe("unauthenticated");
   });
 
   it("work with it, granting only what the configuration names", async () => {
     const env = envOf({ ...DEV, LOCAL_DEVELOPMENT: "true" });
-    const caller = await authenticate(env, `Bearer ${DEV.DEV_API_KEY}`);
+    const caller = await authenticate(env, bearer(`Bearer ${DEV.DEV_API_KEY}`));
     expect(caller).toEqual({ tenant: "dev", agent: "dev-agent", capabilities: [], channels: [], role: "tenant" });
-    expect((await authenticate(env, `Bearer ${DEV.DEV_ADMIN_KEY}`)).role).toBe("admin");
+    expect((await authenticate(env, bearer(`Bearer ${DEV.DEV_ADMIN_KEY}`))).role).toBe("admin");
+  });
+
+  it("are unknown keys for a request whose Host is not loopback, or whose connecting address is not", async () => {
+    const env = envOf({ ...DEV, LOCAL_DEVELOPMENT: "true" });
+    for (const host of ["attacker.example", "192.168.1.20:8787", "localhost.attacker.example"]) {
+      expect(await refusal(authenticate(env, bearer(`Bearer ${DEV.DEV_ADMIN_KEY}`, host)))).toBe("unauthenticated");
+    }
+    const remote = new Request("http://localhost:8787/v1/tools", { headers: { authorization: `Bearer ${DEV.DEV_API_KEY}`, "cf-connecting-ip": "203.0.113.9" } });
+    expect(await refusal(authenticate(env, remote))).toBe("unauthenticated");
+    for (const host of ["localhost:8787", "127.0.0.5", "[::1]:9000"]) expect((await authenticate(env, bearer(`Bearer ${DEV.DEV_API_KEY}`, host))).tenant).toBe("dev");
   });
 
   it("are enabled by the .dev.vars that wrangler dev reads", async () => {
@@ -69,24 +82,24 @@ describe("JWTs", () => {
   const OPERATORS = { JWT_OPERATOR_CLAIM: "groups", JWT_OPERATOR_VALUES: "tool-runtime-operators, sre" };
 
   it("reach no provider and hold no capability unless their claims say so", async () => {
-    const caller = await authenticate(jwtEnv(), `Bearer ${await sign({})}`);
+    const caller = await authenticate(jwtEnv(), bearer(`Bearer ${await sign({})}`));
     expect(caller).toMatchObject({ tenant: "acme", agent: "agent-1", capabilities: [], channels: [], role: "tenant" });
-    const granted = await authenticate(jwtEnv(), `Bearer ${await sign({ channels: ["std"], scope: "network:api.example.com" })}`);
+    const granted = await authenticate(jwtEnv(), bearer(`Bearer ${await sign({ channels: ["std"], scope: "network:api.example.com" })}`));
     expect(granted).toMatchObject({ capabilities: ["network:api.example.com"], channels: ["std"] });
   });
 
   it("never make an operator of a token's own role claim", async () => {
-    expect((await authenticate(jwtEnv(), `Bearer ${await sign({ role: "admin" })}`)).role).toBe("tenant");
-    expect((await authenticate(jwtEnv(OPERATORS), `Bearer ${await sign({ role: "admin" })}`)).role).toBe("tenant");
+    expect((await authenticate(jwtEnv(), bearer(`Bearer ${await sign({ role: "admin" })}`))).role).toBe("tenant");
+    expect((await authenticate(jwtEnv(OPERATORS), bearer(`Bearer ${await sign({ role: "admin" })}`))).role).toBe("tenant");
   });
 
   it("make an operator of the claim and value the configuration names, as a string or in a list", async () => {
     const env = jwtEnv(OPERATORS);
-    expect((await authenticate(env, `Bearer ${await sign({ groups: ["staff", "sre"] })}`)).role).toBe("admin");
-    expect((await authenticate(env, `Bearer ${await sign({ groups: "tool-runtime-operators" })}`)).role).toBe("admin");
-    expect((await authenticate(env, `Bearer ${await sign({ groups: ["staff"] })}`)).role).toBe("tenant");
+    expect((await authenticate(env, bearer(`Bearer ${await sign({ groups: ["staff", "sre"] })}`))).role).toBe("admin");
+    expect((await authenticate(env, bearer(`Bearer ${await sign({ groups: "tool-runtime-operators" })}`))).role).toBe("admin");
+    expect((await authenticate(env, bearer(`Bearer ${await sign({ groups: ["staff"] })}`))).role).toBe("tenant");
     const bySubject = jwtEnv({ JWT_OPERATOR_CLAIM: "sub", JWT_OPERATOR_VALUES: "agent-1" });
-    expect((await authenticate(bySubject, `Bearer ${await sign({})}`)).role).toBe("admin");
+    expect((await authenticate(bySubject, bearer(`Bearer ${await sign({})}`))).role).toBe("admin");
   });
 
   it("refuse half an operator setting when the configuration is loaded", () => {

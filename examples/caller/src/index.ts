@@ -7,7 +7,9 @@
  *   GET /forged       tries to claim another tenant in the call's arguments (ignored)
  *   GET /stream       streams demo.countdown's events through
  *   GET /tools        lists the tools (?as=community: as a caller whose channels reach only the community provider)
- *   GET /call?tool=…&input=…&options=…   any call (input and options as JSON), for comparing with REST
+ *   GET /call?tool=…&input=…&options=…   any call (input and options as JSON), for comparing with
+ *                     REST; it runs any tool as this Worker, so it needs `Authorization: Bearer
+ *                     <CALLER_TOKEN>` (examples/caller/.dev.vars): a web page cannot drive it
  *   GET /get?id=…     reads an execution this caller started
  */
 import type { RpcCallOptions, RpcResult, ToolRuntime } from "../../../src/rpc.ts";
@@ -15,6 +17,16 @@ import type { RpcCallOptions, RpcResult, ToolRuntime } from "../../../src/rpc.ts
 interface Env {
   TOOLS: Service<ToolRuntime>;
   TOOLS_COMMUNITY: Service<ToolRuntime>;
+  /** The bearer token GET /call needs; without it, /call refuses everyone. */
+  CALLER_TOKEN?: string;
+}
+
+/** The request's bearer token equals CALLER_TOKEN, compared by digest in constant time. */
+async function holdsCallerToken(request: Request, env: Env): Promise<boolean> {
+  const presented = /^Bearer (\S+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+  if (!env.CALLER_TOKEN || !presented) return false;
+  const digest = (s: string) => crypto.subtle.digest("SHA-256", new TextEncoder().encode(s));
+  return crypto.subtle.timingSafeEqual(await digest(presented), await digest(env.CALLER_TOKEN));
 }
 
 export default {
@@ -38,6 +50,7 @@ export default {
       case "/tools":
         return answer(await (url.searchParams.get("as") === "community" ? env.TOOLS_COMMUNITY : env.TOOLS).listTools());
       case "/call": {
+        if (!(await holdsCallerToken(request, env))) return Response.json({ error: "GET /call needs Authorization: Bearer <CALLER_TOKEN> (examples/caller/.dev.vars)" }, { status: 401, headers: { "WWW-Authenticate": "Bearer" } });
         const json = (name: string, fallback: unknown) => (url.searchParams.has(name) ? JSON.parse(url.searchParams.get(name)!) : fallback);
         return answer(await env.TOOLS.invoke(url.searchParams.get("tool") ?? "", json("input", {}), json("options", {})));
       }
