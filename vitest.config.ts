@@ -114,6 +114,20 @@ export default defineConfig({
         },
       },
       {
+        // Production mode (`npm run start:prod`): what ships, with a deployment's secrets, in a
+        // stack of its own (test/prod/global-setup.ts) that one file's tests share.
+        test: {
+          name: "prod",
+          include: ["test/prod/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/prod/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          sequence: shuffled,
+        },
+      },
+      {
         // The example upstream MCP server (upstreams/example), alone under wrangler dev: each
         // file starts its own (scripts/upstream-dev.ts), so no stack is needed.
         test: {

@@ -8,12 +8,12 @@
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import type { TestProject } from "vitest/node";
+import { freePort } from "./free-port.ts";
 import { registryState, type RegistryState } from "./registry-state.ts";
 import { TEST_APPROVALS, TEST_TENANT_FAMILIES } from "./tenants.ts";
 import { SAMPLES_DIR } from "../openapi/samples.ts";
@@ -52,17 +52,6 @@ const JWT_OPERATOR_GROUP = "tool-runtime-operators";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const READY_WITHIN_MS = 120_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export default async function setup(project: TestProject) {
   // This run's response samples only (conformance.ts writes them; the posttest check reads them).

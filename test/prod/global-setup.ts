@@ -1,0 +1,185 @@
+/**
+ * Starts production mode as `npm run start:prod` runs it — the same command lines, from
+ * scripts/prod-stack.ts — on free loopback ports with a state folder of its own, and makes the
+ * fresh stack's first requests itself, in the order the tests judge them (test/prod/shipped.test.ts):
+ * a bootstrap with a wrong token, the bootstrap, then an operator change, then a tool call.
+ * They are made here, before any test, because tests run in a random order and only the first
+ * requests to a stack are first. Readiness is waited for on /healthz, which touches nothing
+ * (/readyz reads the registry, and that would be a first request too).
+ *
+ * Besides the bootstrap, the tests need an operator and a tenant that do not depend on it:
+ * two API keys written into the stack's KV before it starts (the record the runtime's own key
+ * store writes, src/auth/api-keys.ts), as an operator could with `wrangler kv bulk put`.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TestProject } from "vitest/node";
+import { API_KEY_PREFIX, hashKey } from "../../src/auth/api-keys.ts";
+import type { ApiKeyRecord } from "../../src/contract.ts";
+import { devCommand, envFileText, freshSecrets, migrationsCommand, RUNTIME_CONFIG, wranglerEnv, type Command } from "../../scripts/prod-stack.ts";
+import { freePort } from "../e2e/free-port.ts";
+
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+/** The fresh stack's first requests, in order, and what each answered. */
+export interface Opening {
+  /** POST /v1/admin/bootstrap with a token that is not the stack's. */
+  wrongToken: Answer;
+  /** POST /v1/admin/bootstrap with BOOTSTRAP_TOKEN and {tenant, agent}. */
+  bootstrap: Answer;
+  /** The first request after it: PATCH /v1/admin/providers/std {"max_concurrency": 4}. */
+  operatorChange: Answer;
+  /** Right after that: math.evaluate with the seeded tenant key. */
+  toolCall: Answer;
+}
+
+export interface ProdStack {
+  baseUrl: string;
+  /** The wrangler dev command line the stack runs (devCommand's). */
+  command: Command;
+  bootstrapToken: string;
+  bootstrapAs: { tenant: string; agent: string };
+  /** An operator key and a tenant key (channels ["std"]) written into KV before the start. */
+  operatorKey: string;
+  tenantKey: string;
+  tenant: string;
+  opening: Opening;
+  /** A file holding what the stack printed. */
+  stackLog: string;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    prod: ProdStack;
+  }
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const READY_WITHIN_MS = 120_000;
+const token = () => `${API_KEY_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url")}`;
+
+/** Runs a wrangler command to its end (before the stack starts); throws with its output when it fails. */
+function runToEnd({ command, args }: Command) {
+  const run = spawnSync(command, args, { cwd: root, encoding: "utf8", env: { ...wranglerEnv(), CI: "true" }, timeout: 120_000 });
+  if (run.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
+}
+
+async function request(baseUrl: string, method: string, path: string, key: string, body?: unknown): Promise<Answer> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON: kept as text */
+  }
+  return { status: res.status, body: parsed };
+}
+
+export default async function setup(project: TestProject) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const state = mkdtempSync(join(tmpdir(), "tool-runtime-prod-state-"));
+  const secretsDir = mkdtempSync(join(tmpdir(), "tool-runtime-prod-"));
+  const stackLog = join(secretsDir, "stack.log");
+  const envFile = join(secretsDir, "prod.env");
+  const secrets = freshSecrets();
+  writeFileSync(envFile, envFileText(secrets), { mode: 0o600 });
+  const removeFolders = () => {
+    rmSync(state, { recursive: true, force: true });
+    rmSync(secretsDir, { recursive: true, force: true });
+  };
+
+  const tenant = `prod-${crypto.randomUUID().slice(0, 8)}`;
+  const operatorKey = token();
+  const tenantKey = token();
+  try {
+    const migrations = migrationsCommand(root, state);
+    if (migrations) runToEnd(migrations);
+    const records: [string, Omit<ApiKeyRecord, "created_at">][] = [
+      [operatorKey, { key_id: "key_seeded_operator", tenant: "ops", agent: "seeded-operator", capabilities: [], channels: [], role: "admin" }],
+      [tenantKey, { key_id: "key_seeded_tenant", tenant, agent: "dev-agent", capabilities: [], channels: ["std"], role: "tenant" }],
+    ];
+    const entries = [];
+    for (const [key, fields] of records) {
+      const record: ApiKeyRecord = { ...fields, created_at: new Date().toISOString() };
+      const hash = await hashKey(key);
+      entries.push({ key: `hash:${hash}`, value: JSON.stringify(record) }, { key: `id:${record.key_id}`, value: hash, metadata: record });
+    }
+    const seed = join(secretsDir, "keys.json");
+    writeFileSync(seed, JSON.stringify(entries));
+    runToEnd({ command: "npx", args: ["wrangler", "kv", "bulk", "put", seed, "--binding", "API_KEYS", "--local", "--persist-to", state, "-c", RUNTIME_CONFIG] });
+  } catch (err) {
+    removeFolders();
+    throw err;
+  }
+
+  const command = devCommand({ envFile, persistTo: state, port, extra: ["--inspector-port", String(inspectorPort)] });
+  const child = spawn(command.command, command.args, { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...wranglerEnv(), CI: "true" } });
+  let log = "";
+  const keep = (d: Buffer) => {
+    log += d;
+    appendFileSync(stackLog, d);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const stop = async () => {
+    if (child.exitCode === null && child.pid) {
+      process.kill(-child.pid, "SIGTERM");
+      const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    child.stdout!.off("data", keep);
+    child.stderr!.off("data", keep);
+    removeFolders();
+  };
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + READY_WITHIN_MS; ; ) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`wrangler dev exited early:\n${log}`);
+    }
+    const up = await fetch(`${baseUrl}/healthz`).then((r) => r.status === 200, () => false);
+    if (up) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the production-mode stack did not answer within ${READY_WITHIN_MS} ms:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+
+  const bootstrapAs = { tenant: "ops", agent: `first-operator-${crypto.randomUUID().slice(0, 8)}` };
+  const opening: Opening = {
+    wrongToken: await request(baseUrl, "POST", "/v1/admin/bootstrap", `${secrets.BOOTSTRAP_TOKEN}x`, bootstrapAs),
+    bootstrap: await request(baseUrl, "POST", "/v1/admin/bootstrap", secrets.BOOTSTRAP_TOKEN, bootstrapAs),
+    operatorChange: await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, { max_concurrency: 4 }),
+    toolCall: await request(baseUrl, "POST", "/v1/executions", tenantKey, { tool: "math.evaluate", input: { expression: "6 * 7" }, limits: { timeout_ms: 20_000 } }),
+  };
+  // Back to the manifest's concurrency, as the stack came up; and the catalog re-read from the
+  // providers, so that a registry the opening left wrong (what "a fresh stack" looks for) is
+  // judged by that test alone, not again by every other.
+  const restored = [
+    await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, { max_concurrency: null }),
+    await request(baseUrl, "POST", "/v1/admin/registry/refresh", operatorKey),
+  ];
+  if (restored.some((r) => r.status !== 200)) {
+    await stop();
+    throw new Error(`could not restore the registry after the opening: ${JSON.stringify(restored)}`);
+  }
+
+  project.provide("prod", { baseUrl, command, bootstrapToken: secrets.BOOTSTRAP_TOKEN, bootstrapAs, operatorKey, tenantKey, tenant, opening, stackLog });
+  return stop;
+}
