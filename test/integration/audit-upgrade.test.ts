@@ -51,7 +51,7 @@ async function deliver(messages: AuditMessage[], e: Env): Promise<void> {
 /** GET /v1/admin/readiness with `e`, from a check made now: the isolate's cached check is made stale first (one dated ahead of the clock is stale). */
 async function readinessReport(e: Env): Promise<{ status: string; audit_db: { ready: boolean; reason?: string } }> {
   await readiness(e, Date.now() + 3_600_000);
-  const res = await worker.fetch(new Request("http://runtime/v1/admin/readiness", { headers: admin }) as Request<unknown, IncomingRequestCfProperties>, e, createExecutionContext());
+  const res = await worker.fetch(new Request("http://localhost/v1/admin/readiness", { headers: admin }) as Request<unknown, IncomingRequestCfProperties>, e, createExecutionContext());
   expect(res.status).toBe(200);
   return res.json();
 }

@@ -51,7 +51,7 @@ async function coldRuntime() {
   const send = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
     const ctx = createExecutionContext();
     const init = { method, headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
-    const res = await worker.fetch(new Request(`http://runtime${path}`, init) as Request<unknown, IncomingRequestCfProperties>, runtimeEnv, ctx);
+    const res = await worker.fetch(new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>, runtimeEnv, ctx);
     const text = await res.text();
     await waitOnExecutionContext(ctx);
     return { status: res.status, text, json: text === "" ? undefined : JSON.parse(text) };
