@@ -11,7 +11,6 @@ import type { Offering, ProviderLoad } from "../src/registry/catalog.ts";
 import { canonicalJson } from "../src/schema/schema-hash.ts";
 import { loadConfig } from "../src/config.ts";
 import { loadUpstreams, parseUpstream, UpstreamConfigError, type UpstreamConfig } from "../src/upstreams/config.ts";
-import { discover } from "../src/upstreams/discovery.ts";
 import { upstreamOffering } from "../src/upstreams/offering.ts";
 import { approve, decidePins } from "../src/upstreams/pinning.ts";
 import { checkAgainstEnv } from "../src/upstreams/registration.ts";
@@ -66,6 +65,8 @@ export class UpstreamRegistry {
     }
     let found;
     try {
+      // The MCP client loads with the first listing, not with every isolate (docs/architecture.md#start-up-and-size).
+      const { discover } = await import("../src/upstreams/discovery.ts");
       found = await discover(this.#env, upstream);
     } catch (err) {
       const error = (err as Error).message;

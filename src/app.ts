@@ -4,8 +4,7 @@ import type { AppEnv } from "./app-env.ts";
 import { authenticate } from "./auth/authenticate.ts";
 import { renderMetrics } from "./audit/metrics.ts";
 import { getSnapshot, registryStub } from "./registry/snapshot-cache.ts";
-import { openApiDocument } from "./openapi.ts";
-import { CONNECT_PATH_PREFIX, serveConnect } from "./connect/service.ts";
+import { CONNECT_PATH_PREFIX } from "./connect/path.ts";
 import { errorBody, RuntimeError } from "./errors.ts";
 import { respond, responseFormat } from "./codec/negotiate.ts";
 import { admin } from "./routes/admin.ts";
@@ -16,8 +15,7 @@ import { tools } from "./routes/tools.ts";
 import { refusalResponse } from "./routes/refusal.ts";
 import { upstreamAdmin } from "./routes/upstreams.ts";
 import { upstreamCredentials } from "./routes/upstream-credentials.ts";
-import { MCP_PATH, serveMcp } from "./mcp/handler.ts";
-import { METADATA_PATH, protectedResourceMetadata } from "./mcp/resource-server.ts";
+import { MCP_PATH, METADATA_PATH, protectedResourceMetadata } from "./mcp/resource-server.ts";
 import { allowedMethods } from "./routes/allowed-methods.ts";
 import { localOnly } from "./auth/local-only.ts";
 import { bootstrap, BOOTSTRAP_PATH } from "./routes/bootstrap.ts";
@@ -50,18 +48,23 @@ app.get("/metrics", async (c) => {
   return c.body(body, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
 });
 
+// Connect, MCP and the OpenAPI document load on their first request, not with the isolate: a
+// new isolate would otherwise spend most of its start-up CPU building protobuf descriptors, the
+// MCP SDK's schemas and the OpenAPI document that most of its requests never use
+// (docs/architecture.md#start-up-and-size). The module system keeps each one once loaded.
+
 /** Connect and gRPC-Web (TRT-002 §3's gRPC face), authenticated like REST inside the service. */
-app.all(`${CONNECT_PATH_PREFIX}*`, (c) => serveConnect(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)));
+app.all(`${CONNECT_PATH_PREFIX}*`, async (c) => (await import("./connect/service.ts")).serveConnect(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)));
 
 /** MCP (Streamable HTTP, 2026-07-28 and 2025): the same tools and executions, authenticated like /v1 (src/mcp/). */
-app.all(MCP_PATH, serveMcp);
+app.all(MCP_PATH, async (c) => (await import("./mcp/handler.ts")).serveMcp(c));
 
 /** RFC 9728 protected-resource metadata for /mcp (both the root and the path-suffixed form), public. */
 app.get(METADATA_PATH, (c) => c.json(protectedResourceMetadata(c.env, c.req.url)));
 app.get(`${METADATA_PATH}${MCP_PATH}`, (c) => c.json(protectedResourceMetadata(c.env, c.req.url)));
 
 /** The API's OpenAPI 3.1 description, public like any API reference. */
-app.get("/v1/openapi.json", (c) => c.json(openApiDocument));
+app.get("/v1/openapi.json", async (c) => c.json((await import("./openapi.ts")).openApiDocument));
 
 /** The first operator's key, once per deployment, for the BOOTSTRAP_TOKEN secret (src/routes/bootstrap.ts). */
 app.post(BOOTSTRAP_PATH, bootstrap);

@@ -37,8 +37,9 @@ import { cappedBody, readBody, refuseDeclaredLength } from "../codec/request-bod
 import { loadConfig } from "../config.ts";
 import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
 import { limitsFor } from "../policy/limits.ts";
+import { CONNECT_PATH_PREFIX } from "./path.ts";
 
-export const CONNECT_PATH_PREFIX = `/${ToolRuntimeService.typeName}/`;
+export { CONNECT_PATH_PREFIX };
 
 /** TRT-002 codes → Connect codes, by HTTP status as the Connect protocol maps them. */
 function connectCode(code: string): Code {

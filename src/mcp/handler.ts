@@ -35,11 +35,11 @@ import { readBody } from "../codec/request-body.ts";
 import { sessionCallKey } from "./call.ts";
 import { jsonRpcCodeOf } from "./errors.ts";
 import { isTaskListen, serveTaskListen } from "./listen.ts";
-import { insufficientScopeChallenge, mcpSettings, unauthorizedChallenge } from "./resource-server.ts";
+import { insufficientScopeChallenge, MCP_PATH, mcpSettings, unauthorizedChallenge } from "./resource-server.ts";
 import { callContext, type McpScope } from "./scope.ts";
 import { createServer } from "./server.ts";
 
-export const MCP_PATH = "/mcp";
+export { MCP_PATH };
 const SESSION_ID = /^[0-9a-f]{32}$/;
 
 export async function serveMcp(c: Context<AppEnv>): Promise<Response> {

@@ -17,6 +17,8 @@
  */
 import { ConfigError, loadConfig } from "../config.ts";
 
+/** The MCP endpoint: here, not beside the handler, so that routing it does not load the MCP SDK. */
+export const MCP_PATH = "/mcp";
 export const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
 interface McpSettings {

@@ -6,7 +6,7 @@
  */
 import { envValue } from "./config.ts";
 import { openToken, tokenKey } from "./credentials.ts";
-import { UpstreamFailure } from "./failures.ts";
+import { UpstreamFailure } from "./upstream-failure.ts";
 import type { UpstreamTarget } from "./target.ts";
 
 export interface CallAuthorization {

@@ -11,7 +11,8 @@
  *                                                        the tenant's fault, not the upstream's
  *   the upstream does not know the tool               → tool_not_found (the registry is stale)
  *
- * Failures that are the provider's are thrown as UpstreamFailure, which carries its
+ * Failures that are the provider's are thrown as UpstreamFailure (src/upstreams/upstream-failure.ts,
+ * apart so that what runs before a call can throw it without loading the MCP client), which carries its
  * classification to `classifyRpcFailure` (src/execution/provider-failure.ts) as a rejected
  * provider RPC would; messages name the kind of failure, never an upstream's text or a header.
  */
@@ -20,18 +21,10 @@ import type { InvokeResult } from "../../providers/sdk/protocol.ts";
 import type { RpcFailure } from "../execution/provider-failure.ts";
 import { ResponseTooLarge } from "./client.ts";
 import { EgressRefused } from "./egress.ts";
+import { CREDENTIAL_REFUSED, UpstreamFailure } from "./upstream-failure.ts";
 
-export class UpstreamFailure extends Error {
-  readonly failure: RpcFailure;
-  constructor(failure: RpcFailure, detail?: string) {
-    super(detail ? `${failure.message}: ${detail}` : failure.message);
-    this.name = "UpstreamFailure";
-    this.failure = failure;
-  }
-}
-
-/** The tool code of a tenant token the upstream refused. */
-export const CREDENTIAL_REFUSED = "upstream_credential_refused";
+// Re-exported for the modules that classify (this one is loaded with the MCP client, lazily).
+export { CREDENTIAL_REFUSED, UpstreamFailure };
 
 const unavailable = (message: string): RpcFailure => ({ code: "sandbox_unavailable", message, transport: true });
 const crashed = (message: string): RpcFailure => ({ code: "provider_crashed", message, transport: true });

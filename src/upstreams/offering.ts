@@ -7,7 +7,7 @@
  */
 import type { JsonSchema, ToolManifestEntry } from "../../providers/sdk/protocol.ts";
 import { policyFor, type UpstreamConfig } from "./config.ts";
-import { CREDENTIAL_REFUSED } from "./failures.ts";
+import { CREDENTIAL_REFUSED } from "./upstream-failure.ts";
 import type { Listed } from "./pinning.ts";
 import type { UpstreamEra, UpstreamTarget } from "./target.ts";
 
