@@ -18,7 +18,7 @@ const servicesOf = (config: ReturnType<typeof read>) => (config.services ?? []) 
 const LAB = /lab/;
 
 describe("what ships", () => {
-  const shipped = read("wrangler.toml");
+  const shipped = read("wrangler.jsonc");
 
   it("names no lab provider, in PROVIDERS or as a service binding", () => {
     expect(providersOf(shipped).map((p) => p.name)).toEqual(["std", "community"]);
@@ -35,7 +35,7 @@ describe("what ships", () => {
 });
 
 describe("what npm start and the tests run", () => {
-  const shipped = read("wrangler.toml");
+  const shipped = read("wrangler.jsonc");
   const dev = unstable_readConfig({ config: writeDevConfig(root) });
 
   it("is the shipped runtime plus the three lab providers, after the shipped ones, and the example upstream MCP server", () => {
