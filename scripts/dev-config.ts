@@ -2,7 +2,8 @@
  * Writes the runtime's configuration for local development and tests: `.wrangler-dev.jsonc`
  * (git-ignored) = wrangler.jsonc, exactly what ships, with wrangler.dev-overlay.jsonc merged in:
  * the overlay's `services` and `vars.PROVIDERS` (the lab providers' service bindings and
- * PROVIDERS entries) are appended to the shipped lists, after the shipped ones. The overlay may
+ * PROVIDERS entries) are appended to the shipped lists, after the shipped ones, and the
+ * declared secrets (`secrets.required`) are left out, so .dev.vars supplies them all. The overlay may
  * hold nothing else, so the shipped file stays the one place for everything else. It is written
  * next to wrangler.jsonc, so `main`, the assets folder and .dev.vars resolve the same. Used by
  * `npm run stack` (so `npm start`, the e2e stack, the bench and the simulation), and the
@@ -30,8 +31,11 @@ export function devConfig(root: string): Config {
   const extra = Object.keys(overlay).filter((k) => k !== "services" && k !== "vars");
   const extraVars = Object.keys(overlay.vars ?? {}).filter((k) => k !== "PROVIDERS");
   if (extra.length > 0 || extraVars.length > 0) throw new Error(`${OVERLAY} may add services and vars.PROVIDERS only, not ${[...extra, ...extraVars.map((k) => `vars.${k}`)].join(", ")}`);
+  // `secrets.required` would make wrangler dev load only the named secrets from .dev.vars, and
+  // local development runs on the others (its well-known keys, the example upstream's token).
+  const { secrets: _required, ...rest } = shipped;
   return {
-    ...shipped,
+    ...rest,
     services: [...(shipped.services ?? []), ...(overlay.services ?? [])],
     vars: { ...shipped.vars, PROVIDERS: [...(shipped.vars?.PROVIDERS ?? []), ...(overlay.vars?.PROVIDERS ?? [])] },
   };

@@ -13,7 +13,7 @@ import type { AuditMessage } from "./messages.ts";
 import { aggregates, statementsFor } from "./consumer.ts";
 import { ensureSchema } from "./schema.ts";
 
-/** The dead letter queue's name (wrangler.toml `dead_letter_queue`). */
+/** The dead letter queue's name (wrangler.jsonc `dead_letter_queue`); an environment names its own in AUDIT_DEAD_LETTER_QUEUE. */
 export const DEAD_LETTER_QUEUE = "tool-runtime-audit-dlq";
 
 const KINDS = new Set(["finished", "intent", "refusals"]);
