@@ -72,7 +72,7 @@ function main(): void {
   }
 
   const who = signedIn(root);
-  if (!who.ok) fail("no Cloudflare account: wrangler is not signed in", "run `npx wrangler login`, or export CLOUDFLARE_API_TOKEN (docs/deploy.md lists its permissions), then run the deploy again", who.out);
+  if (!who.ok) fail("no Cloudflare account: `npx wrangler whoami` names none (its output is below); nothing was asked or uploaded", "run `npx wrangler login`, or export CLOUDFLARE_API_TOKEN (docs/deploy.md lists its permissions), then run the deploy again", who.out);
   let facts;
   try {
     facts = accountFacts(root, workers, env);

@@ -10,7 +10,8 @@
  * hence `--ignore-scripts`: the same script without its predeploy rebuild.
  */
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -23,11 +24,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** `unshare -rn` where user namespaces are allowed; otherwise the run keeps the network (and says so). */
 const offline = spawnSync("unshare", ["-rn", "true"]).status === 0;
 
-async function deployDryRun(env?: string): Promise<{ code: number; output: string }> {
-  const args = ["run", "--ignore-scripts", "deploy", "--", "--dry-run", ...(env ? ["--env", env] : [])];
+async function deploy(flags: string[], extraEnv: Record<string, string | undefined> = {}): Promise<{ code: number; output: string }> {
+  const args = ["run", "--ignore-scripts", "deploy", "--", ...flags];
   const run = promisify(execFile)(offline ? "unshare" : "npm", offline ? ["-rn", "npm", ...args] : args, {
     cwd: root,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true", NO_COLOR: "1" },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true", NO_COLOR: "1", ...extraEnv },
     timeout: 240_000,
   });
   return run.then(
@@ -48,7 +49,7 @@ describe.each([[undefined], ["staging"]])("npm run deploy -- --dry-run (env %s)"
   let result: { code: number; output: string };
 
   beforeAll(async () => {
-    result = await deployDryRun(env);
+    result = await deploy(["--dry-run", ...(env ? ["--env", env] : [])]);
   }, 240_000);
 
   it("exits 0, asks nothing of Cloudflare, and shows no placeholder", () => {
@@ -92,4 +93,19 @@ describe.each([[undefined], ["staging"]])("npm run deploy -- --dry-run (env %s)"
       console.log(`${w.name}: ${line![1]} (gzip ${line![2]})`);
     }
   });
+});
+
+describe("npm run deploy without an account", () => {
+  it("stops at the account step, naming the fix, before anything is asked or uploaded", async () => {
+    // A wrangler config folder of its own, so that no sign-in of this machine's user is found.
+    const home = mkdtempSync(join(tmpdir(), "deploy-no-account-"));
+    try {
+      const { code, output } = await deploy(["--env", "staging"], { XDG_CONFIG_HOME: home, CLOUDFLARE_API_TOKEN: undefined, CLOUDFLARE_ACCOUNT_ID: undefined });
+      expect(code, output).toBe(1);
+      expect(output).toMatch(/✗ no Cloudflare account[\s\S]*Fix: run `npx wrangler login`, or export CLOUDFLARE_API_TOKEN/);
+      expect(output).not.toMatch(/^→ /m);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
