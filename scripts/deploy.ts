@@ -9,8 +9,7 @@
  * the command that sets it), and the steps run in order; a failing step names itself and its
  * fix, and running the same command again continues (every step can be repeated).
  */
-import { join } from "node:path";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_readConfig } from "wrangler";
 import { accountFacts, npx, signedIn } from "./deploy/account.ts";

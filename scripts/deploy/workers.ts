@@ -11,13 +11,25 @@ import { firstPassOf, OPTIONAL_SECRETS, SHIPPED, type WorkerConfig } from "./pla
 
 type Raw = Record<string, unknown> & { env?: Record<string, Record<string, unknown>> };
 
+/** The fields of wrangler's resolved config the plan reads. */
+interface Resolved {
+  name?: string;
+  services?: { binding: string; service?: string }[];
+  tail_consumers?: { service: string }[];
+  secrets?: { required?: string[] };
+  kv_namespaces: { binding: string; id?: unknown }[];
+  d1_databases: { binding: string; database_name?: string; database_id?: string; migrations_dir?: string }[];
+  queues: { producers?: { queue: string }[]; consumers?: { queue: string; dead_letter_queue?: string }[] };
+  vars?: Record<string, unknown>;
+}
+
 /** Each shipped config as wrangler reads it for `env`; an environment a config lacks is an error. */
 export function readWorkers(root: string, env?: string): WorkerConfig[] {
   return SHIPPED.map((config) => {
     const raw = readJsonc<Raw>(join(root, config));
     if (env !== undefined && !raw.env?.[env]) throw new Error(`${config} has no environment "${env}" (its environments: ${Object.keys(raw.env ?? {}).join(", ") || "none"})`);
-    const c = unstable_readConfig({ config: join(root, config), env });
-    const vars = (c.vars ?? {}) as Record<string, unknown>;
+    const c: Resolved = unstable_readConfig({ config: join(root, config), env });
+    const vars = c.vars ?? {};
     return {
       config,
       name: c.name ?? "",

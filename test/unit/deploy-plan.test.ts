@@ -82,7 +82,7 @@ describe("the shipped configs' environments", () => {
     expect(here.durable_objects).toEqual(top.durable_objects);
   });
 
-  it.each(SHIPPED.flatMap((c) => ENVS.map((e) => [c, e ?? "default", e])))("%s (%s) has logs and sampled traces on", (config, _name, env) => {
+  it.each(SHIPPED.flatMap((c) => ENVS.map((e): [string, string, string | undefined] => [c, e ?? "default", e])))("%s (%s) has logs and sampled traces on", (config, _name, env) => {
     const o = unstable_readConfig({ config: join(root, config), env }).observability;
     expect(o?.enabled).toBe(true);
     expect(o?.logs?.enabled).toBe(true);
