@@ -58,7 +58,7 @@ function main(): void {
       const c = unstable_readConfig({ config: path, env });
       console.log(`   ✓ ${path.slice(root.length + 1)} read by wrangler: ${c.name}, no tail consumer`);
     }
-    console.log(`   ✓ migrations: ${migrations.length === 0 ? "no migration files" : migrations.join(", ")}`);
+    console.log(`   ✓ migrations: ${migrations === null ? "no migrations folder" : migrations.length === 0 ? "no migration files" : migrations.join(", ")}`);
     for (const w of workers) {
       const argv = bundleCommand(w.config, bundleDir(env, w.name), env);
       const r = npx(root, argv);

@@ -78,7 +78,8 @@ export interface Plan {
   missingSecrets: string[][];
   /** Optional secrets not set, with what is lost without each. */
   optionalMissing: { command: string[]; why: string }[];
-  migrations: string[];
+  /** The migration files, or null when the migrations folder does not exist. */
+  migrations: string[] | null;
   problems: string[];
 }
 
@@ -124,7 +125,7 @@ export function validate(workers: WorkerConfig[], env?: string): string[] {
  * The whole plan for one environment. `facts` is what the account holds; without it (a dry
  * run) every resource is "create if missing" and the first deploy's order is shown.
  */
-export function buildPlan(workers: WorkerConfig[], migrations: string[], env?: string, facts?: AccountFacts): Plan {
+export function buildPlan(workers: WorkerConfig[], migrations: string[] | null, env?: string, facts?: AccountFacts): Plan {
   const runtime = workers.find((w) => w.config === RUNTIME)!;
   const steps: Step[] = [];
   const again = `then run \`${rerun(env)}\` again: steps already done are skipped or repeated harmlessly`;
@@ -183,10 +184,12 @@ export function buildPlan(workers: WorkerConfig[], migrations: string[], env?: s
   }
 
   for (const d of runtime.d1) {
+    const dir = `${d.migrationsDir ?? "migrations"}/`;
     steps.push({
       phase: "migrations",
-      what: `D1 migrations for ${d.binding} from ${d.migrationsDir ?? "migrations"}/ (${migrations.length === 0 ? "no migration files" : migrations.join(", ")}): applied ones are skipped`,
-      command: wrangler("d1", "migrations", "apply", d.binding, "--remote", "-c", runtime.config, ...envArgs(env)),
+      // wrangler refuses to apply from a folder that does not exist: then there is nothing to apply.
+      what: migrations === null ? `D1 migrations for ${d.binding}: ${dir} does not exist, nothing to apply` : `D1 migrations for ${d.binding} from ${dir} (${migrations.length === 0 ? "no migration files" : migrations.join(", ")}): applied ones are skipped`,
+      command: migrations === null ? undefined : wrangler("d1", "migrations", "apply", d.binding, "--remote", "-c", runtime.config, ...envArgs(env)),
       fix: `read the failing migration's error (nothing after it was applied, and the Workers are not yet changed); fix it with a new migration file; ${again}`,
     });
   }

@@ -48,10 +48,10 @@ export function readWorkers(root: string, env?: string): WorkerConfig[] {
   });
 }
 
-/** The migration files wrangler would apply, in its order (by name). */
-export function migrationFiles(root: string, dir = "migrations"): string[] {
+/** The migration files wrangler would apply, in its order (by name); null when the folder does not exist. */
+export function migrationFiles(root: string, dir = "migrations"): string[] | null {
   const path = join(root, dir);
-  return existsSync(path) ? readdirSync(path).filter((f) => f.endsWith(".sql")).sort() : [];
+  return existsSync(path) ? readdirSync(path).filter((f) => f.endsWith(".sql")).sort() : null;
 }
 
 /**

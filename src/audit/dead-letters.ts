@@ -1,6 +1,6 @@
 /**
  * The audit queue's dead letter queue, consumed (AIOS §5.7: an audit that cannot be lost). A
- * batch the consumer failed `max_retries` times lands here (wrangler.toml); its messages are
+ * batch the consumer failed `max_retries` times lands here (wrangler.jsonc); its messages are
  * taken one at a time, so one that cannot be written does not hold back the others:
  *   - written as the consumer would have written it (the writes are idempotent, so a message
  *     whose rows are already there changes nothing), and counted `written`;

@@ -40,6 +40,12 @@ describe("the plan, once the account has been asked", () => {
     expect(deploys(plan)[0]).toBe("wrangler deploy -c providers/std/.wrangler-first-pass.jsonc --env staging");
   });
 
+  it("applies the migrations when their folder exists, and skips the step when it does not (wrangler refuses a missing folder)", () => {
+    const apply = (m: string[] | null) => buildPlan(workers, m, "staging").steps.filter((s) => s.phase === "migrations").map((s) => s.command?.join(" "));
+    expect(apply([])).toEqual(["wrangler d1 migrations apply AUDIT_DB --remote -c wrangler.jsonc --env staging"]);
+    expect(apply(null)).toEqual([undefined]);
+  });
+
   it("names every failing step's fix and how to continue", () => {
     const plan = buildPlan(workers, [], "staging");
     for (const s of plan.steps) expect(s.fix, s.what).toMatch(/npm run deploy -- --env staging/);
