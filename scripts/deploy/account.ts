@@ -24,6 +24,13 @@ export function signedIn(root: string): Run & { ok: boolean } {
   return { ...r, ok: r.status === 0 && !/not authenticated/i.test(r.out) };
 }
 
+/** The JSON array in a command's output: from the line that opens it (a warning such as `▲ [WARNING]` may come first). */
+function jsonArray(out: string): unknown[] {
+  const start = out.search(/^\[/m);
+  if (start < 0) throw new Error(`expected a JSON list in:\n${out}`);
+  return JSON.parse(out.slice(start, out.lastIndexOf("]") + 1)) as unknown[];
+}
+
 /** A Worker that does not exist answers `secret list` with code 10007 (Cloudflare API error codes). */
 const NO_SUCH_WORKER = /10007|does not exist|not found/i;
 
@@ -37,7 +44,7 @@ export function accountFacts(root: string, workers: WorkerConfig[], env?: string
       secrets[w.name] = null;
       continue;
     }
-    const list = JSON.parse(r.out.slice(r.out.indexOf("["), r.out.lastIndexOf("]") + 1)) as { name: string }[];
+    const list = jsonArray(r.out) as { name: string }[];
     secrets[w.name] = list.map((s) => s.name);
   }
   const runtime = workers.find((w) => w.config === RUNTIME)!;
@@ -45,6 +52,6 @@ export function accountFacts(root: string, workers: WorkerConfig[], env?: string
   const queues = queuesOf(runtime).filter((q) => npx(root, ["wrangler", "queues", "info", q]).status === 0);
   const d1 = npx(root, ["wrangler", "d1", "list", "--json"]);
   if (d1.status !== 0) throw new Error(`could not list the D1 databases:\n${d1.out}`);
-  const databases = (JSON.parse(d1.out.slice(d1.out.indexOf("["), d1.out.lastIndexOf("]") + 1)) as { name: string }[]).map((d) => d.name);
+  const databases = (jsonArray(d1.out) as { name: string }[]).map((d) => d.name);
   return { secrets, queues, databases };
 }
