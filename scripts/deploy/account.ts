@@ -5,7 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import type { AccountFacts, WorkerConfig } from "./plan.ts";
-import { queuesOf, RUNTIME } from "./plan.ts";
+import { d1List, queueInfo, queuesOf, RUNTIME, secretList } from "./plan.ts";
 
 export interface Run {
   status: number;
@@ -34,11 +34,11 @@ function jsonArray(out: string): unknown[] {
 /** A Worker that does not exist answers `secret list` with code 10007 (Cloudflare API error codes). */
 const NO_SUCH_WORKER = /10007|does not exist|not found/i;
 
+/** The account's answers, asked with exactly the commands the plan shows (its `check`s and secret lists). */
 export function accountFacts(root: string, workers: WorkerConfig[], env?: string): AccountFacts {
-  const envArgs = env ? ["--env", env] : [];
   const secrets: AccountFacts["secrets"] = {};
   for (const w of workers.filter((x) => x.requiredSecrets.length > 0 || x.optionalSecrets.length > 0)) {
-    const r = npx(root, ["wrangler", "secret", "list", "--format", "json", "-c", w.config, ...envArgs]);
+    const r = npx(root, secretList(w.config, env));
     if (r.status !== 0) {
       if (!NO_SUCH_WORKER.test(r.out)) throw new Error(`could not list ${w.name}'s secrets:\n${r.out}`);
       secrets[w.name] = null;
@@ -49,8 +49,8 @@ export function accountFacts(root: string, workers: WorkerConfig[], env?: string
   }
   const runtime = workers.find((w) => w.config === RUNTIME)!;
   // `queues info` fails for a queue that does not exist; a create then reports any other cause.
-  const queues = queuesOf(runtime).filter((q) => npx(root, ["wrangler", "queues", "info", q]).status === 0);
-  const d1 = npx(root, ["wrangler", "d1", "list", "--json"]);
+  const queues = queuesOf(runtime).filter((q) => npx(root, queueInfo(q)).status === 0);
+  const d1 = npx(root, d1List());
   if (d1.status !== 0) throw new Error(`could not list the D1 databases:\n${d1.out}`);
   const databases = (jsonArray(d1.out) as { name: string }[]).map((d) => d.name);
   return { secrets, queues, databases };

@@ -64,6 +64,8 @@ export interface Step {
   what: string;
   /** The command the runner runs (argv after `npx`), or none when the step only reports. */
   command?: string[];
+  /** The read-only command that finds out whether the step is needed. */
+  check?: string[];
   /** Its state when the account was asked: "exists", "create", "missing"; absent in a dry run. */
   state?: string;
   /** What to do when it fails. */
@@ -89,6 +91,9 @@ const rerun = (env?: string) => `npm run deploy${env ? ` -- --env ${env}` : ""}`
 
 /** The command that sets a secret on a Worker (creating an empty Worker of that name first if none exists). */
 export const secretPut = (name: string, config: string, env?: string) => wrangler("secret", "put", name, "-c", config, ...envArgs(env));
+export const secretList = (config: string, env?: string) => wrangler("secret", "list", "--format", "json", "-c", config, ...envArgs(env));
+export const queueInfo = (queue: string) => wrangler("queues", "info", queue);
+export const d1List = () => wrangler("d1", "list", "--json");
 export const deployCommand = (config: string, env?: string) => wrangler("deploy", "-c", config, ...envArgs(env));
 /** The local bundle of a Worker, exactly as deploy builds it, stopping before any upload. */
 export const bundleCommand = (config: string, outdir: string, env?: string) => wrangler("deploy", "--dry-run", "--outdir", outdir, "-c", config, ...envArgs(env));
@@ -146,7 +151,7 @@ export function buildPlan(workers: WorkerConfig[], migrations: string[] | null, 
     steps.push({
       phase: "secrets",
       what: `${w.name} needs ${w.requiredSecrets.join(", ") || "no secret"}${w.optionalSecrets.length > 0 ? `; optional: ${w.optionalSecrets.join(", ")}` : ""}`,
-      command: wrangler("secret", "list", "-c", w.config, ...envArgs(env)),
+      command: secretList(w.config, env),
       state,
       fix: `set each missing secret with the command printed for it; ${again}`,
     });
@@ -161,6 +166,7 @@ export function buildPlan(workers: WorkerConfig[], migrations: string[] | null, 
       phase: "resources",
       what: `queue ${queue}: created when missing (wrangler provisions no consumer-only queue)`,
       command: state === "exists" ? undefined : wrangler("queues", "create", queue),
+      check: queueInfo(queue),
       state,
       fix: `check the account's Queues (Workers Paid) and the token's Queues permission; ${again}`,
     });
@@ -171,6 +177,7 @@ export function buildPlan(workers: WorkerConfig[], migrations: string[] | null, 
       phase: "resources",
       what: `D1 database ${d.name} (${d.binding}): created when missing, then found by name`,
       command: state === "exists" ? undefined : wrangler("d1", "create", d.name, "--update-config=false"),
+      check: d1List(),
       state,
       fix: `check the token's D1 permission; ${again}`,
     });

@@ -23,6 +23,7 @@ export function renderPlan(plan: Plan, dryRun: boolean): string {
     for (const s of steps) {
       lines.push(`   - ${s.what}${s.state ? ` [${s.state}]` : ""}`);
       if (s.command) lines.push(`     $ ${shell(s.command)}`);
+      if (s.check) lines.push(`     (checked with $ ${shell(s.check)})`);
     }
   }
   if (plan.missingSecrets.length > 0) {

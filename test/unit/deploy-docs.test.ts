@@ -29,7 +29,7 @@ const commandsOf = (code: string) =>
     .filter((l) => l !== "");
 
 /** What the script runs, or prints for the operator to run (secret put): these must match the plan exactly. */
-const SCRIPT_RUNS = /^npx wrangler (whoami|secret list|secret put|queues create|d1 create|d1 migrations apply|deploy)\b/;
+const SCRIPT_RUNS = /^npx wrangler (whoami|secret list|secret put|queues info|queues create|d1 list|d1 create|d1 migrations apply|deploy)\b/;
 
 async function sh(command: string): Promise<{ code: number; output: string }> {
   const run = promisify(execFile)(offline ? "unshare" : "sh", offline ? ["-rn", "sh", "-c", command] : ["-c", command], { cwd: root, env: ENV, timeout: 300_000, maxBuffer: 16 << 20 });
@@ -70,7 +70,7 @@ describe("docs/deploy.md", () => {
   });
 
   it("shows, for each account step the script takes, exactly the command it runs", () => {
-    const planned = new Set([...outputs.join("\n").matchAll(/^\s+\$ (npx .+)$/gm)].map((m) => m[1].trim()));
+    const planned = new Set([...outputs.join("\n").matchAll(/\$ (npx [^\n)]+)/g)].map((m) => m[1].trim()));
     const documented = blocks.filter((b) => flag(b, "account")).flatMap((b) => commandsOf(b.code)).filter((c) => SCRIPT_RUNS.test(c));
     expect(documented.length).toBeGreaterThan(5);
     for (const c of documented) expect(planned, c).toContain(c);
