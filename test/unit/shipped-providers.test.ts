@@ -43,6 +43,11 @@ describe("what npm start and the tests run", () => {
     expect(servicesOf(dev).map((s) => s.service)).toEqual([...servicesOf(shipped).map((s) => s.service), "tool-provider-lab", "tool-provider-lab-twin", "tool-provider-lab-broken", "mcp-upstream-example"]);
   });
 
+  it("leaves out the declared secrets, so that wrangler dev reads all of .dev.vars", () => {
+    expect(shipped.secrets?.required).toContain("BOOTSTRAP_TOKEN");
+    expect(dev.secrets).toBeUndefined();
+  });
+
   it("changes nothing else", () => {
     const { PROVIDERS: _a, ...devVars } = dev.vars as Record<string, unknown>;
     const { PROVIDERS: _b, ...shippedVars } = shipped.vars as Record<string, unknown>;
