@@ -77,7 +77,7 @@ export default defineConfig({
       {
         plugins: [
           cloudflareTest({
-            // The runtime as `npm start` runs it: what ships plus the lab providers (wrangler.dev-overlay.toml).
+            // The runtime as `npm start` runs it: what ships plus the lab providers (wrangler.dev-overlay.jsonc).
             wrangler: { configPath: writeDevConfig(root) },
             miniflare: {
               workers: [

@@ -134,11 +134,11 @@ export async function startStack(): Promise<Stack> {
   };
   try {
     sessions.push(await session("runtime", [...configs, "--var", `TENANT_LIMITS:${BENCH_LIMITS}`], async (u) => (await fetch(`${u}/readyz`)).status === 200, meteredConfig()));
-    sessions.push(await session("floor", ["-c", "bench/workers/floor/wrangler.toml"], async (u) => (await fetch(`${u}/f0`, { method: "POST", body: "{}" })).status === 200));
-    sessions.push(await session("mcp", ["-c", "bench/workers/mcp-peer/wrangler.toml"], async (u) => (await fetch(`${u}/mcp`, { method: "GET" })).status < 500));
+    sessions.push(await session("floor", ["-c", "bench/workers/floor/wrangler.jsonc"], async (u) => (await fetch(`${u}/f0`, { method: "POST", body: "{}" })).status === 200));
+    sessions.push(await session("mcp", ["-c", "bench/workers/mcp-peer/wrangler.jsonc"], async (u) => (await fetch(`${u}/mcp`, { method: "GET" })).status < 500));
     // The same example upstream the stack serves as `example.*`, alone, under another name (the
     // stack's copy is registered in the dev registry under its own).
-    sessions.push(await session("upstream", ["-c", "upstreams/example/wrangler.toml", "--name", "mcp-upstream-example-direct"], async (u) => (await fetch(`${u}/healthz`)).status === 200));
+    sessions.push(await session("upstream", ["-c", "upstreams/example/wrangler.jsonc", "--name", "mcp-upstream-example-direct"], async (u) => (await fetch(`${u}/healthz`)).status === 200));
   } catch (err) {
     await stop();
     throw err;

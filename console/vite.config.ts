@@ -1,6 +1,6 @@
 /**
  * The web console's build: Preact sources in console/src → static files in
- * .build/assets/console/, which wrangler.toml's [assets] serves at /console/. Everything the
+ * .build/assets/console/, which wrangler.jsonc's "assets" serves at /console/. Everything the
  * page runs is in that folder (no CDN, nothing fetched at run time).
  */
 import { fileURLToPath } from "node:url";

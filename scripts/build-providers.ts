@@ -15,7 +15,7 @@ const built: string[] = [];
 
 for (const folder of ["providers", "verifiers", "upstreams"]) {
   for (const name of readdirSync(join(root, folder))) {
-    const config = join(root, folder, name, "wrangler.toml");
+    const config = join(root, folder, name, "wrangler.jsonc");
     if (!existsSync(config)) continue;
     execFileSync(wrangler, ["deploy", "--dry-run", "--outdir", join(root, ".build", folder, name), "-c", config], {
       stdio: ["ignore", "ignore", "inherit"],

@@ -39,7 +39,7 @@ function freePort(): Promise<number> {
 export async function startUpstreamDev(vars: Record<string, string> = {}, readyWithinMs = 120_000, fixedPort?: number): Promise<UpstreamDev> {
   const [port, inspectorPort] = [fixedPort ?? (await freePort()), await freePort()];
   const state = mkdtempSync(join(tmpdir(), "mcp-upstream-"));
-  const args = ["wrangler", "dev", "-c", "upstreams/example/wrangler.toml", "--ip", "127.0.0.1", "--port", String(port)];
+  const args = ["wrangler", "dev", "-c", "upstreams/example/wrangler.jsonc", "--ip", "127.0.0.1", "--port", String(port)];
   args.push("--inspector-port", String(inspectorPort), "--persist-to", join(state, "data"));
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn("npx", args, {

@@ -1,6 +1,6 @@
 /**
  * The `Env` a simulated isolate runs the edge's real code with. Vars are the runtime's own
- * (read from wrangler.toml by sim/run.ts); every Durable Object binding is a namespace whose
+ * (read from wrangler.jsonc by sim/run.ts); every Durable Object binding is a namespace whose
  * stubs send each method call to the simulation's gateway Worker (sim/gateway), which makes
  * the same call on the real object. So the real object receives one request per RPC call
  * the edge code makes, as it would in production, and `onCall` sees each one leave.

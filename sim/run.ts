@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const vars = await runtimeVars();
   process.stderr.write("starting the stack and the simulation gateway under wrangler dev...\n");
-  const stack = (live = await session("sim", ["-c", "sim/gateway/wrangler.toml", ...stackConfigArgs()], async (u) => (await fetch(`${u}/readyz`)).status === 200, meteredConfig()));
+  const stack = (live = await session("sim", ["-c", "sim/gateway/wrangler.jsonc", ...stackConfigArgs()], async (u) => (await fetch(`${u}/readyz`)).status === 200, meteredConfig()));
   try {
     const tools = cellTools(await rpc<RegistrySnapshot>(stack.url, "REGISTRY", "registry", "snapshot"), args.provider);
     const cells: CellResult[] = [];

@@ -35,7 +35,7 @@ app.use("*", async (c, next) => {
 
 app.route("/", health);
 
-/** A browser at the root finds the web console (static assets under /console/, wrangler.toml [assets]). */
+/** A browser at the root finds the web console (static assets under /console/, wrangler.jsonc "assets"). */
 app.get("/", (c) => c.redirect("/console/", 302));
 
 /** Prometheus scrape endpoint: operators' credential (scrapers send it as a bearer token). */

@@ -1,6 +1,6 @@
 /**
  * Deployment configuration, checked once per isolate when first read (STYLE.md 5), so a bad
- * wrangler.toml fails loudly on the first request instead of misbehaving on some later one.
+ * wrangler.jsonc fails loudly on the first request instead of misbehaving on some later one.
  */
 import type { JSONWebKeySet } from "jose";
 import type { JwtConfig } from "./auth/jwt.ts";

@@ -1,5 +1,5 @@
 /**
- * Settings that wrangler.toml does not name, so `wrangler types` cannot see them: set per
+ * Settings that wrangler.jsonc does not name, so `wrangler types` cannot see them: set per
  * deployment (secrets, `--var`) or absent. Merged into the generated `Env`.
  */
 interface Env {
@@ -26,4 +26,14 @@ interface Env {
    * at least 32 characters, e.g. `openssl rand -base64 32`. Absent: the route does not exist.
    */
   BOOTSTRAP_TOKEN?: string;
+  /** Local development only (.dev.vars; wrangler.jsonc's `secrets.required` hides them from `wrangler types`): see src/config.ts. */
+  LOCAL_DEVELOPMENT?: string;
+  DEV_API_KEY?: string;
+  DEV_CALLER?: string;
+  DEV_ADMIN_KEY?: string;
+  DEV_ADMIN?: string;
+  /** Upstream MCP servers (JSON), when not in wrangler.jsonc's vars. */
+  UPSTREAMS?: string;
+  /** The key that seals tenants' upstream tokens (src/upstreams/credentials.ts): optional. */
+  UPSTREAM_TOKEN_KEY?: string;
 }

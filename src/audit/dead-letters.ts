@@ -1,6 +1,6 @@
 /**
  * The audit queue's dead letter queue, consumed (AIOS §5.7: an audit that cannot be lost). A
- * batch the consumer failed `max_retries` times lands here (wrangler.toml); its messages are
+ * batch the consumer failed `max_retries` times lands here (wrangler.jsonc); its messages are
  * taken one at a time, so one that cannot be written does not hold back the others:
  *   - written as the consumer would have written it (the writes are idempotent, so a message
  *     whose rows are already there changes nothing), and counted `written`;
@@ -12,7 +12,7 @@
 import type { AuditMessage } from "./messages.ts";
 import { aggregates, statementsFor } from "./consumer.ts";
 
-/** The dead letter queue's name (wrangler.toml `dead_letter_queue`). */
+/** The dead letter queue's name (wrangler.jsonc `dead_letter_queue`); an environment names its own in AUDIT_DEAD_LETTER_QUEUE. */
 export const DEAD_LETTER_QUEUE = "tool-runtime-audit-dlq";
 
 const KINDS = new Set(["finished", "intent", "refusals"]);

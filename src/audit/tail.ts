@@ -1,6 +1,6 @@
 /**
  * The runtime is the tail consumer of every provider Worker (`tail_consumers` in
- * providers/<name>/wrangler.toml): once a provider invocation has ended, the platform hands
+ * providers/<name>/wrangler.jsonc): once a provider invocation has ended, the platform hands
  * the runtime its report — outcome, logs, CPU and wall time (a `TraceItem`) — and this writes
  * each `invoke`'s CPU time to its execution's record after the fact (TRT-002 §5 `resources`):
  *

@@ -98,7 +98,7 @@ function localProblem(request: RequestFacts, checkOrigin: boolean): string | und
  * The guard, registered once ahead of every route (src/app.ts): a no-op unless
  * LOCAL_DEVELOPMENT is "true". The refusal is 403 `forbidden` in the error envelope, and on
  * `jsonRpcPath` (/mcp) the same envelope inside a JSON-RPC error, as MCP clients read it.
- * Static console files are served before the Worker runs (wrangler.toml [assets]); they are
+ * Static console files are served before the Worker runs (wrangler.jsonc "assets"); they are
  * public, and the console calls only guarded routes.
  */
 export function localOnly(jsonRpcPath: string): MiddlewareHandler<AppEnv> {

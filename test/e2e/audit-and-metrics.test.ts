@@ -197,7 +197,7 @@ describe.sequential("audit log, execution index and metrics", () => {
         .reduce((n: number, m: any) => n + Number(m.value), 0);
     const before = deadLetters(await scrape());
     const { tenant, key } = await tenantKey();
-    // The queue delivers a message again 10 times (wrangler.toml max_retries), then dead-letters
+    // The queue delivers a message again 10 times (wrangler.jsonc max_retries), then dead-letters
     // it. The drill holds back this tenant's records only: a whole-batch drill would stall every
     // other file's audit records for as long as this test runs.
     const drill = await asAdmin("POST", "/v1/admin/audit/drill/fail-batches", { count: 11, tenant });

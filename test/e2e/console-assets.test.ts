@@ -1,5 +1,5 @@
 /**
- * The console is static assets beside the Worker (wrangler.toml [assets]): it is served at
+ * The console is static assets beside the Worker (wrangler.jsonc "assets"): it is served at
  * /console/ with its CSP, and no asset can shadow the Worker's own paths.
  */
 import { describe, expect, it } from "vitest";

@@ -69,7 +69,7 @@ export default async function setup(project: TestProject) {
   const jwtVars = [`JWT_JWKS:${JSON.stringify({ keys: [publicJwk] })}`, `JWT_ISSUER:${JWT_ISSUER}`, `JWT_AUDIENCE:${JWT_AUDIENCE}`, `JWT_OPERATOR_CLAIM:groups`, `JWT_OPERATOR_VALUES:${JWT_OPERATOR_GROUP}`];
   // The runtime's own tenant limits, plus the test-only tenant families (test/e2e/tenants.ts).
   const { unstable_readConfig } = await import("wrangler");
-  const shipped = (unstable_readConfig({ config: join(root, "wrangler.toml") }).vars as { TENANT_LIMITS: { default: object; tenants?: object } }).TENANT_LIMITS;
+  const shipped = (unstable_readConfig({ config: join(root, "wrangler.jsonc") }).vars as { TENANT_LIMITS: { default: object; tenants?: object } }).TENANT_LIMITS;
   const limitsVar = `TENANT_LIMITS:${JSON.stringify({ ...shipped, tenants: { ...(shipped.tenants ?? {}), ...TEST_TENANT_FAMILIES } })}`;
   // Test-only approval rules (issue 15): nothing ships any.
   const approvalsVar = `APPROVALS:${JSON.stringify(TEST_APPROVALS)}`;
@@ -139,7 +139,7 @@ export default async function setup(project: TestProject) {
   // runtime over a service binding through wrangler's local dev registry.
   const callerPort = await freePort();
   const callerInspector = await freePort();
-  const caller = spawn("npx", ["wrangler", "dev", "-c", "examples/caller/wrangler.toml", "--ip", "127.0.0.1", "--port", String(callerPort), "--inspector-port", String(callerInspector)], {
+  const caller = spawn("npx", ["wrangler", "dev", "-c", "examples/caller/wrangler.jsonc", "--ip", "127.0.0.1", "--port", String(callerPort), "--inspector-port", String(callerInspector)], {
     cwd: root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],

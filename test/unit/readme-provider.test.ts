@@ -28,8 +28,8 @@ const project = join(root, ".build", "readme-provider");
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const run = promisify(execFile);
 
-/** The provider folders the README's files make (those with a wrangler.toml). */
-const providers = files.map((b) => fileOf(b)!).filter((f) => f.endsWith("/wrangler.toml")).map((f) => dirname(f));
+/** The provider folders the README's files make (those with a wrangler.jsonc). */
+const providers = files.map((b) => fileOf(b)!).filter((f) => f.endsWith("/wrangler.jsonc")).map((f) => dirname(f));
 
 async function typecheck(tsconfig: object): Promise<string> {
   writeFileSync(join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
@@ -51,10 +51,10 @@ beforeAll(() => {
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 describe("README: Writing a provider", () => {
-  it("shows a whole provider: a tool, its list, the Worker and its wrangler.toml", () => {
+  it("shows a whole provider: a tool, its list, the Worker and its wrangler.jsonc", () => {
     expect(providers.length).toBeGreaterThan(0);
     for (const p of providers) {
-      for (const f of ["src/index.ts", "src/tools/index.ts", "wrangler.toml"]) expect(files.map(fileOf), `${p}/${f}`).toContain(`${p}/${f}`);
+      for (const f of ["src/index.ts", "src/tools/index.ts", "wrangler.jsonc"]) expect(files.map(fileOf), `${p}/${f}`).toContain(`${p}/${f}`);
     }
   });
 
@@ -66,7 +66,7 @@ describe("README: Writing a provider", () => {
   it.each(providers)("%s: builds as a Worker, as npm run build:providers builds every provider", async (provider) => {
     const wrangler = join(root, "node_modules", ".bin", "wrangler");
     const out = join(project, "out", provider);
-    await run(wrangler, ["deploy", "--dry-run", "--outdir", out, "-c", join(project, provider, "wrangler.toml")], {
+    await run(wrangler, ["deploy", "--dry-run", "--outdir", out, "-c", join(project, provider, "wrangler.jsonc")], {
       cwd: project,
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
       timeout: 120_000,

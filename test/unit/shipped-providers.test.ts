@@ -18,7 +18,7 @@ const servicesOf = (config: ReturnType<typeof read>) => (config.services ?? []) 
 const LAB = /lab/;
 
 describe("what ships", () => {
-  const shipped = read("wrangler.toml");
+  const shipped = read("wrangler.jsonc");
 
   it("names no lab provider, in PROVIDERS or as a service binding", () => {
     expect(providersOf(shipped).map((p) => p.name)).toEqual(["std", "community"]);
@@ -35,12 +35,17 @@ describe("what ships", () => {
 });
 
 describe("what npm start and the tests run", () => {
-  const shipped = read("wrangler.toml");
+  const shipped = read("wrangler.jsonc");
   const dev = unstable_readConfig({ config: writeDevConfig(root) });
 
   it("is the shipped runtime plus the three lab providers, after the shipped ones, and the example upstream MCP server", () => {
     expect(providersOf(dev).map((p) => p.name)).toEqual(["std", "community", "lab", "lab-twin", "lab-broken"]);
     expect(servicesOf(dev).map((s) => s.service)).toEqual([...servicesOf(shipped).map((s) => s.service), "tool-provider-lab", "tool-provider-lab-twin", "tool-provider-lab-broken", "mcp-upstream-example"]);
+  });
+
+  it("leaves out the declared secrets, so that wrangler dev reads all of .dev.vars", () => {
+    expect(shipped.secrets?.required).toContain("BOOTSTRAP_TOKEN");
+    expect(dev.secrets).toBeUndefined();
   });
 
   it("changes nothing else", () => {

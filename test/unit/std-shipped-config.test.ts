@@ -12,9 +12,9 @@ import { egressPolicyFrom } from "../../providers/std/src/tools/egress-policy.ts
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const providerConfigs = readdirSync(join(root, "providers"))
-  .map((name) => join(root, "providers", name, "wrangler.toml"))
+  .map((name) => join(root, "providers", name, "wrangler.jsonc"))
   .filter((path) => existsSync(path));
-const allConfigs = [join(root, "wrangler.toml"), ...providerConfigs, join(root, "verifiers/intent/wrangler.toml"), join(root, "examples/caller/wrangler.toml")];
+const allConfigs = [join(root, "wrangler.jsonc"), ...providerConfigs, join(root, "verifiers/intent/wrangler.jsonc"), join(root, "examples/caller/wrangler.jsonc")];
 
 const read = (config: string) => unstable_readConfig({ config });
 
@@ -38,12 +38,12 @@ describe("shipped provider configuration", () => {
   });
 
   it("gives the std provider ports 80 and 443 only", () => {
-    const vars = read(join(root, "providers/std/wrangler.toml")).vars as Record<string, unknown>;
+    const vars = read(join(root, "providers/std/wrangler.jsonc")).vars as Record<string, unknown>;
     expect([...egressPolicyFrom(vars).ports].sort((a, b) => a - b)).toEqual([80, 443]);
   });
 
   it("gives the std provider no allow-list under wrangler dev either (.dev.vars and .env included)", () => {
-    const config = join(root, "providers/std/wrangler.toml");
+    const config = join(root, "providers/std/wrangler.jsonc");
     const devVars = unstable_getVarsForDev(config, undefined, read(config).vars, undefined, true) as Record<string, { value?: unknown } | unknown>;
     const allow = devVars.EGRESS_ALLOW;
     const value = typeof allow === "object" && allow !== null && "value" in allow ? allow.value : allow;

@@ -1,7 +1,7 @@
 /**
  * An example caller Worker: it reaches the Tool Runtime over a service binding with Workers
  * RPC. Its identity (tenant, agent, capabilities) is in the binding's `props` in its
- * wrangler.toml; nothing it passes in a call can change it.
+ * wrangler.jsonc; nothing it passes in a call can change it.
  *
  *   GET /             calls math.evaluate and answers with the runtime's result
  *   GET /forged       tries to claim another tenant in the call's arguments (ignored)

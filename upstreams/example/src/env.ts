@@ -1,6 +1,6 @@
 import type { UpstreamState } from "./state.ts";
 
-/** Bindings and secrets from wrangler.toml (all secrets optional; see wrangler.toml). */
+/** Bindings and secrets from wrangler.jsonc (all secrets optional; see wrangler.jsonc). */
 export interface Env {
   STATE: DurableObjectNamespace<UpstreamState>;
   UPSTREAM_TOKENS?: string;

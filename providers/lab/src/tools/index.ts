@@ -258,7 +258,7 @@ export const labItems = defineTool({
 
 /**
  * `lab.spin` burns CPU on purpose: `rounds` steps of integer mixing (about a second per 10^9
- * on current hardware). Deployed with `[limits] cpu_ms = 1000`, a few billion rounds end as
+ * on current hardware). Deployed with `"limits": { "cpu_ms": 1000 }`, a few billion rounds end as
  * the runtime's resource_exceeded; under wrangler dev, which enforces no CPU limit, they
  * finish. Counted in rounds, not milliseconds: a Worker's clock stands still while it
  * computes, so a loop on Date.now() would never end in production.
