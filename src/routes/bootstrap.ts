@@ -4,6 +4,7 @@
  * way in: the `BOOTSTRAP_TOKEN` Worker secret (at least 32 characters), presented once.
  *
  *   - no BOOTSTRAP_TOKEN configured → 404 `not_found`, as if the route did not exist
+ *   - a Content-Type it cannot read → 415 `unsupported_media_type`
  *   - used before, by anyone, with any token → 403 `forbidden` (`details.reason: "bootstrap_used"`)
  *   - a wrong token → 401 `unauthenticated`
  *   - otherwise → 201 with a new key (role admin, every channel), shown this once
@@ -18,7 +19,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
-import { reply } from "../codec/negotiate.ts";
+import { reply, requestFormat } from "../codec/negotiate.ts";
 import { readBody } from "../codec/request-body.ts";
 import { loadConfig } from "../config.ts";
 import { RuntimeError } from "../errors.ts";
@@ -36,6 +37,9 @@ let seenUsed = false;
 export async function bootstrap(c: Context<AppEnv>): Promise<Response> {
   const token = loadConfig(c.env).bootstrapToken;
   if (token === undefined) throw new RuntimeError("not_found", `no route POST ${BOOTSTRAP_PATH}`);
+  // A body this route could never read is refused before anything else, as on every route
+  // (415 names the media types it takes); the header alone decides, no byte is read.
+  requestFormat(c.req.header("content-type"));
   const presented = /^Bearer ([\x21-\x7e]{1,4096})$/.exec(c.req.header("authorization") ?? "")?.[1];
   const right = presented !== undefined && (await sameSecret(presented, token));
   if (seenUsed) throw alreadyUsed();

@@ -1,8 +1,8 @@
 /**
  * Starts production mode as `npm run start:prod` runs it — the same command lines, from
  * scripts/prod-stack.ts — on free loopback ports with a state folder of its own, and makes the
- * fresh stack's first requests itself, in the order the tests judge them (test/prod/shipped.test.ts):
- * a bootstrap with a wrong token, the bootstrap, then an operator change, then a tool call.
+ * fresh stack's first requests itself (test/prod/shipped.test.ts judges them): an operator
+ * change, then a tool call, then a bootstrap with a wrong token, then the bootstrap.
  * They are made here, before any test, because tests run in a random order and only the first
  * requests to a stack are first. Readiness is waited for on /healthz, which touches nothing
  * (/readyz reads the registry, and that would be a first request too).
@@ -29,14 +29,14 @@ export interface Answer {
 
 /** The fresh stack's first requests, in order, and what each answered. */
 export interface Opening {
-  /** POST /v1/admin/bootstrap with a token that is not the stack's. */
-  wrongToken: Answer;
-  /** POST /v1/admin/bootstrap with BOOTSTRAP_TOKEN and {tenant, agent}. */
-  bootstrap: Answer;
-  /** The first request after it: PATCH /v1/admin/providers/std {"max_concurrency": 4}. */
+  /** The stack's very first request: PATCH /v1/admin/providers/std {"max_concurrency": 4}. */
   operatorChange: Answer;
-  /** Right after that: math.evaluate with the seeded tenant key. */
+  /** Right after it: math.evaluate with the seeded tenant key. */
   toolCall: Answer;
+  /** Then POST /v1/admin/bootstrap with a token that is not the stack's. */
+  wrongToken: Answer;
+  /** Then POST /v1/admin/bootstrap with BOOTSTRAP_TOKEN and {tenant, agent}. */
+  bootstrap: Answer;
 }
 
 export interface ProdStack {
@@ -162,12 +162,13 @@ export default async function setup(project: TestProject) {
   }
 
   const bootstrapAs = { tenant: "ops", agent: `first-operator-${crypto.randomUUID().slice(0, 8)}` };
-  const opening: Opening = {
-    wrongToken: await request(baseUrl, "POST", "/v1/admin/bootstrap", `${secrets.BOOTSTRAP_TOKEN}x`, bootstrapAs),
-    bootstrap: await request(baseUrl, "POST", "/v1/admin/bootstrap", secrets.BOOTSTRAP_TOKEN, bootstrapAs),
-    operatorChange: await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, { max_concurrency: 4 }),
-    toolCall: await request(baseUrl, "POST", "/v1/executions", tenantKey, { tool: "math.evaluate", input: { expression: "6 * 7" }, limits: { timeout_ms: 20_000 } }),
-  };
+  // The operator change comes first of all: the bootstrap's claim lives in the registry object,
+  // so a bootstrap first would wake the registry before the change reaches it.
+  const operatorChange = await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, { max_concurrency: 4 });
+  const toolCall = await request(baseUrl, "POST", "/v1/executions", tenantKey, { tool: "math.evaluate", input: { expression: "6 * 7" }, limits: { timeout_ms: 20_000 } });
+  const wrongToken = await request(baseUrl, "POST", "/v1/admin/bootstrap", `${secrets.BOOTSTRAP_TOKEN}x`, bootstrapAs);
+  const bootstrap = await request(baseUrl, "POST", "/v1/admin/bootstrap", secrets.BOOTSTRAP_TOKEN, bootstrapAs);
+  const opening: Opening = { operatorChange, toolCall, wrongToken, bootstrap };
   // Back to the manifest's concurrency, as the stack came up; and the catalog re-read from the
   // providers, so that a registry the opening left wrong (what "a fresh stack" looks for) is
   // judged by that test alone, not again by every other.
