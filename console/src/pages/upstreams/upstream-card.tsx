@@ -130,7 +130,7 @@ function ToolTable({ upstream: u }: { upstream: UpstreamView }) {
               </th>
               <td>{offer ? offer.disabled ? "switched off" : offer.alive ? "alive" : "not answering" : "–"}</td>
               <td>{offer ? <span class={`breaker breaker-${offer.breaker}`}>{offer.breaker.replace("_", "-")}</span> : "–"}</td>
-              <td>{offer ? `${percent(offer.error_rate)} of ${offer.samples}` : "–"}</td>
+              <td>{!offer ? "–" : offer.samples === 0 ? "no calls yet" : `${percent(offer.error_rate)} of ${offer.samples} calls`}</td>
               <td>
                 {pin ? (
                   <>
