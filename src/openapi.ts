@@ -5,12 +5,14 @@
  *
  * Derived, not copied: each error status, its codes and its description come from the error
  * table (src/errors.ts); each operation names the codes it can answer and their statuses
- * follow. Body schemas are in src/openapi-schemas.ts. Three checks keep the document true:
+ * follow. Body schemas are in src/openapi-schemas.ts, an example of each operation's request
+ * and answer in src/openapi-examples.ts. Three checks keep the document true:
  * Redocly's recommended rules (test/unit/openapi-lint.test.ts), the project's types against
  * the types openapi-typescript generates from it (`npm run typecheck`), and every response
  * the e2e suite receives against the document the running server serves (test/e2e/conformance.ts).
  */
 import { ERROR_TABLE, type ErrorCode } from "./errors.ts";
+import { withExamples } from "./openapi-examples.ts";
 import { EXECUTION_STATUSES, ref, schemas } from "./openapi-schemas.ts";
 
 const JSON_TYPE = "application/json";
@@ -106,7 +108,7 @@ const SSE_NOTE =
 
 const PUBLIC: never[] = [];
 
-const paths = {
+const paths = withExamples({
   "/v1/executions": {
     post: {
       operationId: "createExecution",
@@ -480,7 +482,7 @@ const paths = {
       responses: { "200": ok("armed", ref("SendDrill")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
     },
   },
-};
+});
 
 export const openApiDocument = {
   openapi: "3.1.0",

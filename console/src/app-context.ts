@@ -6,11 +6,15 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { ToolRuntimeClient } from "../../client/index.ts";
+import type { UpstreamAdmin } from "./lib/upstream-admin.ts";
 import type { Role } from "./session.ts";
 
 export interface AppState {
   client: ToolRuntimeClient;
   role: Role;
+  /** The key may decide its tenant's approvals. */
+  approver: boolean;
+  upstreams: UpstreamAdmin;
   /** Returns true when the error was handled for the page (the session ended). */
   problem(err: unknown): boolean;
 }

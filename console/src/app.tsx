@@ -7,11 +7,13 @@ import { ToolRuntimeError } from "../../client/index.ts";
 import { AppContext, type AppState } from "./app-context.ts";
 import { Problem } from "./components/problem.tsx";
 import { SignIn } from "./components/sign-in.tsx";
+import { ApprovalsPage } from "./pages/approvals-page.tsx";
 import { ExecutionPage } from "./pages/execution-page.tsx";
 import { ExecutionsPage } from "./pages/executions-page.tsx";
 import { OperatorsPage } from "./pages/operators-page.tsx";
 import { ToolPage } from "./pages/tool-page.tsx";
 import { ToolsPage } from "./pages/tools-page.tsx";
+import { UpstreamsPage } from "./pages/upstreams-page.tsx";
 import { href, useRoute, type Route } from "./router.ts";
 import { forgetKey, savedKey, signIn, type Session } from "./session.ts";
 
@@ -43,6 +45,8 @@ export function App() {
       session && {
         client: session.client,
         role: session.role,
+        approver: session.approver,
+        upstreams: session.upstreams,
         problem: (err) => {
           if (err instanceof ToolRuntimeError && err.code === "unauthenticated") {
             setExpired(true);
@@ -79,11 +83,17 @@ export function App() {
           <nav aria-label="Main">
             <a href={href("tools")} aria-current={section === "tools" ? "page" : undefined}>Tools</a>
             <a href={href("executions")} aria-current={section === "executions" ? "page" : undefined}>Executions</a>
+            {session.approver && (
+              <a href={href("approvals")} aria-current={section === "approvals" ? "page" : undefined}>Approvals</a>
+            )}
             {session.role === "operator" && (
-              <a href={href("operators")} aria-current={section === "operators" ? "page" : undefined}>Operators</a>
+              <>
+                <a href={href("operators")} aria-current={section === "operators" ? "page" : undefined}>Operators</a>
+                <a href={href("upstreams")} aria-current={section === "upstreams" ? "page" : undefined}>Upstreams</a>
+              </>
             )}
           </nav>
-          <span class="muted">{session.role === "operator" ? "operator key" : "tenant key"}</span>
+          <span class="muted">{session.role === "operator" ? "operator key" : session.approver ? "approver key" : "tenant key"}</span>
           <button type="button" onClick={signOut}>
             Sign out
           </button>
@@ -115,6 +125,12 @@ function page(route: Route, session: Session) {
     case "operators":
       if (session.role === "operator") return <OperatorsPage />;
       return <Message title="Operators only" text="This key is a tenant's key: the operators' pages are not shown to it." />;
+    case "upstreams":
+      if (session.role === "operator") return <UpstreamsPage />;
+      return <Message title="Operators only" text="This key is a tenant's key: the operators' pages are not shown to it." />;
+    case "approvals":
+      if (session.approver) return <ApprovalsPage />;
+      return <Message title="Approvers only" text="This key cannot decide approvals: only a key with the approver role sees its tenant's calls waiting for a person." />;
     default:
       return <Message title="No such page" text="That address names no page of the console." />;
   }

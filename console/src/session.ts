@@ -2,9 +2,11 @@
  * Signing in with an API key. The key lives in sessionStorage only: it is gone when the
  * browser tab closes, and never leaves this origin. There is no "who am I" endpoint, so the
  * console asks the API what the key may do: `/v1/tools` proves the key, `/v1/audit` answers
- * 403 to a tenant key and 200 to an operator's, and only operators see the operators' pages.
+ * 403 to a tenant key and 200 to an operator's, and only operators see the operators' pages;
+ * a tenant key's `/v1/approvals` answers 200 only to an approver, who sees the approvals page.
  */
 import { createClient, ToolRuntimeError, type ToolRuntimeClient } from "../../client/index.ts";
+import { upstreamAdmin, type UpstreamAdmin } from "./lib/upstream-admin.ts";
 
 const STORAGE_KEY = "trt.console.key";
 
@@ -13,6 +15,10 @@ export type Role = "operator" | "tenant";
 export interface Session {
   client: ToolRuntimeClient;
   role: Role;
+  /** The key may decide its tenant's approvals (the approver role). */
+  approver: boolean;
+  /** The operators' upstream routes (answer 403 to any other key). */
+  upstreams: UpstreamAdmin;
 }
 
 export function makeClient(key: string): ToolRuntimeClient {
@@ -23,15 +29,18 @@ export function makeClient(key: string): ToolRuntimeClient {
 export async function signIn(key: string): Promise<Session> {
   const client = makeClient(key);
   await client.listTools();
-  let role: Role = "tenant";
-  try {
-    await client.listAudit({ limit: 1 });
-    role = "operator";
-  } catch (err) {
-    if (!(err instanceof ToolRuntimeError) || err.code !== "forbidden") throw err;
-  }
+  const allowed = (ask: Promise<unknown>) =>
+    ask.then(
+      () => true,
+      (err) => {
+        if (err instanceof ToolRuntimeError && err.code === "forbidden") return false;
+        throw err;
+      },
+    );
+  const role: Role = (await allowed(client.listAudit({ limit: 1 }))) ? "operator" : "tenant";
+  const approver = role === "tenant" && (await allowed(client.listApprovals()));
   sessionStorage.setItem(STORAGE_KEY, key.trim());
-  return { client, role };
+  return { client, role, approver, upstreams: upstreamAdmin(location.origin, key.trim()) };
 }
 
 export function savedKey(): string | null {

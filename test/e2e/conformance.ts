@@ -10,8 +10,8 @@
  *
  * A vitest `setupFiles` module of the e2e project: it wraps `globalThis.fetch`, so raw `fetch`,
  * `call()`, EventSource, the typed client and the Connect transports all pass through it.
- * The Connect/gRPC-Web and MCP faces have contracts of their own, and the console is static
- * files: neither is checked here. JSON bodies are also kept, one per shape, for the
+ * The Connect/gRPC-Web and MCP faces have contracts of their own, and the console and the API
+ * reference page are static files: none is checked here. JSON bodies are also kept, one per shape, for the
  * generated-types check after the run (scripts/check-openapi-samples.ts).
  */
 import { decode } from "@msgpack/msgpack";
@@ -24,9 +24,10 @@ import { SAMPLES_DIR, shapeOf, type Sample } from "../openapi/samples.ts";
 /**
  * Faces with a contract of their own, whose clients check every message against it: Connect
  * and gRPC-Web (runtime.proto; src/connect/service.ts CONNECT_PATH_PREFIX) and MCP (JSON-RPC);
- * and the web console, which is static files for people, not API (`/` only sends people there).
+ * and the web console and the API reference page (/docs/), which are static files for people,
+ * not API (`/` only sends people there).
  */
-const OTHER_FACES = [/^\/tool_runtime\.v1\.ToolRuntimeService\//, /^\/mcp(\/|$)/, /^\/console(\/|$)/, /^\/$/];
+const OTHER_FACES = [/^\/tool_runtime\.v1\.ToolRuntimeService\//, /^\/mcp(\/|$)/, /^\/console(\/|$)/, /^\/docs(\/|$)/, /^\/$/];
 const BODY_WAIT_MS = 10_000;
 
 const origin = new URL(inject("baseUrl")).origin;

@@ -1,6 +1,7 @@
 /**
  * The console is static assets beside the Worker (wrangler.jsonc "assets"): it is served at
- * /console/ with its CSP, and no asset can shadow the Worker's own paths.
+ * /console/ with its CSP, the API reference page at /docs/, and no asset can shadow the
+ * Worker's own paths.
  */
 import { describe, expect, it } from "vitest";
 import { ADMIN_KEY, baseUrl, bearer, DEV_KEY } from "./http.ts";
@@ -21,6 +22,20 @@ describe("the console's static assets", () => {
       expect(src.startsWith("/console/")).toBe(true); // nothing from elsewhere
       expect((await fetch(`${baseUrl}${src}`)).status).toBe(200);
     }
+  });
+
+  it("serves the API reference page at /docs/, built from the document /v1/openapi.json serves", async () => {
+    const res = await fetch(`${baseUrl}/docs/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const html = await res.text();
+    const doc = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
+    expect(html).toContain(doc.paths["/v1/executions"].post.summary);
+    expect(html).toContain('<section class="operation" id="createExecution">');
+    expect(html).not.toContain("<script");
+    expect((await fetch(`${baseUrl}/docs/style.css`)).status).toBe(200);
+    const bare = await fetch(`${baseUrl}/docs`, { redirect: "manual" });
+    expect(new URL(bare.headers.get("location")!, baseUrl).pathname).toBe("/docs/");
   });
 
   it("redirects / and /console to the console", async () => {

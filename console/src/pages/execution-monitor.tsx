@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { describeEvent, describeStatus, progressFraction, type ExecutionView, type StreamEvent } from "../../../client/index.ts";
 import { useApp } from "../app-context.ts";
+import { ApprovalControls } from "../components/approval-controls.tsx";
 import { JsonBlock, StatusBadge } from "../components/bits.tsx";
 import { Problem } from "../components/problem.tsx";
 import { href } from "../router.ts";
@@ -15,7 +16,7 @@ import { Attempts, Capability, Timings } from "./execution-parts.tsx";
 type Link = { state: "connecting" | "live" | "ended" } | { state: "reconnecting"; attempt: number } | { state: "lost"; error: unknown };
 
 export function ExecutionMonitor({ id, events: given, drops }: { id: string; events?: AsyncGenerator<StreamEvent>; drops?: EventTarget }) {
-  const { client, problem } = useApp();
+  const { client, problem, approver } = useApp();
   const [view, setView] = useState<ExecutionView | null>(null);
   const [viewError, setViewError] = useState<unknown>(null);
   const [events, setEvents] = useState<StreamEvent[]>([]);
@@ -52,6 +53,9 @@ export function ExecutionMonitor({ id, events: given, drops }: { id: string; eve
           setLink({ state: "live" });
           setEvents((list) => [...list, event]);
           if (describeEvent(event.type).terminal) break;
+          // A waiting call says on its stream when its place, its approval or its status moves
+          // (a `log`, then `start`): the view is read again so the status and place shown follow.
+          if (event.type === "start" || (event.type === "log" && isWaitingNews(event.data))) void refresh();
         }
         if (abort.signal.aborted) return;
         setLink({ state: "ended" });
@@ -100,6 +104,7 @@ export function ExecutionMonitor({ id, events: given, drops }: { id: string; eve
         </button>
       </div>
       <Problem error={viewError ?? cancelError} />
+      {approver && status === "awaiting_approval" && view && <ApprovalControls id={id} label={`${view.tool} (${id.slice(0, 18)}…)`} onDecided={setView} />}
       <LinkState link={link} onRetry={() => setRound((r) => r + 1)} />
       {(progress !== null || !ended) && (
         <div class="field">
@@ -137,6 +142,8 @@ export function ExecutionMonitor({ id, events: given, drops }: { id: string; eve
     </div>
   );
 }
+
+const isWaitingNews = (data: unknown) => typeof data === "object" && data !== null && ("position" in data || "approval" in data || "waiting" in data);
 
 function LinkState({ link, onRetry }: { link: Link; onRetry: () => void }) {
   const text: Record<Link["state"], string> = {

@@ -1,0 +1,27 @@
+/**
+ * Writes the API reference page (/docs/) into .build/assets/docs/: index.html, rendered from
+ * the OpenAPI document that /v1/openapi.json serves (scripts/docs/render-reference.ts), and its
+ * stylesheet. Static assets like the console (wrangler.jsonc "assets"), so the Worker never
+ * builds the page. Run by `npm start`, `npm test` and `npm run deploy` before wrangler.
+ */
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { openApiDocument } from "../src/openapi.ts";
+import { renderReference } from "./docs/render-reference.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const DOCS_DIR = join(here, "..", ".build", "assets", "docs");
+
+export function buildDocs(outDir = DOCS_DIR): string {
+  mkdirSync(outDir, { recursive: true });
+  const page = join(outDir, "index.html");
+  writeFileSync(page, renderReference(JSON.parse(JSON.stringify(openApiDocument))));
+  copyFileSync(join(here, "docs", "reference.css"), join(outDir, "style.css"));
+  return page;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  buildDocs();
+  console.log("docs -> .build/assets/docs/");
+}
