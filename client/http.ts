@@ -62,6 +62,7 @@ export function createTransport(baseUrl: string, apiKey: string, doFetch: typeof
     send(method, path, parts, { scope, options = {}, idempotent, read }) {
       const deadline = options.timeoutMs !== undefined ? Date.now() + options.timeoutMs : undefined;
       const once = async () => {
+        scope.throwIfAborted(); // an aborted call sends nothing, not even a first attempt
         const res = await t.request(method, path, { ...parts, signal: scope.signal });
         return read ? read(res) : t.json<any>(res, scope.signal);
       };
