@@ -71,7 +71,7 @@ export async function* followEvents(t: Transport, executionId: string, o: Stream
           last = event.seq;
           failures = 0;
           yield event;
-          if (describeEvent(event.type).terminal) return;
+          if (describeEvent(event.type).terminal || stopped()) return; // no event after an abort, even one already read
         }
         dropped = new Error("the stream closed before its terminal event");
       } catch (err) {
