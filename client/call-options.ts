@@ -41,6 +41,8 @@ export interface CallOptions {
 
 export interface CallScope {
   signal: AbortSignal;
+  /** When `timeoutMs` runs out (ms since the epoch), if the call has one. */
+  deadline?: number;
   /** Throws why the scope was aborted, if it was. */
   throwIfAborted(): void;
   /** Stops the deadline's timer; call when the call has ended. */
@@ -56,6 +58,7 @@ export function openScope(o: Pick<CallOptions, "signal" | "timeoutMs"> = {}): Ca
   const timer = o.timeoutMs !== undefined && !controller.signal.aborted ? setTimeout(() => controller.abort(new ClientTimeoutError(o.timeoutMs!)), o.timeoutMs) : undefined;
   return {
     signal: controller.signal,
+    deadline: o.timeoutMs !== undefined ? Date.now() + o.timeoutMs : undefined,
     throwIfAborted() {
       if (controller.signal.aborted) throw controller.signal.reason;
     },

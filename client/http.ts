@@ -60,13 +60,12 @@ export function createTransport(baseUrl: string, apiKey: string, doFetch: typeof
       throw wireError(error, res.status, execution, retryAfterMs(res.headers.get("retry-after")));
     },
     send(method, path, parts, { scope, options = {}, idempotent, read }) {
-      const deadline = options.timeoutMs !== undefined ? Date.now() + options.timeoutMs : undefined;
       const once = async () => {
         scope.throwIfAborted(); // an aborted call sends nothing, not even a first attempt
         const res = await t.request(method, path, { ...parts, signal: scope.signal });
         return read ? read(res) : t.json<any>(res, scope.signal);
       };
-      return withRetries(once, { policy: options.retries ?? retries, idempotent, scope, deadline }).catch((err) => {
+      return withRetries(once, { policy: options.retries ?? retries, idempotent, scope, deadline: scope.deadline }).catch((err) => {
         scope.throwIfAborted();
         throw err;
       });
