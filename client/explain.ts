@@ -16,16 +16,11 @@ export interface Explanation {
 
 type Where = "web" | "cli";
 
-const seconds = (err: ToolRuntimeError) => {
-  const ms = typeof err.details?.retry_after_ms === "number" ? err.details.retry_after_ms : undefined;
-  return err.retryAfterSeconds ?? (ms !== undefined ? Math.ceil(ms / 1000) : undefined);
-};
-
 export function explainError(err: ToolRuntimeError, where: Where): Explanation {
   const lines: string[] = [];
   const violations = Array.isArray(err.details?.violations) ? (err.details!.violations as { path?: string; message?: string }[]) : [];
   for (const v of violations) lines.push(`${v.path || "(input)"}: ${v.message ?? "is not valid"}`);
-  const wait = seconds(err);
+  const wait = err.retryAfterSeconds;
   const later = wait !== undefined ? `in ${wait} s` : "in a moment";
   switch (err.code) {
     case "unauthenticated":
@@ -60,6 +55,8 @@ export function explainError(err: ToolRuntimeError, where: Where): Explanation {
       };
     case "invalid_argument":
       return { title: err.message, action: where === "web" ? "Correct it and try again." : "Correct the argument and run again.", lines };
+    case "client_timeout":
+      return { title: `No answer in time: ${err.message}.`, action: "The runtime may still have run it: look it up before sending it again, or allow more time.", lines };
     case "bad_response":
       return { title: err.message, action: where === "web" ? "Reload the page; if it persists, tell an operator." : "Check TRT_URL: it must point at the runtime itself.", lines };
     case "internal":

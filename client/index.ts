@@ -1,23 +1,29 @@
 /**
- * A typed client for the Tool Runtime's `/v1` API. It uses only `fetch`, streams and
- * `TextDecoder`, so it runs unchanged in Node 20+, browsers and Workers; `npm run
- * build:client` builds it to ESM with type declarations (`dist/client/`).
+ * A typed client for the Tool Runtime's `/v1` API. It uses only `fetch`, Web streams and
+ * `TextDecoder` (plus `eventsource-parser`), so it runs unchanged in Node 20+, browsers and
+ * Workers; `npm run build:client` builds it to ESM with type declarations (`client/dist/`).
  *
  *   const runtime = createClient({ baseUrl: "https://tools.example.com", apiKey });
- *   const view = await runtime.invoke("math.evaluate", { expression: "6 * 7" });
+ *   const view = await runtime.invoke("math.evaluate", { expression: "6 * 7" }, { signal, timeoutMs: 10_000 });
  *   for await (const event of runtime.stream(id)) console.log(event.type, event.data);
+ *   for await (const e of runtime.executions.all({ status: "failed" })) console.log(e.execution_id);
  *
- * Failures throw ToolRuntimeError with the TRT-002 `code` (or a local one: `network_error`,
- * `invalid_argument`, `bad_response`), `retryable`, HTTP `status`, `details`, and, when an
- * execution ran, its `execution` view.
+ * Every call takes `signal`, `timeoutMs` and `retries` (CallOptions). Failures throw a
+ * ToolRuntimeError: a wire error's class says its type (AuthError, RequestError…, see
+ * wire-errors.ts) and carries the runtime's `code`; a LocalError carries the client's own
+ * (`network_error`, `invalid_argument`, `bad_response`, `client_timeout`).
  */
 import type { ApiKeyRecord, ApprovalDecision, ApprovalState, AuditRecord, DryRunReport, ExecutionRequest, ExecutionSummary, ExecutionView, Page, PendingApproval, ToolOfferingView, ToolVersionView, ToolView } from "../src/contract.ts";
+import { openScope, type CallOptions, type RetryPolicy } from "./call-options.ts";
 import { localError } from "./errors.ts";
 import { followEvents, type StreamEvent, type StreamOptions } from "./events.ts";
 import { createTransport } from "./http.ts";
+import { allPages } from "./pages.ts";
 
 export type { ApiKeyRecord, ApprovalDecision, ApprovalState, AuditRecord, DryRunReport, PendingApproval, ExecutionSummary, ExecutionView, StreamEvent, StreamOptions, ToolOfferingView, ToolVersionView, ToolView };
-export { ToolRuntimeError, type LocalErrorCode } from "./errors.ts";
+export type { CallOptions, RetryPolicy } from "./call-options.ts";
+export { ClientTimeoutError, LocalError, ToolRuntimeError, type LocalErrorCode } from "./errors.ts";
+export { AuthError, ExecutionError, InputValidationError, RateLimitError, RegistryError, RequestError, RuntimeError } from "./wire-errors.ts";
 export { explainError, type Explanation } from "./explain.ts";
 export { bootstrapOperator, type BootstrapOptions } from "./bootstrap.ts";
 export { describeEvent, describeStatus, KNOWN_STATUSES, progressFraction, STATUS_INFO, type StatusInfo, type StatusTone } from "./statuses.ts";
@@ -30,11 +36,20 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Consecutive failed reconnects before a stream gives up (default 5). */
   maxReconnects?: number;
+  /** Opt-in retries for every call (off by default); a call's own `retries` overrides them. See RetryPolicy. */
+  retries?: RetryPolicy;
+  /** A default `timeoutMs` for every call except streams (whose length is their execution's). */
+  timeoutMs?: number;
 }
 
-export type InvokeOptions = Partial<Pick<ExecutionRequest, "version" | "provider" | "context" | "limits" | "idempotency_key">> & {
-  traceparent?: string;
-};
+/**
+ * A call's envelope fields and its CallOptions. `limits.timeout_ms` is the runtime's budget
+ * for the execution; `timeoutMs` is how long this client waits for the answer.
+ */
+export type InvokeOptions = Partial<Pick<ExecutionRequest, "version" | "provider" | "context" | "limits" | "idempotency_key">> &
+  CallOptions & {
+    traceparent?: string;
+  };
 
 export interface ListFilters {
   tool?: string;
@@ -45,6 +60,8 @@ export interface ListFilters {
   limit?: number;
   cursor?: string;
 }
+
+export type AuditFilters = ListFilters & { tenant?: string };
 
 export interface ToolSummary {
   name: string;
@@ -79,76 +96,128 @@ export interface ToolRuntimeClient {
   invokeStream(tool: string, input: unknown, options?: InvokeOptions & Omit<StreamOptions, "after">): Promise<StreamedCall>;
   /** Which provider would serve, the capability decision and the schema verdict; runs nothing. */
   dryRun(tool: string, input: unknown, options?: InvokeOptions): Promise<DryRunReport>;
-  get(executionId: string): Promise<ExecutionView>;
+  get(executionId: string, options?: CallOptions): Promise<ExecutionView>;
   /** The execution's events until its terminal one; resumes after a dropped connection. */
   stream(executionId: string, options?: StreamOptions): AsyncGenerator<StreamEvent>;
-  cancel(executionId: string, options?: { grace_ms?: number }): Promise<ExecutionView>;
-  /** Approvers: the caller's tenant's calls awaiting approval, oldest first (issue 15). */
-  listApprovals(): Promise<{ approvals: PendingApproval[] }>;
+  cancel(executionId: string, options?: { grace_ms?: number } & CallOptions): Promise<ExecutionView>;
+  /** Approvers: the caller's tenant's calls awaiting approval, oldest first. */
+  listApprovals(options?: CallOptions): Promise<{ approvals: PendingApproval[] }>;
   /** Approvers: lets a call awaiting approval run; the reason, if any, goes to the audit record. */
-  approve(executionId: string, options?: { reason?: string }): Promise<ExecutionView>;
+  approve(executionId: string, options?: { reason?: string } & CallOptions): Promise<ExecutionView>;
   /** Approvers: ends a call awaiting approval `failed` (`approval_rejected`); a reason is required. */
-  reject(executionId: string, reason: string): Promise<ExecutionView>;
-  /** The caller's tenant's executions, newest first. */
-  listExecutions(filters?: ListFilters): Promise<Page & { executions: ExecutionSummary[] }>;
-  listTools(): Promise<{ registry_version: number; tools: ToolSummary[] }>;
-  getTool(name: string): Promise<ToolView>;
-  /** Operators: every tenant's audit records. */
-  listAudit(filters?: ListFilters & { tenant?: string }): Promise<Page & { records: AuditRecord[] }>;
+  reject(executionId: string, reason: string, options?: CallOptions): Promise<ExecutionView>;
+  /** One page of the caller's tenant's executions, newest first; `executions.all` follows the pages. */
+  listExecutions(filters?: ListFilters, options?: CallOptions): Promise<Page & { executions: ExecutionSummary[] }>;
+  listTools(options?: CallOptions): Promise<{ registry_version: number; tools: ToolSummary[] }>;
+  getTool(name: string, options?: CallOptions): Promise<ToolView>;
+  /** Operators: one page of every tenant's audit records; `audit.all` follows the pages. */
+  listAudit(filters?: AuditFilters, options?: CallOptions): Promise<Page & { records: AuditRecord[] }>;
   /** Operators: `/metrics` in the Prometheus text format. */
-  metrics(): Promise<string>;
+  metrics(options?: CallOptions): Promise<string>;
   /** Operators: a new API key; `key` is in this answer only. */
-  createKey(key: NewKey): Promise<ApiKeyRecord & { key: string }>;
-  listKeys(tenant?: string): Promise<{ keys: ApiKeyRecord[] }>;
-  revokeKey(keyId: string): Promise<unknown>;
+  createKey(key: NewKey, options?: CallOptions): Promise<ApiKeyRecord & { key: string }>;
+  listKeys(tenant?: string, options?: CallOptions): Promise<{ keys: ApiKeyRecord[] }>;
+  revokeKey(keyId: string, options?: CallOptions): Promise<unknown>;
+  /**
+   * Every execution matching `filters`, newest first, fetching pages as the loop asks for
+   * them (`limit` is the page size; `options` apply to each page's request):
+   *
+   *   for await (const e of runtime.executions.all({ status: "failed" }, { signal })) console.log(e.execution_id);
+   */
+  executions: { all(filters?: ListFilters, options?: CallOptions): AsyncGenerator<ExecutionSummary> };
+  /** Operators: every audit record matching `filters`, page after page (as `executions.all`). */
+  audit: { all(filters?: AuditFilters, options?: CallOptions): AsyncGenerator<AuditRecord> };
 }
 
 export function createClient(options: ClientOptions): ToolRuntimeClient {
-  const t = createTransport(options.baseUrl, options.apiKey, options.fetch ?? ((input, init) => fetch(input, init)));
+  const t = createTransport(options.baseUrl, options.apiKey, options.fetch ?? ((input, init) => fetch(input, init)), options.retries);
   const maxReconnects = options.maxReconnects;
   const id = encodeURIComponent;
+  // The client's default deadline applies to calls, not to streams, which last as long as their execution.
+  const withDefaults = (o: CallOptions = {}): CallOptions => ({ ...o, timeoutMs: o.timeoutMs ?? options.timeoutMs });
 
+  const split = <T extends CallOptions>(o: T = {} as T) => {
+    const { signal, timeoutMs, retries, ...rest } = o;
+    return { call: withDefaults({ signal, timeoutMs, retries }), rest };
+  };
   const envelope = (tool: string, input: unknown, mode: "sync" | "async" | "dry_run", o: InvokeOptions = {}, stream = false) => {
-    const { traceparent: _t, ...rest } = o;
+    const { traceparent: _t, signal: _s, timeoutMs: _m, retries: _r, ...rest } = o;
     return { tool, input, mode, ...(stream ? { stream } : {}), ...rest };
   };
   const headersOf = (o?: InvokeOptions): Record<string, string> => (o?.traceparent ? { traceparent: o.traceparent } : {});
-  const query = (f: Record<string, string | number | undefined> = {}) => {
+  const query = (f: object = {}) => {
     const q = new URLSearchParams(Object.entries(f).filter(([, v]) => v !== undefined && v !== "") as [string, string][]);
     const s = q.toString();
     return s ? `?${s}` : "";
   };
-  const post = (body: unknown, o?: InvokeOptions) => t.request("POST", "/v1/executions", { body, headers: headersOf(o) });
+  // A call that creates an execution may be sent twice only under an idempotency key (RetryPolicy).
+  const execute = <T>(mode: "sync" | "async" | "dry_run", tool: string, input: unknown, o?: InvokeOptions) =>
+    t.call<T>("POST", "/v1/executions", { body: envelope(tool, input, mode, o), headers: headersOf(o) }, split(o).call, mode === "dry_run" || !!o?.idempotency_key);
+  const get = <T>(path: string, o?: CallOptions) => t.call<T>("GET", path, {}, withDefaults(o), true);
+  const listExecutions = (f?: ListFilters, o?: CallOptions) => get<Page & { executions: ExecutionSummary[] }>(`/v1/executions${query(f)}`, o);
+  const listAudit = (f?: AuditFilters, o?: CallOptions) => get<Page & { records: AuditRecord[] }>(`/v1/audit${query(f)}`, o);
 
   return {
-    invoke: async (tool, input, o) => t.json<ExecutionView>(await post(envelope(tool, input, "sync", o), o)),
-    start: async (tool, input, o) => t.json(await post(envelope(tool, input, "async", o), o)),
-    dryRun: async (tool, input, o) => t.json<DryRunReport>(await post(envelope(tool, input, "dry_run", o), o)),
+    invoke: (tool, input, o) => execute<ExecutionView>("sync", tool, input, o),
+    start: (tool, input, o) => execute("async", tool, input, o),
+    dryRun: (tool, input, o) => execute<DryRunReport>("dry_run", tool, input, o),
     async invokeStream(tool, input, o = {}) {
-      const { signal, onDrop, maxReconnects: max, ...invoke } = o;
-      const res = await t.request("POST", "/v1/executions", { body: envelope(tool, input, "sync", invoke, true), headers: { ...headersOf(invoke), accept: "text/event-stream" }, signal });
-      if (!res.ok || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) await t.json(res);
-      const executionId = res.headers.get("x-execution-id") ?? res.headers.get("location")?.split("/").pop();
-      if (!executionId) throw localError("bad_response", "the runtime answered a streamed call without its execution id");
-      return { execution_id: executionId, events: followEvents(t, executionId, { signal, onDrop, maxReconnects: max ?? maxReconnects }, res) };
+      const { onDrop, maxReconnects: max, ...invoke } = o;
+      const scope = openScope(o);
+      try {
+        const res = await t.send("POST", "/v1/executions", { body: envelope(tool, input, "sync", invoke, true), headers: { ...headersOf(invoke), accept: "text/event-stream" } }, {
+          scope,
+          options: o,
+          idempotent: !!o.idempotency_key,
+          read: async (r) => {
+            if (!r.ok || !(r.headers.get("content-type") ?? "").startsWith("text/event-stream")) await t.json(r, scope.signal);
+            return r;
+          },
+        });
+        const executionId = res.headers.get("x-execution-id") ?? res.headers.get("location")?.split("/").pop();
+        if (!executionId) throw localError("bad_response", "the runtime answered a streamed call without its execution id");
+        return { execution_id: executionId, events: followEvents(t, executionId, { ...o, onDrop, maxReconnects: max ?? maxReconnects }, res, scope) };
+      } catch (err) {
+        scope.close();
+        throw err;
+      }
     },
-    get: async (executionId) => t.json<ExecutionView>(await t.request("GET", `/v1/executions/${id(executionId)}`)),
+    get: (executionId, o) => get(`/v1/executions/${id(executionId)}`, o),
     stream: (executionId, o = {}) => followEvents(t, executionId, { maxReconnects, ...o }),
-    cancel: async (executionId, o) => t.json<ExecutionView>(await t.request("POST", `/v1/executions/${id(executionId)}/cancel`, { body: o ?? {} })),
-    listApprovals: async () => t.json(await t.request("GET", "/v1/approvals")),
-    approve: async (executionId, o) => t.json<ExecutionView>(await t.request("POST", `/v1/executions/${id(executionId)}/approve`, { body: o ?? {} })),
-    reject: async (executionId, reason) => t.json<ExecutionView>(await t.request("POST", `/v1/executions/${id(executionId)}/reject`, { body: { reason } })),
-    listExecutions: async (f) => t.json(await t.request("GET", `/v1/executions${query({ ...f })}`)),
-    listTools: async () => t.json(await t.request("GET", "/v1/tools")),
-    getTool: async (name) => t.json<ToolView>(await t.request("GET", `/v1/tools/${id(name)}`)),
-    listAudit: async (f) => t.json(await t.request("GET", `/v1/audit${query({ ...f })}`)),
-    async metrics() {
-      const res = await t.request("GET", "/metrics");
-      if (!res.ok) await t.json(res);
-      return res.text();
+    cancel(executionId, o) {
+      const { call, rest } = split(o);
+      // Cancelling twice is cancelling once, so a cancel may be retried.
+      return t.call("POST", `/v1/executions/${id(executionId)}/cancel`, { body: rest }, call, true);
     },
-    createKey: async (key) => t.json(await t.request("POST", "/v1/admin/keys", { body: key })),
-    listKeys: async (tenant) => t.json(await t.request("GET", `/v1/admin/keys${query({ tenant })}`)),
-    revokeKey: async (keyId) => t.json(await t.request("DELETE", `/v1/admin/keys/${id(keyId)}`)),
+    listApprovals: (o) => get("/v1/approvals", o),
+    approve(executionId, o) {
+      const { call, rest } = split(o);
+      return t.call("POST", `/v1/executions/${id(executionId)}/approve`, { body: rest }, call, false);
+    },
+    reject: (executionId, reason, o) => t.call("POST", `/v1/executions/${id(executionId)}/reject`, { body: { reason } }, withDefaults(o), false),
+    listExecutions,
+    listTools: (o) => get("/v1/tools", o),
+    getTool: (name, o) => get(`/v1/tools/${id(name)}`, o),
+    listAudit,
+    metrics: (o) =>
+      t.call("GET", "/metrics", {}, withDefaults(o), true, async (res) => {
+        if (!res.ok) await t.json(res);
+        return res.text();
+      }),
+    createKey: (key, o) => t.call("POST", "/v1/admin/keys", { body: key }, withDefaults(o), false),
+    listKeys: (tenant, o) => get(`/v1/admin/keys${query({ tenant })}`, o),
+    revokeKey: (keyId, o) => t.call("DELETE", `/v1/admin/keys/${id(keyId)}`, {}, withDefaults(o), true),
+    executions: {
+      all: (f = {}, o) => allPages(async (cursor) => {
+        const page = await listExecutions({ ...f, cursor }, o);
+        return { items: page.executions, next_cursor: page.next_cursor };
+      }, f.cursor),
+    },
+    audit: {
+      all: (f = {}, o) => allPages(async (cursor) => {
+        const page = await listAudit({ ...f, cursor }, o);
+        return { items: page.records, next_cursor: page.next_cursor };
+      }, f.cursor),
+    },
   };
 }

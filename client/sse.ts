@@ -1,8 +1,10 @@
 /**
- * A small Server-Sent Events reader over a fetch Response body (WHATWG rules for `id`,
- * `event`, `data` and comments), so that the client needs no dependency and runs the same in
- * Node, browsers and Workers.
+ * Server-Sent Events over a fetch Response body, parsed by `eventsource-parser` (the WHATWG
+ * rules for `id`, `event`, `data`, comments and every line ending, including a `\r\n` that
+ * arrives split across two chunks). Web streams only, so it runs in Node, browsers and Workers.
  */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
 export interface SseMessage {
   id?: string;
   event: string;
@@ -12,33 +14,16 @@ export interface SseMessage {
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buffer = "";
-  let data: string[] = [];
-  let event = "message";
-  let id: string | undefined;
+  let ready: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (m) => void ready.push(m) });
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let nl: number;
-      while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(buffer[nl] === "\r" && buffer[nl + 1] === "\n" ? nl + 2 : nl + 1);
-        if (line === "") {
-          if (data.length > 0) yield { id, event, data: data.join("\n") };
-          data = [];
-          event = "message";
-          continue;
-        }
-        if (line.startsWith(":")) continue;
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const val = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-        if (field === "data") data.push(val);
-        else if (field === "event") event = val;
-        else if (field === "id" && !val.includes("\0")) id = val;
-      }
+      parser.feed(decoder.decode(value, { stream: true }));
+      const batch = ready;
+      ready = [];
+      for (const m of batch) yield { ...(m.id !== undefined ? { id: m.id } : {}), event: m.event ?? "message", data: m.data };
     }
   } finally {
     reader.releaseLock();

@@ -2,7 +2,8 @@
  * Builds the typed client and the `trt` command line to plain ESM JavaScript, so that Node 20
  * (which cannot run `.ts`), browsers and Workers use them without TypeScript tooling:
  *
- *   dist/client/index.js, index.d.ts   the client; types bundled (the contract's types are
+ *   client/dist/index.js, index.d.ts   the client package (client/package.json, `npm pack` in
+ *                                       client/); types bundled (the contract's types are
  *                                       inlined, so the declarations need nothing from src/)
  *   dist/cli/trt.js                    `trt` (package.json "bin"), the client bundled in
  *
@@ -16,7 +17,9 @@ import { dts } from "rolldown-plugin-dts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "dist");
+const clientOut = join(root, "client", "dist");
 rmSync(out, { recursive: true, force: true });
+rmSync(clientOut, { recursive: true, force: true });
 
 // Node 20 is the oldest runtime we promise; es2022 covers it, current browsers and Workers.
 const target = "es2022";
@@ -26,10 +29,11 @@ await build({
   input: { index: "client/index.ts" },
   platform: "neutral",
   transform: { target },
-  // The client has no dependencies; a bare import can only be a type reached through src/.
+  // A bare import is a dependency of the package (eventsource-parser), left to the user's
+  // resolver, or a type reached through src/ that the declarations inline.
   external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0"),
   plugins: [dts({ tsconfig: "tsconfig.client.json" })],
-  output: { dir: join(out, "client"), format: "esm", sourcemap: true },
+  output: { dir: clientOut, format: "esm", sourcemap: true },
   logLevel: "warn",
   // Declarations go through the TypeScript compiler: seconds, and that is expected.
   checks: { bundlerTimings: false },
@@ -47,5 +51,5 @@ chmodSync(join(out, "cli", "trt.js"), 0o755);
 
 // The built CLI is an ES module whatever the surrounding package says.
 writeFileSync(join(out, "package.json"), JSON.stringify({ type: "module" }, null, 2) + "\n");
-const size = (f: string) => `${(readFileSync(join(out, f)).length / 1024).toFixed(1)} KiB`;
-console.log(`client and cli -> dist/ (client/index.js ${size("client/index.js")}, cli/trt.js ${size("cli/trt.js")})`);
+const size = (f: string) => `${(readFileSync(f).length / 1024).toFixed(1)} KiB`;
+console.log(`client -> client/dist/ (index.js ${size(join(clientOut, "index.js"))}), cli -> dist/cli/ (trt.js ${size(join(out, "cli", "trt.js"))})`);

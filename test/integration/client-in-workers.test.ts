@@ -1,12 +1,12 @@
 /**
- * The built client (dist/client/, `npm run build:client`) runs in a Worker as it is shipped:
+ * The built client (client/dist/, `npm run build:client`) runs in a Worker as it is shipped:
  * workerd loads the plain ESM file and calls the runtime through it. (The same file on Node 20:
  * test/e2e/client-package.test.ts; in Chromium: test/e2e/client-browser.test.ts.)
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 // The file a package user imports (package.json exports "./client"), not the TypeScript source.
-import { createClient, ToolRuntimeError } from "../../dist/client/index.js";
+import { createClient, ToolRuntimeError } from "../../client/dist/index.js";
 
 const viaRuntime: typeof fetch = (input, init) => exports.default.fetch(new Request(input as RequestInfo, init));
 

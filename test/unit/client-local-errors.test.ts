@@ -1,6 +1,6 @@
 /** The typed client's local errors: nothing is sent for a key HTTP cannot carry; faults are named. */
 import { describe, expect, it } from "vitest";
-import { createClient, ToolRuntimeError } from "../../client/index.ts";
+import { createClient, LocalError, RateLimitError, ToolRuntimeError } from "../../client/index.ts";
 
 const never: typeof fetch = async () => {
   throw new Error("fetch must not be called");
@@ -38,13 +38,15 @@ describe("the client's local errors", () => {
   it("reports an answer that is not the API's JSON as bad_response, not as a crash", async () => {
     const html: typeof fetch = async () => new Response("<html>502 Bad Gateway</html>", { status: 502, headers: { "content-type": "text/html" } });
     const err = await createClient({ baseUrl: "http://x.invalid", apiKey: "trt_x", fetch: html }).getTool("a").catch((e) => e);
-    expect(err).toMatchObject({ code: "bad_response", status: 502, retryable: true });
+    expect(err).toMatchObject({ code: "bad_response", status: 502, retryable: true, local: true });
+    expect(err).toBeInstanceOf(LocalError);
   });
 
   it("keeps the error envelope's type and Retry-After on a refusal", async () => {
     const limited: typeof fetch = async () =>
       new Response(JSON.stringify({ error: { code: "rate_limited", message: "slow down", type: "request_error", retryable: true, details: { reason: "rate" } } }), { status: 429, headers: { "retry-after": "3" } });
     const err = await createClient({ baseUrl: "http://x.invalid", apiKey: "trt_x", fetch: limited }).invoke("a", {}).catch((e) => e);
-    expect(err).toMatchObject({ code: "rate_limited", type: "request_error", status: 429, retryAfterSeconds: 3, details: { reason: "rate" }, local: false });
+    expect(err).toMatchObject({ code: "rate_limited", type: "request_error", status: 429, retryAfterMs: 3000, retryAfterSeconds: 3, details: { reason: "rate" }, local: false });
+    expect(err).toBeInstanceOf(RateLimitError);
   });
 });

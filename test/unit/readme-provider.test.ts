@@ -105,7 +105,7 @@ describe("README: programs", () => {
     const names = programs.map((b) => {
       const name = `line-${b.line}.${b.lang === "js" ? "mjs" : "ts"}`;
       // As the README says to place them: in the project (its src/gen, its package name).
-      writeFileSync(join(dir, name), b.code.replaceAll('from "./src/', `from "${root}/src/`).replaceAll('from "tool-runtime/client"', `from "${root}/dist/client/index.js"`));
+      writeFileSync(join(dir, name), b.code.replaceAll('from "./src/', `from "${root}/src/`).replaceAll('from "tool-runtime/client"', `from "${root}/client/dist/index.js"`));
       return `programs/${name}`;
     });
     const errors = await typecheck({
