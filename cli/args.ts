@@ -54,7 +54,7 @@ export interface Parsed {
   flags: Flags;
 }
 
-const SHORT: Record<string, FlagName> = Object.fromEntries(Object.entries(FLAGS).flatMap(([name, f]) => ("short" in f ? [[f.short, name]] : [])));
+const SHORT: Record<string, string> = Object.fromEntries(Object.entries(FLAGS).flatMap(([name, f]) => ("short" in f ? [[f.short, name]] : [])));
 const isGroup = (word: string) => subcommandsOf(word).length > 0;
 const EMPTY: Flags = { output: "table", json: false, async: false, stream: false, secretStore: false, default: false };
 
@@ -64,7 +64,7 @@ export function parseCommandLine(argv: string[]): Parsed {
   const [first, second] = words;
   if (first === undefined) return { command: "help", args: [], flags: EMPTY };
   if (first === "help") {
-    const topic = words.slice(1);
+    const topic = words.length > 1 ? words.slice(1) : wantsHelp ? ["help"] : [];
     if (topic.length > 0) resolve(topic[0], topic[1], true);
     return { command: "help", args: topic, flags: EMPTY };
   }
