@@ -22,7 +22,9 @@ export function bashCompletion(): string {
       const c = COMMAND_SPECS.find((s) => s.name === top)!;
       const first = top === "help" ? TOP_LEVEL : (c.argChoices ?? []);
       const words = [...new Set([...flagWords(c.flags), ...globals])].join(" ");
-      cases.push(`    ${top}) words="${words}"; [[ -z $sub ]] && words="$words ${first.join(" ")}" ;;`);
+      // A fixed first argument (a shell's name, a command to explain) is offered alone until one is given.
+      const fixed = first.length ? `; [[ -z $sub && $cur != -* ]] && words="${first.join(" ")}"` : "";
+      cases.push(`    ${top}) words="${words}"${fixed} ;;`);
     }
   }
   const choices = (Object.keys(FLAGS) as FlagName[]).flatMap((n) => { const f = FLAGS[n]; return "choices" in f ? [`    --${n}${"short" in f ? `|-${f.short}` : ""}) COMPREPLY=($(compgen -W "${f.choices.join(" ")}" -- "$cur")); return ;;`] : []; });
