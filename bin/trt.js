@@ -28,6 +28,8 @@ if (hasSource && process.features.typescript) {
   // The child gets the terminal's Ctrl-C itself (same process group): this process only waits.
   process.on("SIGINT", () => {});
   const child = spawn(projectNode, [fileURLToPath(source), ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, TRT_LAUNCHED: "1" } });
+  // A signal sent to this process alone (not the terminal's) is passed on.
+  process.on("SIGTERM", () => child.kill("SIGTERM"));
   child.on("exit", (code, signal) => {
     process.exitCode = code ?? (signal === "SIGINT" ? 130 : 1);
   });

@@ -7,7 +7,10 @@ import { COMMAND_SPECS, FLAGS, GLOBAL_FLAGS, subcommandsOf, TOP_LEVEL, type Comm
 
 const flagWords = (names: readonly FlagName[]) => names.map((n) => `--${n}`);
 const valued = (Object.keys(FLAGS) as FlagName[]).filter((n) => FLAGS[n].type === "string");
-const shortValued = valued.flatMap((n) => { const f = FLAGS[n]; return "short" in f ? [`-${f.short}`] : []; });
+const shortValued = valued.flatMap((n) => {
+  const f = FLAGS[n];
+  return "short" in f ? [`-${f.short}`] : [];
+});
 const leafOf = (c: CommandSpec) => c.name.split(" ");
 
 export function bashCompletion(): string {
@@ -27,7 +30,11 @@ export function bashCompletion(): string {
       cases.push(`    ${top}) words="${words}"${fixed} ;;`);
     }
   }
-  const choices = (Object.keys(FLAGS) as FlagName[]).flatMap((n) => { const f = FLAGS[n]; return "choices" in f ? [`    --${n}${"short" in f ? `|-${f.short}` : ""}) COMPREPLY=($(compgen -W "${f.choices.join(" ")}" -- "$cur")); return ;;`] : []; });
+  const choices = (Object.keys(FLAGS) as FlagName[]).flatMap((n) => {
+    const f = FLAGS[n];
+    if (!("choices" in f)) return [];
+    return [`    --${n}${"short" in f ? `|-${f.short}` : ""}) COMPREPLY=($(compgen -W "${f.choices.join(" ")}" -- "$cur")); return ;;`];
+  });
   return `# trt completion for bash; load it with: source <(trt completion bash)
 _trt() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"

@@ -66,8 +66,6 @@ export interface CommandSpec {
   argChoices?: readonly string[];
   summary: string;
   flags: readonly FlagName[];
-  /** Needs an API key (everything that talks to the runtime, except the bootstrap). */
-  auth: boolean;
   /** More lines for its own --help. */
   more?: string;
 }
@@ -75,7 +73,7 @@ export interface CommandSpec {
 const LIST = ["limit", "cursor"] as const;
 
 export const COMMAND_SPECS: readonly CommandSpec[] = [
-  { name: "tools", args: "[NAME]", min: 0, max: 1, summary: "list the tools, or describe one", flags: [], auth: true },
+  { name: "tools", args: "[NAME]", min: 0, max: 1, summary: "list the tools, or describe one", flags: [] },
   {
     name: "call",
     args: "TOOL [JSON | @file | -]",
@@ -83,17 +81,20 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     max: 2,
     summary: "run a tool and wait for its result (progress on stderr)",
     flags: ["async", "stream", "version", "tool-version", "provider", "timeout"],
-    auth: true,
-    more: "The input is inline JSON, @file or - for standard input ({} when left out).\nAfter `call`, --version V is the tool's version (--tool-version V says the same); -V is trt's.\nCtrl-C cancels the execution (a second Ctrl-C leaves it running).",
+    more: [
+      "The input is inline JSON, @file or - for standard input ({} when left out).",
+      "After `call`, --version V is the tool's version (--tool-version V says the same); -V is trt's.",
+      "Ctrl-C cancels the execution (a second Ctrl-C leaves it running).",
+    ].join("\n"),
   },
-  { name: "get", args: "ID", min: 1, max: 1, summary: "an execution's status and result", flags: [], auth: true },
-  { name: "watch", args: "ID", min: 1, max: 1, summary: "follow an execution's events to its end (resumes after drops)", flags: [], auth: true, more: "Ctrl-C stops watching; the execution goes on. --output json prints one event per line." },
-  { name: "cancel", args: "ID", min: 1, max: 1, summary: "cancel an execution", flags: ["grace"], auth: true },
-  { name: "ls", args: "", min: 0, max: 0, summary: "your executions, newest first", flags: ["status", "tool", "since", "until", ...LIST], auth: true },
-  { name: "approvals", args: "", min: 0, max: 0, summary: "calls of your tenant awaiting approval (approver role)", flags: [], auth: true },
-  { name: "approve", args: "ID", min: 1, max: 1, summary: "let a call awaiting approval run (approver role)", flags: ["reason"], auth: true },
-  { name: "reject", args: "ID", min: 1, max: 1, summary: "refuse it: it ends failed, never run (approver role; --reason required)", flags: ["reason"], auth: true },
-  { name: "keys list", args: "", min: 0, max: 0, summary: "API keys (operators), of one tenant with --tenant", flags: ["tenant"], auth: true },
+  { name: "get", args: "ID", min: 1, max: 1, summary: "an execution's status and result", flags: [] },
+  { name: "watch", args: "ID", min: 1, max: 1, summary: "follow an execution's events to its end (resumes after drops)", flags: [], more: "Ctrl-C stops watching; the execution goes on. --output json prints one event per line." },
+  { name: "cancel", args: "ID", min: 1, max: 1, summary: "cancel an execution", flags: ["grace"] },
+  { name: "ls", args: "", min: 0, max: 0, summary: "your executions, newest first", flags: ["status", "tool", "since", "until", ...LIST] },
+  { name: "approvals", args: "", min: 0, max: 0, summary: "calls of your tenant awaiting approval (approver role)", flags: [] },
+  { name: "approve", args: "ID", min: 1, max: 1, summary: "let a call awaiting approval run (approver role)", flags: ["reason"] },
+  { name: "reject", args: "ID", min: 1, max: 1, summary: "refuse it: it ends failed, never run (approver role; --reason required)", flags: ["reason"] },
+  { name: "keys list", args: "", min: 0, max: 0, summary: "API keys (operators), of one tenant with --tenant", flags: ["tenant"] },
   {
     name: "keys create",
     args: "",
@@ -101,17 +102,16 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     max: 0,
     summary: "mint an API key (operators); the key is printed once",
     flags: ["tenant", "agent", "capability", "channel", "role"],
-    auth: true,
     more: "--tenant and --agent are required. The key goes to standard output, the rest to stderr.",
   },
-  { name: "keys revoke", args: "KEY_ID", min: 1, max: 1, summary: "revoke an API key (operators)", flags: [], auth: true },
-  { name: "audit", args: "", min: 0, max: 0, summary: "the audit log, every tenant's (operators), newest first", flags: ["tenant", "tool", "status", "project", "since", "until", ...LIST], auth: true },
-  { name: "upstreams list", args: "", min: 0, max: 0, summary: "upstream MCP servers (operators)", flags: [], auth: true },
-  { name: "upstreams show", args: "NAME", min: 1, max: 1, summary: "one upstream: its tools, pins and changes awaiting approval", flags: [], auth: true },
-  { name: "upstreams add", args: "JSON | @file | -", min: 1, max: 1, summary: "register an upstream (its registration as JSON, see docs/trt.md)", flags: [], auth: true },
-  { name: "upstreams remove", args: "NAME", min: 1, max: 1, summary: "remove an upstream registered through the admin API", flags: [], auth: true },
-  { name: "upstreams refresh", args: "NAME", min: 1, max: 1, summary: "list an upstream's tools again now", flags: [], auth: true },
-  { name: "upstreams approve", args: "NAME TOOL", min: 2, max: 2, summary: "approve a tool's changed definition by its hash", flags: ["hash"], auth: true, more: "--hash is required: the new_hash that `trt upstreams show NAME` lists." },
+  { name: "keys revoke", args: "KEY_ID", min: 1, max: 1, summary: "revoke an API key (operators)", flags: [] },
+  { name: "audit", args: "", min: 0, max: 0, summary: "the audit log, every tenant's (operators), newest first", flags: ["tenant", "tool", "status", "project", "since", "until", ...LIST] },
+  { name: "upstreams list", args: "", min: 0, max: 0, summary: "upstream MCP servers (operators)", flags: [] },
+  { name: "upstreams show", args: "NAME", min: 1, max: 1, summary: "one upstream: its tools, pins and changes awaiting approval", flags: [] },
+  { name: "upstreams add", args: "JSON | @file | -", min: 1, max: 1, summary: "register an upstream (its registration as JSON, see docs/trt.md)", flags: [] },
+  { name: "upstreams remove", args: "NAME", min: 1, max: 1, summary: "remove an upstream registered through the admin API", flags: [] },
+  { name: "upstreams refresh", args: "NAME", min: 1, max: 1, summary: "list an upstream's tools again now", flags: [] },
+  { name: "upstreams approve", args: "NAME TOOL", min: 2, max: 2, summary: "approve a tool's changed definition by its hash", flags: ["hash"], more: "--hash is required: the new_hash that `trt upstreams show NAME` lists." },
   {
     name: "profile add",
     args: "NAME",
@@ -119,12 +119,11 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     max: 1,
     summary: "add or replace a profile: --url and where its key comes from",
     flags: ["key-env", "key-file", "secret-store", "default"],
-    auth: false,
     more: "The key comes from one of --key-env VAR, --key-file PATH (mode 600) or --secret-store\n(the key read from standard input into secret-tool or the macOS keychain). The profile keeps\nwhere the key is, never the key.",
   },
-  { name: "profile list", args: "", min: 0, max: 0, summary: "the profiles in the config file", flags: [], auth: false },
-  { name: "profile show", args: "[NAME]", min: 0, max: 1, summary: "a profile (default: the one in use) and where its key comes from", flags: [], auth: false },
-  { name: "profile remove", args: "NAME", min: 1, max: 1, summary: "remove a profile", flags: [], auth: false },
+  { name: "profile list", args: "", min: 0, max: 0, summary: "the profiles in the config file", flags: [] },
+  { name: "profile show", args: "[NAME]", min: 0, max: 1, summary: "a profile (default: the one in use) and where its key comes from", flags: [] },
+  { name: "profile remove", args: "NAME", min: 1, max: 1, summary: "remove a profile", flags: [] },
   {
     name: "admin bootstrap",
     args: "",
@@ -132,11 +131,19 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     max: 0,
     summary: "a new deployment's first operator key, once",
     flags: ["tenant", "agent"],
-    auth: false,
     more: "The token comes from $TRT_BOOTSTRAP_TOKEN or standard input, never the command line.",
   },
-  { name: "completion", args: "bash | zsh | fish", min: 1, max: 1, argChoices: ["bash", "zsh", "fish"], summary: "print a shell completion script", flags: [], auth: false, more: 'e.g. in ~/.bashrc: source <(trt completion bash); zsh: source <(trt completion zsh);\nfish: trt completion fish > ~/.config/fish/completions/trt.fish' },
-  { name: "help", args: "[COMMAND]", min: 0, max: 2, summary: "trt's usage, or a command's", flags: [], auth: false },
+  {
+    name: "completion",
+    args: "bash | zsh | fish",
+    min: 1,
+    max: 1,
+    argChoices: ["bash", "zsh", "fish"],
+    summary: "print a shell completion script",
+    flags: [],
+    more: "e.g. in ~/.bashrc: source <(trt completion bash); zsh: source <(trt completion zsh);\nfish: trt completion fish > ~/.config/fish/completions/trt.fish",
+  },
+  { name: "help", args: "[COMMAND]", min: 0, max: 2, summary: "trt's usage, or a command's", flags: [] },
 ];
 
 /** The first words: plain commands and groups (keys, upstreams, profile, admin). */

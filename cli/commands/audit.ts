@@ -16,7 +16,10 @@ export async function audit(cli: Cli): Promise<number> {
     return EXIT.ok;
   }
   if (page.records.length === 0) cli.stdout.write("no audit records match\n");
-  else cli.stdout.write(table(["ACCEPTED", "EXECUTION", "TENANT", "AGENT", "TOOL", "STATUS", "ERROR", "MS"], page.records.map((r) => [r.accepted_at, r.execution_id, r.tenant, r.agent, `${r.tool}@${r.version}`, r.status, r.error_code, r.latency_ms])));
+  else {
+    const rows = page.records.map((r) => [r.accepted_at, r.execution_id, r.tenant, r.agent, `${r.tool}@${r.version}`, r.status, r.error_code, r.latency_ms]);
+    cli.stdout.write(table(["ACCEPTED", "EXECUTION", "TENANT", "AGENT", "TOOL", "STATUS", "ERROR", "MS"], rows));
+  }
   if (page.next_cursor) cli.stdout.write(`more: trt audit --cursor ${page.next_cursor}\n`);
   return EXIT.ok;
 }

@@ -8,7 +8,10 @@ export async function keysList(cli: Cli): Promise<number> {
   const { keys } = await cli.client.listKeys(cli.flags.tenant);
   if (cli.flags.json) cli.stdout.write(`${pretty({ keys })}\n`);
   else if (keys.length === 0) cli.stdout.write("no keys\n");
-  else cli.stdout.write(table(["KEY_ID", "TENANT", "AGENT", "ROLE", "CAPABILITIES", "CHANNELS", "CREATED", "REVOKED"], keys.map((k) => [k.key_id, k.tenant, k.agent, k.role, k.capabilities.join(","), k.channels.join(","), k.created_at, k.revoked_at])));
+  else {
+    const rows = keys.map((k) => [k.key_id, k.tenant, k.agent, k.role, k.capabilities.join(","), k.channels.join(","), k.created_at, k.revoked_at]);
+    cli.stdout.write(table(["KEY_ID", "TENANT", "AGENT", "ROLE", "CAPABILITIES", "CHANNELS", "CREATED", "REVOKED"], rows));
+  }
   return EXIT.ok;
 }
 

@@ -17,7 +17,10 @@ export async function upstreamsList(cli: Cli): Promise<number> {
   const { upstreams } = await api<{ upstreams: UpstreamView[] }>(cli.conn, "GET", "/v1/admin/upstreams");
   if (cli.flags.json) cli.stdout.write(`${pretty({ upstreams })}\n`);
   else if (upstreams.length === 0) cli.stdout.write("no upstreams\n");
-  else cli.stdout.write(table(["NAME", "SOURCE", "TRUST", "TARGET", "SERVED", "WITHHELD", "CHANGES", "LISTED", "ERROR"], upstreams.map((u) => [u.name, u.source, u.trust, u.url ?? `binding ${u.binding}`, u.status.served.length, u.status.withheld.length, u.changes.length, u.status.listed_at, u.status.error])));
+  else {
+    const rows = upstreams.map((u) => [u.name, u.source, u.trust, u.url ?? `binding ${u.binding}`, u.status.served.length, u.status.withheld.length, u.changes.length, u.status.listed_at, u.status.error]);
+    cli.stdout.write(table(["NAME", "SOURCE", "TRUST", "TARGET", "SERVED", "WITHHELD", "CHANGES", "LISTED", "ERROR"], rows));
+  }
   return EXIT.ok;
 }
 
