@@ -78,7 +78,7 @@ export function fishCompletion(): string {
     parts.push(`-d ${q(f.help)}`);
     return parts.filter(Boolean).join(" ");
   };
-  const lines = ["# trt completion for fish; save it as ~/.config/fish/completions/trt.fish", "complete -c trt -f", "complete -c trt -s V -d \"trt's version\""];
+  const lines = ["# trt completion for fish; save it as ~/.config/fish/completions/trt.fish", "complete -c trt -f", "complete -c trt -s V -d \"trt's version\"", "complete -c trt -n '__fish_use_subcommand' -l version -d \"trt's version\""];
   for (const n of GLOBAL_FLAGS) lines.push(flagLine(n));
   for (const top of TOP_LEVEL) {
     const subs = subcommandsOf(top);

@@ -72,8 +72,9 @@ export function renderError(err: ToolRuntimeError): string {
   return [`trt: ${x.title}`, ...x.lines.map((l) => `  ${l}`), `  ${x.action}`].join("\n") + "\n";
 }
 
-/** Issue 15: pending approvals, oldest first, with what each would do. */
+/** Pending approvals, oldest first, with what each would do (its input last: it may be long). */
 export function renderApprovals(pending: PendingApproval[]): string {
   if (pending.length === 0) return "no calls await approval\n";
-  return pending.map((a) => `${a.execution_id}  ${a.tool}@${a.version} (${a.effects})  by ${a.agent}  until ${a.expires_at}  rule: ${a.rule}\n  input: ${a.input === null ? `(${a.input_bytes} bytes)` : JSON.stringify(a.input)}\n`).join("");
+  const rows = pending.map((a) => [a.execution_id, `${a.tool}@${a.version}`, a.effects, a.agent, a.expires_at, a.rule, a.input === null ? `(${a.input_bytes} bytes)` : JSON.stringify(a.input)]);
+  return table(["EXECUTION", "TOOL", "EFFECTS", "AGENT", "EXPIRES", "RULE", "INPUT"], rows);
 }
