@@ -1,132 +1,224 @@
-/** `trt`'s command line: commands, flags and the environment (TRT_URL, TRT_KEY). */
+/**
+ * `trt`'s command line: which command, its arguments and flags, and every usage error found
+ * before anything is sent. Pure: the environment and the profiles file are read later
+ * (connection.ts), so this can be tested with argv alone. The commands and flags are spec.ts.
+ */
 import { parseArgs } from "node:util";
 import { UsageError } from "./exit-codes.ts";
+import { COMMAND_SPECS, FLAGS, GLOBAL_FLAGS, specOf, subcommandsOf, TOP_LEVEL, type CommandSpec, type FlagName } from "./spec.ts";
 
-export const COMMANDS = ["tools", "call", "get", "watch", "cancel", "ls", "approvals", "approve", "reject", "admin"] as const;
-export type Command = (typeof COMMANDS)[number];
+export type OutputFormat = "table" | "json";
 
-export const USAGE = `usage: trt <command> [options]
-
-  tools [NAME]                          list the tools, or describe one
-  call TOOL [JSON | @file | -]          run a tool and wait for its result (progress on stderr)
-       [--async | --stream] [--version V] [--provider P] [--timeout MS]
-  get ID                                an execution's status and result
-  watch ID                              follow an execution's events to its end (resumes after drops)
-  cancel ID [--grace MS]                cancel an execution
-  ls [--status S] [--tool T] [--limit N] [--cursor C]
-                                        your executions, newest first
-  approvals                             calls of your tenant awaiting approval (approver role)
-  approve ID [--reason TEXT]            let a call awaiting approval run (approver role)
-  reject ID --reason TEXT               refuse it: it ends failed, never run (approver role)
-  admin bootstrap [--tenant T] [--agent A]
-                                        a new deployment's first operator key, once; the token
-                                        from $TRT_BOOTSTRAP_TOKEN or standard input (no --key)
-
-  --url URL    the runtime (default $TRT_URL, else http://127.0.0.1:8787)
-  --key KEY    the API key (default $TRT_KEY)
-  --json       output for scripts: one JSON document (--stream: one event per line)
-  -h, --help   this text
-
-Ctrl-C during \`trt call\` cancels the execution; during \`trt watch\` it only stops watching.
-Exit codes: 0 done · 1 the execution failed, timed out or was cancelled · 2 bad arguments or
-input (nothing sent) · 3 the runtime refused the request · 4 the runtime could not be reached ·
-130 interrupted.
-`;
-
-export interface Parsed {
-  command: Command | "help";
-  args: string[];
-  flags: {
-    url: string;
-    key?: string;
-    json: boolean;
-    async: boolean;
-    stream: boolean;
-    version?: string;
-    provider?: string;
-    timeout?: number;
-    grace?: number;
-    status?: string;
-    tool?: string;
-    limit?: number;
-    cursor?: string;
-    reason?: string;
-    tenant?: string;
-    agent?: string;
-  };
+export interface Flags {
+  url?: string;
+  key?: string;
+  profile?: string;
+  output: OutputFormat;
+  /** output === "json", for the commands' convenience. */
+  json: boolean;
+  async: boolean;
+  stream: boolean;
+  /** call: the tool's version. */
+  version?: string;
+  provider?: string;
+  timeout?: number;
+  grace?: number;
+  status?: string;
+  tool?: string;
+  project?: string;
+  since?: string;
+  until?: string;
+  limit?: number;
+  cursor?: string;
+  reason?: string;
+  tenant?: string;
+  agent?: string;
+  capability?: string[];
+  channel?: string[];
+  role?: "tenant" | "approver" | "admin";
+  hash?: string;
+  keyEnv?: string;
+  keyFile?: string;
+  secretStore: boolean;
+  default: boolean;
 }
 
-const ARITY: Record<Command, [min: number, max: number, names: string]> = {
-  tools: [0, 1, "[NAME]"],
-  call: [1, 2, "TOOL [JSON | @file | -]"],
-  get: [1, 1, "ID"],
-  watch: [1, 1, "ID"],
-  cancel: [1, 1, "ID"],
-  ls: [0, 0, ""],
-  approvals: [0, 0, ""],
-  approve: [1, 1, "ID"],
-  reject: [1, 1, "ID"],
-  admin: [1, 1, "bootstrap"],
-};
+/**
+ * `command` is a spec's name ("call", "keys create"), or "help" (args: the topic's words) or
+ * "version" (trt's own).
+ */
+export interface Parsed {
+  command: string;
+  spec?: CommandSpec;
+  args: string[];
+  flags: Flags;
+}
 
-export function parseCommandLine(argv: string[], env: Record<string, string | undefined>): Parsed {
+const SHORT: Record<string, string> = Object.fromEntries(Object.entries(FLAGS).flatMap(([name, f]) => ("short" in f ? [[f.short, name]] : [])));
+const isGroup = (word: string) => subcommandsOf(word).length > 0;
+const EMPTY: Flags = { output: "table", json: false, async: false, stream: false, secretStore: false, default: false };
+
+export function parseCommandLine(argv: string[]): Parsed {
+  const { words, kept, wantsVersion, wantsHelp } = scan(argv);
+  if (wantsVersion) return { command: "version", args: [], flags: EMPTY };
+  const [first, second] = words;
+  if (first === undefined) return { command: "help", args: [], flags: EMPTY };
+  if (first === "help") {
+    const topic = words.length > 1 ? words.slice(1) : wantsHelp ? ["help"] : [];
+    if (topic.length > 0) resolve(topic[0], topic[1], true);
+    return { command: "help", args: topic, flags: EMPTY };
+  }
+  const spec = resolve(first, second, wantsHelp);
+  if (wantsHelp || !spec) return { command: "help", args: spec ? spec.name.split(" ") : [first], flags: EMPTY };
+
+  const options = Object.fromEntries([...GLOBAL_FLAGS, ...spec.flags].map((name) => [name, FLAGS[name]]));
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        url: { type: "string" },
-        key: { type: "string" },
-        json: { type: "boolean", default: false },
-        async: { type: "boolean", default: false },
-        stream: { type: "boolean", default: false },
-        version: { type: "string" },
-        provider: { type: "string" },
-        timeout: { type: "string" },
-        grace: { type: "string" },
-        status: { type: "string" },
-        tool: { type: "string" },
-        limit: { type: "string" },
-        cursor: { type: "string" },
-        reason: { type: "string" },
-        tenant: { type: "string" },
-        agent: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
+    parsed = parseArgs({ args: kept, options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(flagProblem(err as Error & { code?: string }, spec));
   }
-  const { values: v, positionals } = parsed;
-  const [first, ...args] = positionals;
-  const flags: Parsed["flags"] = {
-    url: v.url ?? env.TRT_URL ?? "http://127.0.0.1:8787",
-    key: v.key ?? env.TRT_KEY,
-    json: v.json,
-    async: v.async,
-    stream: v.stream,
-    version: v.version,
-    provider: v.provider,
-    timeout: integer("--timeout", v.timeout, 1),
-    grace: integer("--grace", v.grace, 0),
-    status: v.status,
-    tool: v.tool,
-    limit: integer("--limit", v.limit, 1),
-    cursor: v.cursor,
-    reason: v.reason,
-    tenant: v.tenant,
-    agent: v.agent,
+  const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const args = parsed.positionals.slice(spec.name.split(" ").length);
+  if (args.length < spec.min || args.length > spec.max) throw new UsageError(`usage: trt ${spec.name} ${spec.args}`.trim() + ` (trt ${spec.name} --help)`);
+  return { command: spec.name, spec, args, flags: toFlags(v, spec) };
+}
+
+/** The command words, the tokens for parseArgs, and trt's own --version / -V. */
+function scan(argv: string[]) {
+  const words: string[] = [];
+  const kept: string[] = [];
+  let wantsVersion = false;
+  let wantsHelp = false;
+  for (let i = 0; i < argv.length; i++) {
+    const t = argv[i];
+    if (t === "--") {
+      kept.push(...argv.slice(i));
+      words.push(...argv.slice(i + 1));
+      break;
+    }
+    // Before a command (or after any but `call`, whose --version V is the tool's) it is trt's.
+    if (t === "-V" || (t === "--version" && words[0] !== "call")) {
+      wantsVersion = true;
+      continue;
+    }
+    if (t === "--help" || t === "-h") wantsHelp = true;
+    kept.push(t);
+    if (t.startsWith("-") && t !== "-") {
+      const name = t.startsWith("--") ? t.slice(2) : SHORT[t.slice(1)];
+      const flag = (FLAGS as Record<string, { type: string }>)[name];
+      // A string flag's value is not a command word.
+      if (flag?.type === "string" && !t.includes("=") && i + 1 < argv.length) kept.push(argv[++i]);
+      continue;
+    }
+    words.push(t);
+  }
+  return { words, kept, wantsVersion, wantsHelp };
+}
+
+/** The command `first second` names; for a group without a subcommand, undefined when help is asked. */
+function resolve(first: string, second: string | undefined, forHelp: boolean): CommandSpec | undefined {
+  if (!TOP_LEVEL.includes(first)) throw new UsageError(`unknown command "${first}"${suggest(first, TOP_LEVEL)}; trt --help lists the commands`);
+  if (!isGroup(first)) return specOf(first);
+  const subs = subcommandsOf(first).map((c) => c.name.split(" ")[1]);
+  if (second === undefined) {
+    if (forHelp) return undefined;
+    throw new UsageError(`trt ${first} needs a subcommand: ${subs.join(", ")} (trt ${first} --help)`);
+  }
+  if (!subs.includes(second)) throw new UsageError(`unknown command "${first} ${second}"${suggest(second, subs)}; the ${first} commands are ${subs.join(", ")}`);
+  return specOf(`${first} ${second}`);
+}
+
+function toFlags(v: Record<string, string | boolean | string[] | undefined>, spec: CommandSpec): Flags {
+  const str = (name: string) => v[name] as string | undefined;
+  const output = v.json ? "json" : (str("output") ?? "table");
+  if (output !== "table" && output !== "json") throw new UsageError(`--output must be table or json, not "${output}"`);
+  if (v.json && str("output") === "table") throw new UsageError("--json and --output table contradict each other");
+  const role = str("role");
+  if (role !== undefined && !["tenant", "approver", "admin"].includes(role)) throw new UsageError(`--role must be tenant, approver or admin, not "${role}"`);
+  if (str("version") !== undefined && str("tool-version") !== undefined) throw new UsageError("--version and --tool-version say the same thing; give one");
+  const flags: Flags = {
+    url: str("url"),
+    key: str("key"),
+    profile: str("profile"),
+    output,
+    json: output === "json",
+    async: v.async === true,
+    stream: v.stream === true,
+    version: str("version") ?? str("tool-version"),
+    provider: str("provider"),
+    timeout: integer("--timeout", str("timeout"), 1),
+    grace: integer("--grace", str("grace"), 0),
+    status: str("status"),
+    tool: str("tool"),
+    project: str("project"),
+    since: time("--since", str("since")),
+    until: time("--until", str("until")),
+    limit: integer("--limit", str("limit"), 1),
+    cursor: str("cursor"),
+    reason: str("reason"),
+    tenant: str("tenant"),
+    agent: str("agent"),
+    capability: v.capability as string[] | undefined,
+    channel: v.channel as string[] | undefined,
+    role: role as Flags["role"],
+    hash: str("hash"),
+    keyEnv: str("key-env"),
+    keyFile: str("key-file"),
+    secretStore: v["secret-store"] === true,
+    default: v.default === true,
   };
-  if (v.help || first === undefined || first === "help") return { command: "help", args: [], flags };
-  if (!(COMMANDS as readonly string[]).includes(first)) throw new UsageError(`unknown command "${first}"; the commands are ${COMMANDS.join(", ")}`);
-  const command = first as Command;
-  const [min, max, names] = ARITY[command];
-  if (args.length < min || args.length > max) throw new UsageError(`usage: trt ${command} ${names}`.trim());
-  if (command === "reject" && !flags.reason?.trim()) throw new UsageError("trt reject needs --reason TEXT: a rejection says why");
-  if (flags.async && flags.stream) throw new UsageError("--async and --stream exclude each other: --async returns at once, --stream follows the events");
-  return { command, args, flags };
+  required(spec, flags);
+  return flags;
+}
+
+/** Flags a command cannot do without, refused before anything is sent. */
+function required(spec: CommandSpec, f: Flags): void {
+  if (spec.name === "reject" && !f.reason?.trim()) throw new UsageError("trt reject needs --reason TEXT: a rejection says why");
+  if (f.async && f.stream) throw new UsageError("--async and --stream exclude each other: --async returns at once, --stream follows the events");
+  if (spec.name === "keys create" && (!f.tenant || !f.agent)) throw new UsageError("trt keys create needs --tenant T and --agent A");
+  if (spec.name === "upstreams approve" && !f.hash) throw new UsageError("trt upstreams approve needs --hash H: the new_hash that trt upstreams show lists");
+  if (spec.name === "profile add") {
+    if (!f.url) throw new UsageError("trt profile add needs --url URL");
+    const sources = [f.keyEnv, f.keyFile, f.secretStore || undefined].filter((x) => x !== undefined);
+    if (sources.length > 1) throw new UsageError("give one of --key-env, --key-file and --secret-store");
+    if (f.key) throw new UsageError("a profile keeps where the key is, never the key: use --key-env VAR, --key-file PATH or --secret-store");
+  }
+}
+
+function flagProblem(err: Error & { code?: string }, spec: CommandSpec): string {
+  const see = `trt ${spec.name} --help lists its flags`;
+  const unknown = /Unknown option '([^']+)'/.exec(err.message);
+  if (unknown) {
+    const name = unknown[1].replace(/^-+/, "");
+    return `unknown flag ${unknown[1]} for trt ${spec.name}${suggest(name, [...GLOBAL_FLAGS, ...spec.flags], "--")}; ${see}`;
+  }
+  const missing = /Option '(?:-\w, )?(--[\w-]+)[^']*' argument (?:missing|is ambiguous)/.exec(err.message);
+  if (missing) {
+    const flag = missing[1];
+    const why = flag === "--version" ? ": after `call` it is the tool's version (--version V); trt's own is trt --version" : "";
+    return `${flag} needs a value${why}; ${see}`;
+  }
+  return `${err.message.split(". ")[0]}; ${see}`;
+}
+
+/** "; did you mean …?" for a near miss (at most two edits), else "". */
+export function suggest(word: string, known: readonly string[], prefix = ""): string {
+  const near = known.map((k) => [k, distance(word, k)] as const).filter(([, d]) => d <= 2).sort((a, b) => a[1] - b[1])[0];
+  return near ? ` (did you mean ${prefix}${near[0]}?)` : "";
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]++;
+    for (let j = 1; j <= b.length; j++) {
+      const next = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.length];
 }
 
 function integer(name: string, raw: string | undefined, min: number): number | undefined {
@@ -135,3 +227,11 @@ function integer(name: string, raw: string | undefined, min: number): number | u
   if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${name} must be a whole number of at least ${min}, not "${raw}"`);
   return n;
 }
+
+function time(name: string, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (Number.isNaN(Date.parse(raw))) throw new UsageError(`${name} must be an ISO 8601 date-time such as 2026-12-01T12:00:00Z, not "${raw}"`);
+  return raw;
+}
+
+export { COMMAND_SPECS };

@@ -1,6 +1,7 @@
-/** What every command gets: the client, the flags, the two output streams and Ctrl-C. */
+/** What every command gets: the client, the connection, the flags, the two output streams and Ctrl-C. */
 import type { ToolRuntimeClient } from "../client/index.ts";
-import type { Parsed } from "./args.ts";
+import type { Flags } from "./args.ts";
+import type { Connection } from "./connection.ts";
 
 export interface Out {
   write(text: string): unknown;
@@ -9,7 +10,9 @@ export interface Out {
 
 export interface Cli {
   client: ToolRuntimeClient;
-  flags: Parsed["flags"];
+  /** The runtime's URL and the key (cli/api.ts uses them for what the client has no method for). */
+  conn: Connection & { key: string };
+  flags: Flags;
   stdout: Out;
   stderr: Out;
   /** Runs `handler` on each Ctrl-C until the returned function is called. */

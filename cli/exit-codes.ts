@@ -2,7 +2,7 @@
  * `trt`'s exit codes: a script can tell a refused call from a failed execution from a
  * runtime it could not reach, without parsing output.
  */
-import { describeStatus, ToolRuntimeError } from "../client/index.ts";
+import { describeStatus } from "../client/index.ts";
 
 export const EXIT = {
   /** Done; the execution (if any) succeeded or is still going. */
@@ -22,12 +22,17 @@ export const EXIT = {
 /** A usage problem found before anything was sent. */
 export class UsageError extends Error {}
 
+/**
+ * Read from the error's `code` and HTTP `status` (0: nothing came back), which every error of
+ * the client and of cli/api.ts carries, whatever its class.
+ */
 export function exitCodeOfError(err: unknown): number {
   if (err instanceof UsageError) return EXIT.usage;
-  if (!(err instanceof ToolRuntimeError)) return EXIT.network;
-  if (err.code === "invalid_argument") return EXIT.usage;
-  if (err.local) return EXIT.network;
-  if (err.execution) return EXIT.failed;
+  const e = err as { code?: unknown; status?: unknown; execution?: unknown } | null;
+  if (!e || typeof e.code !== "string" || typeof e.status !== "number") return EXIT.network;
+  if (e.code === "invalid_argument") return EXIT.usage;
+  if (e.status === 0) return EXIT.network;
+  if (e.execution) return EXIT.failed;
   return EXIT.refused;
 }
 

@@ -6,10 +6,14 @@
 export class ProgressBar {
   private shown = -1;
   private drawn = false;
-  constructor(
-    private readonly out: NodeJS.WriteStream | { write(s: string): unknown; isTTY?: boolean },
-    private readonly width = 30,
-  ) {}
+  private readonly out: { write(s: string): unknown; isTTY?: boolean };
+  private readonly width: number;
+  // Plain fields, not parameter properties: `bin/trt.js` runs this source with Node's type
+  // stripping, which refuses syntax that is more than erasable types.
+  constructor(out: { write(s: string): unknown; isTTY?: boolean }, width = 30) {
+    this.out = out;
+    this.width = width;
+  }
 
   update(fraction: number, note = ""): void {
     const percent = Math.round(fraction * 100);

@@ -1,4 +1,5 @@
 /** `trt`'s human output: short lines first, JSON where the data is JSON. */
+import { table } from "./table.ts";
 import { describeEvent, describeStatus, explainError, type ExecutionSummary, type PendingApproval, type ExecutionView, type StreamEvent, type ToolRuntimeError, type ToolSummary, type ToolView } from "../client/index.ts";
 
 const TONE_MARK: Record<string, string> = { good: "✓", bad: "✗", stopped: "■", active: "…", waiting: "…", unknown: "?" };
@@ -41,9 +42,7 @@ export function renderEvent(event: StreamEvent): string {
 }
 
 export function renderTools(tools: ToolSummary[]): string {
-  const width = Math.max(4, ...tools.map((t) => t.name.length));
-  const rows = tools.map((t) => `${t.name.padEnd(width)}  ${t.active_version.padEnd(7)}  ${t.providers.join(",").padEnd(18)}  ${t.description}`);
-  return [`${"TOOL".padEnd(width)}  VERSION  PROVIDERS (best first)  DESCRIPTION`, ...rows].join("\n") + "\n";
+  return table(["TOOL", "VERSION", "PROVIDERS (best first)", "DESCRIPTION"], tools.map((t) => [t.name, t.active_version, t.providers.join(","), t.description]));
 }
 
 export function renderTool(tool: ToolView): string {
@@ -64,9 +63,8 @@ export function renderTool(tool: ToolView): string {
 
 export function renderExecutions(items: ExecutionSummary[], nextCursor: string | null): string {
   if (items.length === 0) return "no executions match\n";
-  const rows = items.map((x) => `${x.execution_id}  ${describeStatus(x.status).label.padEnd(10)}  ${`${x.tool}@${x.version}`.padEnd(24)}  ${x.accepted_at ?? ""}${x.error_code ? `  ${x.error_code}` : ""}`);
-  if (nextCursor) rows.push(`more: trt ls --cursor ${nextCursor}`);
-  return rows.join("\n") + "\n";
+  const rows = table(["EXECUTION", "STATUS", "TOOL", "ACCEPTED", "ERROR"], items.map((x) => [x.execution_id, describeStatus(x.status).label, `${x.tool}@${x.version}`, x.accepted_at, x.error_code]));
+  return nextCursor ? `${rows}more: trt ls --cursor ${nextCursor}\n` : rows;
 }
 
 export function renderError(err: ToolRuntimeError): string {
@@ -74,8 +72,9 @@ export function renderError(err: ToolRuntimeError): string {
   return [`trt: ${x.title}`, ...x.lines.map((l) => `  ${l}`), `  ${x.action}`].join("\n") + "\n";
 }
 
-/** Issue 15: pending approvals, oldest first, with what each would do. */
+/** Pending approvals, oldest first, with what each would do (its input last: it may be long). */
 export function renderApprovals(pending: PendingApproval[]): string {
   if (pending.length === 0) return "no calls await approval\n";
-  return pending.map((a) => `${a.execution_id}  ${a.tool}@${a.version} (${a.effects})  by ${a.agent}  until ${a.expires_at}  rule: ${a.rule}\n  input: ${a.input === null ? `(${a.input_bytes} bytes)` : JSON.stringify(a.input)}\n`).join("");
+  const rows = pending.map((a) => [a.execution_id, `${a.tool}@${a.version}`, a.effects, a.agent, a.expires_at, a.rule, a.input === null ? `(${a.input_bytes} bytes)` : JSON.stringify(a.input)]);
+  return table(["EXECUTION", "TOOL", "EFFECTS", "AGENT", "EXPIRES", "RULE", "INPUT"], rows);
 }

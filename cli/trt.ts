@@ -1,33 +1,75 @@
 /**
- * `trt`, the Tool Runtime's command line (package.json "bin"; built to dist/cli/trt.js by
- * `npm run build:client`). Built on the typed client; see `trt --help` and cli/args.ts.
+ * `trt`, the Tool Runtime's command line (package.json "bin" is bin/trt.js, which runs this
+ * file; `npm run build:client` also builds it to dist/cli/trt.js for Node 20). Built on the
+ * typed client; the commands and flags are cli/spec.ts, the reference docs/trt.md.
  */
 import { createClient, ToolRuntimeError } from "../client/index.ts";
-import { parseCommandLine, USAGE, type Command } from "./args.ts";
-import { admin } from "./commands/admin.ts";
+import { parseCommandLine } from "./args.ts";
+import { bootstrap } from "./commands/admin.ts";
+import { audit } from "./commands/audit.ts";
 import { call } from "./commands/call.ts";
+import { keysCreate, keysList, keysRevoke } from "./commands/keys.ts";
 import { ls, tools } from "./commands/listings.ts";
+import { profileAdd, profileList, profileRemove, profileShow, type ProfileCli } from "./commands/profile.ts";
+import { upstreamsAdd, upstreamsApprove, upstreamsList, upstreamsRefresh, upstreamsRemove, upstreamsShow } from "./commands/upstreams.ts";
 import { approvals, approve, cancel, get, reject, watch } from "./commands/watch.ts";
+import { completionScript } from "./completion.ts";
+import { resolveConnection } from "./connection.ts";
 import type { Cli } from "./context.ts";
 import { EXIT, exitCodeOfError, UsageError } from "./exit-codes.ts";
+import { commandUsage, generalUsage } from "./help.ts";
 import { renderError } from "./render.ts";
+import { cliVersion } from "./version.ts";
 
-const COMMANDS: Record<Exclude<Command, "admin">, (cli: Cli, args: string[]) => Promise<number>> = { tools, call, get, watch, cancel, ls, approvals, approve, reject };
+/** The commands that talk to the runtime with an API key. */
+const WITH_KEY: Record<string, (cli: Cli, args: string[]) => Promise<number>> = {
+  tools,
+  call,
+  get,
+  watch,
+  cancel,
+  ls,
+  approvals,
+  approve,
+  reject,
+  audit,
+  "keys list": keysList,
+  "keys create": keysCreate,
+  "keys revoke": keysRevoke,
+  "upstreams list": upstreamsList,
+  "upstreams show": upstreamsShow,
+  "upstreams add": upstreamsAdd,
+  "upstreams remove": upstreamsRemove,
+  "upstreams refresh": upstreamsRefresh,
+  "upstreams approve": upstreamsApprove,
+};
+
+const PROFILE: Record<string, (cli: ProfileCli, args: string[]) => Promise<number>> = {
+  "profile add": profileAdd,
+  "profile list": profileList,
+  "profile show": profileShow,
+  "profile remove": profileRemove,
+};
 
 async function main(argv: string[]): Promise<number> {
-  let json = argv.includes("--json");
+  let json = argv.includes("--json") || argv.some((a, i) => a === "--output=json" || ((a === "--output" || a === "-o") && argv[i + 1] === "json"));
+  const warn = (line: string) => process.stderr.write(`${line}\n`);
   try {
-    const { command, args, flags } = parseCommandLine(argv, process.env);
+    const { command, args, flags } = parseCommandLine(argv);
     json = flags.json;
-    if (command === "help") {
-      process.stdout.write(USAGE);
-      return EXIT.ok;
-    }
+    if (command === "version") return print(`${cliVersion()}\n`);
+    if (command === "help") return print(args.length ? commandUsage(args) : generalUsage());
+    if (command === "completion") return print(completionScript(args[0]));
+    const io = { flags, env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+    if (command in PROFILE) return await PROFILE[command](io, args);
+    const conn = resolveConnection(flags, process.env, warn);
     // The bootstrap's credential is the deployment's BOOTSTRAP_TOKEN, not an API key.
-    if (command === "admin") return await admin({ flags, env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }, args);
-    if (!flags.key) throw new UsageError("no API key: set TRT_KEY or pass --key (a trt_… key or a JWT)");
+    if (command === "admin bootstrap") return await bootstrap({ ...io, url: conn.url });
+    const key = conn.key;
+    if (!key) throw new UsageError("no API key: set TRT_KEY, or add a profile (trt profile add NAME --url URL --key-env VAR), or pass --profile");
     const cli: Cli = {
-      client: createClient({ baseUrl: flags.url, apiKey: flags.key }),
+      client: createClient({ baseUrl: conn.url, apiKey: key }),
+      conn: { ...conn, key },
       flags,
       stdout: process.stdout,
       stderr: process.stderr,
@@ -36,23 +78,40 @@ async function main(argv: string[]): Promise<number> {
         return () => process.off("SIGINT", handler);
       },
     };
-    return await COMMANDS[command](cli, args);
+    return await WITH_KEY[command](cli, args);
   } catch (err) {
     return report(err, json);
   }
 }
 
+function print(text: string): number {
+  process.stdout.write(text);
+  return EXIT.ok;
+}
+
 function report(err: unknown, json: boolean): number {
   const code = exitCodeOfError(err);
-  if (err instanceof ToolRuntimeError) {
-    if (json) process.stdout.write(`${JSON.stringify(err.execution ?? { error: { code: err.code, message: err.message, retryable: err.retryable, status: err.status, details: err.details } }, null, 2)}\n`);
-    process.stderr.write(renderError(err));
-  } else if (err instanceof UsageError) {
-    process.stderr.write(`trt: ${err.message}\n(trt --help shows the commands)\n`);
-  } else {
-    process.stderr.write(`trt: ${(err as Error)?.stack ?? String(err)}\n`);
+  if (err instanceof UsageError) {
+    // One line naming the problem (with its hint); nothing was sent.
+    process.stderr.write(`trt: ${err.message}\n`);
+    return code;
   }
+  const e = err as { code?: unknown; status?: unknown; message?: string; details?: unknown; execution?: unknown };
+  if (typeof e?.code === "string" && typeof e.status === "number") {
+    if (json) process.stdout.write(`${JSON.stringify(e.execution ?? { error: { code: e.code, message: e.message, status: e.status, details: e.details } }, null, 2)}\n`);
+    if (err instanceof ToolRuntimeError) process.stderr.write(renderError(err));
+    else process.stderr.write(`trt: ${e.message} (${e.code}${e.status ? `, HTTP ${e.status}` : ""})\n${hint(e.status)}`);
+    return code;
+  }
+  process.stderr.write(`trt: ${(err as Error)?.stack ?? String(err)}\n`);
   return code;
+}
+
+function hint(status: number): string {
+  if (status === 401) return "  The runtime did not accept this API key: check TRT_KEY or the profile (trt profile show).\n";
+  if (status === 403) return "  This needs an operator's key (role admin).\n";
+  if (status === 0) return "  Check TRT_URL, --url or the profile's url, and that the runtime is running.\n";
+  return "";
 }
 
 process.exitCode = await main(process.argv.slice(2));

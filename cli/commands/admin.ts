@@ -4,13 +4,15 @@
  * where other users of the machine and the shell's history could read it.
  */
 import { bootstrapOperator, ToolRuntimeError } from "../../client/index.ts";
-import type { Parsed } from "../args.ts";
+import type { Flags } from "../args.ts";
 import type { Out } from "../context.ts";
 import { EXIT, UsageError } from "../exit-codes.ts";
 import { pretty } from "../render.ts";
 
 export interface AdminCli {
-  flags: Parsed["flags"];
+  flags: Flags;
+  /** The runtime, from --url, the profile or TRT_URL. */
+  url: string;
   env: Record<string, string | undefined>;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: Out;
@@ -18,13 +20,12 @@ export interface AdminCli {
   fetch?: typeof fetch;
 }
 
-export async function admin(cli: AdminCli, [sub]: string[]): Promise<number> {
-  if (sub !== "bootstrap") throw new UsageError(`unknown admin command "${sub}"; the admin commands are: bootstrap`);
+export async function bootstrap(cli: AdminCli): Promise<number> {
   const bootstrapToken = cli.env.TRT_BOOTSTRAP_TOKEN?.trim() || (await readToken(cli));
   if (!bootstrapToken) throw new UsageError("no bootstrap token: set TRT_BOOTSTRAP_TOKEN or pipe it on standard input (never as an argument)");
   let minted;
   try {
-    minted = await bootstrapOperator({ baseUrl: cli.flags.url, bootstrapToken, tenant: cli.flags.tenant, agent: cli.flags.agent, fetch: cli.fetch });
+    minted = await bootstrapOperator({ baseUrl: cli.url, bootstrapToken, tenant: cli.flags.tenant, agent: cli.flags.agent, fetch: cli.fetch });
   } catch (err) {
     // The general advice (set TRT_KEY…) is about API keys; the bootstrap's refusals say their own.
     const why = err instanceof ToolRuntimeError && !err.local ? refusalOf(err) : undefined;
@@ -41,7 +42,7 @@ export async function admin(cli: AdminCli, [sub]: string[]): Promise<number> {
       [
         `✓ operator key ${minted.key_id} (tenant ${minted.tenant}, agent ${minted.agent}, role ${minted.role}): shown this once, above.`,
         "Store it now, e.g. in a password manager or a secret store; then use it as TRT_KEY.",
-        "This deployment's bootstrap is used: more keys come from POST /v1/admin/keys with this key,",
+        "This deployment's bootstrap is used: more keys come from trt keys create (POST /v1/admin/keys) with this key,",
         "and BOOTSTRAP_TOKEN can go: npx wrangler secret delete BOOTSTRAP_TOKEN",
         "",
       ].join("\n"),

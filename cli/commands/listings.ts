@@ -15,8 +15,8 @@ export async function tools(cli: Cli, [name]: string[]): Promise<number> {
 }
 
 export async function ls(cli: Cli): Promise<number> {
-  const { status, tool, limit, cursor } = cli.flags;
-  const page = await cli.client.listExecutions({ status, tool, limit, cursor });
+  const { status, tool, since, until, limit, cursor } = cli.flags;
+  const page = await cli.client.listExecutions({ status, tool, since, until, limit, cursor });
   cli.stdout.write(cli.flags.json ? `${pretty(page)}\n` : renderExecutions(page.executions, page.next_cursor));
   return EXIT.ok;
 }

@@ -4,12 +4,16 @@
  * the built CLI must not need TypeScript stripping), else on the Node running the tests.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { baseUrl, DEV_KEY } from "./http.ts";
 
 export const TRT = fileURLToPath(new URL("../../dist/cli/trt.js", import.meta.url));
 export const NODE = existsSync("/usr/bin/node") ? "/usr/bin/node" : process.execPath;
+/** A profiles file that does not exist, so the machine user's own profiles play no part (tests pass TRT_CONFIG to use one). */
+const NO_PROFILES = join(mkdtempSync(join(tmpdir(), "trt-e2e-")), "config.json");
 
 export interface Run {
   code: number | null;
@@ -29,7 +33,7 @@ export interface Started {
 
 export function start(args: string[], o: { env?: Record<string, string | undefined>; stdin?: string } = {}): Started {
   const child = spawn(NODE, [TRT, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TRT_URL: baseUrl, TRT_KEY: DEV_KEY, ...o.env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TRT_CONFIG: NO_PROFILES, TRT_URL: baseUrl, TRT_KEY: DEV_KEY, ...o.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";

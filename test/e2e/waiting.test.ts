@@ -333,7 +333,7 @@ describe("a person's approval", () => {
     expect((await runtime.listApprovals()).approvals.map((a) => a.execution_id)).toEqual([one, two]);
     const listed = await trt(["approvals"], { env: { TRT_KEY: approverKey } });
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`${one}  lab.erase@1.0.0 (delete)  by dev-agent`);
+    expect(listed.stdout).toMatch(new RegExp(`^${one} +lab\\.erase@1\\.0\\.0 +delete +dev-agent +\\S+ +effect delete +\\{`, "m"));
     // Without the role, trt says the runtime refused (exit 3).
     expect((await trt(["approvals"], { env: { TRT_KEY: caller } })).code).toBe(3);
     // A rejection without a reason is a usage error: nothing sent.
