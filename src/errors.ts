@@ -6,6 +6,7 @@
  */
 
 import type { ErrorBody, ErrorCode, ErrorType, Value } from "./contract.ts";
+import { withRetryAfter } from "./retry-after.ts";
 
 export type { ErrorBody, ErrorCode, ErrorType };
 
@@ -70,8 +71,10 @@ export class RuntimeError extends Error {
   }
 }
 
-export function errorBody(code: ErrorCode, message: string, details?: Record<string, Value>, retryable?: boolean): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, given?: Record<string, Value>, retryable?: boolean): ErrorBody {
   const rule = ERROR_TABLE[code];
+  // A 429 or 503 always says when to try again, so a face without headers (RPC) can tell too.
+  const details = withRetryAfter(rule.status, given);
   return {
     code,
     message,

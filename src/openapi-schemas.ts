@@ -118,14 +118,14 @@ export const schemas = {
       provider: { ...str, description: "Only this provider; no fall-back." },
       tenant: { ...str, description: "May only repeat the credential's tenant." },
       project: str,
-      input: anyJson,
+      input: { ...anyJson, description: "The tool's arguments. Left out: `{}` (refused as invalid_input when the tool's input schema does not accept it)." },
       context: freeObject,
       limits: object({ timeout_ms: { type: "integer", minimum: 1 }, max_output_bytes: { type: "integer", minimum: 1 } }, []),
       mode: { type: "string", enum: ["sync", "async", "dry_run"], description: "sync when left out" },
       stream: { ...bool, description: "false when left out" },
       idempotency_key: { type: "string", minLength: 1, maxLength: 255 },
     },
-    ["version", "provider", "tenant", "project", "context", "limits", "mode", "stream", "idempotency_key"],
+    ["version", "provider", "tenant", "project", "input", "context", "limits", "mode", "stream", "idempotency_key"],
   ),
   CancelRequest: object({ grace_ms: { type: "integer", minimum: 0, description: "0 stops waiting at once; at most MAX_CANCEL_GRACE_MS." } }, []),
   ExecutionBlock: all({
@@ -309,6 +309,10 @@ export const schemas = {
       }),
     },
     next_cursor: nullable(str),
+  }),
+  RefusalCounts: all({
+    refusals: { type: "array", items: all({ tenant: str, tool: str, reason: { ...str, description: "rate, tool_rate, concurrency, queue_full, streams or subscribers" }, count: int }) },
+    truncated: { type: "boolean", description: "More rows than one answer holds: narrow by tenant or tool." },
   }),
   AuditList: all({
     records: {

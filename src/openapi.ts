@@ -14,6 +14,7 @@
 import { ERROR_TABLE, type ErrorCode } from "./errors.ts";
 import { withExamples } from "./openapi-examples.ts";
 import { EXECUTION_STATUSES, ref, schemas } from "./openapi-schemas.ts";
+import { RETRY_AFTER_STATUSES } from "./retry-after.ts";
 
 const JSON_TYPE = "application/json";
 /** Every JSON answer can also be had in MessagePack (`Accept: application/msgpack`). */
@@ -28,8 +29,7 @@ const statusOf = (code: ErrorCode) => ERROR_TABLE[code].status;
 const codesByStatus = new Map<number, ErrorCode[]>();
 for (const code of Object.keys(ERROR_TABLE) as ErrorCode[]) codesByStatus.set(statusOf(code), [...(codesByStatus.get(statusOf(code)) ?? []), code]);
 
-/** Retryable refusals say when (429, 503): `Retry-After` and `details.retry_after_ms`. */
-const RETRY_AFTER_STATUSES = new Set([429, 503]);
+/** Every 429 and 503 says when (src/retry-after.ts): `Retry-After`, and `details.retry_after_ms` when there is an error. */
 const retryAfter = (status: number) => (RETRY_AFTER_STATUSES.has(status) ? { headers: { "Retry-After": header("RetryAfter") } } : {});
 const describeStatus = (status: number) => codesByStatus.get(status)!.map((c) => `\`${c}\`: ${ERROR_TABLE[c].meaning}`).join("; ");
 
@@ -268,7 +268,7 @@ const paths = withExamples({
       tags: ["operations"],
       summary: "The registry is loaded, every provider answers and the audit database is migrated (status only; the details are for operators: GET /v1/admin/readiness)",
       security: PUBLIC,
-      responses: { "200": ok("ready (a check at most 2 s old)", ref("Readiness")), "503": ok("not ready", ref("Readiness")), ...errors(ALWAYS) },
+      responses: { "200": ok("ready (a check at most 2 s old)", ref("Readiness")), "503": ok("not ready", ref("Readiness"), { "Retry-After": header("RetryAfter") }), ...errors(ALWAYS) },
     },
   },
   "/metrics": {
@@ -286,6 +286,15 @@ const paths = withExamples({
       summary: "The audit log, every tenant's",
       parameters: [...listFilters, query("tenant", { type: "string" }, "Only this tenant.")],
       responses: { "200": ok("a page", ref("AuditList")), ...errors([...OPERATOR, "invalid_request"]) },
+    },
+  },
+  "/v1/audit/refusals": {
+    get: {
+      operationId: "listRefusalCounts",
+      tags: ["operators"],
+      summary: "Rate-limit refusals by tenant, tool and reason (the metric has no tenant label: tenants are unbounded)",
+      parameters: [query("tenant", { type: "string" }, "Only this tenant."), query("tool", { type: "string" }, "Only this tool.")],
+      responses: { "200": ok("counts since the audit database began", ref("RefusalCounts")), ...errors([...OPERATOR, "invalid_request"]) },
     },
   },
   "/v1/admin/readiness": {

@@ -49,7 +49,7 @@ export type RpcResult<T> = Outcome<T>;
 
 export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
   /** Runs a tool and waits for its end (mode sync). A run that failed is `ok: false` with its `execution`. */
-  async invoke(tool: string, input: unknown, options: RpcCallOptions = {}): Promise<RpcResult<ExecutionView>> {
+  async invoke(tool: string, input?: unknown, options: RpcCallOptions = {}): Promise<RpcResult<ExecutionView>> {
     return this.#call(tool, input, options, { mode: "sync" }, (a) => {
       if (a.kind !== "finished") throw new Error(`unexpected answer ${a.kind}`);
       return a.view.error ? { ok: false, error: a.view.error, execution: a.view } : { ok: true, value: a.view };
@@ -57,7 +57,7 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
   }
 
   /** Starts a tool and answers at once (mode async). */
-  async start(tool: string, input: unknown, options: RpcCallOptions = {}): Promise<RpcResult<{ execution_id: string; status: string }>> {
+  async start(tool: string, input?: unknown, options: RpcCallOptions = {}): Promise<RpcResult<{ execution_id: string; status: string }>> {
     return this.#call(tool, input, options, { mode: "async" }, (a) => {
       if (a.kind === "accepted") return { ok: true, value: { execution_id: a.execution_id, status: a.status } };
       if (a.kind === "finished") return { ok: true, value: { execution_id: a.view.execution_id, status: a.view.status } };
@@ -66,7 +66,7 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
   }
 
   /** Starts a tool and answers with its event stream (SSE bytes, as REST sends them). */
-  async invokeStream(tool: string, input: unknown, options: RpcCallOptions = {}): Promise<RpcResult<{ execution_id: string; stream: ReadableStream<Uint8Array> }>> {
+  async invokeStream(tool: string, input?: unknown, options: RpcCallOptions = {}): Promise<RpcResult<{ execution_id: string; stream: ReadableStream<Uint8Array> }>> {
     return this.#call(tool, input, options, { mode: "async", stream: true }, (a) => {
       if (a.kind !== "stream") throw new Error(`unexpected answer ${a.kind}`);
       return { ok: true, value: { execution_id: a.execution_id, stream: sseStream(a.events) } };
@@ -125,7 +125,8 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
       trace: traceFrom(typeof traceparent === "string" ? traceparent : undefined),
       waitUntil: (p) => this.ctx.waitUntil(p),
     };
-    const outcome = await execute(ctx, { ...envelope, tool, input, ...delivery });
+    // An `input` left undefined is left out, as a REST body without one (`{}` when the schema takes it).
+    const outcome = await execute(ctx, { ...envelope, tool, ...(input !== undefined ? { input } : {}), ...delivery });
     return outcome.ok ? shape(outcome.value) : outcome;
   }
 

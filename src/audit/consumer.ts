@@ -99,7 +99,7 @@ async function heldByDrills(db: D1Database, batch: MessageBatch<AuditMessage>): 
  * its newest `cap` rows: rows are numbered in the order they were written (SQLite's rowid),
  * so "older than the newest `cap`" is one comparison on the table's own key, no count. At
  * volume the window held shrinks instead of the database filling; /metrics says by how much
- * (`tool_runtime_audit_trimmed_total`, `tool_runtime_audit_oldest_record_seconds`).
+ * (`tool_runtime_audit_trimmed_total`, `tool_runtime_audit_oldest_record_timestamp_seconds`).
  */
 function capStatements(db: D1Database, cap: number): D1PreparedStatement[] {
   return CAPPED_TABLES.map((table) =>

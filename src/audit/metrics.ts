@@ -36,7 +36,8 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
     db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code"),
     db.prepare("SELECT tool, provider, le, n FROM latency_buckets ORDER BY tool, provider, le"),
     db.prepare("SELECT tool, provider, count, sum_s FROM latency_totals ORDER BY tool, provider"),
-    db.prepare("SELECT tenant, tool, reason, n FROM refusals ORDER BY tenant, tool, reason"),
+    // Tenants are unbounded, so no metric is labelled by one: per-tenant counts are GET /v1/audit/refusals.
+    db.prepare("SELECT tool, reason, SUM(n) AS n FROM refusals GROUP BY tool, reason ORDER BY tool, reason"),
     db.prepare("SELECT kind, outcome, n FROM dead_letters ORDER BY kind, outcome"),
     db.prepare("SELECT tbl, n FROM audit_trimmed ORDER BY tbl"),
     db.prepare("SELECT MIN(ended_at) AS ended_at FROM executions"),
@@ -73,20 +74,20 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
     for (const s of ["closed", "open", "half_open"]) out.push(sample("tool_runtime_breaker_state", { provider, tool, state: s }, s === state ? 1 : 0));
   }
 
-  family("tool_runtime_rate_limit_refusals_total", "counter", "Calls refused by rate or concurrency limits (no execution was created).");
-  for (const r of refusals.results) out.push(sample("tool_runtime_rate_limit_refusals_total", { tenant: String(r.tenant), tool: String(r.tool), reason: String(r.reason) }, Number(r.n)));
+  family("tool_runtime_rate_limit_refusals_total", "counter", "Calls refused by rate or concurrency limits (no execution was created), by tool and reason; by tenant: GET /v1/audit/refusals.");
+  for (const r of refusals.results) out.push(sample("tool_runtime_rate_limit_refusals_total", { tool: String(r.tool), reason: String(r.reason) }, Number(r.n)));
 
   family("tool_runtime_audit_dead_letters_total", "counter", "Audit messages that came back through the dead letter queue: written, or logged as unwritable.");
   for (const r of deadLetters.results) out.push(sample("tool_runtime_audit_dead_letters_total", { kind: String(r.kind), outcome: String(r.outcome) }, Number(r.n)));
   family("tool_runtime_audit_trimmed_total", "counter", "Audit rows deleted before their retention was over, to keep the database within AUDIT_MAX_EXECUTIONS.");
   for (const r of trimmed.results) out.push(sample("tool_runtime_audit_trimmed_total", { table: String(r.tbl) }, Number(r.n)));
-  family("tool_runtime_audit_oldest_record_seconds", "gauge", "When the oldest execution the audit log still holds ended (Unix seconds): how far back GET /v1/audit reaches.");
+  family("tool_runtime_audit_oldest_record_timestamp_seconds", "gauge", "When the oldest execution the audit log still holds ended (Unix seconds): how far back GET /v1/audit reaches.");
   const oldestEnded = oldest.results[0]?.ended_at;
-  if (typeof oldestEnded === "number") out.push(sample("tool_runtime_audit_oldest_record_seconds", {}, Math.floor(oldestEnded / 1000)));
+  if (typeof oldestEnded === "number") out.push(sample("tool_runtime_audit_oldest_record_timestamp_seconds", {}, Math.floor(oldestEnded / 1000)));
   family("tool_runtime_upstream_definition_change_pending", "gauge", "1 while an upstream MCP server lists a tool definition no operator has approved.");
   for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending", { upstream: c.upstream, tool: c.tool }, 1));
-  family("tool_runtime_upstream_definition_change_pending_since_seconds", "gauge", "When the unapproved definition was first listed (Unix seconds).");
-  for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending_since_seconds", { upstream: c.upstream, tool: c.tool }, Math.floor(c.seen_at / 1000)));
+  family("tool_runtime_upstream_definition_change_pending_since_timestamp_seconds", "gauge", "When the unapproved definition was first listed (Unix seconds).");
+  for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending_since_timestamp_seconds", { upstream: c.upstream, tool: c.tool }, Math.floor(c.seen_at / 1000)));
 
   return `${out.join("\n")}\n`;
 }

@@ -6,6 +6,7 @@
  */
 import { decode, encode } from "@msgpack/msgpack";
 import { RuntimeError } from "../errors.ts";
+import { retryAfterHeaders } from "../retry-after.ts";
 import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
 import { fromJson, toJson } from "./bytes.ts";
 import { msgpackNestsDeeper } from "./msgpack-depth.ts";
@@ -73,10 +74,14 @@ export function encodeAs(format: Format, value: unknown): { body: BodyInit; cont
   return { body: toJson(value), contentType: "application/json" };
 }
 
-/** A Response in the caller's format. */
+/**
+ * A Response in the caller's format. Every REST answer (JSON or MessagePack) passes here, so
+ * this is where a 429 or 503 gets its `Retry-After` (src/retry-after.ts), refusal or ended
+ * execution alike.
+ */
 export function respond(format: Format, value: unknown, status = 200, headers: Record<string, string> = {}): Response {
   const { body, contentType } = encodeAs(format, value);
-  return new Response(body, { status, headers: { ...headers, "content-type": contentType } });
+  return new Response(body, { status, headers: { ...retryAfterHeaders(status, value), ...headers, "content-type": contentType } });
 }
 
 /** `c.json` in the caller's format: `reply(c, value, status, headers)`. */

@@ -27,7 +27,8 @@ import { Code, ConnectError, createConnectRouter, createContextKey, createContex
 import { universalServerRequestFromFetch, universalServerResponseToFetch } from "@connectrpc/connect/protocol";
 import { authenticate } from "../auth/authenticate.ts";
 import type { Caller, ErrorBody, ExecutionView, Outcome, Violation } from "../contract.ts";
-import { ERROR_TABLE, isErrorCode, RuntimeError } from "../errors.ts";
+import { ERROR_TABLE, isErrorCode, RuntimeError, statusOf } from "../errors.ts";
+import { retryAfterHeaders } from "../retry-after.ts";
 import { ExecutionEventSchema, ExecutionSchema, ListApprovalsResponseSchema, ListToolsResponseSchema, ToolRuntimeService, type InvokeRequest } from "../gen/tool_runtime/v1/runtime_pb.ts";
 import { traceFrom } from "../audit/trace.ts";
 import { approvals, cancel, decide, execute, get, type CallContext } from "../execution/service.ts";
@@ -58,11 +59,26 @@ function connectCode(code: string): Code {
   }
 }
 
-/** A refusal as a Connect error: the TRT-002 code, retryable flag and details ride in metadata. */
+/**
+ * A refusal as a Connect error: the TRT-002 code, retryable flag and details ride in metadata,
+ * and a 429/503 refusal's `Retry-After` too (an HTTP header of a Connect unary answer, a
+ * trailer of a gRPC-Web one).
+ */
 function refusalError(error: ErrorBody): ConnectError {
-  const meta = new Headers({ "trt-error-code": error.code, "trt-retryable": String(error.retryable) });
+  const meta = new Headers({ "trt-error-code": error.code, "trt-retryable": String(error.retryable), ...retryAfterHeaders(statusOf(error.code), { error }) });
   if (error.details) meta.set("trt-error-details", JSON.stringify(error.details));
   return new ConnectError(error.message, connectCode(error.code), meta);
+}
+
+/**
+ * An execution that ended with a 429/503 error is still an Execution message (HTTP 200), but it
+ * asks the caller to come back later just as REST's 503 does: the answer says when, in
+ * `Retry-After`.
+ */
+function finishedMessage(view: ExecutionView, ctx: HandlerContext) {
+  const retryAfter = view.error ? retryAfterHeaders(statusOf(view.error.code), view)["Retry-After"] : undefined;
+  if (retryAfter) ctx.responseHeader.set("Retry-After", retryAfter);
+  return executionMessage(view);
 }
 
 /** The value of an outcome, or its refusal thrown as the Connect error the library sends. */
@@ -138,7 +154,7 @@ function invalidInput(message: string, violations: Violation[]): ConnectError {
 function inputOf(req: InvokeRequest, ctx: HandlerContext): JsonObject {
   const refused = ctx.values.get(INPUT_REFUSAL);
   if (refused) throw refusalError(refused);
-  // proto3 cannot tell an empty input from none: an unset input is the empty object.
+  // An unset input is the empty object, as on REST when `input` is left out (the tool's schema decides).
   const input = req.input ?? {};
   const violations = nonFinite(input);
   if (violations.length > 0) throw invalidInput(`input ${violations[0].path || "value"} ${violations[0].message}`, violations);
@@ -184,7 +200,7 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
     async invoke(req, ctx) {
       const answer = valueOf(await execute(context(ctx), envelope(req, inputOf(req, ctx), "sync")));
       if (answer.kind !== "finished") throw new ConnectError(`unexpected answer ${answer.kind}`, Code.Internal);
-      return executionMessage(answer.view);
+      return finishedMessage(answer.view, ctx);
     },
     async *invokeStream(req, ctx) {
       const answer = valueOf(await execute(context(ctx), envelope(req, inputOf(req, ctx), "async", true)));

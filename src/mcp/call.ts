@@ -15,13 +15,14 @@
  * runtime (stage 4), never here.
  */
 import { ProtocolError, type CallToolResult, type LoggingLevel, type ServerContext } from "@modelcontextprotocol/server";
-import type { ExecutionEvent } from "../contract.ts";
-import { RuntimeError } from "../errors.ts";
+import type { ErrorBody, ExecutionEvent } from "../contract.ts";
+import { RuntimeError, statusOf } from "../errors.ts";
+import { retryAfterHeaders } from "../retry-after.ts";
 import { cancel, execute, get, type CallAnswer } from "../execution/service.ts";
 import { isTerminalEvent } from "../execution/events.ts";
 import { toolDetail } from "../registry/tool-views.ts";
 import { refusalError } from "./errors.ts";
-import { callToolResult, endingOfEvent, META_EXECUTION_ID } from "./results.ts";
+import { callToolResult, endingOfEvent, META_EXECUTION_ID, type Ending } from "./results.ts";
 import { callContext, type McpScope } from "./scope.ts";
 import { createdTask, declaresTasks } from "./tasks.ts";
 import { callableOffering, taskUseOf, type TaskUse } from "./tools.ts";
@@ -39,7 +40,8 @@ interface CallParams {
 
 export async function callTool(scope: McpScope, era: "modern" | "legacy", params: CallParams, ctx: ServerContext): Promise<CallToolResult | Record<string, unknown>> {
   const options = runtimeOptions(ctx.mcpReq._meta);
-  const envelope = { tool: params.name, input: params.arguments ?? {}, ...options };
+  // No `arguments` is no `input`: the runtime decides, as on REST (`{}` when the schema takes it).
+  const envelope = { tool: params.name, ...(params.arguments !== undefined ? { input: params.arguments } : {}), ...options };
   const use = await taskUse(scope, params.name, options.version);
 
   if (era === "legacy" && params.task !== undefined && use === "never") {
@@ -60,14 +62,27 @@ export async function callTool(scope: McpScope, era: "modern" | "legacy", params
     // must be findable from (session, request id), so such a call is keyed by them (handler.ts).
     const key = options.idempotency_key ?? (era === "legacy" && scope.sessionId ? sessionCallKey(scope.sessionId, ctx.mcpReq.id) : undefined);
     const answer = await run(scope, { ...envelope, mode: "async", stream: true, ...(key !== undefined ? { idempotency_key: key } : {}) });
-    if (answer.kind === "finished") return callToolResult(answer.view);
+    if (answer.kind === "finished") return endResult(scope, answer.view);
     if (answer.kind !== "stream") throw unexpected(answer);
     return follow(scope, answer.execution_id, answer.events, ctx, progressToken, params.name);
   }
 
   const answer = await run(scope, { ...envelope, mode: "sync" });
   if (answer.kind !== "finished") throw unexpected(answer);
-  return callToolResult(answer.view);
+  return endResult(scope, answer.view);
+}
+
+/** An execution's end as the result; one that asks to come back later (429/503) also says when over HTTP. */
+function endResult(scope: McpScope, end: Ending): CallToolResult {
+  noteRetryAfter(scope, end.error);
+  return callToolResult(end);
+}
+
+/** Keeps a 429/503 error's `Retry-After` for the HTTP answer (handler.ts), as REST sends it. */
+function noteRetryAfter(scope: McpScope, error: ErrorBody | undefined): void {
+  if (!error) return;
+  const header = retryAfterHeaders(statusOf(error.code), { error })["Retry-After"];
+  if (header) scope.retryAfter = header;
 }
 
 /**
@@ -88,6 +103,7 @@ async function run(scope: McpScope, envelope: Record<string, unknown>): Promise<
     const required = outcome.error.details?.level === 3 ? String(outcome.error.details.required) : undefined;
     scope.forbidden = { message: outcome.error.message, ...(required ? { required } : {}) };
   }
+  noteRetryAfter(scope, outcome.error);
   throw refusalError(outcome.error);
 }
 
@@ -105,7 +121,7 @@ async function follow(scope: McpScope, executionId: string, events: AsyncIterabl
     for await (const event of events) {
       if (isTerminalEvent(event.type)) {
         ended = true;
-        return callToolResult(endingOfEvent(executionId, event.type, event.data));
+        return endResult(scope, endingOfEvent(executionId, event.type, event.data));
       }
       if (ctx.mcpReq.signal.aborted) continue; // nobody is listening; wait for the cancelled end
       if (event.type === "progress" && progressToken !== undefined) {

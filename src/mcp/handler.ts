@@ -12,7 +12,8 @@
  *      face before the SDK: a task listen (listen.ts), a 2025 `notifications/cancelled`, and
  *      `initialize` (which gets a session id: below)
  *   5. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
- *      answers 403 when the answer is still a plain JSON body
+ *      answers 403 when the answer is still a plain JSON body, and a call refused or ended with
+ *      a 429/503 error gets `Retry-After` (src/retry-after.ts)
  *
  * Sessions: the 2025 lane is stateless, yet a 2025 client cancels a call only by sending
  * `notifications/cancelled` with the call's JSON-RPC id on another POST (it keeps the response
@@ -96,6 +97,13 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     const headers = new Headers(response.headers);
     if (scope.forbidden.required) headers.set("WWW-Authenticate", insufficientScopeChallenge(env, request.url, scope.forbidden.required, scope.forbidden.message));
     return new Response(response.body, { status: 403, headers });
+  }
+  if (scope.retryAfter && (response.headers.get("content-type") ?? "").startsWith("application/json")) {
+    // A call refused or ended with a 429/503 error says when to come back, as REST does. (A
+    // streamed answer's headers left before the call ended; its error's details say it.)
+    const headers = new Headers(response.headers);
+    headers.set("Retry-After", scope.retryAfter);
+    return new Response(response.body, { status: response.status, headers });
   }
   if (isInitialize(body) && response.status === 200 && !session) {
     const headers = new Headers(response.headers);

@@ -1,7 +1,7 @@
 /**
  * What the MCP face knows about one HTTP request, handed to the server the SDK builds for it:
  * the caller (from the bearer credential, as on /v1), the Worker's bindings, and what the
- * handlers report back to the HTTP layer (a refusal that is a 403).
+ * handlers report back to the HTTP layer (a refusal that is a 403, a `Retry-After`).
  */
 import type { Caller } from "../contract.ts";
 import type { TraceContext } from "../audit/trace.ts";
@@ -18,6 +18,8 @@ export interface McpScope {
   sessionId?: string;
   /** Set by `tools/call` when the runtime refused it as `forbidden`: the HTTP answer becomes 403. */
   forbidden?: { required?: string; message: string };
+  /** Set by `tools/call` when its refusal or its execution's end is a 429/503 error: the HTTP answer's `Retry-After`. */
+  retryAfter?: string;
 }
 
 /** The execution service's view of an MCP call: the same identity, face "mcp" (the audit record says so). */

@@ -24,12 +24,11 @@ import { limitsFor } from "../policy/limits.ts";
 import { approvalNeeded, approvalRuleFor } from "../policy/approvals.ts";
 import type { TraceContext } from "../audit/trace.ts";
 import { canonicalJson } from "../schema/schema-hash.ts";
+import { DEFAULT_RETRY_AFTER_MS } from "../retry-after.ts";
 import { sha256Hex } from "../schema/sha256.ts";
 
 /** Default cap on a tool's output (TRT-002 §4 `limits.max_output_bytes`). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
-/** Retry-After when no provider says when it may be back. */
-const DEFAULT_RETRY_AFTER_MS = 5_000;
 
 /** Stages 2 and 3 (level 1) and the ranking: who could serve, and in what order. */
 interface Decision {

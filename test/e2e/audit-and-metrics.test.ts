@@ -265,16 +265,28 @@ describe.sequential("audit log, execution index and metrics", () => {
     }
   }, 60_000);
 
-  it("counts rate-limit refusals in /metrics", async () => {
+  it("counts rate-limit refusals in /metrics by tool and reason, and per tenant in GET /v1/audit/refusals", async () => {
     const limitedTenant = tenant("limited");
     const limited = (await asAdmin("POST", "/v1/admin/keys", { tenant: limitedTenant, agent: "dev-agent", channels: ["*"] })).body.key;
-    const refusalsOf = (m: any[]) => (m.find((f) => f.name === "tool_runtime_rate_limit_refusals_total")?.metrics ?? []).filter((x: any) => x.labels.tenant === limitedTenant).reduce((s: number, x: any) => s + Number(x.value), 0);
-    const before = refusalsOf(await scrape());
+    const series = (m: any[]) => m.find((f) => f.name === "tool_runtime_rate_limit_refusals_total")?.metrics ?? [];
+    const metricOf = (m: any[]) => series(m).filter((x: any) => x.labels.tool === "math.evaluate").reduce((s: number, x: any) => s + Number(x.value), 0);
+    const countsOf = async () => (await asAdmin("GET", `/v1/audit/refusals?tenant=${limitedTenant}`)).body;
+    const before = metricOf(await scrape());
     let refused = 0;
     for (let i = 0; i < 8; i++) if ((await as(limited)({ tool: "math.evaluate", input: { expression: "1" }, limits: ROOMY })).status === 429) refused++;
     expect(refused).toBeGreaterThan(0);
-    const after = await eventually(scrape, (m) => refusalsOf(m) - before >= refused);
-    expect(refusalsOf(after) - before).toBe(refused);
+    // The tenant's own counts: exact, since only this test's tenant is in them.
+    const counts = await eventually(countsOf, (b) => b.refusals?.reduce((s: number, r: any) => s + r.count, 0) >= refused);
+    expect(counts.truncated).toBe(false);
+    expect(counts.refusals.every((r: any) => r.tenant === limitedTenant && r.tool === "math.evaluate")).toBe(true);
+    expect(counts.refusals.reduce((s: number, r: any) => s + r.count, 0)).toBe(refused);
+    // The metric has no tenant label (tenants are unbounded); other tests may refuse math.evaluate too, so at least.
+    const after = await scrape();
+    expect(series(after).length).toBeGreaterThan(0);
+    expect(series(after).every((x: any) => Object.keys(x.labels).sort().join() === "reason,tool")).toBe(true);
+    expect(metricOf(after) - before).toBeGreaterThanOrEqual(refused);
+    // The per-tenant answer is the operators' (another tenant's counts are not a tenant's business).
+    expect((await call("GET", `/v1/audit/refusals?tenant=${limitedTenant}`, undefined, bearer(limited))).status).toBe(403);
   });
 
   it("lists a tenant's executions page by page without gaps or duplicates, and never another tenant's", async () => {

@@ -77,7 +77,7 @@ describe("the audit database's size bound (AUDIT_MAX_EXECUTIONS)", () => {
     expect(after.executions - (before.executions ?? 0)).toBe(trimmed);
     expect(after.usage - (before.usage ?? 0)).toBeGreaterThanOrEqual(12 - CAP);
     expect(after.views - (before.views ?? 0)).toBeGreaterThanOrEqual(12 - CAP);
-    expect(await metric("tool_runtime_audit_oldest_record_seconds ")).toEqual([`tool_runtime_audit_oldest_record_seconds ${(T0 + (12 - CAP) * 1000) / 1000}`]);
+    expect(await metric("tool_runtime_audit_oldest_record_timestamp_seconds ")).toEqual([`tool_runtime_audit_oldest_record_timestamp_seconds ${(T0 + (12 - CAP) * 1000) / 1000}`]);
 
     // The aggregates counted every execution once, the trimmed ones too.
     const counted = await metric('tool_runtime_executions_total{tool="math.sum"');

@@ -13,6 +13,7 @@ import type { AuditMessage } from "../../src/audit/messages.ts";
 import { renderMetrics } from "../../src/audit/metrics.ts";
 import { auditEntryOf } from "../../src/audit/outbox.ts";
 import { listAudit, listExecutions } from "../../src/audit/queries.ts";
+import { listRefusals } from "../../src/audit/refusal-counts.ts";
 import { readUsage } from "../../src/audit/records.ts";
 import { NOT_MIGRATED } from "../../src/audit/schema.ts";
 import { registryStub } from "../../src/registry/snapshot-cache.ts";
@@ -64,6 +65,7 @@ async function readAll(db: D1Database, tenant: string, ids: string[], now: numbe
     index: await listExecutions(db, { tenant, limit: 100 }),
     usage: await Promise.all(ids.map((id) => readUsage(db, id))),
     metrics: await renderMetrics(db, snapshot, now),
+    refusals: await listRefusals(db, { tenant }),
   };
 }
 
@@ -90,7 +92,10 @@ describe("the audit schema as migrations, on a database made before them", () =>
     expect(before.audit.records.map((r) => r.execution_id)).toEqual([...ids].reverse());
     expect(before.audit.records[0]).toMatchObject({ approval: { decision: "approved", approver: "ops" }, capability: { level2: { verdict: "aligned" } } });
     expect(before.usage.map((u) => u[0]?.cpu_ms)).toEqual(ids.map((_, i) => 2 + i));
-    expect(before.metrics).toContain(`tool_runtime_rate_limit_refusals_total{tenant="${tenant}"`);
+    // Old refusal rows stay readable: by tenant through the audit query, summed per tool and reason in the metric.
+    expect(before.refusals).toEqual({ refusals: [{ tenant, tool: "math.sum", reason: "rate_limited", count: 21 }], truncated: false });
+    expect(before.metrics).toContain(`tool_runtime_rate_limit_refusals_total{tool="math.sum",reason="rate_limited"}`);
+    expect(before.metrics).not.toContain("tenant=");
     // Its tables are there, but nothing says the schema was migrated: not ready until it is.
     expect((await readinessReport(oldEnv)).audit_db).toEqual({ ready: false, reason: NOT_MIGRATED });
 

@@ -130,11 +130,11 @@ describe("settle (AIOS §5.7 result delivery)", () => {
     expect(settlement.error?.message).not.toContain("Network connection lost.");
   });
 
-  it("turns an unbound provider into sandbox_unavailable", () => {
+  it("turns an unbound provider into sandbox_unavailable, saying when to try again", () => {
     const settlement = settle({ kind: "unbound", message: "the provider's Worker is not bound to this runtime" }, ctx({ idempotent: true }));
     expect(settlement).toEqual({
       status: "failed",
-      error: { code: "sandbox_unavailable", message: "the provider's Worker is not bound to this runtime", type: "execution_error", retryable: true },
+      error: { code: "sandbox_unavailable", message: "the provider's Worker is not bound to this runtime", type: "execution_error", retryable: true, details: { retry_after_ms: 5_000 } },
     });
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_RETRY_AFTER_MS } from "../../src/retry-after.ts";
 import { ERROR_TABLE, errorBody, isErrorCode, RuntimeError, statusOf, type ErrorCode } from "../../src/errors.ts";
 
 /** TRT-002 §10, verbatim: code, HTTP status, retryable ("maybe" is the tool's call; false by default). */
@@ -94,7 +95,7 @@ describe("RuntimeError", () => {
 
 describe("errorBody", () => {
   it("takes type and retryable from the table unless told otherwise", () => {
-    expect(errorBody("rate_limited", "slow down")).toEqual({ code: "rate_limited", message: "slow down", type: "request_error", retryable: true });
+    expect(errorBody("tool_not_found", "which?")).toEqual({ code: "tool_not_found", message: "which?", type: "registry_error", retryable: false });
     expect(errorBody("timeout", "late", { timeout_ms: 5 }, false)).toEqual({
       code: "timeout",
       message: "late",
@@ -104,3 +105,18 @@ describe("errorBody", () => {
     });
   });
 });
+
+describe("errorBody of a 429 or 503", () => {
+  it("always says when to try again: the given retry_after_ms, else the default", () => {
+    expect(errorBody("rate_limited", "slow down")).toEqual({ code: "rate_limited", message: "slow down", type: "request_error", retryable: true, details: { retry_after_ms: DEFAULT_RETRY_AFTER_MS } });
+    expect(errorBody("sandbox_unavailable", "gone", { provider: "p" }).details).toEqual({ provider: "p", retry_after_ms: DEFAULT_RETRY_AFTER_MS });
+    expect(errorBody("overloaded", "busy", { retry_after_ms: 1_000 }).details).toEqual({ retry_after_ms: 1_000 });
+    expect(new RuntimeError("no_healthy_provider", "none", { retry_after_ms: 2_500 }).toBody().details).toEqual({ retry_after_ms: 2_500 });
+  });
+
+  it("adds nothing to other statuses", () => {
+    expect("details" in errorBody("timeout", "late")).toBe(false);
+    expect(errorBody("invalid_input", "bad", { violations: [] }).details).toEqual({ violations: [] });
+  });
+});
+

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { RuntimeError } from "../../src/errors.ts";
 import { decodeBody, parseExecutionRequest } from "../../src/pipeline/initiation.ts";
 import { readBody } from "../../src/codec/request-body.ts";
+import { requestFingerprint } from "../../src/pipeline/idempotency.ts";
+import { validateInput } from "../../src/pipeline/schema.ts";
 
 function thrown(fn: () => unknown): RuntimeError {
   try {
@@ -93,8 +95,24 @@ describe("parseExecutionRequest (TRT-002 §4 envelope)", () => {
     expect(blamed({ input: {} })).toBe("tool");
   });
 
-  it("requires input", () => {
-    expect(blamed({ tool: "t" })).toBe("input");
+  it("takes a left-out input as {} (the tool's schema decides in stage 4), the same request as an explicit {}", async () => {
+    const absent = parseExecutionRequest({ tool: "t" });
+    const empty = parseExecutionRequest({ tool: "t", input: {} });
+    expect(absent.input).toEqual({});
+    expect(absent).toEqual(empty);
+    expect(await requestFingerprint(absent)).toBe(await requestFingerprint(empty));
+    expect(await requestFingerprint(absent)).not.toBe(await requestFingerprint(parseExecutionRequest({ tool: "t", input: { a: 1 } })));
+  });
+
+  it("lets a schema that takes {} run a left-out input, and refuses it as invalid_input naming input otherwise", () => {
+    const { input } = parseExecutionRequest({ tool: "t" });
+    const open = { hash: "open", schema: { type: "object", properties: { n: { type: "integer" } } }, coercion: "strict" as const };
+    const needsText = { hash: "needs-text", schema: { type: "object", required: ["text"], properties: { text: { type: "string" } } }, coercion: "strict" as const };
+    expect(validateInput(input, open, {})).toEqual({});
+    const err = thrown(() => validateInput(input, needsText, {}));
+    expect(err.code).toBe("invalid_input");
+    expect(err.message).toMatch(/^input /);
+    expect(err.details?.violations).toEqual([expect.objectContaining({ path: "/text", keyword: "required" })]);
   });
 
   it.each([

@@ -52,7 +52,8 @@ export default {
       case "/call": {
         if (!(await holdsCallerToken(request, env))) return Response.json({ error: "GET /call needs Authorization: Bearer <CALLER_TOKEN> (examples/caller/.dev.vars)" }, { status: 401, headers: { "WWW-Authenticate": "Bearer" } });
         const json = (name: string, fallback: unknown) => (url.searchParams.has(name) ? JSON.parse(url.searchParams.get(name)!) : fallback);
-        return answer(await env.TOOLS.invoke(url.searchParams.get("tool") ?? "", json("input", {}), json("options", {})));
+        // No `input` parameter: no input, which the runtime takes as `{}` when the tool's schema does.
+        return answer(await env.TOOLS.invoke(url.searchParams.get("tool") ?? "", json("input", undefined), json("options", {})));
       }
       case "/get":
         return answer(await env.TOOLS.getExecution(url.searchParams.get("id") ?? ""));
