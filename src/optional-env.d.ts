@@ -20,6 +20,10 @@ interface Env {
   JWT_MAX_AGE_S?: string;
   /** "true": Cloudflare Access's Cf-Access-Jwt-Assertion header is a credential when no Authorization header is sent. */
   JWT_CF_ACCESS_HEADER?: string;
+  /** Comma-separated channels for a token without a `channels` claim (default: none). */
+  JWT_DEFAULT_CHANNELS?: string;
+  /** Comma-separated capabilities for a token without `capabilities` or `scope` (default: none). */
+  JWT_DEFAULT_CAPABILITIES?: string;
   /** Comma-separated asymmetric algorithms (default RS256, ES256, EdDSA). */
   JWT_ALGORITHMS?: string;
   /** The claim that names the tenant (default `tenant`). */

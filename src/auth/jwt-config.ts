@@ -27,6 +27,8 @@ const JWT_SETTINGS = [
   "JWT_JWKS_COOLDOWN_MS",
   "JWT_JWKS_CACHE_MAX_AGE_MS",
   "JWT_CF_ACCESS_HEADER",
+  "JWT_DEFAULT_CHANNELS",
+  "JWT_DEFAULT_CAPABILITIES",
   "JWT_OPERATOR_CLAIM",
   "JWT_OPERATOR_VALUES",
 ] as const;
@@ -51,6 +53,8 @@ export function parseJwtConfig(env: JwtEnv): JwtConfig | undefined {
     ...(isSet(env.JWT_REQUIRE_TYPE) ? { requireType: headerType(env.JWT_REQUIRE_TYPE) } : {}),
     ...(isSet(env.JWT_MAX_AGE_S) ? { maxAgeS: wholeNumber("JWT_MAX_AGE_S", env.JWT_MAX_AGE_S, 1) } : {}),
     cfAccessHeader: flag("JWT_CF_ACCESS_HEADER", env.JWT_CF_ACCESS_HEADER),
+    defaultChannels: list(env.JWT_DEFAULT_CHANNELS),
+    defaultCapabilities: list(env.JWT_DEFAULT_CAPABILITIES),
     tenantClaim: isSet(env.JWT_TENANT_CLAIM) ? String(env.JWT_TENANT_CLAIM) : "tenant",
     operators: parseJwtOperators(env),
   };
@@ -122,6 +126,11 @@ function wholeNumber(name: string, value: unknown, least: number): number {
   const n = typeof value === "string" ? Number(value) : value;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < least) throw new ConfigError(`${name} must be a whole number, at least ${least}`);
   return n;
+}
+
+/** A comma-separated list; absent or empty: none. */
+function list(value: unknown): string[] {
+  return isSet(value) ? String(value).split(",").map((v) => v.trim()).filter(Boolean) : [];
 }
 
 function isSet(value: unknown): boolean {

@@ -22,6 +22,13 @@ export interface JwtConfig {
   maxAgeS?: number;
   /** Whether Cloudflare Access's `Cf-Access-Jwt-Assertion` header is a credential (JWT_CF_ACCESS_HEADER). */
   cfAccessHeader: boolean;
+  /**
+   * What a token without a `channels` or `capabilities` (or `scope`) claim is granted
+   * (JWT_DEFAULT_CHANNELS, JWT_DEFAULT_CAPABILITIES): none unless configured. For identity
+   * providers that cannot add claims, such as Cloudflare Access (docs/jwt.md).
+   */
+  defaultChannels: string[];
+  defaultCapabilities: string[];
   /** The claim holding the caller's tenant. */
   tenantClaim: string;
   /** A token is an operator's when this claim (a string, or a list of strings) holds one of these values. */
@@ -43,8 +50,8 @@ export async function verifyJwt(token: string, config: JwtConfig): Promise<Calle
 }
 
 /**
- * Least privilege: capabilities and channels are only what the token names (none without the
- * claims), and the operator role comes from configuration (JwtConfig.operators), never from a
+ * Least privilege: capabilities and channels are only what the token names (without the claims,
+ * what configuration grants every token, by default none), and the operator role comes from configuration (JwtConfig.operators), never from a
  * `role` the token gives itself.
  */
 function callerOfClaims(p: JWTPayload, config: JwtConfig): Caller {
@@ -53,8 +60,8 @@ function callerOfClaims(p: JWTPayload, config: JwtConfig): Caller {
   return {
     tenant,
     agent: p.sub!,
-    capabilities: stringList(p.capabilities) ?? (typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : []),
-    channels: stringList(p.channels) ?? [],
+    capabilities: stringList(p.capabilities) ?? (typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : config.defaultCapabilities),
+    channels: stringList(p.channels) ?? config.defaultChannels,
     // Operators are named by configuration, never by the token's own word. "approver" may approve
     // or reject its own tenant's calls (issue 15): a tenant-scoped right the identity provider grants.
     role: isOperator(p, config.operators) ? "admin" : p.role === "approver" ? "approver" : "tenant",
