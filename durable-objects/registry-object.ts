@@ -29,6 +29,7 @@ import { RegistryPublisher } from "./registry-publisher.ts";
 import { RegistryStore, type Catalog, type Deprecation, type ProviderOverride } from "./registry-store.ts";
 import { UpstreamRegistry } from "./upstream-registry.ts";
 import { BootstrapClaim, type BootstrapUse } from "./bootstrap-claim.ts";
+import { ReportKey } from "./report-key.ts";
 import type { Outcome } from "../src/contract.ts";
 import type { UpstreamConfig } from "../src/upstreams/config.ts";
 import type { UpstreamView } from "../src/upstreams/view.ts";
@@ -49,6 +50,7 @@ export class RegistryObject extends DurableObject<Env> {
   readonly #publisher: RegistryPublisher;
   /** Whether the operator bootstrap was used (src/routes/bootstrap.ts): the deployment's one global fact of its kind. */
   readonly #bootstrap: BootstrapClaim;
+  readonly #reportKey: ReportKey;
   #composed: RegistrySnapshot | undefined;
   #loading: Promise<void> | undefined;
   /** The registry's notion of now; tests replace it to step through breaker cooldowns. */
@@ -59,6 +61,7 @@ export class RegistryObject extends DurableObject<Env> {
     this.#store = new RegistryStore(ctx.storage.sql);
     this.#upstreams = new UpstreamRegistry(ctx.storage.sql, env, () => this.clock());
     this.#bootstrap = new BootstrapClaim(ctx.storage.sql);
+    this.#reportKey = new ReportKey(ctx.storage.sql);
     this.#publisher = new RegistryPublisher(this.#store, ctx.id.name ?? REGISTRY_NAME);
     // The cold-start rule: a registry without a catalog loaded for its configuration loads the
     // providers' manifests before it takes any request. An operator's change applied to a
@@ -75,6 +78,11 @@ export class RegistryObject extends DurableObject<Env> {
 
   async bootstrapUsed(): Promise<BootstrapUse | undefined> {
     return this.#bootstrap.used();
+  }
+
+  /** The key of CPU reports' nonces (src/audit/report-nonce.ts); runtime code only, never an answer to a caller. */
+  async reportKey(): Promise<string> {
+    return this.#reportKey.get();
   }
 
   /** True for the first claim ever, false for every later one. */

@@ -2,8 +2,8 @@
  * Deployment configuration, checked once per isolate when first read (STYLE.md 5), so a bad
  * wrangler.jsonc fails loudly on the first request instead of misbehaving on some later one.
  */
-import type { JSONWebKeySet } from "jose";
 import type { JwtConfig } from "./auth/jwt.ts";
+import { parseJwtConfig } from "./auth/jwt-config.ts";
 import type { ProviderService } from "../providers/sdk/protocol.ts";
 import { TRUST_ORDER, type Caller, type Trust } from "./contract.ts";
 import { parseLimitsConfig, type LimitsConfig } from "./policy/limits.ts";
@@ -94,7 +94,7 @@ function readConfig(env: Env): RuntimeConfig {
     providers: parseProviders(env),
     devKeys: parseDevKeys(env),
     bootstrapToken: parseBootstrapToken(env),
-    jwt: parseJwt(env),
+    jwt: parseJwtConfig(env),
     limits: guard("TENANT_LIMITS", () => parseLimitsConfig(typeof env.TENANT_LIMITS === "string" ? safeJson("TENANT_LIMITS", env.TENANT_LIMITS) : env.TENANT_LIMITS)),
     approvals: guard("APPROVALS", () => parseApprovalsConfig(typeof env.APPROVALS === "string" ? safeJson("APPROVALS", env.APPROVALS) : env.APPROVALS)),
     maxRequestBytes: positiveInt("MAX_REQUEST_BYTES", env.MAX_REQUEST_BYTES, 1024 * 1024),
@@ -164,36 +164,6 @@ function parseDevKeys(env: Env): RuntimeConfig["devKeys"] {
   add("DEV_API_KEY", env.DEV_API_KEY, "DEV_CALLER", env.DEV_CALLER, "tenant");
   add("DEV_ADMIN_KEY", env.DEV_ADMIN_KEY, "DEV_ADMIN", env.DEV_ADMIN, "admin");
   return keys;
-}
-
-function parseJwt(env: Env): JwtConfig | undefined {
-  if (env.JWT_JWKS === undefined || env.JWT_JWKS === "") return undefined;
-  const jwks = (typeof env.JWT_JWKS === "string" ? safeJson("JWT_JWKS", env.JWT_JWKS) : env.JWT_JWKS) as JSONWebKeySet;
-  if (!jwks || !Array.isArray(jwks.keys) || jwks.keys.length === 0) throw new ConfigError("JWT_JWKS must be a JWK set with at least one key");
-  if (typeof env.JWT_ISSUER !== "string" || typeof env.JWT_AUDIENCE !== "string") throw new ConfigError("JWT_ISSUER and JWT_AUDIENCE are required with JWT_JWKS");
-  const algorithms = typeof env.JWT_ALGORITHMS === "string" ? env.JWT_ALGORITHMS.split(",").map((a) => a.trim()) : ["RS256", "ES256", "EdDSA"];
-  if (algorithms.some((a) => a === "none" || a.startsWith("HS"))) throw new ConfigError("JWT_ALGORITHMS takes asymmetric algorithms only");
-  return {
-    issuer: env.JWT_ISSUER,
-    audience: env.JWT_AUDIENCE,
-    jwks,
-    algorithms,
-    tenantClaim: typeof env.JWT_TENANT_CLAIM === "string" && env.JWT_TENANT_CLAIM !== "" ? env.JWT_TENANT_CLAIM : "tenant",
-    operators: parseJwtOperators(env),
-  };
-}
-
-/**
- * Which tokens are operators' (JWT_OPERATOR_CLAIM and JWT_OPERATOR_VALUES): a claim and the
- * values that name an operator, e.g. `groups` and `tool-runtime-operators`, or `sub` and a list
- * of people. Without both, no token is an operator's; a token's own `role` claim never is.
- */
-function parseJwtOperators(env: Env): JwtConfig["operators"] {
-  const claim = env.JWT_OPERATOR_CLAIM ?? "";
-  const values = (env.JWT_OPERATOR_VALUES ?? "").split(",").map((v) => v.trim()).filter(Boolean);
-  if (claim === "" && values.length === 0) return undefined;
-  if (claim === "" || values.length === 0) throw new ConfigError("JWT_OPERATOR_CLAIM and JWT_OPERATOR_VALUES go together: a claim, and the comma-separated values that make an operator");
-  return { claim, values };
 }
 
 function guard<T>(name: string, parse: () => T): T {

@@ -3,10 +3,27 @@
  * deployment (secrets, `--var`) or absent. Merged into the generated `Env`.
  */
 interface Env {
-  /** A JWK set (JSON) that signs accepted JWTs; with it, JWT_ISSUER and JWT_AUDIENCE are required. */
+  /** A JWK set (JSON) that signs accepted JWTs; this or JWT_JWKS_URL, with JWT_ISSUER and JWT_AUDIENCE (src/auth/jwt-config.ts). */
   JWT_JWKS?: string;
+  /** The identity provider's JWK set URL (https), fetched and refetched when keys rotate; instead of JWT_JWKS. */
+  JWT_JWKS_URL?: string;
+  /** JWT_JWKS_URL: after a fetch, the milliseconds before an unknown key may fetch again (default 30000). */
+  JWT_JWKS_COOLDOWN_MS?: string;
+  /** JWT_JWKS_URL: how long fetched keys are used, in milliseconds (default 600000). */
+  JWT_JWKS_CACHE_MAX_AGE_MS?: string;
+  /** Required with JWTs, never empty. */
   JWT_ISSUER?: string;
   JWT_AUDIENCE?: string;
+  /** The header `typ` every token must carry, e.g. at+jwt (RFC 9068); absent: any. */
+  JWT_REQUIRE_TYPE?: string;
+  /** The oldest a token may be, in seconds from its `iat`; absent: only `exp` limits it. */
+  JWT_MAX_AGE_S?: string;
+  /** "true": Cloudflare Access's Cf-Access-Jwt-Assertion header is a credential when no Authorization header is sent. */
+  JWT_CF_ACCESS_HEADER?: string;
+  /** Comma-separated channels for a token without a `channels` claim (default: none). */
+  JWT_DEFAULT_CHANNELS?: string;
+  /** Comma-separated capabilities for a token without `capabilities` or `scope` (default: none). */
+  JWT_DEFAULT_CAPABILITIES?: string;
   /** Comma-separated asymmetric algorithms (default RS256, ES256, EdDSA). */
   JWT_ALGORITHMS?: string;
   /** The claim that names the tenant (default `tenant`). */

@@ -107,6 +107,11 @@ export interface ToolCall {
   traceparent?: string;
   /** Which attempt of the execution this is (1, 2, …; TRT-002 §11 retries). */
   attempt?: number;
+  /**
+   * This attempt's CPU-report nonce, which the provider logs back in its invocation line
+   * (InvocationLogLine.nonce): the runtime believes a report of CPU time only with it.
+   */
+  report_nonce?: string;
 }
 
 /**
@@ -119,6 +124,8 @@ export interface InvocationLogLine {
   msg: typeof INVOCATION_LOG;
   execution_id: string;
   attempt: number | null;
+  /** ToolCall.report_nonce, as the runtime sent it (absent when it sent none). */
+  nonce?: string;
 }
 
 export const INVOCATION_LOG = "trt.invocation";

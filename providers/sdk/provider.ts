@@ -10,7 +10,7 @@ import type { ToolDefinition } from "./define.ts";
 import type { ExecutionSink, InvokeResult, ProviderManifest, ToolCall } from "./protocol.ts";
 import { invocationLogLine, runTool } from "./run-tool.ts";
 
-export const SDK_VERSION = "1.2.0";
+export const SDK_VERSION = "1.3.0";
 
 /** What a provider declares about itself besides its tools. */
 export interface ProviderOptions {

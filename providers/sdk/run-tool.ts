@@ -27,7 +27,9 @@ export class ToolStopped extends Error {
  */
 export function invocationLogLine(call: ToolCall): InvocationLogLine {
   const attempt = typeof call.attempt === "number" ? call.attempt : typeof call.context?.attempt === "number" ? call.context.attempt : null;
-  return { msg: INVOCATION_LOG, execution_id: String(call.execution_id).slice(0, 100), attempt };
+  const line: InvocationLogLine = { msg: INVOCATION_LOG, execution_id: String(call.execution_id).slice(0, 100), attempt };
+  if (typeof call.report_nonce === "string") line.nonce = call.report_nonce.slice(0, 64);
+  return line;
 }
 
 export async function runTool(def: ToolDefinition, call: ToolCall, sink: ExecutionSink): Promise<InvokeResult> {

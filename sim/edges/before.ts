@@ -25,6 +25,9 @@ import type { DeadReport, Sample } from "../../src/registry/provider-health.ts";
 import { rankProviders } from "../../src/registry/rank.ts";
 import { simulateProvider, type CreateEdge } from "./edge.ts";
 
+/** The simulated callers reach every provider. */
+const EVERY_CHANNEL = { channels: ["*"] };
+
 const registry = (env: Env) => env.REGISTRY.get(env.REGISTRY.idFromName("registry"));
 
 // ---- src/registry/snapshot-cache.ts as of 9565364 ----
@@ -87,7 +90,7 @@ export const createEdge: CreateEdge = (env, options) => ({
 
   async call(c) {
     const snapshot = await getSnapshot(env);
-    const { offerings } = resolveTool(snapshot, c.tool);
+    const { offerings } = resolveTool(snapshot, EVERY_CHANNEL, c.tool);
     const { eligible } = partitionOfferings(offerings, snapshot, Date.now());
     const trialOf = new Map(eligible.map((e) => [e.offering.provider, e.trial]));
     const ranked = rankProviders(

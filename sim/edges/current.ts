@@ -28,6 +28,9 @@ import { getSnapshot, noteDataCenter } from "../../src/registry/snapshot-cache.t
 import { outcomeOf } from "./before.ts";
 import { simulateProvider, type CreateEdge } from "./edge.ts";
 
+/** The simulated callers reach every provider. */
+const EVERY_CHANNEL = { channels: ["*"] };
+
 export const createEdge: CreateEdge = (env, options) => {
   // Every simulated isolate runs in the one simulated data center (the gateway's cache), so they share its relay.
   if (options.relay) noteDataCenter("SIM");
@@ -41,7 +44,7 @@ export const createEdge: CreateEdge = (env, options) => {
     async call(c) {
       // Stages 2-3: the isolate's snapshot (a background refresh when stale), then who may serve.
       const snapshot = await getSnapshot(env, background);
-      const { offerings } = resolveTool(snapshot, c.tool);
+      const { offerings } = resolveTool(snapshot, EVERY_CHANNEL, c.tool);
       const { eligible } = partitionOfferings(offerings, snapshot, Date.now());
       const trialOf = new Map(eligible.map((e) => [e.offering.provider, e.trial]));
       const ranked = rankProviders(

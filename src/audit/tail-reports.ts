@@ -7,11 +7,14 @@
  * `outcome`, `cpuTime` and `wallTime` (ms), `logs` (each `{ message: unknown[], level,
  * timestamp }`), `scriptName`; not the call's arguments. So the provider SDK logs one line per
  * invocation naming the execution and attempt (providers/sdk/protocol.ts INVOCATION_LOG), and
- * this reads it back. Under `wrangler dev` every invocation reports `cpuTime: 0, wallTime: 0`
+ * this reads it back. That line is the provider's word, so a report is believed only when the
+ * line carries the nonce the runtime sent with that very attempt (src/audit/report-nonce.ts).
+ * Under `wrangler dev` every invocation reports `cpuTime: 0, wallTime: 0`
  * (no measurement), and each log message is prefixed with the Worker's name ("[tool-provider-std]").
  */
 import { INVOCATION_LOG } from "../../providers/sdk/protocol.ts";
 import { MAX_ATTEMPT, type AttemptUsage } from "../execution/usage.ts";
+import { REPORT_NONCE } from "./report-nonce.ts";
 
 /** The parts of a TraceItem read here (a subset of workers-types' TraceItem). */
 export interface TraceItemLike {
@@ -26,19 +29,38 @@ export interface UsageReport extends AttemptUsage {
   execution_id: string;
 }
 
+/** A report as an invocation's line gives it, with the nonce the line carried (null: none). */
+export interface InvocationReport extends UsageReport {
+  nonce: string | null;
+}
+
 const EXECUTION_ID = /^exec_(?:[0-9a-f]{64}|e[0-9a-f]{44})$/;
 
-/** The reports in a batch of TraceItems: one per provider `invoke` that logged its line; the first line wins. */
-export function usageReportsOf(items: readonly TraceItemLike[]): UsageReport[] {
-  const reports = new Map<string, UsageReport>();
+/** The reports in a batch of TraceItems, not yet believed: one per provider `invoke` that logged its line (its first). */
+export function invocationReports(items: readonly TraceItemLike[]): InvocationReport[] {
+  const reports: InvocationReport[] = [];
   for (const item of items) {
     if (!isInvoke(item.event)) continue;
     const line = invocationLine(item.logs ?? []);
-    if (!line) continue;
-    const key = `${line.execution_id}#${line.attempt}`;
-    if (!reports.has(key)) reports.set(key, { ...line, cpu_ms: measuredCpu(item) });
+    if (line) reports.push({ execution_id: line.execution_id, attempt: line.attempt, cpu_ms: measuredCpu(item), nonce: line.nonce });
   }
-  return [...reports.values()];
+  return reports;
+}
+
+/**
+ * The reports to believe: those whose nonce is the one `expected` gives for their execution and
+ * attempt, the first of each attempt. Checked before the first is taken, so a forged line for
+ * an attempt cannot crowd out the real report in the same batch.
+ */
+export function usageReportsOf(reports: readonly InvocationReport[], expected: (r: InvocationReport) => string | undefined): UsageReport[] {
+  const believed = new Map<string, UsageReport>();
+  for (const r of reports) {
+    const nonce = expected(r);
+    if (r.nonce === null || nonce === undefined || r.nonce !== nonce) continue;
+    const key = `${r.execution_id}#${r.attempt}`;
+    if (!believed.has(key)) believed.set(key, { execution_id: r.execution_id, attempt: r.attempt, cpu_ms: r.cpu_ms });
+  }
+  return [...believed.values()];
 }
 
 function isInvoke(event: unknown): boolean {
@@ -57,7 +79,7 @@ function measuredCpu(item: TraceItemLike): number | null {
   return cpuTime;
 }
 
-function invocationLine(logs: readonly { message?: unknown }[]): { execution_id: string; attempt: number } | undefined {
+function invocationLine(logs: readonly { message?: unknown }[]): { execution_id: string; attempt: number; nonce: string | null } | undefined {
   for (const log of logs) {
     const parts = Array.isArray(log.message) ? log.message : [log.message];
     for (const part of parts) {
@@ -68,10 +90,10 @@ function invocationLine(logs: readonly { message?: unknown }[]): { execution_id:
       } catch {
         continue;
       }
-      const p = parsed as { msg?: unknown; execution_id?: unknown; attempt?: unknown };
+      const p = parsed as { msg?: unknown; execution_id?: unknown; attempt?: unknown; nonce?: unknown };
       if (p?.msg !== INVOCATION_LOG || typeof p.execution_id !== "string" || !EXECUTION_ID.test(p.execution_id)) continue;
       if (typeof p.attempt !== "number" || !Number.isInteger(p.attempt) || p.attempt < 1 || p.attempt > MAX_ATTEMPT) continue;
-      return { execution_id: p.execution_id, attempt: p.attempt };
+      return { execution_id: p.execution_id, attempt: p.attempt, nonce: typeof p.nonce === "string" && REPORT_NONCE.test(p.nonce) ? p.nonce : null };
     }
   }
   return undefined;

@@ -7,16 +7,29 @@
  *   every report     → the audit queue → D1 `usage` (the audit log, and GET of fast-path ids)
  *   an object's id   → its ExecutionObject (GET of async, streamed and keyed executions)
  *
- * Best effort by nature: tail events are not retried, and a report the queue refuses is
+ * Only reports whose nonce is the one the runtime sent with that attempt are believed
+ * (src/audit/report-nonce.ts); the rest are dropped, as are all of a batch when the key cannot
+ * be had. Best effort by nature: tail events are not retried, and a report the queue refuses is
  * logged and dropped (the record then says `cpu_report: "none"`).
  */
 import { loadConfig } from "../config.ts";
 import { locate } from "../execution/ids.ts";
 import { sendAudit } from "./outbox.ts";
-import { usageReportsOf, type TraceItemLike, type UsageReport } from "./tail-reports.ts";
+import { expectedNonces } from "./report-nonce.ts";
+import { invocationReports, usageReportsOf, type TraceItemLike, type UsageReport } from "./tail-reports.ts";
 
 export async function consumeTail(events: readonly TraceItemLike[], env: Env): Promise<void> {
-  const reports = usageReportsOf(events);
+  const candidates = invocationReports(events);
+  if (candidates.length === 0) return;
+  let expected: Map<(typeof candidates)[number], string>;
+  try {
+    expected = await expectedNonces(env, candidates);
+  } catch (err) {
+    console.warn(JSON.stringify({ msg: "cpu reports dropped: the report key could not be had", reports: candidates.length, error: String(err) }));
+    return;
+  }
+  const reports = usageReportsOf(candidates, (r) => expected.get(r));
+  if (reports.length < candidates.length) console.warn(JSON.stringify({ msg: "cpu reports not believed: no nonce, or not the attempt's", dropped: candidates.length - reports.length }));
   if (reports.length === 0) return;
   const expiresAt = Date.now() + loadConfig(env).retentionMs;
   await Promise.all([sendAudit(env, { kind: "usage", reports, expires_at: expiresAt }), ...reports.map((r) => toObject(env, r))]);

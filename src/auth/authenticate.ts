@@ -1,20 +1,33 @@
 /**
  * Who is calling (AIOS §5.1: the caller id is set by the runtime, never by the caller's
  * body). Every HTTPS call carries `Authorization: Bearer <credential>`: an API key
- * (`trt_…`) or a JWT. Any failure is `unauthenticated` with the same message, so the answer
+ * (`trt_…`) or a JWT. Behind Cloudflare Access, with JWT_CF_ACCESS_HEADER=true, a request
+ * without an Authorization header may instead carry the JWT that Access adds to every request
+ * it lets through (`Cf-Access-Jwt-Assertion`), verified exactly like a Bearer JWT: same keys,
+ * issuer and audience, so the header is worth nothing without Access's signature. Any failure is `unauthenticated` with the same message, so the answer
  * never says which part of a credential was wrong.
  */
 import { loadConfig } from "../config.ts";
 import { RuntimeError } from "../errors.ts";
 import type { Caller } from "../contract.ts";
 import { API_KEY_PREFIX, ApiKeyStore, callerOfKey, hashKey } from "./api-keys.ts";
-import { verifyJwt } from "./jwt.ts";
+import { verifyJwt, type JwtConfig } from "./jwt.ts";
 import { isLocalRequest, type RequestFacts } from "./local-only.ts";
 
 const REFUSED = "missing or invalid credentials";
 
+/** The header Cloudflare Access adds to each request it lets through, holding its signed JWT. */
+export const CF_ACCESS_HEADER = "cf-access-jwt-assertion";
+
 /** The caller of `request` (its Authorization header; its Host and address for the well-known keys). */
 export async function authenticate(env: Env, request: RequestFacts): Promise<Caller> {
+  const authorization = request.headers.get("authorization");
+  const assertion = request.headers.get(CF_ACCESS_HEADER);
+  if (authorization === null && assertion !== null) {
+    const jwt = loadConfig(env).jwt;
+    if (jwt?.cfAccessHeader && /^[\x21-\x7e]{1,8192}$/.test(assertion)) return jwtCaller(assertion, jwt);
+    throw unauthenticated();
+  }
   const match = /^Bearer ([\x21-\x7e]{1,4096})$/.exec(request.headers.get("authorization") ?? "");
   if (!match) throw unauthenticated();
   const credential = match[1];
@@ -32,14 +45,16 @@ export async function authenticate(env: Env, request: RequestFacts): Promise<Cal
     if (!record) throw unauthenticated();
     return callerOfKey(record);
   }
-  if (config.jwt && credential.split(".").length === 3) {
-    try {
-      return await verifyJwt(credential, config.jwt);
-    } catch {
-      throw unauthenticated();
-    }
-  }
+  if (config.jwt && credential.split(".").length === 3) return jwtCaller(credential, config.jwt);
   throw unauthenticated();
+}
+
+async function jwtCaller(token: string, config: JwtConfig): Promise<Caller> {
+  try {
+    return await verifyJwt(token, config);
+  } catch {
+    throw unauthenticated();
+  }
 }
 
 function unauthenticated(): RuntimeError {

@@ -7,6 +7,7 @@
  * A budget the caller chose shorter, a budget the runtime spent before dispatch, a tool_error
  * or a cancellation says nothing about the provider and reports nothing bad.
  */
+import { attemptNonce } from "../audit/report-nonce.ts";
 import { traceparentOf } from "../audit/trace.ts";
 import { errorBody } from "../errors.ts";
 import { judge, report } from "../registry/health-reporter.ts";
@@ -54,6 +55,8 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
   // No budget left for a retry: the provider is not called at all, so a side effect cannot
   // happen after the caller has been told it timed out.
   if (o.timeoutMs <= 0) return { outcome: { kind: "timeout" }, settlement: settleIt({ kind: "timeout" }) };
+  // The platform's CPU report of this invocation is believed only with it (src/audit/report-nonce.ts).
+  const reportNonce = await attemptNonce(o.env, plan.execution_id, o.n);
   const startedAt = Date.now();
   const sample = (ok: boolean) => ({ provider: provider.provider, tool: plan.tool, at: startedAt, latency_ms: Date.now() - startedAt, ok });
   // A half-open provider's trial is decided by its first sign of life (it takes the call), not
@@ -79,6 +82,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
       remaining_timeout_ms: o.timeoutMs,
       traceparent: traceparentOf(plan.trace),
       attempt: o.n,
+      report_nonce: reportNonce,
     },
     sink,
     o.stop,

@@ -2,10 +2,17 @@
  * Stage 2 (AIOS §5.2): registry lookup on the edge's cached snapshot. Resolves the version
  * (omitted → the active one) and returns every offering of it; ranking follows the
  * capability filter (AIOS §5.3 level 1 comes before the choice).
+ *
+ * The lookup is of the registry as the caller sees it (src/registry/visibility.ts): a tool,
+ * version or provider its channels cannot reach is `tool_not_found` with the same message and
+ * details as one that does not exist, and the versions and providers an answer lists are only
+ * those it can reach (AIOS §5.2 step 4: "no tool with this name exists, or the caller can't see it").
  */
 import { RuntimeError } from "../errors.ts";
 import type { CatalogTool, Offering, RegistrySnapshot } from "../registry/catalog.ts";
 import { compareSemver } from "../registry/semver.ts";
+import { visibleTool } from "../registry/visibility.ts";
+import type { Caller } from "../contract.ts";
 
 export interface ResolvedTool {
   tool: CatalogTool;
@@ -13,8 +20,9 @@ export interface ResolvedTool {
   offerings: Offering[];
 }
 
-export function resolveTool(snapshot: RegistrySnapshot, name: string, version?: string, provider?: string): ResolvedTool {
-  const tool = Object.hasOwn(snapshot.tools, name) ? snapshot.tools[name] : undefined;
+export function resolveTool(snapshot: RegistrySnapshot, caller: Pick<Caller, "channels">, name: string, version?: string, provider?: string): ResolvedTool {
+  const full = Object.hasOwn(snapshot.tools, name) ? snapshot.tools[name] : undefined;
+  const tool = full && visibleTool(caller, full);
   if (!tool) throw new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name });
   const chosen = version ?? tool.active_version;
   const offerings = Object.hasOwn(tool.versions, chosen) ? tool.versions[chosen] : undefined;

@@ -48,7 +48,7 @@ async function decide(env: Env, caller: Caller, request: ExecutionRequest, waitU
   }
   const snapshot = await getSnapshot(env, waitUntil);
   const now = Date.now();
-  const resolved = resolveTool(snapshot, request.tool, request.version, request.provider);
+  const resolved = resolveTool(snapshot, caller, request.tool, request.version, request.provider);
   const deprecation = snapshot.deprecations[`${resolved.tool.name}@${resolved.version}`];
   if (pastSunset(deprecation, now)) {
     throw new RuntimeError("tool_deprecated", `${resolved.tool.name}@${resolved.version} was sunset on ${deprecation.sunset}`, {
@@ -58,6 +58,7 @@ async function decide(env: Env, caller: Caller, request: ExecutionRequest, waitU
       replacement: deprecation.replacement,
     });
   }
+  // The lookup kept only what the caller's channels reach; level 1 checked again, as a second lock.
   const reachable = reachableOfferings(caller, resolved.offerings, request.provider);
   const { eligible, excluded } = partitionOfferings(reachable, snapshot, now);
   const trialOf = new Map(eligible.map((e: Eligible) => [e.offering.provider, e.trial]));

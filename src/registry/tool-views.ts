@@ -11,6 +11,7 @@ import { breakerStateOf, partitionOfferings, statsFor } from "./eligibility.ts";
 import { rankProviders } from "./rank.ts";
 import { compareSemver } from "./semver.ts";
 import { getSnapshot } from "./snapshot-cache.ts";
+import { visibleTool } from "./visibility.ts";
 
 export interface ToolSummary {
   name: string;
@@ -19,24 +20,6 @@ export interface ToolSummary {
   versions: string[];
   /** Providers of the active version, best first. */
   providers: string[];
-}
-
-/** The offerings of one version the caller's channels reach. */
-function visible(caller: Caller, offerings: Offering[]): Offering[] {
-  const all = caller.channels.includes("*");
-  return offerings.filter((o) => all || caller.channels.includes(o.provider));
-}
-
-/** The tool as this caller may see it, or undefined when it can reach no version of it. */
-function visibleTool(caller: Caller, tool: CatalogTool): CatalogTool | undefined {
-  const versions: Record<string, Offering[]> = {};
-  for (const [version, offerings] of Object.entries(tool.versions)) {
-    const seen = visible(caller, offerings);
-    if (seen.length > 0) versions[version] = seen;
-  }
-  if (Object.keys(versions).length === 0) return undefined;
-  const active = versions[tool.active_version] ? tool.active_version : Object.keys(versions).sort(compareSemver).at(-1)!;
-  return { name: tool.name, active_version: active, versions };
 }
 
 export async function toolList(env: Env, caller: Caller, waitUntil?: (p: Promise<unknown>) => void): Promise<Outcome<{ registry_version: number; tools: ToolSummary[] }>> {

@@ -143,13 +143,13 @@ describe("JWT claims", () => {
 
   it("reaches only the providers in the channels claim", async () => {
     const token = await signed({ tenant: unique("jwt"), channels: ["community"] });
+    // A tool none of its providers offers is one it cannot see: not found, like a missing one.
     const refused = await as(token).execute(math);
-    expect(refused.status).toBe(403);
-    expect(refused.body.error.details).toMatchObject({ level: 1 });
+    expect([refused.status, refused.body.error.code]).toEqual([404, "tool_not_found"]);
     expect((await as(token).execute({ tool: "text.stats", input: { text: "a b" }, limits: ROOMY })).body.execution.worker).toBe("community");
-    // Without the claim, no channel (least privilege, issue 14): refused at level 1.
+    // Without the claim, no channel (least privilege): it sees no tool at all.
     const bare = await as(await signed({ tenant: unique("jwt") })).execute(math);
-    expect([bare.status, bare.body.error?.details?.level]).toEqual([403, 1]);
+    expect([bare.status, bare.body.error?.code]).toEqual([404, "tool_not_found"]);
   });
 });
 
@@ -184,11 +184,10 @@ describe("tenancy", () => {
 });
 
 describe("capabilities, three levels", () => {
-  it("level 1: refuses a provider outside the caller's channels", async () => {
+  it("level 1: a tool offered only outside the caller's channels is not found, like a missing one", async () => {
     const key = (await newKey({ tenant: unique("chan"), agent: "dev-agent", channels: ["community"] })).key;
     const res = await as(key).execute(math);
-    expect(res.status).toBe(403);
-    expect(res.body.error.details).toMatchObject({ level: 1 });
+    expect([res.status, res.body.error.code]).toEqual([404, "tool_not_found"]);
     expect((await as(key).execute({ tool: "text.stats", input: { text: "a b" } })).body.execution.worker).toBe("community");
   });
 
@@ -326,16 +325,14 @@ describe("least privilege", () => {
   it("gives a new key without channels no provider to reach", async () => {
     const { key } = await newKey({ tenant: "bare", agent: "dev-agent", channels: undefined });
     const res = await as(key).execute(math);
-    expect(res.status).toBe(403);
-    expect(res.body.error.details).toMatchObject({ level: 1 });
+    expect([res.status, res.body.error.code]).toEqual([404, "tool_not_found"]);
     const listed = (await asAdmin("GET", "/v1/admin/keys?tenant=bare")).body.keys;
     expect(listed.at(-1)).toMatchObject({ channels: [], capabilities: [], role: "tenant" });
   });
 
   it("gives a JWT without channels no provider to reach", async () => {
     const res = await as(await signed({})).execute(math);
-    expect(res.status).toBe(403);
-    expect(res.body.error.details).toMatchObject({ level: 1 });
+    expect([res.status, res.body.error.code]).toEqual([404, "tool_not_found"]);
   });
 
   it("never makes an operator of a JWT's own role claim", async () => {

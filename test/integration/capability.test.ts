@@ -42,10 +42,15 @@ describe("capability stage against the live registry", () => {
     expect(plan.providers.map((p) => p.provider)).toEqual(["community"]);
   });
 
-  it("refuses a tool whose every provider is out of the caller's channels (level 1)", async () => {
+  it("answers a tool whose every provider is out of the caller's channels as one that does not exist (level 1)", async () => {
     const err = await denial(caller({ channels: ["community"] }), { tool: "math.evaluate", input: { expression: "1" } });
-    expect(err.code).toBe("forbidden");
-    expect(err.details).toMatchObject({ level: 1 });
+    const missing = await denial(caller({ channels: ["community"] }), { tool: "math.evaluatx", input: { expression: "1" } });
+    expect(err.code).toBe("tool_not_found");
+    expect({ ...err.toBody(), message: err.message.replace("math.evaluate", "<t>"), details: { ...err.details, tool: "<t>" } }).toEqual({
+      ...missing.toBody(),
+      message: missing.message.replace("math.evaluatx", "<t>"),
+      details: { ...missing.details, tool: "<t>" },
+    });
   });
 
   it("refuses a body naming another tenant", async () => {

@@ -6,6 +6,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, ExecutionView } from "../../src/contract.ts";
+import { attemptNonce } from "../../src/audit/report-nonce.ts";
 import { consumeTail } from "../../src/audit/tail.ts";
 import { traceFrom } from "../../src/audit/trace.ts";
 import { newObjectExecutionId, objectStub } from "../../src/execution/ids.ts";
@@ -67,8 +68,24 @@ describe("CPU reports in an execution object", () => {
 
   it("is where the tail handler puts a report for an object's execution", async () => {
     const [local, deployed] = [await finishedExecution(), await finishedExecution()];
-    await consumeTail([localInvoke(local, 1), deployedInvoke(deployed, 1, 6, 20)], env);
+    await consumeTail([localInvoke(local, 1, await attemptNonce(env, local, 1)), deployedInvoke(deployed, 1, 6, 20, {}, await attemptNonce(env, deployed, 1))], env);
     expect((await view(local)).execution.resources).toEqual({ cpu_ms: null, peak_memory_mb: null, cpu_report: "unmeasured" });
     expect((await view(deployed)).execution.resources).toEqual({ cpu_ms: 6, peak_memory_mb: null, cpu_report: "measured" });
+  });
+
+  it("takes no report without the nonce the runtime sent with that attempt", async () => {
+    const [target, own] = [await finishedExecution(), await finishedExecution()];
+    // A provider's line naming another execution, with its own attempt's nonce, or with none.
+    await consumeTail([deployedInvoke(target, 1, 700, 800, {}, await attemptNonce(env, own, 1)), deployedInvoke(target, 1, 700, 800)], env);
+    expect((await view(target)).execution.resources.cpu_report).toBe("none");
+  });
+
+  it("gives each attempt a nonce of its own, the same from any isolate", async () => {
+    const id = await finishedExecution();
+    const nonce = await attemptNonce(env, id, 1);
+    expect(nonce).toMatch(/^[0-9a-f]{32}$/);
+    // The same in another call (the key is the deployment's), and another for another attempt.
+    expect(await attemptNonce(env, id, 1)).toBe(nonce);
+    expect(await attemptNonce(env, id, 2)).not.toBe(nonce);
   });
 });

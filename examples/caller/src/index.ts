@@ -8,7 +8,7 @@
  *   GET /stream       streams demo.countdown's events through
  *   GET /tools        lists the tools (?as=community: as a caller whose channels reach only the community provider)
  *   GET /call?tool=…&input=…&options=…   any call (input and options as JSON), for comparing with
- *                     REST; it runs any tool as this Worker, so it needs `Authorization: Bearer
+ *                     REST (&as=community: as the community-only caller); it runs any tool as this Worker, so it needs `Authorization: Bearer
  *                     <CALLER_TOKEN>` (examples/caller/.dev.vars): a web page cannot drive it
  *   GET /get?id=…     reads an execution this caller started
  */
@@ -52,8 +52,9 @@ export default {
       case "/call": {
         if (!(await holdsCallerToken(request, env))) return Response.json({ error: "GET /call needs Authorization: Bearer <CALLER_TOKEN> (examples/caller/.dev.vars)" }, { status: 401, headers: { "WWW-Authenticate": "Bearer" } });
         const json = (name: string, fallback: unknown) => (url.searchParams.has(name) ? JSON.parse(url.searchParams.get(name)!) : fallback);
+        const tools = url.searchParams.get("as") === "community" ? env.TOOLS_COMMUNITY : env.TOOLS;
         // No `input` parameter: no input, which the runtime takes as `{}` when the tool's schema does.
-        return answer(await env.TOOLS.invoke(url.searchParams.get("tool") ?? "", json("input", undefined), json("options", {})));
+        return answer(await tools.invoke(url.searchParams.get("tool") ?? "", json("input", undefined), json("options", {})));
       }
       case "/get":
         return answer(await env.TOOLS.getExecution(url.searchParams.get("id") ?? ""));
