@@ -73,7 +73,7 @@ describe("waiting executions survive restarts", () => {
     const provider = `gate-test-${crypto.randomUUID()}`;
     // A provider of one call at a time, already busy: a permit held by someone else.
     const limited = (p: ExecutionPlan): ExecutionPlan => ({ ...p, limits: { ...p.limits, max_concurrent: 5 }, providers: [{ ...p.providers[0], provider, max_concurrency: 1 }] });
-    await gateOf(provider).acquire({ provider, permit_id: "busy:1", execution_id: "busy", limit: 1, lease_ms: 60_000, wait: false });
+    await gateOf(provider).acquire({ provider, permit_id: "busy:1", execution_id: "busy", tenant: "someone-else", limit: 1, lease_ms: 60_000, wait: false });
     const p = await plan(caller, { tool: "lab.echo", input: { waited: true } }, limited);
     expect(await start(p)).toMatchObject({ status: "scheduled" });
     expect((await view(caller, p.execution_id)).position).toBe(1);
