@@ -356,6 +356,15 @@ describe("an upstream that misbehaves", () => {
     expect((await execute({ tool: "example.echo", input: { text: "still here" } })).body).toMatchObject({ status: "succeeded" });
   });
 
+  it("refuses invalid params as the caller's invalid_input, which does not count against the upstream", async () => {
+    for (let i = 0; i < 6; i++) {
+      const res = await execute({ tool: tool("invalid_params"), input: {} });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ status: "failed", error: { code: "invalid_input", details: { upstream_code: -32602 } } });
+    }
+    expect((await call("GET", `/v1/tools/${tool("invalid_params")}`)).body.versions[0].providers[0]).toMatchObject({ alive: true, breaker: "closed" });
+  });
+
   it("times out a slow upstream within the caller's budget and closes its request", async () => {
     const res = await execute({ tool: tool("slow"), input: {}, limits: { timeout_ms: 300 } });
     expect(res.status).toBe(504);
@@ -372,6 +381,56 @@ describe("an upstream that misbehaves", () => {
     expect((await execute({ tool: tool("moved"), input: {} })).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
   });
 
+});
+
+describe("an upstream that takes tenants' own tokens", () => {
+  let faulty: FaultyUpstream | undefined;
+  const name = `gated-${randomUUID().slice(0, 8)}`;
+  const tool = `${name}.gated`;
+  const register = async (path: string) => {
+    const res = await asAdmin("POST", "/v1/admin/upstreams", { name, url: faulty!.url.replace(/\/mcp$/, path), trust: "community", prefix: `${name}.`, tools: ["gated"], tenant_credentials: true, defaults: { latency_class: "fast", effects: "read", idempotent: false } });
+    expect(res.status).toBe(201);
+    expect(res.body.status.served).toEqual([tool]);
+  };
+  const gated = (key: string) => call("POST", "/v1/executions", { tool, input: {} }, bearer(key));
+  const refusedByUpstream = { status: "failed", error: { code: "tool_error", details: { tool_code: "upstream_refused", http_status: 503 } } };
+
+  beforeAll(async () => {
+    faulty = await startFaultyUpstream(inject("upstreamPorts")[1]);
+    await register("/mcp");
+  });
+  afterAll(async () => {
+    await asAdmin("DELETE", `/v1/admin/upstreams/${name}`);
+    await faulty?.close();
+  });
+
+  it("fails one tenant's calls with its refused token and keeps the upstream alive and closed for another", async () => {
+    const [mine, other] = [await newKey(), await newKey()];
+    const before = faulty!.calls.get("gated") ?? 0;
+    expect((await call("PUT", `/v1/upstreams/${name}/credential`, { token: `refused-${randomUUID()}` }, bearer(mine))).status).toBe(200);
+    // More than enough for the old rules: three would have marked it dead, five opened its breaker.
+    for (let i = 0; i < 7; i++) {
+      const res = await gated(mine);
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject(refusedByUpstream);
+    }
+    expect((await call("GET", `/v1/tools/${tool}`)).body.versions[0].providers[0]).toMatchObject({ alive: true, breaker: "closed" });
+    expect((await gated(other)).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
+    // Every call reached the upstream: none was skipped as dead or behind an open breaker.
+    expect(faulty!.calls.get("gated")).toBe(before + 8);
+  });
+
+  it("voids a stored token when the name is registered again at another address, until it is stored again", async () => {
+    const mine = await newKey();
+    expect((await call("PUT", `/v1/upstreams/${name}/credential`, { token: `refused-${randomUUID()}` }, bearer(mine))).status).toBe(200);
+    expect((await gated(mine)).body).toMatchObject(refusedByUpstream);
+    expect((await asAdmin("DELETE", `/v1/admin/upstreams/${name}`)).status).toBe(200);
+    await register("/elsewhere/mcp");
+    // The token was given for the server at the old address: the new one is called without it.
+    expect((await gated(mine)).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
+    expect((await call("PUT", `/v1/upstreams/${name}/credential`, { token: `refused-${randomUUID()}` }, bearer(mine))).status).toBe(200);
+    expect((await gated(mine)).body).toMatchObject(refusedByUpstream);
+  });
 });
 
 // Its own upstream: stopping it kills it for good, so it cannot share one with the tests above,
