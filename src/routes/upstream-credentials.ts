@@ -16,13 +16,18 @@ import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
 import { registryStub } from "../registry/snapshot-cache.ts";
 import { credentialStore } from "../upstreams/authorization.ts";
-import { checkToken, sealToken, tokenKey, type TokenUpstream } from "../upstreams/credentials.ts";
+import { checkToken, openToken, sealToken, tokenKey, type TokenUpstream } from "../upstreams/credentials.ts";
 
 export const upstreamCredentials = new Hono<AppEnv>();
 
 upstreamCredentials.get("/:name/credential", async (c) => {
-  const { name } = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
-  return reply(c, state(name, await credentialStore(c.env, c.get("caller").tenant).info(name)));
+  const tenant = c.get("caller").tenant;
+  const upstream = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
+  const sealed = await credentialStore(c.env, tenant).get(upstream.name);
+  // Usable: it opens for the upstream as registered now (not one that had its name before, not under a key that is gone).
+  const key = sealed ? await tokenKey(c.env).catch(() => undefined) : undefined;
+  const usable = sealed !== null && key !== undefined && (await openToken(key, tenant, upstream, sealed)) !== undefined;
+  return reply(c, state(upstream.name, sealed, usable));
 });
 
 upstreamCredentials.put("/:name/credential", async (c) => {
@@ -43,17 +48,17 @@ upstreamCredentials.put("/:name/credential", async (c) => {
   const sealed = await sealToken(key, caller.tenant, upstream, token as string);
   const store = credentialStore(c.env, caller.tenant);
   await store.put(name, sealed);
-  return reply(c, state(name, { updated_at: sealed.updated_at }));
+  return reply(c, state(name, { updated_at: sealed.updated_at }, true));
 });
 
 upstreamCredentials.delete("/:name/credential", async (c) => {
   const { name } = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
   await credentialStore(c.env, c.get("caller").tenant).delete(name);
-  return reply(c, state(name, null));
+  return reply(c, state(name, null, false));
 });
 
-function state(upstream: string, info: { updated_at: number } | null) {
-  return { upstream, stored: info !== null, updated_at: info ? new Date(info.updated_at).toISOString() : null };
+function state(upstream: string, info: { updated_at: number } | null, usable: boolean) {
+  return { upstream, stored: info !== null, usable, updated_at: info ? new Date(info.updated_at).toISOString() : null };
 }
 
 /** The upstream (its name and address), if this caller may keep a token for it; otherwise `not_found`, as for an unknown one. */

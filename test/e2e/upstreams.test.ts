@@ -176,7 +176,7 @@ describe("the example upstream, registered in development over a service binding
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ upstream: "example", stored: true });
     expect(JSON.stringify(put.body)).not.toContain(token);
-    expect((await call("GET", "/v1/upstreams/example/credential", undefined, bearer(mine))).body).toMatchObject({ stored: true });
+    expect((await call("GET", "/v1/upstreams/example/credential", undefined, bearer(mine))).body).toMatchObject({ stored: true, usable: true });
     expect((await call("GET", "/v1/upstreams/example/credential", undefined, bearer(other))).body).toMatchObject({ stored: false });
 
     expect(await whoami(mine)).toBe(sha256(token));
@@ -427,8 +427,10 @@ describe("an upstream that takes tenants' own tokens", () => {
     expect((await asAdmin("DELETE", `/v1/admin/upstreams/${name}`)).status).toBe(200);
     await register("/elsewhere/mcp");
     // The token was given for the server at the old address: the new one is called without it.
+    expect((await call("GET", `/v1/upstreams/${name}/credential`, undefined, bearer(mine))).body).toMatchObject({ stored: true, usable: false });
     expect((await gated(mine)).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
     expect((await call("PUT", `/v1/upstreams/${name}/credential`, { token: `refused-${randomUUID()}` }, bearer(mine))).status).toBe(200);
+    expect((await call("GET", `/v1/upstreams/${name}/credential`, undefined, bearer(mine))).body).toMatchObject({ stored: true, usable: true });
     expect((await gated(mine)).body).toMatchObject(refusedByUpstream);
   });
 });
