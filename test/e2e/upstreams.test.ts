@@ -52,6 +52,22 @@ function firstEvent(executionId: string, type: string, timeoutMs = 20_000): Prom
   });
 }
 
+/**
+ * Listens on `port` once it is free: the example upstream's wrangler session that had it may
+ * still be letting go of it when its process group has exited (polled, at most 10 s).
+ */
+async function listenWhenFree(server: Server, port: number): Promise<void> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+      server.once("error", resolve);
+      server.listen(port, "127.0.0.1", () => (server.removeListener("error", resolve), resolve(undefined)));
+    });
+    if (!error) return;
+    if (error.code !== "EADDRINUSE" || Date.now() > deadline) throw error;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Polls until `test` holds, for at most 20 s by clock (each poll one observable read). */
 async function until<T>(read: () => Promise<T>, test: (v: T) => boolean, what: string): Promise<T> {
   for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
@@ -330,7 +346,7 @@ describe("an upstream that misbehaves", () => {
 
   beforeAll(async () => {
     elsewhere = createServer((_req, res) => (elsewhereHits++, res.writeHead(404).end()));
-    await new Promise<void>((resolve, reject) => (elsewhere!.once("error", reject), elsewhere!.listen(upstreamPort, "127.0.0.1", resolve)));
+    await listenWhenFree(elsewhere, upstreamPort);
     faulty = await startFaultyUpstream(inject("upstreamPorts")[1], `http://127.0.0.1:${upstreamPort}/mcp`);
     const res = await asAdmin("POST", "/v1/admin/upstreams", { name, url: faulty.url, trust: "community", prefix: `${name}.`, tools: ["*"], defaults: { latency_class: "fast", effects: "read", idempotent: false } });
     expect(res.status).toBe(201);
