@@ -3,7 +3,8 @@
  * shell around src/policy/provider-capacity.ts. A call takes a permit here before it is sent to
  * the provider and gives it back when the provider's call returns; a call that finds no room
  * waits here in `scheduled`, in a line fair between tenants (src/policy/provider-capacity.ts),
- * and is told by `capacityGranted()` when a permit is its. Providers without a limit never reach a gate.
+ * and is told by `capacityGranted()` when a permit is its. Providers without a limit never
+ * reach a gate.
  *
  * Unlike the tenant's ledger, permits are stored too: a restart must not forget calls still in
  * flight, or the provider would see more than its limit. That costs a write per call, paid

@@ -2,8 +2,8 @@
  * UpstreamCredentialObject: one per tenant (named by the tenant), holding that tenant's tokens
  * for upstream MCP servers as ciphertext only (src/upstreams/credentials.ts seals and opens
  * them in the Worker, bound to the upstream's name and address: a token kept here for a name
- * that was registered again elsewhere no longer opens). Per tenant, so that a call reads one small object of its own tenant and
- * no tenant's object is ever asked for another's token.
+ * that was registered again elsewhere no longer opens). Per tenant, so that a call reads one
+ * small object of its own tenant and no tenant's object is ever asked for another's token.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { SealedToken } from "../src/upstreams/credentials.ts";

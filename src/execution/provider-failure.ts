@@ -45,8 +45,8 @@ export interface RpcFailure {
 /**
  * A call the provider turned down for the caller's own reason: arguments the provider calls
  * invalid, or a credential of the caller's tenant that the provider refused. It fails the call
- * with `code` and says nothing about the provider's health (docs/architecture.md, "Upstream
- * failures and shared health"). Only an upstream MCP server's adapter, which runs in this
+ * with `code` and says nothing about the provider's health (docs/architecture.md, "Only the
+ * provider's faults count"). Only an upstream MCP server's adapter, which runs in this
  * isolate, raises one (src/upstreams/upstream-failure.ts); a provider Worker answers
  * `tool_error` instead.
  */

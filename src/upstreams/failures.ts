@@ -1,7 +1,7 @@
 /**
  * What an upstream's failure means, in the terms stage 7 and provider health already use
- * (docs/architecture.md, "Upstream failures and shared health"), so that an upstream is judged
- * exactly like a native provider, and only by its own faults:
+ * (docs/architecture.md, "Upstream MCP servers are providers behind an adapter"), so that an
+ * upstream is judged exactly like a native provider, and only by its own faults:
  *
  *   with the runtime's credential (or none):
  *   unreachable, refused by the egress guard, no MCP endpoint there, 408/429/502/503/504, or
