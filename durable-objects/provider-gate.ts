@@ -2,8 +2,9 @@
  * ProviderGate: one Durable Object per provider that declares `max_concurrency` (issue 15), a
  * shell around src/policy/provider-capacity.ts. A call takes a permit here before it is sent to
  * the provider and gives it back when the provider's call returns; a call that finds no room
- * waits here in `scheduled`, first come first served, and is told by `capacityGranted()` when
- * a permit is its. Providers without a limit never reach a gate.
+ * waits here in `scheduled`, in a line fair between tenants (src/policy/provider-capacity.ts),
+ * and is told by `capacityGranted()` when a permit is its. Providers without a limit never
+ * reach a gate.
  *
  * Unlike the tenant's ledger, permits are stored too: a restart must not forget calls still in
  * flight, or the provider would see more than its limit. That costs a write per call, paid
@@ -23,6 +24,8 @@ export interface AcquireRequest {
   provider: string;
   permit_id: string;
   execution_id: string;
+  /** Whose call it is: the line is fair between tenants. */
+  tenant: string;
   limit: number;
   lease_ms: number;
   wait: boolean;
@@ -52,9 +55,9 @@ export class ProviderGate extends DurableObject<Env> {
     if (kv.get("n") !== r.provider) kv.put("n", r.provider);
     if (kv.get("l") !== r.limit) kv.put("l", r.limit);
     const answer = this.#capacity.acquire(r, Date.now());
-    if (!answer.ok && answer.position !== undefined && !this.#waiters.has(r.execution_id)) {
+    if (!answer.ok && "position" in answer && answer.position !== undefined && !this.#waiters.has(r.execution_id)) {
       const ticket = this.#capacity.nextTicket - 1;
-      this.#putWaiter({ execution_id: r.execution_id, permit_id: r.permit_id, ticket, lease_ms: r.lease_ms });
+      this.#putWaiter({ execution_id: r.execution_id, permit_id: r.permit_id, ticket, lease_ms: r.lease_ms, tenant: r.tenant });
       kv.put("t", this.#capacity.nextTicket);
     }
     await this.#afterChange();

@@ -1,16 +1,12 @@
 /**
  * UpstreamCredentialObject: one per tenant (named by the tenant), holding that tenant's tokens
  * for upstream MCP servers as ciphertext only (src/upstreams/credentials.ts seals and opens
- * them in the Worker). Per tenant, so that a call reads one small object of its own tenant and
- * no tenant's object is ever asked for another's token.
+ * them in the Worker, bound to the upstream's name and address: a token kept here for a name
+ * that was registered again elsewhere no longer opens). Per tenant, so that a call reads one
+ * small object of its own tenant and no tenant's object is ever asked for another's token.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { SealedToken } from "../src/upstreams/credentials.ts";
-
-export interface StoredTokenInfo {
-  upstream: string;
-  updated_at: number;
-}
 
 export class UpstreamCredentialObject extends DurableObject<Env> {
   readonly #sql: SqlStorage;
@@ -31,11 +27,6 @@ export class UpstreamCredentialObject extends DurableObject<Env> {
   get(upstream: string): SealedToken | null {
     const row = this.#sql.exec<{ key_id: string; iv: string; ciphertext: string; updated_at: number }>("SELECT key_id, iv, ciphertext, updated_at FROM tokens WHERE upstream = ?", upstream).toArray()[0];
     return row ? { key_id: row.key_id, iv: row.iv, ciphertext: row.ciphertext, updated_at: row.updated_at } : null;
-  }
-
-  /** Whether a token is stored, and since when — never the token. */
-  info(upstream: string): StoredTokenInfo | null {
-    return this.#sql.exec<{ upstream: string; updated_at: number }>("SELECT upstream, updated_at FROM tokens WHERE upstream = ?", upstream).toArray()[0] ?? null;
   }
 
   delete(upstream: string): boolean {

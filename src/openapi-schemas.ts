@@ -438,7 +438,12 @@ export const schemas = {
   UpstreamRemoved: all({ name: str }),
   DefinitionApproval: object({ hash: { type: "string", pattern: "^[0-9a-f]{64}$", description: "The new_hash of the change that was reviewed" } }),
   UpstreamCredentialRequest: object({ token: { type: "string", minLength: 1, maxLength: 4096, writeOnly: true, description: "Sent as Authorization: Bearer … on your tenant's calls to this upstream only; stored encrypted, never answered back" } }),
-  UpstreamCredential: all({ upstream: str, stored: bool, updated_at: { ...nullable(str), format: "date-time" } }),
+  UpstreamCredential: all({
+    upstream: str,
+    stored: bool,
+    usable: { ...bool, description: "Whether the stored token is sent on your calls: false once the upstream is registered again at another URL or binding (or the runtime's key changed); store it again" },
+    updated_at: { ...nullable(str), format: "date-time" },
+  }),
   RegistrySummary: all({ registry_version: int, providers: { type: "array", items: ref("Provider") }, problems: strings, tools: int }),
   ProviderPatch: object({ trust: oneOfStrings(TRUST), disabled: bool, max_concurrency: { type: ["integer", "null"], minimum: 1, description: "Calls in flight at once at most; null: the manifest's again." } }, []),
   DeprecationRequest: object({ sunset: time, replacement: { ...nullable(str), description: "name or name@version of a tool the registry has (else 400 invalid_request)" } }, ["sunset"]),

@@ -5,7 +5,8 @@
  * What counts against the provider (DESIGN.md 11): crashes, invalid output, transport
  * failures, and timeouts of attempts that had at least the tool's latency-class time to run.
  * A budget the caller chose shorter, a budget the runtime spent before dispatch, a tool_error
- * or a cancellation says nothing about the provider and reports nothing bad.
+ * or a cancellation says nothing about the provider and reports nothing bad; a refusal (the
+ * caller's arguments or its tenant's own upstream token turned down) reports nothing at all.
  */
 import { attemptNonce } from "../audit/report-nonce.ts";
 import { traceparentOf } from "../audit/trace.ts";

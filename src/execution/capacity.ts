@@ -7,10 +7,12 @@
  * Choosing where a call goes: the ranked providers in order, the first with room wins (so a
  * call whose best provider is full goes to the next-ranked one with room, when the tool has
  * one); when every one is full the call waits at the best one's gate, in `scheduled` — or, at
- * the edge, which never waits, goes down the object path to wait there.
+ * the edge, which never waits, goes down the object path to wait there. A tenant past its
+ * share of that gate's line is refused (`rate_limited`, reason `provider_queue_share`).
  */
 import type { ExecutionPlan, PlannedProvider } from "./dispatch.ts";
 import { noHealthyProvider } from "../pipeline/plan.ts";
+import { RuntimeError } from "../errors.ts";
 import { registryStub } from "../registry/snapshot-cache.ts";
 import { returnTrial } from "./trial.ts";
 
@@ -18,6 +20,8 @@ import { returnTrial } from "./trial.ts";
 const PERMIT_SLACK_MS = 120_000;
 /** How long a caller waits before trying again when another call holds the trial. */
 const TRIAL_RETRY_MS = 1_000;
+/** When a tenant past its share of a provider's line may try again: about one call's turn. */
+const QUEUE_SHARE_RETRY_MS = 1_000;
 
 /** A permit for one call at a limited provider; `release` is idempotent and never throws. */
 export interface Permit {
@@ -39,18 +43,28 @@ export function gateStub(env: Env, provider: string) {
 export async function acquirePermit(
   env: Env,
   p: PlannedProvider,
-  o: { execution_id: string; permit_id: string; timeout_ms: number; wait: boolean },
+  o: { execution_id: string; tenant: string; permit_id: string; timeout_ms: number; wait: boolean },
 ): Promise<{ ok: true; permit: Permit | null } | { ok: false; position?: number }> {
   if (!p.max_concurrency) return { ok: true, permit: null };
   const answer = await gateStub(env, p.provider).acquire({
     provider: p.provider,
     permit_id: o.permit_id,
     execution_id: o.execution_id,
+    tenant: o.tenant,
     limit: p.max_concurrency,
     lease_ms: o.timeout_ms + PERMIT_SLACK_MS,
     wait: o.wait,
   });
-  return answer.ok ? { ok: true, permit: permitOf(env, p.provider, o.permit_id) } : answer;
+  if (answer.ok) return { ok: true, permit: permitOf(env, p.provider, o.permit_id) };
+  if ("reason" in answer) {
+    throw new RuntimeError("rate_limited", `over the tenant's share of ${answer.limit} calls waiting for room at provider ${p.provider}`, {
+      reason: "provider_queue_share",
+      limit: answer.limit,
+      provider: p.provider,
+      retry_after_ms: QUEUE_SHARE_RETRY_MS,
+    });
+  }
+  return answer;
 }
 
 /** A permit the gate granted to a waiter (ProviderGate → ExecutionObject.capacityGranted). */
@@ -85,7 +99,7 @@ export async function claimProvider(env: Env, planned: ExecutionPlan, o: { wait:
     }
     let chosen: { p: PlannedProvider; permit: Permit | null } | undefined;
     for (const p of candidates) {
-      const got = await acquirePermit(env, p, { execution_id: planned.execution_id, permit_id: permitId, timeout_ms: planned.timeout_ms, wait: false });
+      const got = await acquirePermit(env, p, { execution_id: planned.execution_id, tenant: planned.tenant, permit_id: permitId, timeout_ms: planned.timeout_ms, wait: false });
       if (got.ok) {
         chosen = { p, permit: got.permit };
         break;
@@ -94,7 +108,7 @@ export async function claimProvider(env: Env, planned: ExecutionPlan, o: { wait:
     if (!chosen) {
       const best = candidates[0];
       if (!o.wait) return { kind: "full", provider: best.provider };
-      const queued = await acquirePermit(env, best, { execution_id: planned.execution_id, permit_id: permitId, timeout_ms: planned.timeout_ms, wait: true });
+      const queued = await acquirePermit(env, best, { execution_id: planned.execution_id, tenant: planned.tenant, permit_id: permitId, timeout_ms: planned.timeout_ms, wait: true });
       if (!queued.ok) return { kind: "full", provider: best.provider, ...(queued.position !== undefined ? { position: queued.position } : {}) };
       chosen = { p: best, permit: queued.permit };
     }

@@ -4,7 +4,7 @@
  * object; the caller supplies the sink and the stop latch.
  */
 import type { ExecutionSink, InvokeResult, ProviderService, StopSignal, ToolCall } from "../../providers/sdk/protocol.ts";
-import { classifyRpcFailure, type RpcFailure } from "./provider-failure.ts";
+import { callerRefusalOf, classifyRpcFailure, type CallerRefusal, type RpcFailure } from "./provider-failure.ts";
 
 export type ProviderOutcome =
   | { kind: "result"; result: InvokeResult }
@@ -12,7 +12,9 @@ export type ProviderOutcome =
   | { kind: "stopped"; reason: StopSignal["reason"] }
   | { kind: "unbound"; message: string }
   /** The RPC itself failed (the provider's Worker, not its handler): classified, its text kept for the log only. */
-  | { kind: "rpc_failed"; failure: RpcFailure; raw: string };
+  | { kind: "rpc_failed"; failure: RpcFailure; raw: string }
+  /** The provider turned the call down for the caller's own reason: the caller's failure, not the provider's. */
+  | { kind: "refused"; refusal: CallerRefusal };
 
 /** A one-shot notice to the provider that it should stop (DESIGN.md 6). */
 export class StopLatch {
@@ -51,7 +53,10 @@ export async function invokeProvider(
   });
   const answered = service.invoke(call, sink).then(
     (result): ProviderOutcome => ({ kind: "result", result }),
-    (err): ProviderOutcome => ({ kind: "rpc_failed", failure: classifyRpcFailure(err), raw: String(err).slice(0, 1_000) }),
+    (err): ProviderOutcome => {
+      const refusal = callerRefusalOf(err);
+      return refusal ? { kind: "refused", refusal } : { kind: "rpc_failed", failure: classifyRpcFailure(err), raw: String(err).slice(0, 1_000) };
+    },
   );
   onReturned(answered);
   try {

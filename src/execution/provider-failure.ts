@@ -42,6 +42,31 @@ export interface RpcFailure {
   transport: boolean;
 }
 
+/**
+ * A call the provider turned down for the caller's own reason: arguments the provider calls
+ * invalid, or a credential of the caller's tenant that the provider refused. It fails the call
+ * with `code` and says nothing about the provider's health (docs/architecture.md, "Only the
+ * provider's faults count"). Only an upstream MCP server's adapter, which runs in this
+ * isolate, raises one (src/upstreams/upstream-failure.ts); a provider Worker answers
+ * `tool_error` instead.
+ */
+export interface CallerRefusal {
+  code: Extract<ErrorCode, "invalid_input" | "tool_error">;
+  message: string;
+  /** With `tool_error`: the tool code callers branch on. */
+  tool_code?: string;
+  retryable?: boolean;
+  details?: Record<string, string | number | boolean>;
+}
+
+/** The refusal an in-isolate adapter threw (by class name: the error arrives whole, not across RPC), or undefined. */
+export function callerRefusalOf(err: unknown): CallerRefusal | undefined {
+  if (!(err instanceof Error) || err.name !== "UpstreamRefusal") return undefined;
+  const r = (err as { refusal?: Partial<CallerRefusal> }).refusal;
+  if (!r || (r.code !== "invalid_input" && r.code !== "tool_error") || typeof r.message !== "string") return undefined;
+  return { ...r, code: r.code, message: r.message };
+}
+
 interface Rule {
   test: RegExp;
   failure: RpcFailure;

@@ -216,7 +216,7 @@ export class ExecutionRun {
   /** A retry's permit, taken without waiting (the run is already running); undefined: full. */
   async #retryPermit(provider: ExecutionPlan["providers"][number], n: number): Promise<Permit | null | undefined> {
     try {
-      const got = await acquirePermit(this.#env, provider, { execution_id: this.#plan.execution_id, permit_id: `${this.#plan.execution_id}:${n}`, timeout_ms: this.#plan.timeout_ms, wait: false });
+      const got = await acquirePermit(this.#env, provider, { execution_id: this.#plan.execution_id, tenant: this.#plan.tenant, permit_id: `${this.#plan.execution_id}:${n}`, timeout_ms: this.#plan.timeout_ms, wait: false });
       return got.ok ? got.permit : undefined;
     } catch (err) {
       console.warn(JSON.stringify({ msg: "provider gate unreachable; no retry there", provider: provider.provider, error: String(err) }));

@@ -37,6 +37,11 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
       // The platform's text stays in the log (AIOS §6.3: the caller gets the kind, not internals).
       console.warn(JSON.stringify({ msg: "provider call failed", code: outcome.failure.code, error: outcome.raw }));
       return failed(ctx, outcome.failure.code, outcome.failure.message);
+    case "refused": {
+      const r = outcome.refusal;
+      const details = { ...r.details, ...(r.tool_code !== undefined ? { tool_code: r.tool_code } : {}) };
+      return { status: "failed", error: errorBody(r.code, bounded(r.message), Object.keys(details).length > 0 ? details : undefined, r.retryable === true) };
+    }
     case "result":
       break;
   }

@@ -41,11 +41,14 @@ let lastFlush = 0;
 /**
  * What an outcome says about the provider: a sample (ok or not), whether it was a transport
  * failure (the Worker could not be reached: the shard calls a provider dead after
- * DEAD_AFTER_TRANSPORT_FAILURES of those in a row), or nothing (cancellations say nothing).
+ * DEAD_AFTER_TRANSPORT_FAILURES of those in a row), or nothing (cancellations and the
+ * caller's own refusals say nothing).
  */
 export function judge(outcome: ProviderOutcome, errorCode: string | undefined): { ok: boolean; transport?: string } | undefined {
   switch (outcome.kind) {
     case "stopped":
+    case "refused":
+      // A refusal is the caller's (its arguments, its tenant's token): shared health stays put.
       return undefined;
     case "timeout":
       return { ok: false };

@@ -3,7 +3,8 @@
  * for that tenant's calls to that upstream only, never answered back (these routes say only
  * whether one is stored, and since when). Only for upstreams registered with
  * `tenant_credentials: true` and reachable through the caller's channels; any other name
- * answers like an unknown one.
+ * answers like an unknown one. A token is sealed for the upstream's address as registered now
+ * (src/upstreams/credentials.ts): registered again elsewhere, the name needs a new token.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
@@ -15,13 +16,18 @@ import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
 import { registryStub } from "../registry/snapshot-cache.ts";
 import { credentialStore } from "../upstreams/authorization.ts";
-import { checkToken, sealToken, tokenKey } from "../upstreams/credentials.ts";
+import { checkToken, openToken, sealToken, tokenKey, type TokenUpstream } from "../upstreams/credentials.ts";
 
 export const upstreamCredentials = new Hono<AppEnv>();
 
 upstreamCredentials.get("/:name/credential", async (c) => {
-  const name = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
-  return reply(c, state(name, await credentialStore(c.env, c.get("caller").tenant).info(name)));
+  const tenant = c.get("caller").tenant;
+  const upstream = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
+  const sealed = await credentialStore(c.env, tenant).get(upstream.name);
+  // Usable: it opens for the upstream as registered now (not one that had its name before, not under a key that is gone).
+  const key = sealed ? await tokenKey(c.env).catch(() => undefined) : undefined;
+  const usable = sealed !== null && key !== undefined && (await openToken(key, tenant, upstream, sealed)) !== undefined;
+  return reply(c, state(upstream.name, sealed, usable));
 });
 
 upstreamCredentials.put("/:name/credential", async (c) => {
@@ -29,7 +35,8 @@ upstreamCredentials.put("/:name/credential", async (c) => {
   // The body is read and its type checked first (a form body is 415 on every route, issue 14),
   // then the upstream is looked up.
   const body = decodeBody(await readBody(c.req.raw, loadConfig(c.env).maxRequestBytes), c.req.header("content-type") ?? null);
-  const name = await takesTenantTokens(c.env, caller, c.req.param("name"));
+  const upstream = await takesTenantTokens(c.env, caller, c.req.param("name"));
+  const name = upstream.name;
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new RuntimeError("invalid_request", "body must be a JSON object {token}");
   for (const key of Object.keys(body)) if (key !== "token") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   const token = (body as { token?: unknown }).token;
@@ -38,26 +45,26 @@ upstreamCredentials.put("/:name/credential", async (c) => {
   const key = await tokenKey(c.env);
   // Never stored in clear: without the key there is nowhere safe to put it.
   if (!key) throw new RuntimeError("forbidden", "this runtime has no key to encrypt tokens with, so it stores none (operators: set the UPSTREAM_TOKEN_KEY secret)", { reason: "no_token_key" });
-  const sealed = await sealToken(key, caller.tenant, name, token as string);
+  const sealed = await sealToken(key, caller.tenant, upstream, token as string);
   const store = credentialStore(c.env, caller.tenant);
   await store.put(name, sealed);
-  return reply(c, state(name, { updated_at: sealed.updated_at }));
+  return reply(c, state(name, { updated_at: sealed.updated_at }, true));
 });
 
 upstreamCredentials.delete("/:name/credential", async (c) => {
-  const name = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
+  const { name } = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
   await credentialStore(c.env, c.get("caller").tenant).delete(name);
-  return reply(c, state(name, null));
+  return reply(c, state(name, null, false));
 });
 
-function state(upstream: string, info: { updated_at: number } | null) {
-  return { upstream, stored: info !== null, updated_at: info ? new Date(info.updated_at).toISOString() : null };
+function state(upstream: string, info: { updated_at: number } | null, usable: boolean) {
+  return { upstream, stored: info !== null, usable, updated_at: info ? new Date(info.updated_at).toISOString() : null };
 }
 
-/** The upstream, if this caller may keep a token for it; otherwise `not_found`, as for an unknown one. */
-async function takesTenantTokens(env: Env, caller: Caller, name: string): Promise<string> {
+/** The upstream (its name and address), if this caller may keep a token for it; otherwise `not_found`, as for an unknown one. */
+async function takesTenantTokens(env: Env, caller: Caller, name: string): Promise<TokenUpstream> {
   const reachable = caller.channels.includes("*") || caller.channels.includes(name);
   const upstream = reachable ? await registryStub(env).upstream(name) : undefined;
   if (!upstream || !upstream.tenant_credentials) throw new RuntimeError("not_found", `no upstream ${name} takes tenant tokens`, { upstream: name });
-  return upstream.name;
+  return { name: upstream.name, ...(upstream.url !== null ? { url: upstream.url } : {}), ...(upstream.binding !== null ? { binding: upstream.binding } : {}) };
 }

@@ -14,7 +14,7 @@ import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { AttemptSettled, ExecutionSink, InvokeResult, ProviderManifest, ProviderService, StopSignal, ToolCall, Value } from "../../providers/sdk/protocol.ts";
 import { authorizationFor, type CallAuthorization } from "./authorization.ts";
 import { connectUpstream, type Connection } from "./client.ts";
-import { classifyUpstreamError, UpstreamFailure } from "./failures.ts";
+import { classifyUpstreamError, UpstreamFailure, UpstreamRefusal } from "./failures.ts";
 import type { UpstreamTarget } from "./target.ts";
 
 /** Asked of an upstream that sends log messages: everything from `info` up. */
@@ -90,9 +90,11 @@ export class UpstreamProvider implements ProviderService {
         const reason = (stop.signal.reason as StopSignal["reason"] | undefined) ?? "cancelled";
         return { ok: false, error: { code: "cancelled", message: reason === "timeout" ? "the upstream call was stopped at the end of its budget" : "the upstream call was cancelled" }, latency_us: latencyUs(started) };
       }
-      if (err instanceof UpstreamFailure) throw err;
+      if (err instanceof UpstreamFailure || err instanceof UpstreamRefusal) throw err;
       const classified = classifyUpstreamError(err, { credential: auth.credential, tooLarge: connection?.flags.tooLarge ?? false });
       if (classified.kind === "answer") return { ok: false, error: classified.result, latency_us: latencyUs(started) };
+      // The caller's own failure: stage 7 fails the call with its code; health hears nothing.
+      if (classified.kind === "refused") throw new UpstreamRefusal(classified.refusal);
       // The upstream's own words stay in the log, bounded; the caller gets the kind of failure.
       console.warn(JSON.stringify({ msg: "upstream call failed", upstream: target.upstream, tool: target.tool, code: classified.failure.code, error: String(err).slice(0, 500) }));
       throw new UpstreamFailure(classified.failure);

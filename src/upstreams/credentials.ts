@@ -3,12 +3,20 @@
  * Crypto). The key is a Worker secret, named by UPSTREAM_TOKEN_KEY_SECRET (default
  * `UPSTREAM_TOKEN_KEY`): 32 random bytes in base64. Without it no token can be stored.
  *
- * The tenant and the upstream are the cipher's additional data, so a sealed token opens only
- * in its own slot: copied to another tenant or another upstream, it fails to decrypt rather
- * than being sent. Sealing and opening happen in the Worker; the store (one Durable Object per
+ * The tenant, the upstream's name and the upstream's address (its URL, or its service binding)
+ * are the cipher's additional data, so a sealed token opens only in its own slot: copied to
+ * another tenant or another upstream, or kept after the name was registered again somewhere
+ * else, it fails to decrypt rather than being sent. A token given for one server never goes to
+ * whatever later takes its name; the tenant stores it again for the new one. Sealing and opening happen in the Worker; the store (one Durable Object per
  * tenant) only ever holds ciphertext. A token is never returned by any API and never logged.
  */
 import { envValue } from "./config.ts";
+import type { UpstreamEndpoint } from "./target.ts";
+
+/** The upstream a token is for: its registered name and where it is. */
+export interface TokenUpstream extends UpstreamEndpoint {
+  name: string;
+}
 
 export interface SealedToken {
   /** Which key sealed it (the first 8 hex digits of the key's SHA-256): a rotated key is noticed, not misused. */
@@ -55,20 +63,25 @@ async function importKey(env: Env): Promise<TokenKey | undefined> {
   return { id, key: await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]) };
 }
 
-/** Binds a sealed token to its tenant and upstream. */
-function slot(tenant: string, upstream: string): Uint8Array<ArrayBuffer> {
-  // Copied into a fresh ArrayBuffer: TextEncoder's result is typed over ArrayBufferLike.
-  return new Uint8Array(new TextEncoder().encode(`tool-runtime upstream token\u0000${tenant}\u0000${upstream}`));
+/** Where an upstream is, as a token is bound to it: its URL, or its service binding. */
+export function upstreamAddress(endpoint: UpstreamEndpoint): string {
+  return endpoint.binding !== undefined ? `binding:${endpoint.binding}` : `url:${endpoint.url ?? ""}`;
 }
 
-export async function sealToken(key: TokenKey, tenant: string, upstream: string, token: string, now = Date.now()): Promise<SealedToken> {
+/** Binds a sealed token to its tenant and to its upstream's name and address. */
+function slot(tenant: string, upstream: TokenUpstream): Uint8Array<ArrayBuffer> {
+  // Copied into a fresh ArrayBuffer: TextEncoder's result is typed over ArrayBufferLike.
+  return new Uint8Array(new TextEncoder().encode(`tool-runtime upstream token 2\u0000${tenant}\u0000${upstream.name}\u0000${upstreamAddress(upstream)}`));
+}
+
+export async function sealToken(key: TokenKey, tenant: string, upstream: TokenUpstream, token: string, now = Date.now()): Promise<SealedToken> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: slot(tenant, upstream) }, key.key, new TextEncoder().encode(token));
   return { key_id: key.id, iv: base64(iv), ciphertext: base64(new Uint8Array(ciphertext)), updated_at: now };
 }
 
-/** The token, or undefined when it cannot be opened here (another key, or another slot). */
-export async function openToken(key: TokenKey, tenant: string, upstream: string, sealed: SealedToken): Promise<string | undefined> {
+/** The token, or undefined when it cannot be opened here (another key, or another slot: another tenant, name or address). */
+export async function openToken(key: TokenKey, tenant: string, upstream: TokenUpstream, sealed: SealedToken): Promise<string | undefined> {
   if (sealed.key_id !== key.id) return undefined;
   try {
     const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unbase64(sealed.iv), additionalData: slot(tenant, upstream) }, key.key, unbase64(sealed.ciphertext));

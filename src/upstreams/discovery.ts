@@ -45,7 +45,7 @@ export async function discover(env: Env, upstream: UpstreamConfig, timeoutMs = L
   } catch (err) {
     if (signal.aborted) throw new Error(`tools/list did not answer within ${timeoutMs} ms`);
     const failure = err instanceof UpstreamFailure ? err.failure : classifyUpstreamError(err, { credential, tooLarge: connection?.flags.tooLarge ?? false });
-    const message = "kind" in failure ? (failure.kind === "failure" ? failure.failure.message : failure.result.message) : failure.message;
+    const message = "kind" in failure ? (failure.kind === "failure" ? failure.failure.message : failure.kind === "refused" ? failure.refusal.message : failure.result.message) : failure.message;
     throw new Error(`tools/list failed: ${message}`);
   } finally {
     await connection?.close();

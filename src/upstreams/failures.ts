@@ -1,30 +1,37 @@
 /**
  * What an upstream's failure means, in the terms stage 7 and provider health already use
- * (AIOS §6.3, DESIGN.md 11), so that an upstream is judged exactly like a native provider:
+ * (docs/architecture.md, "Upstream MCP servers are providers behind an adapter"), so that an
+ * upstream is judged exactly like a native provider, and only by its own faults:
  *
- *   unreachable, refused by the egress guard, no MCP endpoint there, 502/503/504, or our
- *     own credential refused                          → sandbox_unavailable (liveness moves)
+ *   with the runtime's credential (or none):
+ *   unreachable, refused by the egress guard, no MCP endpoint there, 408/429/502/503/504, or
+ *     our own credential refused                      → sandbox_unavailable (liveness moves)
  *   an answer that is not MCP, a JSON-RPC error, 500  → provider_crashed (a breaker sample)
+ *   with the tenant's own token, any non-2xx answer   → refused, the tenant's failure:
+ *     401/403 → tool_error `upstream_credential_refused`, others → tool_error `upstream_refused`
+ *     (no health sample: one tenant's bad token must not take the upstream away from others)
+ *   on every path:
  *   an answer past the size limit                     → resource_exceeded (a breaker sample)
+ *   JSON-RPC -32602 (invalid params)                  → refused as invalid_input (the caller's)
  *   `isError: true`                                   → tool_error, with the tool's text
- *   the tenant's own token refused                    → tool_error `upstream_credential_refused`:
- *                                                        the tenant's fault, not the upstream's
  *   the upstream does not know the tool               → tool_not_found (the registry is stale)
  *
- * Failures that are the provider's are thrown as UpstreamFailure (src/upstreams/upstream-failure.ts,
- * apart so that what runs before a call can throw it without loading the MCP client), which carries its
- * classification to `classifyRpcFailure` (src/execution/provider-failure.ts) as a rejected
- * provider RPC would; messages name the kind of failure, never an upstream's text or a header.
+ * Failures that are the provider's are thrown as UpstreamFailure, refusals as UpstreamRefusal
+ * (src/upstreams/upstream-failure.ts, apart so that what runs before a call can throw them without
+ * loading the MCP client); each carries its classification to stage 7 in this isolate
+ * (src/execution/provider-failure.ts). Messages name the kind of failure, never an upstream's
+ * text or a header.
  */
 import { ProtocolError, SdkError, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { InvokeResult } from "../../providers/sdk/protocol.ts";
 import type { RpcFailure } from "../execution/provider-failure.ts";
 import { ResponseTooLarge } from "./client.ts";
 import { EgressRefused } from "./egress.ts";
-import { CREDENTIAL_REFUSED, UpstreamFailure } from "./upstream-failure.ts";
+import { CREDENTIAL_REFUSED, TENANT_CALL_REFUSED, UpstreamFailure, UpstreamRefusal } from "./upstream-failure.ts";
+import type { CallerRefusal } from "../execution/provider-failure.ts";
 
 // Re-exported for the modules that classify (this one is loaded with the MCP client, lazily).
-export { CREDENTIAL_REFUSED, UpstreamFailure };
+export { CREDENTIAL_REFUSED, TENANT_CALL_REFUSED, UpstreamFailure, UpstreamRefusal };
 
 const unavailable = (message: string): RpcFailure => ({ code: "sandbox_unavailable", message, transport: true });
 const crashed = (message: string): RpcFailure => ({ code: "provider_crashed", message, transport: true });
@@ -35,8 +42,17 @@ export interface FailureContext {
   tooLarge: boolean;
 }
 
-/** Either an answer to give (the tool's or the tenant's fault) or a classified provider failure. */
-export type Classified = { kind: "answer"; result: Extract<InvokeResult, { ok: false }>["error"] } | { kind: "failure"; failure: RpcFailure };
+/**
+ * An answer to give (the tool's own), a refusal (the caller's fault: no health sample), or a
+ * classified provider failure.
+ */
+export type Classified =
+  | { kind: "answer"; result: Extract<InvokeResult, { ok: false }>["error"] }
+  | { kind: "refused"; refusal: CallerRefusal }
+  | { kind: "failure"; failure: RpcFailure };
+
+/** Answers the upstream may give again soon: a caller may try once more. */
+const TRANSIENT = [408, 429, 502, 503, 504];
 
 export function classifyUpstreamError(err: unknown, ctx: FailureContext): Classified {
   const chain = causes(err);
@@ -53,6 +69,11 @@ export function classifyUpstreamError(err: unknown, ctx: FailureContext): Classi
     if (protocol.code === -32602 && /not found|unknown tool|no such tool/i.test(protocol.message)) {
       return { kind: "answer", result: { code: "tool_not_found", message: "the upstream does not offer this tool any more" } };
     }
+    if (protocol.code === -32602) {
+      // Invalid params: the arguments passed the approved schema but not the upstream's own
+      // checks. The caller's to fix, on every credential path.
+      return { kind: "refused", refusal: { code: "invalid_input", message: "the upstream refused the tool's arguments as invalid (JSON-RPC -32602)", details: { upstream_code: -32602 } } };
+    }
     return { kind: "failure", failure: crashed(`the upstream answered with JSON-RPC error ${protocol.code}`) };
   }
   const sdk = chain.find((e): e is SdkError => e instanceof SdkError);
@@ -64,17 +85,30 @@ export function classifyUpstreamError(err: unknown, ctx: FailureContext): Classi
 }
 
 function byStatus(status: number, ctx: FailureContext): Classified {
+  if (ctx.credential === "tenant") return tenantRefused(status);
   if (status === 401 || status === 403) {
-    if (ctx.credential === "tenant") {
-      return { kind: "answer", result: { code: "tool_error", tool_code: CREDENTIAL_REFUSED, message: "the upstream refused the token your tenant stored for it; store a valid one" } };
-    }
     return { kind: "failure", failure: unavailable(`the upstream refused the runtime's credential (HTTP ${status})`) };
   }
   if ([404, 405, 406, 415].includes(status)) return { kind: "failure", failure: unavailable(`no MCP endpoint answers at the upstream's address (HTTP ${status})`) };
-  if ([408, 429, 502, 503, 504].includes(status)) return { kind: "failure", failure: unavailable(`the upstream is unavailable (HTTP ${status})`) };
+  if (TRANSIENT.includes(status)) return { kind: "failure", failure: unavailable(`the upstream is unavailable (HTTP ${status})`) };
   if (status === 413) return { kind: "answer", result: { code: "tool_error", tool_code: "upstream_payload_too_large", message: "the upstream refused the input as too large (HTTP 413)" } };
   if (status >= 300 && status < 400) return { kind: "failure", failure: unavailable(`the upstream redirected elsewhere; the runtime follows redirects only within its origin (HTTP ${status})`) };
   return { kind: "failure", failure: crashed(`the upstream failed the request (HTTP ${status})`) };
+}
+
+/**
+ * With the tenant's own token the upstream's answer is about that token (its scopes, its
+ * quota, its account), so it is the tenant's failure whatever the status: counted against the
+ * upstream, one tenant's bad token would mark it dead or open its breaker for everyone.
+ */
+function tenantRefused(status: number): Classified {
+  if (status === 401 || status === 403) {
+    return { kind: "refused", refusal: { code: "tool_error", tool_code: CREDENTIAL_REFUSED, message: "the upstream refused the token your tenant stored for it; store a valid one", details: { http_status: status } } };
+  }
+  return {
+    kind: "refused",
+    refusal: { code: "tool_error", tool_code: TENANT_CALL_REFUSED, message: `the upstream refused the call made with your tenant's token (HTTP ${status})`, retryable: TRANSIENT.includes(status), details: { http_status: status } },
+  };
 }
 
 function statusOf(err: SdkHttpError): number | undefined {

@@ -7,7 +7,7 @@
  */
 import type { JsonSchema, ToolManifestEntry } from "../../providers/sdk/protocol.ts";
 import { policyFor, type UpstreamConfig } from "./config.ts";
-import { CREDENTIAL_REFUSED } from "./upstream-failure.ts";
+import { CREDENTIAL_REFUSED, TENANT_CALL_REFUSED } from "./upstream-failure.ts";
 import type { Listed } from "./pinning.ts";
 import type { UpstreamEra, UpstreamTarget } from "./target.ts";
 
@@ -38,7 +38,12 @@ export function upstreamOffering(upstream: UpstreamConfig, era: UpstreamEra, ser
     coercion: "strict",
     ...(policy.max_timeout_ms !== undefined ? { max_timeout_ms: policy.max_timeout_ms } : {}),
     partial_merge: "replace",
-    error_codes: upstream.tenant_credentials ? [{ code: CREDENTIAL_REFUSED, description: "The upstream refused the token your tenant stored for it." }] : [],
+    error_codes: upstream.tenant_credentials
+      ? [
+          { code: CREDENTIAL_REFUSED, description: "The upstream refused the token your tenant stored for it." },
+          { code: TENANT_CALL_REFUSED, description: "The upstream answered a call made with your tenant's token with an HTTP error (details.http_status)." },
+        ]
+      : [],
   };
   const target: UpstreamTarget = {
     upstream: upstream.name,

@@ -19,6 +19,8 @@ export const FAULTS = {
   slow: "never answers tools/call: holds the request until the runtime closes it (10 s at most)",
   moved: "redirects tools/call to /moved on its own origin, and answers correctly there",
   elsewhere: "redirects tools/call to another origin (the `elsewhere` URL given at start)",
+  invalid_params: "answers tools/call with JSON-RPC error -32602 (invalid params)",
+  gated: "answers tools/call with HTTP 503 to a bearer token that starts with `refused-`, correctly to any other (or none)",
 } as const;
 
 export interface FaultyUpstream {
@@ -74,6 +76,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, { calls, closed
           return reply({ content: [{ type: "text", text: "x".repeat(6 * 1024 * 1024) }], structuredContent: { count: 1 } });
         case "http_500":
           return answer(res, 500, "internal error", "text/plain");
+        case "invalid_params":
+          return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32602, message: "Invalid params: count must be positive" } }));
+        case "gated":
+          if (/^Bearer refused-/.test(req.headers.authorization ?? "")) return answer(res, 503, "this token's account is suspended", "text/plain");
+          return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
         case "moved":
           res.writeHead(307, { location: "/moved", "content-length": 0 });
           return void res.end();

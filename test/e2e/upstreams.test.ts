@@ -52,6 +52,22 @@ function firstEvent(executionId: string, type: string, timeoutMs = 20_000): Prom
   });
 }
 
+/**
+ * Listens on `port` once it is free: the example upstream's wrangler session that had it may
+ * still be letting go of it when its process group has exited (polled, at most 10 s).
+ */
+async function listenWhenFree(server: Server, port: number): Promise<void> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+      server.once("error", resolve);
+      server.listen(port, "127.0.0.1", () => (server.removeListener("error", resolve), resolve(undefined)));
+    });
+    if (!error) return;
+    if (error.code !== "EADDRINUSE" || Date.now() > deadline) throw error;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Polls until `test` holds, for at most 20 s by clock (each poll one observable read). */
 async function until<T>(read: () => Promise<T>, test: (v: T) => boolean, what: string): Promise<T> {
   for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
@@ -176,7 +192,7 @@ describe("the example upstream, registered in development over a service binding
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ upstream: "example", stored: true });
     expect(JSON.stringify(put.body)).not.toContain(token);
-    expect((await call("GET", "/v1/upstreams/example/credential", undefined, bearer(mine))).body).toMatchObject({ stored: true });
+    expect((await call("GET", "/v1/upstreams/example/credential", undefined, bearer(mine))).body).toMatchObject({ stored: true, usable: true });
     expect((await call("GET", "/v1/upstreams/example/credential", undefined, bearer(other))).body).toMatchObject({ stored: false });
 
     expect(await whoami(mine)).toBe(sha256(token));
@@ -330,7 +346,7 @@ describe("an upstream that misbehaves", () => {
 
   beforeAll(async () => {
     elsewhere = createServer((_req, res) => (elsewhereHits++, res.writeHead(404).end()));
-    await new Promise<void>((resolve, reject) => (elsewhere!.once("error", reject), elsewhere!.listen(upstreamPort, "127.0.0.1", resolve)));
+    await listenWhenFree(elsewhere, upstreamPort);
     faulty = await startFaultyUpstream(inject("upstreamPorts")[1], `http://127.0.0.1:${upstreamPort}/mcp`);
     const res = await asAdmin("POST", "/v1/admin/upstreams", { name, url: faulty.url, trust: "community", prefix: `${name}.`, tools: ["*"], defaults: { latency_class: "fast", effects: "read", idempotent: false } });
     expect(res.status).toBe(201);
@@ -356,6 +372,15 @@ describe("an upstream that misbehaves", () => {
     expect((await execute({ tool: "example.echo", input: { text: "still here" } })).body).toMatchObject({ status: "succeeded" });
   });
 
+  it("refuses invalid params as the caller's invalid_input, which does not count against the upstream", async () => {
+    for (let i = 0; i < 6; i++) {
+      const res = await execute({ tool: tool("invalid_params"), input: {} });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ status: "failed", error: { code: "invalid_input", details: { upstream_code: -32602 } } });
+    }
+    expect((await call("GET", `/v1/tools/${tool("invalid_params")}`)).body.versions[0].providers[0]).toMatchObject({ alive: true, breaker: "closed" });
+  });
+
   it("times out a slow upstream within the caller's budget and closes its request", async () => {
     const res = await execute({ tool: tool("slow"), input: {}, limits: { timeout_ms: 300 } });
     expect(res.status).toBe(504);
@@ -372,6 +397,58 @@ describe("an upstream that misbehaves", () => {
     expect((await execute({ tool: tool("moved"), input: {} })).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
   });
 
+});
+
+describe("an upstream that takes tenants' own tokens", () => {
+  let faulty: FaultyUpstream | undefined;
+  const name = `gated-${randomUUID().slice(0, 8)}`;
+  const tool = `${name}.gated`;
+  const register = async (path: string) => {
+    const res = await asAdmin("POST", "/v1/admin/upstreams", { name, url: faulty!.url.replace(/\/mcp$/, path), trust: "community", prefix: `${name}.`, tools: ["gated"], tenant_credentials: true, defaults: { latency_class: "fast", effects: "read", idempotent: false } });
+    expect(res.status).toBe(201);
+    expect(res.body.status.served).toEqual([tool]);
+  };
+  const gated = (key: string) => call("POST", "/v1/executions", { tool, input: {} }, bearer(key));
+  const refusedByUpstream = { status: "failed", error: { code: "tool_error", details: { tool_code: "upstream_refused", http_status: 503 } } };
+
+  beforeAll(async () => {
+    faulty = await startFaultyUpstream(inject("upstreamPorts")[1]);
+    await register("/mcp");
+  });
+  afterAll(async () => {
+    await asAdmin("DELETE", `/v1/admin/upstreams/${name}`);
+    await faulty?.close();
+  });
+
+  it("fails one tenant's calls with its refused token and keeps the upstream alive and closed for another", async () => {
+    const [mine, other] = [await newKey(), await newKey()];
+    const before = faulty!.calls.get("gated") ?? 0;
+    expect((await call("PUT", `/v1/upstreams/${name}/credential`, { token: `refused-${randomUUID()}` }, bearer(mine))).status).toBe(200);
+    // More than enough for the old rules: three would have marked it dead, five opened its breaker.
+    for (let i = 0; i < 7; i++) {
+      const res = await gated(mine);
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject(refusedByUpstream);
+    }
+    expect((await call("GET", `/v1/tools/${tool}`)).body.versions[0].providers[0]).toMatchObject({ alive: true, breaker: "closed" });
+    expect((await gated(other)).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
+    // Every call reached the upstream: none was skipped as dead or behind an open breaker.
+    expect(faulty!.calls.get("gated")).toBe(before + 8);
+  });
+
+  it("voids a stored token when the name is registered again at another address, until it is stored again", async () => {
+    const mine = await newKey();
+    expect((await call("PUT", `/v1/upstreams/${name}/credential`, { token: `refused-${randomUUID()}` }, bearer(mine))).status).toBe(200);
+    expect((await gated(mine)).body).toMatchObject(refusedByUpstream);
+    expect((await asAdmin("DELETE", `/v1/admin/upstreams/${name}`)).status).toBe(200);
+    await register("/elsewhere/mcp");
+    // The token was given for the server at the old address: the new one is called without it.
+    expect((await call("GET", `/v1/upstreams/${name}/credential`, undefined, bearer(mine))).body).toMatchObject({ stored: true, usable: false });
+    expect((await gated(mine)).body).toMatchObject({ status: "succeeded", output: { count: 1 } });
+    expect((await call("PUT", `/v1/upstreams/${name}/credential`, { token: `refused-${randomUUID()}` }, bearer(mine))).status).toBe(200);
+    expect((await call("GET", `/v1/upstreams/${name}/credential`, undefined, bearer(mine))).body).toMatchObject({ stored: true, usable: true });
+    expect((await gated(mine)).body).toMatchObject(refusedByUpstream);
+  });
 });
 
 // Its own upstream: stopping it kills it for good, so it cannot share one with the tests above,

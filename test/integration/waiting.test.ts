@@ -73,7 +73,7 @@ describe("waiting executions survive restarts", () => {
     const provider = `gate-test-${crypto.randomUUID()}`;
     // A provider of one call at a time, already busy: a permit held by someone else.
     const limited = (p: ExecutionPlan): ExecutionPlan => ({ ...p, limits: { ...p.limits, max_concurrent: 5 }, providers: [{ ...p.providers[0], provider, max_concurrency: 1 }] });
-    await gateOf(provider).acquire({ provider, permit_id: "busy:1", execution_id: "busy", limit: 1, lease_ms: 60_000, wait: false });
+    await gateOf(provider).acquire({ provider, permit_id: "busy:1", execution_id: "busy", tenant: "someone-else", limit: 1, lease_ms: 60_000, wait: false });
     const p = await plan(caller, { tool: "lab.echo", input: { waited: true } }, limited);
     expect(await start(p)).toMatchObject({ status: "scheduled" });
     expect((await view(caller, p.execution_id)).position).toBe(1);
@@ -87,6 +87,37 @@ describe("waiting executions survive restarts", () => {
     // Its permit went back when the call returned.
     for (let i = 0; i < 100 && (await gateOf(provider).load()).in_flight > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await gateOf(provider).load()).toEqual({ in_flight: 0, waiting: 0 });
+  });
+
+  it("gives the next permit to tenant B's call while tenant A, holding permits, has ten calls waiting", async () => {
+    const [a, b] = [newCaller(), newCaller()];
+    const provider = `gate-fair-${crypto.randomUUID()}`;
+    const limited = (p: ExecutionPlan): ExecutionPlan => ({ ...p, limits: { ...p.limits, max_concurrent: 20 }, providers: [{ ...p.providers[0], provider, max_concurrency: 2 }] });
+    // Tenant A holds both permits of a provider of two calls at a time.
+    for (const id of ["a-busy-1", "a-busy-2"]) {
+      expect(await gateOf(provider).acquire({ provider, permit_id: `${id}:1`, execution_id: id, tenant: a.tenant, limit: 2, lease_ms: 60_000, wait: false })).toEqual({ ok: true });
+    }
+    const waitingA: ExecutionPlan[] = [];
+    for (let i = 0; i < 10; i++) {
+      const p = await plan(a, { tool: "lab.echo", input: { i } }, limited);
+      expect(await start(p)).toMatchObject({ status: "scheduled" });
+      waitingA.push(p);
+    }
+    const bCall = await plan(b, { tool: "lab.long", input: { ms: 5_000 } }, limited);
+    expect(await start(bCall)).toMatchObject({ status: "scheduled" });
+    // B holds nothing and A holds two: B is first in line, though A came first ten times.
+    expect((await view(b, bCall.execution_id)).position).toBe(1);
+    expect((await view(a, waitingA[0].execution_id)).position).toBe(2);
+
+    await gateOf(provider).release("a-busy-1:1");
+    await until(b, bCall.execution_id, (v) => v.status === "running", "tenant B's call running on the freed permit");
+    // Both permits are out (A's one, B's one): all ten of A's calls still wait, in their order.
+    for (const [i, p] of waitingA.entries()) expect(await view(a, p.execution_id)).toMatchObject({ status: "scheduled", position: i + 1 });
+    expect(await gateOf(provider).load()).toEqual({ in_flight: 2, waiting: 10 });
+
+    for (const p of waitingA) await objectStub(env, p.execution_id).cancel(a.tenant, 0);
+    await objectStub(env, bCall.execution_id).cancel(b.tenant, 0);
+    await gateOf(provider).release("a-busy-2:1");
   });
 
   it("keeps a call awaiting approval across a restart; approved, it runs", async () => {

@@ -1,12 +1,20 @@
 /**
- * A provider's capacity (issue 15), pure: never more permits out than max_concurrency, first
- * come first served among those that wait, the queue before anyone who will not wait, leases
- * that come back by themselves, and a restart that keeps permits and order.
+ * A provider's capacity, pure: never more permits out than max_concurrency, a line fair between
+ * tenants (first come first served within one), each tenant's share of the line, the line
+ * before anyone who will not wait, leases that come back by themselves, and a restart that
+ * keeps permits and order.
  */
 import { describe, expect, it } from "vitest";
-import { ProviderCapacity } from "../../src/policy/provider-capacity.ts";
+import { MIN_TENANT_SLOTS, ProviderCapacity, QUEUE_SLOTS, tenantShare } from "../../src/policy/provider-capacity.ts";
 
-const ask = (id: string, o: { wait?: boolean; limit?: number; lease_ms?: number } = {}) => ({ permit_id: `${id}:1`, execution_id: id, limit: o.limit ?? 1, lease_ms: o.lease_ms ?? 60_000, wait: o.wait ?? true });
+const ask = (id: string, o: { wait?: boolean; limit?: number; lease_ms?: number; tenant?: string } = {}) => ({
+  permit_id: `${id}:1`,
+  execution_id: id,
+  tenant: o.tenant ?? "t",
+  limit: o.limit ?? 1,
+  lease_ms: o.lease_ms ?? 60_000,
+  wait: o.wait ?? true,
+});
 
 describe("ProviderCapacity", () => {
   it("never has more permits out than its limit, under any interleaving of 20 callers", () => {
@@ -82,5 +90,50 @@ describe("ProviderCapacity", () => {
     expect(after.acquire(ask("d", { wait: false }), 1)).toEqual({ ok: false });
     after.release("a:1", 2);
     expect(after.takeGrants().map((g) => g.execution_id)).toEqual(["b"]);
+  });
+
+  it("hands a freed permit to the waiting tenant holding fewest, though another tenant waits with ten calls", () => {
+    const gate = new ProviderCapacity();
+    expect(gate.acquire(ask("a0", { tenant: "A", limit: 2 }), 0)).toEqual({ ok: true });
+    expect(gate.acquire(ask("a1", { tenant: "A", limit: 2 }), 0)).toEqual({ ok: true });
+    for (let i = 2; i < 12; i++) gate.acquire(ask(`a${i}`, { tenant: "A", limit: 2 }), 0);
+    expect(gate.acquire(ask("b0", { tenant: "B", limit: 2 }), 0)).toEqual({ ok: false, position: 1 });
+    expect(gate.position("a2")).toBe(2);
+    gate.release("a0:1", 1);
+    expect(gate.takeGrants().map((g) => g.execution_id)).toEqual(["b0"]);
+    expect(gate.position("a2")).toBe(1);
+  });
+
+  it("takes turns between tenants when one permit at a time comes free", () => {
+    const gate = new ProviderCapacity();
+    gate.acquire(ask("x", { tenant: "C" }), 0);
+    for (let i = 0; i < 3; i++) gate.acquire(ask(`a${i}`, { tenant: "A" }), 0);
+    for (let i = 0; i < 3; i++) gate.acquire(ask(`b${i}`, { tenant: "B" }), 0);
+    const order: string[] = [];
+    let holder = "x";
+    for (let t = 1; t <= 6; t++) {
+      gate.release(`${holder}:1`, t);
+      holder = gate.takeGrants()[0].execution_id;
+      order.push(holder);
+    }
+    // A came first, then each freed permit alternates: B is never behind more than one of A's.
+    expect(order).toEqual(["a0", "b0", "a1", "b1", "a2", "b2"]);
+  });
+
+  it("caps one tenant's places in line at its share, and shares the line as tenants arrive", () => {
+    expect(tenantShare(1)).toBe(QUEUE_SLOTS);
+    expect(tenantShare(2)).toBe(QUEUE_SLOTS / 2);
+    expect(tenantShare(1_000)).toBe(MIN_TENANT_SLOTS);
+    const gate = new ProviderCapacity();
+    gate.acquire(ask("held", { tenant: "A" }), 0);
+    for (let i = 0; i < QUEUE_SLOTS; i++) expect(gate.acquire(ask(`a${i}`, { tenant: "A" }), 0).ok).toBe(false);
+    expect(gate.acquire(ask("a-over", { tenant: "A" }), 0)).toEqual({ ok: false, reason: "queue_share", limit: QUEUE_SLOTS });
+    // B still gets a place, and goes first when the permit comes free (A holds the one out).
+    expect(gate.acquire(ask("b0", { tenant: "B" }), 0)).toEqual({ ok: false, position: 1 });
+    // A, past its share of two, takes no more places; it keeps the ones it has.
+    expect(gate.acquire(ask("a-more", { tenant: "A" }), 0)).toEqual({ ok: false, reason: "queue_share", limit: QUEUE_SLOTS / 2 });
+    expect(gate.waiting).toBe(QUEUE_SLOTS + 1);
+    gate.release("held:1", 1);
+    expect(gate.takeGrants().map((g) => g.execution_id)).toEqual(["b0"]);
   });
 });
