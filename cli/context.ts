@@ -13,8 +13,11 @@ export interface Cli {
   /** The runtime's URL and the key (cli/api.ts uses them for what the client has no method for). */
   conn: Connection & { key: string };
   flags: Flags;
+  /** Both strip control sequences from what they carry (cli/terminal-text.ts). */
   stdout: Out;
   stderr: Out;
+  /** stderr as it is, for the progress bar's own control codes. */
+  terminal: Out;
   /** Runs `handler` on each Ctrl-C until the returned function is called. */
   onInterrupt(handler: () => void): () => void;
 }

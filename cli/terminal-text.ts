@@ -33,3 +33,17 @@ const CONTROL = new RegExp(
 export function stripControl(text: string): string {
   return text.replace(CONTROL, "");
 }
+
+/** JSON text with C1 controls escaped (`\u0080`…): JSON.stringify escapes C0 but leaves C1 raw. */
+export function escapeC1(json: string): string {
+  return json.replace(/[\u0080-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * An output stream that never carries a control sequence trt did not write itself: human text
+ * is stripped, JSON (`json()` true) has its C1 controls escaped. The progress bar draws on the
+ * raw stream, since its control codes are trt's own.
+ */
+export function terminalSafe<T extends { write(text: string): unknown; isTTY?: boolean }>(out: T, json: () => boolean): { write(text: string): unknown; isTTY?: boolean } {
+  return { write: (text: string) => out.write(json() ? escapeC1(text) : stripControl(text)), isTTY: out.isTTY };
+}

@@ -15,10 +15,11 @@ import { upstreamsAdd, upstreamsApprove, upstreamsList, upstreamsRefresh, upstre
 import { approvals, approve, cancel, get, reject, watch } from "./commands/watch.ts";
 import { completionScript } from "./completion.ts";
 import { resolveConnection } from "./connection.ts";
-import type { Cli } from "./context.ts";
+import type { Cli, Out } from "./context.ts";
 import { EXIT, exitCodeOfError, UsageError } from "./exit-codes.ts";
 import { commandUsage, generalUsage } from "./help.ts";
 import { renderError } from "./render.ts";
+import { terminalSafe } from "./terminal-text.ts";
 import { cliVersion } from "./version.ts";
 
 /** The commands that talk to the runtime with an API key. */
@@ -53,14 +54,17 @@ const PROFILE: Record<string, (cli: ProfileCli, args: string[]) => Promise<numbe
 
 async function main(argv: string[]): Promise<number> {
   let json = argv.includes("--json") || argv.some((a, i) => a === "--output=json" || ((a === "--output" || a === "-o") && argv[i + 1] === "json"));
-  const warn = (line: string) => process.stderr.write(`${line}\n`);
+  // Provider and server text reaches a terminal: nothing in it may drive the terminal.
+  const stdout = terminalSafe(process.stdout, () => json);
+  const stderr = terminalSafe(process.stderr, () => false);
+  const warn = (line: string) => stderr.write(`${line}\n`);
   try {
     const { command, args, flags } = parseCommandLine(argv);
     json = flags.json;
     if (command === "version") return print(`${cliVersion()}\n`);
     if (command === "help") return print(args.length ? commandUsage(args) : generalUsage());
     if (command === "completion") return print(completionScript(args[0]));
-    const io = { flags, env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+    const io = { flags, env: process.env, stdin: process.stdin, stdout, stderr };
     if (command in PROFILE) return await PROFILE[command](io, args);
     const conn = resolveConnection(flags, process.env, warn);
     // The bootstrap's credential is the deployment's BOOTSTRAP_TOKEN, not an API key.
@@ -71,8 +75,9 @@ async function main(argv: string[]): Promise<number> {
       client: createClient({ baseUrl: conn.url, apiKey: key }),
       conn: { ...conn, key },
       flags,
-      stdout: process.stdout,
-      stderr: process.stderr,
+      stdout,
+      stderr,
+      terminal: process.stderr,
       onInterrupt(handler) {
         process.on("SIGINT", handler);
         return () => process.off("SIGINT", handler);
@@ -80,7 +85,7 @@ async function main(argv: string[]): Promise<number> {
     };
     return await WITH_KEY[command](cli, args);
   } catch (err) {
-    return report(err, json);
+    return report(err, json, stdout, stderr);
   }
 }
 
@@ -89,21 +94,21 @@ function print(text: string): number {
   return EXIT.ok;
 }
 
-function report(err: unknown, json: boolean): number {
+function report(err: unknown, json: boolean, stdout: Out, stderr: Out): number {
   const code = exitCodeOfError(err);
   if (err instanceof UsageError) {
     // One line naming the problem (with its hint); nothing was sent.
-    process.stderr.write(`trt: ${err.message}\n`);
+    stderr.write(`trt: ${err.message}\n`);
     return code;
   }
   const e = err as { code?: unknown; status?: unknown; message?: string; details?: unknown; execution?: unknown };
   if (typeof e?.code === "string" && typeof e.status === "number") {
-    if (json) process.stdout.write(`${JSON.stringify(e.execution ?? { error: { code: e.code, message: e.message, status: e.status, details: e.details } }, null, 2)}\n`);
-    if (err instanceof ToolRuntimeError) process.stderr.write(renderError(err));
-    else process.stderr.write(`trt: ${e.message} (${e.code}${e.status ? `, HTTP ${e.status}` : ""})\n${hint(e.status)}`);
+    if (json) stdout.write(`${JSON.stringify(e.execution ?? { error: { code: e.code, message: e.message, status: e.status, details: e.details } }, null, 2)}\n`);
+    if (err instanceof ToolRuntimeError) stderr.write(renderError(err));
+    else stderr.write(`trt: ${e.message} (${e.code}${e.status ? `, HTTP ${e.status}` : ""})\n${hint(e.status)}`);
     return code;
   }
-  process.stderr.write(`trt: ${(err as Error)?.stack ?? String(err)}\n`);
+  stderr.write(`trt: ${(err as Error)?.stack ?? String(err)}\n`);
   return code;
 }
 

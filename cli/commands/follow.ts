@@ -14,7 +14,7 @@ export interface FollowResult {
 }
 
 export async function follow(cli: Cli, events: AsyncIterable<StreamEvent>, o: { show: boolean }): Promise<FollowResult> {
-  const bar = new ProgressBar(cli.stderr);
+  const bar = new ProgressBar(cli.terminal);
   for await (const event of events) {
     const fraction = event.type === "progress" ? progressFraction(event.data) : null;
     if (fraction !== null && !cli.flags.json) bar.update(fraction, typeof event.data?.remaining === "number" ? `${event.data.remaining} to go` : "");

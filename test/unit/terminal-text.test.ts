@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stripControl } from "../../cli/terminal-text.ts";
+import { escapeC1, stripControl, terminalSafe } from "../../cli/terminal-text.ts";
 
 const ESC = "\x1b";
 
@@ -62,5 +62,28 @@ describe("stripControl", () => {
       const text = Array.from({ length: 40 }, () => String.fromCharCode(next() % 0xa0)).join("");
       expect(stripControl(text)).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
     }
+  });
+});
+
+describe("terminalSafe", () => {
+  const sink = () => {
+    const written: string[] = [];
+    return { written, out: { write: (t: string) => written.push(t), isTTY: true } };
+  };
+
+  it("strips what human output carries, and keeps the stream's isTTY", () => {
+    const { written, out } = sink();
+    const safe = terminalSafe(out, () => false);
+    safe.write(`tool said ${ESC}[2J${ESC}]0;pwned\x07hello\r\n`);
+    expect(written).toEqual(["tool said hello\n"]);
+    expect(safe.isTTY).toBe(true);
+  });
+
+  it("escapes C1 in JSON output, which JSON.stringify leaves raw, and keeps it valid JSON", () => {
+    const { written, out } = sink();
+    terminalSafe(out, () => true).write(JSON.stringify({ text: "a\x9b31mb" }));
+    expect(written[0]).toBe('{"text":"a\\u009b31mb"}');
+    expect(JSON.parse(written[0])).toEqual({ text: "a\x9b31mb" });
+    expect(escapeC1("plain")).toBe("plain");
   });
 });
