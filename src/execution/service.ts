@@ -203,7 +203,7 @@ function requireApprover(caller: Caller): void {
 const LIVE = new Set(["awaiting_approval", "queued", "scheduled", "running"]);
 
 async function runFast(ctx: CallContext, request: ExecutionRequest): Promise<Outcome<CallAnswer>> {
-  const executionId = newEdgeExecutionId(ctx.acceptedAt);
+  const executionId = newEdgeExecutionId(ctx.env, ctx.acceptedAt);
   const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
   // Held by waitUntil too: a sync caller that goes away does not stop its execution.
   const running = runAtEdge(ctx.env, plan, ctx.waitUntil, { canWait: mayWait(plan, Date.now()) });
