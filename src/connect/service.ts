@@ -37,6 +37,7 @@ import { cappedBody, readBody, refuseDeclaredLength } from "../codec/request-bod
 import { loadConfig } from "../config.ts";
 import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
 import { limitsFor } from "../policy/limits.ts";
+import { chargeRequests } from "../policy/request-rate.ts";
 import { CONNECT_PATH_PREFIX } from "./path.ts";
 
 export { CONNECT_PATH_PREFIX };
@@ -90,6 +91,8 @@ function executionMessage(view: ExecutionView) {
 }
 
 /** The caller, set by the request gate before the body is read. */
+/** The methods that are calls: admission charges them, not the gate. */
+const CALLS = new Set(["Invoke", "InvokeStream"]);
 const CALLER = createContextKey<Caller | undefined>(undefined, { description: "the authenticated caller" });
 
 function callerOf(ctx: HandlerContext): Caller {
@@ -102,13 +105,15 @@ function callerOf(ctx: HandlerContext): Caller {
  * Runs before the library reads any of the body: the credential (the refusal REST would give),
  * then a declared length over the caller's payload limit.
  */
-async function gate(env: Env, ctx: HandlerContext): Promise<void> {
+async function gate(env: Env, ctx: HandlerContext, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
   try {
     // serveConnect has authenticated a caller whose credential holds; anyone else is refused here.
     const caller = ctx.values.get(CALLER) ?? (await authenticate(env, { url: ctx.url, headers: ctx.requestHeader }));
     const config = loadConfig(env);
     refuseDeclaredLength(ctx.requestHeader, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
     ctx.values.set(CALLER, caller);
+    // One of the tenant's tokens per request; a call's is taken by its admission (src/policy/request-rate.ts).
+    if (!CALLS.has(ctx.method.name)) await chargeRequests(env, caller, waitUntil);
   } catch (err) {
     if (err instanceof RuntimeError) throw refusalError(err.toBody());
     throw err;
@@ -175,7 +180,7 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
     grpc: false,
     grpcWeb: true,
     connect: true,
-    requestGate: (ctx) => gate(env, ctx),
+    requestGate: (ctx) => gate(env, ctx, waitUntil),
     readMaxBytes: loadConfig(env).maxRequestBytes,
     // google.protobuf.Value nests two messages per level (Value, then Struct or ListValue): room
     // for every input REST accepts (MAX_INPUT_DEPTH levels), not the library's default of 100.
