@@ -93,6 +93,7 @@ function executionMessage(view: ExecutionView) {
 /** The caller, set by the request gate before the body is read. */
 /** The methods that are calls: admission charges them, not the gate. */
 const CALLS = new Set(["Invoke", "InvokeStream"]);
+const AUTH_FAILURE = createContextKey<RuntimeError | undefined>(undefined, { description: "the credential's refusal, when it failed" });
 const CALLER = createContextKey<Caller | undefined>(undefined, { description: "the authenticated caller" });
 
 function callerOf(ctx: HandlerContext): Caller {
@@ -108,6 +109,9 @@ function callerOf(ctx: HandlerContext): Caller {
 async function gate(env: Env, ctx: HandlerContext, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
   try {
     // serveConnect has authenticated a caller whose credential holds; anyone else is refused here.
+    // A credential serveConnect saw fail was counted there (src/auth/auth-limiter.ts): its refusal, not a second try.
+    const failed = ctx.values.get(AUTH_FAILURE);
+    if (failed) throw failed;
     const caller = ctx.values.get(CALLER) ?? (await authenticate(env, { url: ctx.url, headers: ctx.requestHeader }));
     const config = loadConfig(env);
     refuseDeclaredLength(ctx.requestHeader, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
@@ -243,13 +247,18 @@ export async function serveConnect(request: Request, env: Env, waitUntil: (p: Pr
   const takesInput = path.endsWith("/Invoke") || path.endsWith("/InvokeStream");
   // The credential first, before any byte of the body is read (src/codec/request-body.ts): a
   // request without one goes straight to the library, whose gate refuses it unread.
-  const caller = await authenticate(env, request).catch(() => undefined);
+  let failure: RuntimeError | undefined;
+  const caller = await authenticate(env, request).catch((err: unknown) => {
+    if (!(err instanceof RuntimeError)) throw err;
+    failure = err;
+    return undefined;
+  });
   const config = loadConfig(env);
   const max = caller ? Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes) : config.maxRequestBytes;
   const { request: checked, refusal } = takesInput && caller ? await checkJsonInput(request, max) : { request, refusal: undefined };
   // The body the library reads is cut off past the limit, with the refusal REST would give.
   const capped = checked.body ? new Request(checked, { body: cappedBody(checked.body, max, (err) => refusalError(err.toBody())) }) : checked;
-  const universal = { ...universalServerRequestFromFetch(capped, {}), contextValues: createContextValues().set(INPUT_REFUSAL, refusal).set(CALLER, caller) };
+  const universal = { ...universalServerRequestFromFetch(capped, {}), contextValues: createContextValues().set(INPUT_REFUSAL, refusal).set(CALLER, caller).set(AUTH_FAILURE, failure) };
   return parseFailureAsInvalid(universalServerResponseToFetch(await handler(universal)));
 }
 

@@ -58,6 +58,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     caller = await authenticate(env, request);
   } catch (err) {
     if (!(err instanceof RuntimeError)) throw err;
+    if (err.code === "rate_limited") return jsonRpcError(429, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "Retry-After": retryAfterSeconds(err) });
     return jsonRpcError(401, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "WWW-Authenticate": unauthorizedChallenge(env, request.url) });
   }
 
@@ -78,8 +79,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     await chargeRequests(env, caller, waitUntil, (Array.isArray(body) ? body : [body]).filter((m) => !isToolCall(m)).length);
   } catch (err) {
     if (!(err instanceof RuntimeError)) throw err;
-    const retryAfter = Number(err.details?.retry_after_ms ?? 1_000);
-    return jsonRpcError(err.status, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "Retry-After": String(Math.max(1, Math.ceil(retryAfter / 1000))) });
+    return jsonRpcError(err.status, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "Retry-After": retryAfterSeconds(err) });
   }
   const session = request.headers.get("mcp-session-id");
   const scope: McpScope = {
@@ -129,6 +129,11 @@ function cancelSessionCall(scope: McpScope, requestId: string | number): void {
   if (!key) return;
   const executionId = keyedObjectId(scope.env, scope.caller.tenant, key);
   scope.waitUntil(cancel(callContext(scope), executionId, undefined).catch(() => {}));
+}
+
+/** A refusal's Retry-After, in whole seconds. */
+function retryAfterSeconds(err: RuntimeError): string {
+  return String(Math.max(1, Math.ceil(Number(err.details?.retry_after_ms ?? 1_000) / 1000)));
 }
 
 function isToolCall(message: unknown): boolean {

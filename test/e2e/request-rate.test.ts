@@ -75,3 +75,28 @@ describe("the tenant's rate counts every request", () => {
     }
   });
 });
+
+describe("failed credentials per client address", () => {
+  /** A loopback address of its own (a local stack refuses any other), never the suite's 127.0.0.1. */
+  const address = () => `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
+
+  it("refuses an address with 429 and Retry-After once its failures pass the limit, even with a good key, while another address is served", async () => {
+    const flooder = address();
+    const key = await limitedKey();
+    let first429 = -1;
+    // AUTH_LIMITER allows 30 failures in a 10 s window (wrangler.jsonc): the flood stops at its
+    // first refusal, which comes by the 91st failure however the windows fall in 30 s.
+    for (let i = 0; i < 91 && first429 < 0; i++) {
+      const r = await call("GET", "/v1/tools", undefined, { authorization: `Bearer trt_not_a_key_${i}`, "cf-connecting-ip": flooder });
+      if (r.status === 429) first429 = i;
+      else expect(r.status).toBe(401);
+    }
+    expect(first429).toBeGreaterThanOrEqual(30);
+    const refused = await call("GET", "/v1/tools", undefined, { ...bearer(key), "cf-connecting-ip": flooder });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: "rate_limited", details: { reason: "auth_failures" } });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const elsewhere = await call("GET", "/v1/tools", undefined, { ...bearer(key), "cf-connecting-ip": address() });
+    expect(elsewhere.status).toBe(200);
+  });
+});
