@@ -1,7 +1,7 @@
 /**
  * What level 2 does when the intent verifier fails or does not answer within VERIFY_TIMEOUT_MS,
  * chosen by the operator per effect (VERIFIER_FAILURE_POLICY, JSON): `skip` lets levels 1 and
- * 3 decide alone (AIOS §5.3 "best-effort", the default for every effect), `refuse` refuses the
+ * 3 decide alone (level 2 is best-effort; the default for every effect), `refuse` refuses the
  * call (`overloaded`, retryable). A missing INTENT_VERIFIER binding is the operator's choice
  * of no level 2 at all, not a failure: it skips whatever the policy says.
  *
