@@ -32,7 +32,7 @@ export interface PendingDefinitionChange {
 }
 
 export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, now: number, upstreamChanges: PendingDefinitionChange[] = []): Promise<string> {
-  const [counts, buckets, totals, refusals, deadLetters, trimmed, oldest, unverified] = await db.batch<Record<string, unknown>>([
+  const [counts, buckets, totals, refusals, deadLetters, trimmed, oldest] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code"),
     db.prepare("SELECT tool, provider, le, n FROM latency_buckets ORDER BY tool, provider, le"),
     db.prepare("SELECT tool, provider, count, sum_s FROM latency_totals ORDER BY tool, provider"),
@@ -40,8 +40,16 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
     db.prepare("SELECT kind, outcome, n FROM dead_letters ORDER BY kind, outcome"),
     db.prepare("SELECT tbl, n FROM audit_trimmed ORDER BY tbl"),
     db.prepare("SELECT MIN(ended_at) AS ended_at FROM executions"),
-    db.prepare("SELECT effect, reason, action, n FROM intent_unverified ORDER BY effect, reason, action"),
   ]);
+  // Migration 0002's table, read on its own: a database still at 0001 (readiness says it is not
+  // migrated) shows these counters empty rather than no metrics at all.
+  const unverified = await db
+    .prepare("SELECT effect, reason, action, n FROM intent_unverified ORDER BY effect, reason, action")
+    .all<Record<string, unknown>>()
+    .catch((err: unknown) => {
+      if (/no such table/.test(String(err))) return { results: [] as Record<string, unknown>[] };
+      throw err;
+    });
   const out: string[] = [];
   const family = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
 

@@ -3,7 +3,7 @@
  * (blocking) for tools whose effects are write, delete or send; asynchronous for read-only
  * tools ("logged, verified in background"); skipped when no verifier is bound. When the bound
  * verifier fails or is late, the operator's VERIFIER_FAILURE_POLICY decides per effect: skip
- * (levels 1 and 3 decide, AIOS: "best-effort"; the default) or refuse the call
+ * (levels 1 and 3 decide: level 2 is best-effort; the default) or refuse the call
  * (src/pipeline/verifier-policy.ts). Either way the event is counted for /metrics
  * (`tool_runtime_intent_skipped_total` / `_refused_total`, through the audit queue).
  *
