@@ -23,7 +23,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { PendingApproval } from "../src/contract.ts";
 import { objectStub } from "../src/execution/ids.ts";
-import { TenantLedger, type AdmitRequest, type Admission, type LeaseGrant, type LeaseRequest, type LiveExecution, type QueuedExecution } from "../src/policy/ledger.ts";
+import { TenantLedger, type AdmitRequest, type Admission, type LeaseGrant, type LeaseRequest, type LiveExecution, type QueuedExecution, type Refusal, type RequestLeaseRequest } from "../src/policy/ledger.ts";
 import type { TenantLimits } from "../src/policy/limits.ts";
 
 /** How soon an undelivered grant is tried again, and how often a waiting queue is looked at. */
@@ -76,6 +76,11 @@ export class TenantObject extends DurableObject<Env> {
     const p = this.#ledger.position(executionId, Date.now());
     await this.#afterChange();
     return p ?? null;
+  }
+
+  /** An edge isolate's tokens for requests that are not calls (src/policy/request-rate.ts). */
+  async leaseRequests(request: RequestLeaseRequest): Promise<{ ok: true; tokens: number } | Refusal> {
+    return this.#ledger.leaseRequests(request, Date.now());
   }
 
   /** An edge isolate's lease of tokens and slots for the fast path. */

@@ -19,8 +19,12 @@ import { MCP_PATH, METADATA_PATH, protectedResourceMetadata } from "./mcp/resour
 import { allowedMethods } from "./routes/allowed-methods.ts";
 import { localOnly } from "./auth/local-only.ts";
 import { bootstrap, BOOTSTRAP_PATH } from "./routes/bootstrap.ts";
+import { chargeRequests } from "./policy/request-rate.ts";
 
 export const app = new Hono<AppEnv>();
+
+/** The route that takes calls (and dry runs): charged by admission or by the service, not per request. */
+const CALL_PATH = /^\/v1\/executions\/?$/;
 
 // A local development stack answers this machine only: no DNS-rebinding page, no other host
 // (src/auth/local-only.ts). Nothing in a deployment (LOCAL_DEVELOPMENT is never set there).
@@ -41,6 +45,8 @@ app.get("/", (c) => c.redirect("/console/", 302));
 /** Prometheus scrape endpoint: operators' credential (scrapers send it as a bearer token). */
 app.get("/metrics", async (c) => {
   const caller = await authenticate(c.env, c.req.raw);
+  c.set("caller", caller);
+  await chargeRequests(c.env, caller, (p) => c.executionCtx.waitUntil(p));
   if (caller.role !== "admin") throw new RuntimeError("forbidden", "/metrics is for operators", { reason: "admin role required" });
   if (!c.env.AUDIT_DB) throw new RuntimeError("internal", "no AUDIT_DB database is bound");
   const [snapshot, upstreamChanges] = await Promise.all([getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)), registryStub(c.env).upstreamChanges()]);
@@ -70,9 +76,12 @@ app.get("/v1/openapi.json", async (c) => c.json((await import("./openapi.ts")).o
 app.post(BOOTSTRAP_PATH, bootstrap);
 
 // Everything under /v1 needs a credential (the operations endpoints above do not), checked
-// before any of the body is read (src/codec/request-body.ts).
+// before any of the body is read (src/codec/request-body.ts); then the request takes one of its
+// tenant's tokens, except a call, which its admission charges (src/policy/request-rate.ts).
 app.use("/v1/*", async (c, next) => {
-  c.set("caller", await authenticate(c.env, c.req.raw));
+  const caller = await authenticate(c.env, c.req.raw);
+  c.set("caller", caller);
+  if (!(c.req.method === "POST" && CALL_PATH.test(c.req.path))) await chargeRequests(c.env, caller, (p) => c.executionCtx.waitUntil(p));
   await next();
 });
 app.route("/v1/tools", tools);

@@ -2,6 +2,7 @@
  * Deployment configuration, checked once per isolate when first read (STYLE.md 5), so a bad
  * wrangler.jsonc fails loudly on the first request instead of misbehaving on some later one.
  */
+import { parseVerifierFailurePolicy, type VerifierFailurePolicy } from "./pipeline/verifier-policy.ts";
 import type { JwtConfig } from "./auth/jwt.ts";
 import { parseJwtConfig } from "./auth/jwt-config.ts";
 import type { ProviderService } from "../providers/sdk/protocol.ts";
@@ -59,6 +60,8 @@ export interface RuntimeConfig {
   maxCancelGraceMs: number;
   /** The retry engine for idempotent tools (TRT-002 §11). */
   retry: RetryPolicy;
+  /** Per effect, what level 2 does when the intent verifier fails or is late (src/pipeline/verifier-policy.ts). */
+  verifierFailurePolicy: VerifierFailurePolicy;
   /** The one-time operator bootstrap's secret (BOOTSTRAP_TOKEN, src/routes/bootstrap.ts); absent: no bootstrap route. */
   bootstrapToken?: string;
 }
@@ -105,6 +108,9 @@ function readConfig(env: Env): RuntimeConfig {
     auditMaxExecutions: positiveInt("AUDIT_MAX_EXECUTIONS", env.AUDIT_MAX_EXECUTIONS, 6_000_000),
     cancelGraceMs: positiveInt("CANCEL_GRACE_MS", env.CANCEL_GRACE_MS, 5_000),
     maxCancelGraceMs: positiveInt("MAX_CANCEL_GRACE_MS", env.MAX_CANCEL_GRACE_MS, 30_000),
+    verifierFailurePolicy: guard("VERIFIER_FAILURE_POLICY", () =>
+      parseVerifierFailurePolicy(typeof env.VERIFIER_FAILURE_POLICY === "string" && env.VERIFIER_FAILURE_POLICY !== "" ? safeJson("VERIFIER_FAILURE_POLICY", env.VERIFIER_FAILURE_POLICY) : env.VERIFIER_FAILURE_POLICY),
+    ),
     retry: {
       max_attempts: positiveInt("RETRY_MAX_ATTEMPTS", env.RETRY_MAX_ATTEMPTS, DEFAULT_RETRY.max_attempts),
       base_ms: positiveInt("RETRY_BASE_MS", env.RETRY_BASE_MS, DEFAULT_RETRY.base_ms),

@@ -35,7 +35,8 @@ const describeStatus = (status: number) => codesByStatus.get(status)!.map((c) =>
 
 /** Every route may answer these: an unanswerable Accept, and a runtime fault. */
 const ALWAYS: ErrorCode[] = ["not_acceptable", "internal"];
-const CALLER: ErrorCode[] = [...ALWAYS, "unauthenticated"];
+/** Every authenticated request counts against its tenant's rate (src/policy/request-rate.ts). */
+const CALLER: ErrorCode[] = [...ALWAYS, "unauthenticated", "rate_limited"];
 const OPERATOR: ErrorCode[] = [...CALLER, "forbidden"];
 
 const usedErrorStatuses = new Set<number>();

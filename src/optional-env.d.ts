@@ -36,6 +36,8 @@ interface Env {
   JWT_OPERATOR_CLAIM?: string;
   /** Comma-separated values of JWT_OPERATOR_CLAIM that make an operator (a group, or a list of subjects). */
   JWT_OPERATOR_VALUES?: string;
+  /** Per effect, whether a failed or late intent verifier skips level 2 or refuses the call (JSON; src/pipeline/verifier-policy.ts). Absent: skip. */
+  VERIFIER_FAILURE_POLICY?: string | object;
   /** Which tenants' calls wait for a person's approval (JSON; src/policy/approvals.ts). Absent: none. */
   APPROVALS?: string | object;
   /**

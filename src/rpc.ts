@@ -18,6 +18,7 @@ import { RuntimeError } from "./errors.ts";
 import { traceFrom } from "./audit/trace.ts";
 import { approvals, cancel, decide, execute, get, type CallAnswer, type CallContext } from "./execution/service.ts";
 import { toolList } from "./registry/tool-views.ts";
+import { chargeRequests } from "./policy/request-rate.ts";
 import { sseStream } from "./stream/sse.ts";
 
 /** What the binding's `props` hold: the caller, as the operator configured it. */
@@ -74,35 +75,35 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
   }
 
   async getExecution(executionId: string): Promise<RpcResult<ExecutionView>> {
-    const caller = this.#caller();
+    const caller = await this.#charged();
     return caller.ok ? get({ env: this.env, caller: caller.value }, executionId) : caller;
   }
 
   async cancel(executionId: string, options: { grace_ms?: number } = {}): Promise<RpcResult<ExecutionView>> {
-    const caller = this.#caller();
+    const caller = await this.#charged();
     return caller.ok ? cancel({ env: this.env, caller: caller.value }, executionId, options?.grace_ms) : caller;
   }
 
   /** Issue 15 (approver role): let a call that awaits approval go on to run. */
   async approve(executionId: string, options: { reason?: string } = {}): Promise<RpcResult<ExecutionView>> {
-    const caller = this.#caller();
+    const caller = await this.#charged();
     return caller.ok ? decide({ env: this.env, caller: caller.value }, executionId, "approved", options?.reason) : caller;
   }
 
   /** Issue 15 (approver role): end a call that awaits approval without running it; a reason is required. */
   async reject(executionId: string, options: { reason?: string } = {}): Promise<RpcResult<ExecutionView>> {
-    const caller = this.#caller();
+    const caller = await this.#charged();
     return caller.ok ? decide({ env: this.env, caller: caller.value }, executionId, "rejected", options?.reason) : caller;
   }
 
   /** Issue 15 (approver role): the tenant's calls waiting for a person, oldest first. */
   async listApprovals(): Promise<RpcResult<{ approvals: PendingApproval[] }>> {
-    const caller = this.#caller();
+    const caller = await this.#charged();
     return caller.ok ? approvals({ env: this.env, caller: caller.value }) : caller;
   }
 
   async listTools(): Promise<RpcResult<{ name: string; active_version: string; versions: string[] }[]>> {
-    const caller = this.#caller();
+    const caller = await this.#charged();
     if (!caller.ok) return caller;
     const list = await toolList(this.env, caller.value, (p) => this.ctx.waitUntil(p));
     return list.ok ? { ok: true, value: list.value.tools.map((t) => ({ name: t.name, active_version: t.active_version, versions: t.versions })) } : list;
@@ -128,6 +129,19 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
     // An `input` left undefined is left out, as a REST body without one (`{}` when the schema takes it).
     const outcome = await execute(ctx, { ...envelope, tool, ...(input !== undefined ? { input } : {}), ...delivery });
     return outcome.ok ? shape(outcome.value) : outcome;
+  }
+
+  /** The caller, having taken one of its tenant's tokens for this request (src/policy/request-rate.ts); calls are charged by admission instead. */
+  async #charged(): Promise<Outcome<Caller>> {
+    const caller = this.#caller();
+    if (!caller.ok) return caller;
+    try {
+      await chargeRequests(this.env, caller.value, (p) => this.ctx.waitUntil(p));
+    } catch (err) {
+      if (err instanceof RuntimeError) return { ok: false, error: err.toBody() };
+      throw err;
+    }
+    return caller;
   }
 
   /** The identity in the binding's props; a binding without one is refused. */

@@ -152,6 +152,15 @@ export function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1P
             .bind(c.tenant, c.tool, c.reason, c.n),
         ),
       ];
+    case "intent_unverified":
+      return [
+        db.prepare("INSERT OR IGNORE INTO processed_messages (id) VALUES (?)").bind(m.id),
+        ...m.counts.map((c) =>
+          db
+            .prepare("INSERT INTO intent_unverified (effect, reason, action, n) SELECT ?, ?, ?, ? WHERE changes() = 1 ON CONFLICT (effect, reason, action) DO UPDATE SET n = n + excluded.n")
+            .bind(c.effect, c.reason, c.action, c.n),
+        ),
+      ];
     default:
       // A message of a kind this consumer does not know (an older or newer runtime): dropped, said.
       console.warn(JSON.stringify({ msg: "unknown audit message", kind: (m as { kind?: unknown }).kind }));

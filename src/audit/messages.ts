@@ -43,4 +43,9 @@ export type AuditMessage =
   /** Provider invocations' CPU reports (src/audit/tail.ts), kept until `expires_at` for the audit log and fast-path views. */
   | { kind: "usage"; reports: UsageReport[]; expires_at: number }
   /** Refusals at the edge (no execution exists), counted per isolate and sent in batches. */
-  | { kind: "refusals"; id: string; counts: { tenant: string; tool: string; reason: string; n: number }[] };
+  | { kind: "refusals"; id: string; counts: { tenant: string; tool: string; reason: string; n: number }[] }
+  /**
+   * Calls whose intent the verifier did not decide (it failed or was late), per effect, reason
+   * (`error`, `timeout`) and what the operator's VERIFIER_FAILURE_POLICY did (`skip`, `refuse`).
+   */
+  | { kind: "intent_unverified"; id: string; counts: { effect: string; reason: string; action: string; n: number }[] };

@@ -42,6 +42,15 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
     db.prepare("SELECT tbl, n FROM audit_trimmed ORDER BY tbl"),
     db.prepare("SELECT MIN(ended_at) AS ended_at FROM executions"),
   ]);
+  // Migration 0002's table, read on its own: a database still at 0001 (readiness says it is not
+  // migrated) shows these counters empty rather than no metrics at all.
+  const unverified = await db
+    .prepare("SELECT effect, reason, action, n FROM intent_unverified ORDER BY effect, reason, action")
+    .all<Record<string, unknown>>()
+    .catch((err: unknown) => {
+      if (/no such table/.test(String(err))) return { results: [] as Record<string, unknown>[] };
+      throw err;
+    });
   const out: string[] = [];
   const family = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
 
@@ -76,6 +85,12 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
 
   family("tool_runtime_rate_limit_refusals_total", "counter", "Calls refused by rate or concurrency limits (no execution was created), by tool and reason; by tenant: GET /v1/audit/refusals.");
   for (const r of refusals.results) out.push(sample("tool_runtime_rate_limit_refusals_total", { tool: String(r.tool), reason: String(r.reason) }, Number(r.n)));
+
+  // Level 2 when the verifier failed or was late (src/pipeline/intent.ts, VERIFIER_FAILURE_POLICY).
+  family("tool_runtime_intent_skipped_total", "counter", "Calls that ran without level 2 because the intent verifier failed (error) or was late (timeout), by the tool's effect.");
+  for (const r of unverified.results) if (r.action === "skip") out.push(sample("tool_runtime_intent_skipped_total", { effect: String(r.effect), reason: String(r.reason) }, Number(r.n)));
+  family("tool_runtime_intent_refused_total", "counter", "Calls refused because the intent verifier failed or was late and VERIFIER_FAILURE_POLICY says refuse for the tool's effect.");
+  for (const r of unverified.results) if (r.action === "refuse") out.push(sample("tool_runtime_intent_refused_total", { effect: String(r.effect), reason: String(r.reason) }, Number(r.n)));
 
   family("tool_runtime_audit_dead_letters_total", "counter", "Audit messages that came back through the dead letter queue: written, or logged as unwritable.");
   for (const r of deadLetters.results) out.push(sample("tool_runtime_audit_dead_letters_total", { kind: String(r.kind), outcome: String(r.outcome) }, Number(r.n)));

@@ -3,16 +3,20 @@
  * by the queue consumer from the finished message (or by the edge itself when the view is too
  * large for a message), kept for the retention window. GET /v1/executions/{id} reads it. The
  * isolate that ran the call also keeps recent views in memory, so a GET that lands there right
- * after the answer does not wait for the queue; one that lands elsewhere waits, bounded, for
- * the consumer (the record was handed to the queue before the id reached anyone).
+ * after the answer does not wait for the queue. One that lands elsewhere reads the store once;
+ * when the record is not there yet and the id is young enough for it to be on its way through
+ * the queue (handed to it before the id reached anyone; the consumer's batch waits up to 1 s),
+ * it reads once more after STORE_RETRY_MS, and that is all: a miss costs one read, or two for a
+ * young id. A forged id never gets here (its seal fails: src/execution/ids.ts).
  */
 import type { ExecutionView } from "../contract.ts";
 import { fromJson, toJson } from "../codec/bytes.ts";
 import { withUsage, type AttemptUsage } from "../execution/usage.ts";
 
-/** How long a GET for a fast-path id waits for its record to reach the store. */
-export const STORE_WAIT_MS = 3_000;
-const POLL_MS = 200;
+/** How long a GET for a young fast-path id waits before its one second read of the store. */
+export const STORE_RETRY_MS = 1_500;
+/** How long after its call's budget could have ended a record may still be in the queue. */
+const IN_QUEUE_MS = 10_000;
 /** Recent views kept in this isolate's memory, by total size. */
 const MEMORY_BYTES = 8 * 1024 * 1024;
 
@@ -58,13 +62,14 @@ async function findEdgeView(env: Env, tenant: string, executionId: string, accep
   const now = Date.now();
   const hit = recent.get(executionId);
   if (hit && hit.expires > now) return hit.tenant === tenant ? fromJson<ExecutionView>(hit.json) : undefined;
-  const db = env.AUDIT_DB;
-  // Only an id young enough to have just finished can still be on its way to the store.
-  const deadline = now - acceptedAt <= maxRunMs + 60_000 ? now + STORE_WAIT_MS : now;
-  for (;;) {
-    const row = await db.prepare("SELECT tenant, view FROM views WHERE execution_id = ? AND expires_at > ?").bind(executionId, Date.now()).first<{ tenant: string; view: string }>();
-    if (row) return row.tenant === tenant ? fromJson<ExecutionView>(row.view) : undefined;
-    if (Date.now() + POLL_MS > deadline) return undefined;
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+  const read = async () => {
+    const row = await env.AUDIT_DB.prepare("SELECT tenant, view FROM views WHERE execution_id = ? AND expires_at > ?").bind(executionId, Date.now()).first<{ tenant: string; view: string }>();
+    return row ? (row.tenant === tenant ? fromJson<ExecutionView>(row.view) : undefined) : null;
+  };
+  const first = await read();
+  if (first !== null) return first;
+  // Only an id whose call may have just finished can still be on its way to the store.
+  if (now - acceptedAt > maxRunMs + IN_QUEUE_MS) return undefined;
+  await new Promise((r) => setTimeout(r, STORE_RETRY_MS));
+  return (await read()) ?? undefined;
 }

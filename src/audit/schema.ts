@@ -18,7 +18,7 @@ export const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
  * it in `d1_migrations`. A migration the code depends on moves this forward (a unit test holds
  * it to the newest file there).
  */
-export const AUDIT_SCHEMA_MIGRATION = "0001_audit.sql";
+export const AUDIT_SCHEMA_MIGRATION = "0002_intent_unverified.sql";
 
 /** Where wrangler records applied migrations (its default `migrations_table`). */
 export const MIGRATIONS_TABLE = "d1_migrations";

@@ -12,6 +12,7 @@ import { RuntimeError } from "../errors.ts";
 import type { Caller } from "../contract.ts";
 import { API_KEY_PREFIX, ApiKeyStore, callerOfKey, hashKey } from "./api-keys.ts";
 import { verifyJwt, type JwtConfig } from "./jwt.ts";
+import { countFailure, refuseIfBlocked } from "./auth-limiter.ts";
 import { isLocalRequest, type RequestFacts } from "./local-only.ts";
 
 const REFUSED = "missing or invalid credentials";
@@ -19,8 +20,22 @@ const REFUSED = "missing or invalid credentials";
 /** The header Cloudflare Access adds to each request it lets through, holding its signed JWT. */
 export const CF_ACCESS_HEADER = "cf-access-jwt-assertion";
 
-/** The caller of `request` (its Authorization header; its Host and address for the well-known keys). */
+/**
+ * The caller of `request` (its Authorization header; its Host and address for the well-known
+ * keys). An address with too many failed credentials is refused before the key store is read
+ * (src/auth/auth-limiter.ts).
+ */
 export async function authenticate(env: Env, request: RequestFacts): Promise<Caller> {
+  refuseIfBlocked(request);
+  try {
+    return await identify(env, request);
+  } catch (err) {
+    if (err instanceof RuntimeError && err.code === "unauthenticated") throw await countFailure(env, request, err);
+    throw err;
+  }
+}
+
+async function identify(env: Env, request: RequestFacts): Promise<Caller> {
   const authorization = request.headers.get("authorization");
   const assertion = request.headers.get(CF_ACCESS_HEADER);
   if (authorization === null && assertion !== null) {

@@ -38,6 +38,7 @@ import { cappedBody, readBody, refuseDeclaredLength } from "../codec/request-bod
 import { loadConfig } from "../config.ts";
 import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
 import { limitsFor } from "../policy/limits.ts";
+import { chargeRequests } from "../policy/request-rate.ts";
 import { CONNECT_PATH_PREFIX } from "./path.ts";
 
 export { CONNECT_PATH_PREFIX };
@@ -106,6 +107,9 @@ function executionMessage(view: ExecutionView) {
 }
 
 /** The caller, set by the request gate before the body is read. */
+/** The methods that are calls: admission charges them, not the gate. */
+const CALLS = new Set(["Invoke", "InvokeStream"]);
+const AUTH_FAILURE = createContextKey<RuntimeError | undefined>(undefined, { description: "the credential's refusal, when it failed" });
 const CALLER = createContextKey<Caller | undefined>(undefined, { description: "the authenticated caller" });
 
 function callerOf(ctx: HandlerContext): Caller {
@@ -118,13 +122,18 @@ function callerOf(ctx: HandlerContext): Caller {
  * Runs before the library reads any of the body: the credential (the refusal REST would give),
  * then a declared length over the caller's payload limit.
  */
-async function gate(env: Env, ctx: HandlerContext): Promise<void> {
+async function gate(env: Env, ctx: HandlerContext, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
   try {
     // serveConnect has authenticated a caller whose credential holds; anyone else is refused here.
+    // A credential serveConnect saw fail was counted there (src/auth/auth-limiter.ts): its refusal, not a second try.
+    const failed = ctx.values.get(AUTH_FAILURE);
+    if (failed) throw failed;
     const caller = ctx.values.get(CALLER) ?? (await authenticate(env, { url: ctx.url, headers: ctx.requestHeader }));
     const config = loadConfig(env);
     refuseDeclaredLength(ctx.requestHeader, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
     ctx.values.set(CALLER, caller);
+    // One of the tenant's tokens per request; a call's is taken by its admission (src/policy/request-rate.ts).
+    if (!CALLS.has(ctx.method.name)) await chargeRequests(env, caller, waitUntil);
   } catch (err) {
     if (err instanceof RuntimeError) throw refusalError(err.toBody());
     throw err;
@@ -191,7 +200,7 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
     grpc: false,
     grpcWeb: true,
     connect: true,
-    requestGate: (ctx) => gate(env, ctx),
+    requestGate: (ctx) => gate(env, ctx, waitUntil),
     readMaxBytes: loadConfig(env).maxRequestBytes,
     // google.protobuf.Value nests two messages per level (Value, then Struct or ListValue): room
     // for every input REST accepts (MAX_INPUT_DEPTH levels), not the library's default of 100.
@@ -254,13 +263,18 @@ export async function serveConnect(request: Request, env: Env, waitUntil: (p: Pr
   const takesInput = path.endsWith("/Invoke") || path.endsWith("/InvokeStream");
   // The credential first, before any byte of the body is read (src/codec/request-body.ts): a
   // request without one goes straight to the library, whose gate refuses it unread.
-  const caller = await authenticate(env, request).catch(() => undefined);
+  let failure: RuntimeError | undefined;
+  const caller = await authenticate(env, request).catch((err: unknown) => {
+    if (!(err instanceof RuntimeError)) throw err;
+    failure = err;
+    return undefined;
+  });
   const config = loadConfig(env);
   const max = caller ? Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes) : config.maxRequestBytes;
   const { request: checked, refusal } = takesInput && caller ? await checkJsonInput(request, max) : { request, refusal: undefined };
   // The body the library reads is cut off past the limit, with the refusal REST would give.
   const capped = checked.body ? new Request(checked, { body: cappedBody(checked.body, max, (err) => refusalError(err.toBody())) }) : checked;
-  const universal = { ...universalServerRequestFromFetch(capped, {}), contextValues: createContextValues().set(INPUT_REFUSAL, refusal).set(CALLER, caller) };
+  const universal = { ...universalServerRequestFromFetch(capped, {}), contextValues: createContextValues().set(INPUT_REFUSAL, refusal).set(CALLER, caller).set(AUTH_FAILURE, failure) };
   return parseFailureAsInvalid(universalServerResponseToFetch(await handler(universal)));
 }
 

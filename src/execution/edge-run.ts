@@ -18,6 +18,7 @@ import { auditEntryOf, deliverAudit, MAX_MESSAGE_BYTES } from "../audit/outbox.t
 import { rememberView, storeView } from "../audit/records.ts";
 import { RuntimeError } from "../errors.ts";
 import { admitFast } from "../policy/admission.ts";
+import type { Ticket } from "../policy/lease.ts";
 import { claimProvider, type Permit } from "./capacity.ts";
 import type { ExecutionPlan } from "./dispatch.ts";
 import { toView } from "./record.ts";
@@ -27,16 +28,23 @@ import { SHED_RETRY_MS, shedIfLate } from "./shed.ts";
 /** How a fast-path call ended: it ran, or it must wait and goes to an object instead. */
 export type EdgeOutcome = { kind: "finished"; view: ExecutionView } | { kind: "wait"; reason: "approval" | "concurrency" | "capacity" };
 
+/** The call's admission, when it was made while planning (before level 2): a ticket, or the tenant was full. */
+export type Admitted = { ticket: Ticket } | { full: RuntimeError };
+
 /**
  * Runs a planned fast-path call to its end and makes its record durable. When it would have to
  * wait and `canWait`, nothing is taken and it is handed back; when it may not wait, the
  * refusal is thrown (`rate_limited` for the tenant's concurrency, `overloaded` for a full provider).
  */
-export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p: Promise<unknown>) => void, o: { canWait: boolean }): Promise<EdgeOutcome> {
-  if (planned.approval) return { kind: "wait", reason: "approval" };
-  let ticket;
+export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p: Promise<unknown>) => void, o: { canWait: boolean; admission?: Admitted }): Promise<EdgeOutcome> {
+  if (planned.approval) {
+    if (o.admission && "ticket" in o.admission) o.admission.ticket.release();
+    return { kind: "wait", reason: "approval" };
+  }
+  let ticket: Ticket;
   try {
-    ticket = await admitFast(env, planned.tenant, planned.tool, planned.limits, waitUntil);
+    if (o.admission && "full" in o.admission) throw o.admission.full;
+    ticket = o.admission?.ticket ?? (await admitFast(env, planned.tenant, planned.tool, planned.limits, waitUntil));
   } catch (err) {
     if (o.canWait && err instanceof RuntimeError && err.code === "rate_limited" && err.details?.reason === "concurrency") return { kind: "wait", reason: "concurrency" };
     throw err;

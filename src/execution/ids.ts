@@ -1,12 +1,18 @@
 /**
  * Execution ids (DESIGN.md 7). Every id is unguessable and says where its record lives:
  *   exec_<64 hex>            an ExecutionObject's id (async, streamed and keyed calls)
- *   exec_e<12 hex><32 hex>   a fast-path call that ran at the edge: when it was accepted, then
- *                            128 random bits; its finished record lives in the audit store
+ *   exec_e<12 hex><32 hex>   a fast-path call that ran at the edge: when it was accepted, 64
+ *                            random bits, and 64 bits that only this runtime can compute from
+ *                            the two (a seal); its finished record lives in the audit store
+ *
+ * The seal lets an edge id that this runtime never minted be refused without reading the store
+ * (a forged id costs nothing, however recent its time). It is a keyed hash without a secret to
+ * manage: a Durable Object namespace's `idFromName` is a deterministic function of the name and
+ * the namespace's own key, the same in every isolate, and no caller can compute it.
  */
 const PREFIX = "exec_";
 const OBJECT_ID = /^exec_([0-9a-f]{64})$/;
-const EDGE_ID = /^exec_e([0-9a-f]{12})[0-9a-f]{32}$/;
+const EDGE_ID = /^exec_e([0-9a-f]{12})([0-9a-f]{16})([0-9a-f]{16})$/;
 
 /** A typed stub of the ExecutionObject class, as the generated `Env` binds it. */
 export type ExecutionStub = ReturnType<Env["EXECUTIONS"]["get"]>;
@@ -26,16 +32,21 @@ export function keyedObjectId(env: Env, tenant: string, key: string): string {
   return PREFIX + env.EXECUTIONS.idFromName(`${tenant}\u0000${key}`).toString();
 }
 
-/** A fast-path execution's id: its acceptance time and 128 random bits. */
-export function newEdgeExecutionId(acceptedAt: number): string {
-  const random = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${PREFIX}e${acceptedAt.toString(16).padStart(12, "0")}${random}`;
+/** A fast-path execution's id: its acceptance time, 64 random bits and their seal. */
+export function newEdgeExecutionId(env: Env, acceptedAt: number): string {
+  const time = acceptedAt.toString(16).padStart(12, "0");
+  const random = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${PREFIX}e${time}${random}${seal(env, time, random)}`;
 }
 
-/** Where an id's record lives, or undefined when the id cannot be one of ours. */
+function seal(env: Env, time: string, random: string): string {
+  return env.EXECUTIONS.idFromName(`edge-id\u0000${time}${random}`).toString().slice(0, 16);
+}
+
+/** Where an id's record lives, or undefined when the id cannot be one of ours (a forged edge id too). */
 export function locate(env: Env, executionId: string): ExecutionLocation | undefined {
   const edge = EDGE_ID.exec(executionId);
-  if (edge) return { kind: "edge", accepted_at: parseInt(edge[1], 16) };
+  if (edge) return edge[3] === seal(env, edge[1], edge[2]) ? { kind: "edge", accepted_at: parseInt(edge[1], 16) } : undefined;
   const object = OBJECT_ID.exec(executionId);
   if (!object) return undefined;
   try {

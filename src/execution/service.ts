@@ -17,16 +17,17 @@ import type { TraceContext } from "../audit/trace.ts";
 import { parseExecutionRequest } from "../pipeline/initiation.ts";
 import { requestFingerprint } from "../pipeline/idempotency.ts";
 import { dryRun, planExecution, type DryRunReport } from "../pipeline/plan.ts";
-import { limitsFor } from "../policy/limits.ts";
+import { limitsFor, type TenantLimits } from "../policy/limits.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
 import { EventStream } from "../stream/ndjson.ts";
 import { StreamSlot } from "../stream/tenant-streams.ts";
 import { readEdgeView } from "../audit/records.ts";
 import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
-import { liveExecutions, tenantStub } from "../policy/admission.ts";
+import { admitFast, liveExecutions, tenantStub } from "../policy/admission.ts";
 import { isApprover } from "../policy/approvals.ts";
+import { chargeRequests } from "../policy/request-rate.ts";
 import type { ExecutionPlan, StartAnswer } from "./dispatch.ts";
-import { runAtEdge } from "./edge-run.ts";
+import { runAtEdge, type Admitted } from "./edge-run.ts";
 import { isTerminal } from "./record.ts";
 import { mayWait } from "./waiting.ts";
 import { keyedObjectId, locate, newEdgeExecutionId, newObjectExecutionId, objectStub } from "./ids.ts";
@@ -56,7 +57,12 @@ export async function execute(ctx: CallContext, envelope: unknown): Promise<Outc
   return guard(async () => {
     const request = parseExecutionRequest(envelope);
     checkPayload(ctx, envelope);
-    if (request.mode === "dry_run") return ok({ kind: "dry_run", report: await dryRun(ctx.env, ctx.caller, request) });
+    if (request.mode === "dry_run") {
+      // A dry run is never admitted, so its token is taken here, before it asks the verifier
+      // or reads any provider's gate (src/policy/request-rate.ts).
+      await chargeRequests(ctx.env, ctx.caller, ctx.waitUntil);
+      return ok({ kind: "dry_run", report: await dryRun(ctx.env, ctx.caller, request) });
+    }
     const delivery = request.stream ? "stream" : request.mode === "async" ? "accepted" : "end";
     if (delivery === "end" && !request.idempotency_key) return runFast(ctx, request);
     // A stream takes one of the tenant's stream slots before anything starts (issue 14).
@@ -203,10 +209,29 @@ function requireApprover(caller: Caller): void {
 const LIVE = new Set(["awaiting_approval", "queued", "scheduled", "running"]);
 
 async function runFast(ctx: CallContext, request: ExecutionRequest): Promise<Outcome<CallAnswer>> {
-  const executionId = newEdgeExecutionId(ctx.acceptedAt);
-  const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
+  const executionId = newEdgeExecutionId(ctx.env, ctx.acceptedAt);
+  // Admitted before level 2 (src/pipeline/plan.ts `admit`): a call over its tenant's rate asks
+  // no verifier and no provider's gate. A full tenant is not a refusal yet: the call may wait.
+  let admission: Admitted | undefined;
+  const admit = async (tool: string, limits: TenantLimits, approval: boolean) => {
+    if (approval) return; // it waits for a person in an object, which admits it then
+    try {
+      admission = { ticket: await admitFast(ctx.env, ctx.caller.tenant, tool, limits, ctx.waitUntil) };
+    } catch (err) {
+      if (err instanceof RuntimeError && err.code === "rate_limited" && err.details?.reason === "concurrency") admission = { full: err };
+      else throw err;
+    }
+  };
+  let planned;
+  try {
+    planned = await planExecution(ctx.env, ctx.caller, request, { ...meta(ctx, executionId), admit });
+  } catch (err) {
+    if (admission && "ticket" in admission) admission.ticket.release();
+    throw err;
+  }
+  const { plan, deprecation } = planned;
   // Held by waitUntil too: a sync caller that goes away does not stop its execution.
-  const running = runAtEdge(ctx.env, plan, ctx.waitUntil, { canWait: mayWait(plan, Date.now()) });
+  const running = runAtEdge(ctx.env, plan, ctx.waitUntil, { canWait: mayWait(plan, Date.now()), admission });
   ctx.waitUntil(running.catch(() => {}));
   const outcome = await running;
   if (outcome.kind === "wait") {

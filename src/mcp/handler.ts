@@ -28,6 +28,7 @@ import { authenticate } from "../auth/authenticate.ts";
 import { traceFrom } from "../audit/trace.ts";
 import { loadConfig } from "../config.ts";
 import { limitsFor } from "../policy/limits.ts";
+import { chargeRequests } from "../policy/request-rate.ts";
 import type { Caller } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { cancel } from "../execution/service.ts";
@@ -58,6 +59,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     caller = await authenticate(env, request);
   } catch (err) {
     if (!(err instanceof RuntimeError)) throw err;
+    if (err.code === "rate_limited") return jsonRpcError(429, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "Retry-After": retryAfterSeconds(err) });
     return jsonRpcError(401, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "WWW-Authenticate": unauthorizedChallenge(env, request.url) });
   }
 
@@ -71,6 +73,15 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     return jsonRpcError(err.status, -32000, err.message, { error: err.toBody() });
   }
   const body = parseJson(text);
+  // One of the tenant's tokens per message; a 2025 client's batch (the SDK takes up to 100
+  // entries; 2026-07-28 has none) pays one per entry. A tools/call is charged by its admission,
+  // or as a dry run by the service (src/policy/request-rate.ts).
+  try {
+    await chargeRequests(env, caller, waitUntil, (Array.isArray(body) ? body : [body]).filter((m) => !isToolCall(m)).length);
+  } catch (err) {
+    if (!(err instanceof RuntimeError)) throw err;
+    return jsonRpcError(err.status, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "Retry-After": retryAfterSeconds(err) });
+  }
   const session = request.headers.get("mcp-session-id");
   const scope: McpScope = {
     env,
@@ -126,6 +137,15 @@ function cancelSessionCall(scope: McpScope, requestId: string | number): void {
   if (!key) return;
   const executionId = keyedObjectId(scope.env, scope.caller.tenant, key);
   scope.waitUntil(cancel(callContext(scope), executionId, undefined).catch(() => {}));
+}
+
+/** A refusal's Retry-After, in whole seconds. */
+function retryAfterSeconds(err: RuntimeError): string {
+  return String(Math.max(1, Math.ceil(Number(err.details?.retry_after_ms ?? 1_000) / 1000)));
+}
+
+function isToolCall(message: unknown): boolean {
+  return (message as { method?: unknown } | undefined)?.method === "tools/call";
 }
 
 function isInitialize(body: unknown): boolean {

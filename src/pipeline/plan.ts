@@ -20,7 +20,7 @@ import type { ExecutionPlan } from "../execution/dispatch.ts";
 import { resolveTool } from "./lookup.ts";
 import { checkIntent, verifyNow } from "./intent.ts";
 import { validateInput } from "./schema.ts";
-import { limitsFor } from "../policy/limits.ts";
+import { limitsFor, type TenantLimits } from "../policy/limits.ts";
 import { approvalNeeded, approvalRuleFor } from "../policy/approvals.ts";
 import type { TraceContext } from "../audit/trace.ts";
 import { canonicalJson } from "../schema/schema-hash.ts";
@@ -79,6 +79,12 @@ export interface PlanMeta {
   fingerprint?: string;
   /** Keeps background work (a snapshot refresh, a background intent verdict) alive. */
   waitUntil?: (p: Promise<unknown>) => void;
+  /**
+   * Admission, when the caller admits the call itself (the fast path): run once the tool is
+   * known and before level 2, so a call over its tenant's rate never reaches the verifier.
+   * `approval`: the call waits for a person first, and is admitted where it waits.
+   */
+  admit?: (tool: string, limits: TenantLimits, approval: boolean) => Promise<void>;
 }
 
 export interface PlannedExecution {
@@ -97,6 +103,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
   // admission (src/execution/trial.ts): a call refused before then never holds a trial.
   const best = d.ranked[0];
   if (!best) throw noHealthyProvider(d.tool, d.version, d.excluded);
+  await meta.admit?.(d.tool, limits, approvalOf(config, caller.tenant, d.tool, best.offering.manifest.effects).approval !== undefined);
   const pick: Picked = { ...(await checkCandidate(env, caller, request, best.offering, meta)), ranked: best };
   const chosen = pick.ranked.offering;
   const { intent, level3, input } = pick;

@@ -55,6 +55,16 @@ export interface LeaseRequest {
 
 export type LeaseGrant = { ok: true; tokens: number; slots: number; expires_at: number } | Refusal;
 
+/** An isolate's tokens for requests that are not calls (src/policy/request-lease.ts). */
+export interface RequestLeaseRequest {
+  /** Wanted now; fewer than `need` is a refusal. */
+  tokens: number;
+  need: number;
+  /** Tokens leased earlier that expired unspent: back into the tenant's bucket. */
+  give_back: number;
+  limits: TenantLimits;
+}
+
 /** A live execution the tenant's ledger holds a slot for (the live part of the execution index). */
 export interface LiveExecution {
   execution_id: string;
@@ -193,6 +203,23 @@ export class TenantLedger {
     this.#setLease(r.lease_id, slots, now + r.lease_ms);
     this.#pump(now);
     return { ok: true, tokens, slots, expires_at: now + r.lease_ms };
+  }
+
+  /**
+   * Tokens for an isolate's requests that are not calls (reads, lists, dry runs, stream opens,
+   * cancels, approvals): from the tenant's bucket only, since such a request uses no tool.
+   */
+  leaseRequests(r: RequestLeaseRequest, now: number): { ok: true; tokens: number } | Refusal {
+    const limits = r.limits;
+    const bucket = refill(this.#tenant, limits.requests_per_second, limits.burst, now);
+    const tokens = Math.min(limits.burst, bucket.tokens + Math.max(0, r.give_back));
+    if (tokens < r.need) {
+      this.#tenant = { tokens, updated: now };
+      return { ok: false, reason: "rate", retry_after_ms: waitForToken({ tokens: tokens - r.need + 1, updated: now }, limits.requests_per_second), limit: limits.requests_per_second };
+    }
+    const n = Math.max(r.need, Math.min(r.tokens, Math.floor(tokens)));
+    this.#tenant = { tokens: tokens - n, updated: now };
+    return { ok: true, tokens: n };
   }
 
   /**
