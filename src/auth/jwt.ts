@@ -6,6 +6,7 @@
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 import type { Caller } from "../contract.ts";
+import { parseRole } from "./roles.ts";
 
 export interface JwtConfig {
   issuer: string;
@@ -43,10 +44,16 @@ function callerOfClaims(p: JWTPayload, config: JwtConfig): Caller {
     agent: p.sub!,
     capabilities: stringList(p.capabilities) ?? (typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : []),
     channels: stringList(p.channels) ?? [],
-    // Operators are named by configuration, never by the token's own word. "approver" may approve
-    // or reject its own tenant's calls (issue 15): a tenant-scoped right the identity provider grants.
-    role: isOperator(p, config.operators) ? "admin" : p.role === "approver" ? "approver" : "tenant",
+    // Operators are named by configuration, never by the token's own word. "approver" and
+    // "tenant_admin" are rights inside one tenant that the identity provider grants; anything
+    // else (the old "tenant" among them) is an agent.
+    role: isOperator(p, config.operators) ? "admin" : tenantRole(p.role),
   };
+}
+
+function tenantRole(claim: unknown): "agent" | "approver" | "tenant_admin" {
+  const role = parseRole(claim);
+  return role === "admin" ? "agent" : role;
 }
 
 function isOperator(p: JWTPayload, operators: JwtConfig["operators"]): boolean {
