@@ -329,7 +329,7 @@ describe("least privilege", () => {
     expect(res.status).toBe(403);
     expect(res.body.error.details).toMatchObject({ level: 1 });
     const listed = (await asAdmin("GET", "/v1/admin/keys?tenant=bare")).body.keys;
-    expect(listed.at(-1)).toMatchObject({ channels: [], capabilities: [], role: "tenant" });
+    expect(listed.at(-1)).toMatchObject({ channels: [], capabilities: [], role: "agent" });
   });
 
   it("gives a JWT without channels no provider to reach", async () => {
