@@ -9,7 +9,7 @@
  *
  * Callers: two agents of tenant T, T's tenant admin, T's approver, an operator whose key
  * is of T (operators are global on the operator routes; executions are read per tenant), and
- * an agent of another tenant U. T and U hold approval rules (`approve-*`), so deciding is real.
+ * an agent of another tenant U. T and U hold an approval rule (`gate-read-*`), so deciding is real.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, call } from "./http.ts";
@@ -34,8 +34,8 @@ interface Cell {
   check?: (v: Verdict) => string | null;
 }
 
-const T = tenant("approve");
-const U = tenant("approve");
+const T = tenant("gate-read");
+const U = tenant("gate-read");
 const key = {} as Record<Who, string>;
 const agentOf: Record<Who, string> = { agent: "bot-a", otherAgent: "bot-b", tenantAdmin: "ops", approver: "judge", operator: "root", stranger: "bot-x" };
 const tenantOf = (who: Who) => (who === "stranger" ? U : T);
@@ -54,7 +54,7 @@ const run = {} as Record<"A" | "B" | "X", string>;
 const pend = {} as Record<"A1" | "A2" | "J" | "X", string>;
 const keysToRevoke = {} as Record<"T" | "opT" | "U" | "Ufresh", string>;
 const COUNTDOWN = { tool: "demo.countdown", mode: "async", input: { from: 600, interval_ms: 200 } };
-const ERASE = (name: string) => ({ tool: "lab.erase", mode: "async", input: { name }, limits: { timeout_ms: 10_000 } });
+const GATED = (name: string) => ({ tool: "lab.was_erased", mode: "async", input: { name }, limits: { timeout_ms: 60_000 } });
 
 async function start(who: Who, body: unknown): Promise<string> {
   const res = await rest(key[who], "POST", "/v1/executions", body);
@@ -67,10 +67,10 @@ beforeAll(async () => {
   run.A = await start("agent", COUNTDOWN);
   run.B = await start("otherAgent", COUNTDOWN);
   run.X = await start("stranger", COUNTDOWN);
-  pend.A1 = await start("agent", ERASE(`a1-${crypto.randomUUID()}`));
-  pend.A2 = await start("agent", ERASE(`a2-${crypto.randomUUID()}`));
-  pend.J = await start("approver", ERASE(`j-${crypto.randomUUID()}`));
-  pend.X = await start("stranger", ERASE(`x-${crypto.randomUUID()}`));
+  pend.A1 = await start("agent", GATED(`a1-${crypto.randomUUID()}`));
+  pend.A2 = await start("agent", GATED(`a2-${crypto.randomUUID()}`));
+  pend.J = await start("approver", GATED(`j-${crypto.randomUUID()}`));
+  pend.X = await start("stranger", GATED(`x-${crypto.randomUUID()}`));
   keysToRevoke.T = (await mint(T, "spare", "agent")).id;
   keysToRevoke.opT = (await mint(T, "spare-operator", "admin")).id;
   keysToRevoke.U = (await mint(U, "spare", "agent")).id;
@@ -255,11 +255,15 @@ describe("the privilege matrix", () => {
     };
     await judgeAll(1);
     // No refusal changed anything: every run still runs, every call still awaits its approver.
-    for (const r of ["A", "B", "X"] as const) expect((await rest(key[ownerOfRun[r]], "GET", `/v1/executions/${run[r]}`)).body.status, `run ${r}`).toBe("running");
+    const unchanged = async (what: string, read: Promise<Verdict>, pick: (v: Verdict) => unknown, want: unknown) => {
+      const got = pick(await read);
+      if (got !== want) wrong.push(`after the refusals, ${what} is ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
+    };
+    for (const r of ["A", "B", "X"] as const) await unchanged(`run ${r}`, rest(key[ownerOfRun[r]], "GET", `/v1/executions/${run[r]}`), (v) => v.body.status, "running");
     for (const [p, owner] of [["A1", "agent"], ["A2", "agent"], ["J", "approver"], ["X", "stranger"]] as const) {
-      expect((await rest(key[owner], "GET", `/v1/executions/${pend[p]}`)).body.status, `pending ${p}`).toBe("awaiting_approval");
+      await unchanged(`pending ${p}`, rest(key[owner], "GET", `/v1/executions/${pend[p]}`), (v) => v.body.status, "awaiting_approval");
     }
-    expect((await rest(key.agent, "GET", "/v1/upstreams/example/credential")).body.stored).toBe(false);
+    await unchanged("the tenant's upstream token", rest(key.agent, "GET", "/v1/upstreams/example/credential"), (v) => v.body.stored, false);
     await judgeAll(2);
     console.log(`privilege matrix: ${cells.length} cells over ${Object.keys(ROWS).length} operations, ${wrong.length} unexpected`);
     expect(wrong).toEqual([]);
