@@ -1,8 +1,9 @@
 /**
  * Signing in with an API key. The key lives in sessionStorage only: it is gone when the
  * browser tab closes, and never leaves this origin. There is no "who am I" endpoint, so the
- * console asks the API what the key may do: `/v1/tools` proves the key, `/v1/audit` answers
- * 403 to a tenant key and 200 to an operator's, and only operators see the operators' pages.
+ * console asks the API what the key may do: `/v1/tools` proves the key, `/metrics` answers
+ * 403 to a tenant's key (a tenant admin's too: it may read its own tenant's audit records, so
+ * `/v1/audit` no longer tells) and 200 to an operator's, and only operators see the operators' pages.
  */
 import { createClient, ToolRuntimeError, type ToolRuntimeClient } from "../../client/index.ts";
 
@@ -25,7 +26,7 @@ export async function signIn(key: string): Promise<Session> {
   await client.listTools();
   let role: Role = "tenant";
   try {
-    await client.listAudit({ limit: 1 });
+    await client.metrics();
     role = "operator";
   } catch (err) {
     if (!(err instanceof ToolRuntimeError) || err.code !== "forbidden") throw err;

@@ -63,7 +63,8 @@ export function ApiKeys() {
         <div class="field">
           <label for="key-role">Role</label>
           <select id="key-role" value={form.role} onChange={(e) => setForm({ ...form, role: (e.target as HTMLSelectElement).value })}>
-            <option value="tenant">tenant</option>
+            <option value="agent">agent (its own executions)</option>
+            <option value="tenant_admin">tenant admin (its tenant's executions, audit, upstream tokens and keys)</option>
             <option value="approver">approver (also decides its tenant's approvals)</option>
             <option value="admin">admin (operator)</option>
           </select>
