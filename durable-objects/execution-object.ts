@@ -30,6 +30,7 @@ import { toJson } from "../src/codec/bytes.ts";
 import { ExecutionStore, type KeyBinding } from "./execution-store.ts";
 import type { DeprecationNotice } from "../src/registry/catalog.ts";
 import type { Delivery, EventsAnswer, KeyedCall, StartAnswer } from "../src/execution/dispatch.ts";
+import { inScope, type ExecutionScope } from "../src/auth/roles.ts";
 
 /** How long past its deadline an execution may go before the alarm ends it regardless. */
 const DEADLINE_SLACK_MS = 5_000;
@@ -127,18 +128,18 @@ export class ExecutionObject extends DurableObject<Env> {
     return this.#attach(this.#record?.tenant === tenant, delivery, replayed);
   }
 
-  /** The current view for GET (with its place in line while it waits); null for another tenant or no record (DESIGN.md 7). */
-  async view(tenant: string): Promise<ExecutionView | null> {
+  /** The current view for GET (with its place in line while it waits); null outside the caller's scope or no record. */
+  async view(scope: ExecutionScope): Promise<ExecutionView | null> {
     this.#recover();
-    if (!this.#owned(tenant)) return null;
+    if (!this.#owned(scope)) return null;
     if (this.#record!.status === "queued" || this.#record!.status === "scheduled") await this.#lookPosition();
     return this.#view(this.#record!, this.#position);
   }
 
   /** The events after `after`, then live ones until the terminal event (TRT-002 §7). */
-  async events(tenant: string, after: number): Promise<Outcome<EventsAnswer>> {
+  async events(scope: ExecutionScope, after: number): Promise<Outcome<EventsAnswer>> {
     this.#recover();
-    if (!this.#owned(tenant)) return refusal("execution_not_found", "no such execution");
+    if (!this.#owned(scope)) return refusal("execution_not_found", "no such execution");
     const record = this.#record!;
     // Resuming at or past the terminal event leaves nothing to send (exactly one terminal event).
     if (isTerminal(record.status) && after >= record.last_seq + 1) return { ok: true, value: { kind: "ended" } };
@@ -157,9 +158,9 @@ export class ExecutionObject extends DurableObject<Env> {
    * the execution has ended; a finished one is returned as it is (`already_finished`); one that
    * waits ends at once, `before_start`, and its provider is never called.
    */
-  async cancel(tenant: string, graceMs: number): Promise<ExecutionView | null> {
+  async cancel(scope: ExecutionScope, graceMs: number): Promise<ExecutionView | null> {
     this.#recover();
-    if (!this.#owned(tenant)) return null;
+    if (!this.#owned(scope)) return null;
     const record = this.#record!;
     if (isTerminal(record.status)) {
       const view = this.#view(record);
@@ -184,10 +185,14 @@ export class ExecutionObject extends DurableObject<Env> {
    * tenant's queue; rejected: it ends `failed` with `approval_rejected`. Anything but a pending
    * approval is `approval_not_pending` and changes nothing; another tenant's id is not found.
    */
-  async decide(tenant: string, decision: ApprovalDecision): Promise<Outcome<ExecutionView> | null> {
+  async decide(tenant: string, decision: ApprovalDecision, selfApproval = false): Promise<Outcome<ExecutionView> | null> {
     this.#recover();
-    if (!this.#owned(tenant)) return null;
+    if (!this.#owned({ tenant, agent: null })) return null;
     const record = this.#record!;
+    // Four eyes: the agent that made the call does not decide it, unless APPROVALS allows it.
+    if (!selfApproval && record.agent === decision.approver) {
+      return refusal("forbidden", "an approver does not decide its own call (APPROVALS self_approval is off)", { reason: "self approval", execution_id: record.execution_id });
+    }
     if (record.status !== "awaiting_approval") {
       return refusal("approval_not_pending", record.approval?.decision ? `the call was already ${record.approval.decision.decision}` : `the execution is ${record.status}, not awaiting approval`, {
         status: record.status,
@@ -578,9 +583,10 @@ export class ExecutionObject extends DurableObject<Env> {
     return toView(record, this.#store.usage(), position);
   }
 
-  #owned(tenant: string): boolean {
-    // Another tenant's id answers exactly like an unknown one (DESIGN.md 7).
-    return this.#record !== undefined && this.#record.tenant === tenant;
+  #owned(scope: ExecutionScope): boolean {
+    // Another tenant's id, or another agent's for a caller that sees only its own, answers
+    // exactly like an unknown one: existence does not leak.
+    return this.#record !== undefined && inScope(scope, this.#record.tenant, this.#record.agent);
   }
 }
 

@@ -92,7 +92,7 @@ export class TenantObject extends DurableObject<Env> {
 
   /** The tenant's executions that hold a slot, wait for one, or wait for a person (the live part of the index). */
   async live(): Promise<LiveItem[]> {
-    const pending = this.#approvals().map((a): LiveItem => ({ execution_id: a.execution_id, status: "awaiting_approval", tool: a.tool, version: a.version, mode: a.mode, project: a.project, accepted_at: Date.parse(a.accepted_at) }));
+    const pending = this.#approvals().map((a): LiveItem => ({ execution_id: a.execution_id, status: "awaiting_approval", tool: a.tool, version: a.version, mode: a.mode, project: a.project, agent: a.agent, accepted_at: Date.parse(a.accepted_at) }));
     return [...this.#ledger.live(Date.now()), ...pending].sort((a, b) => a.accepted_at - b.accepted_at);
   }
 

@@ -8,6 +8,7 @@ import { CONNECT_PATH_PREFIX } from "./connect/path.ts";
 import { errorBody, RuntimeError } from "./errors.ts";
 import { respond, responseFormat } from "./codec/negotiate.ts";
 import { admin } from "./routes/admin.ts";
+import { keys } from "./routes/keys.ts";
 import { audit } from "./routes/audit.ts";
 import { approvalList, executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
@@ -89,6 +90,8 @@ app.route("/v1/executions", executions);
 app.route("/v1/upstreams", upstreamCredentials);
 app.route("/v1/admin/upstreams", upstreamAdmin);
 app.route("/v1/approvals", approvalList);
+// Before the operator routes: a tenant's admin manages its own tenant's keys (src/routes/keys.ts).
+app.route("/v1/admin/keys", keys);
 app.route("/v1/admin", admin);
 app.route("/v1/audit", audit);
 

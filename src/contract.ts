@@ -48,6 +48,7 @@ export interface Caller {
   capabilities: string[];
   /** Provider names the caller may reach (AIOS §5.3 level 1); "*" reaches all. */
   channels: string[];
+  /** agent (the default; "tenant" is read as agent), tenant_admin, approver or admin: src/auth/roles.ts. */
   role?: string;
 }
 
@@ -393,8 +394,12 @@ export interface ApiKeyRecord {
   agent: string;
   capabilities: string[];
   channels: string[];
-  /** `approver`: a tenant's key that may also approve or reject its tenant's calls (issue 15). */
-  role: "tenant" | "admin" | "approver";
+  /**
+   * What the key may do inside its tenant (src/auth/roles.ts): `agent` (the default; records
+   * made before roles say "tenant", read as agent), `tenant_admin`, `approver`; `admin` is an
+   * operator's key.
+   */
+  role: "agent" | "tenant_admin" | "approver" | "admin" | "tenant";
   created_at: string;
   revoked_at?: string;
 }

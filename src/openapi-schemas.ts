@@ -62,7 +62,7 @@ const apiKey = {
   agent: str,
   capabilities: strings,
   channels: strings,
-  role: { ...oneOfStrings(["tenant", "approver", "admin"]), description: "approver: a tenant's key that may also approve or reject its tenant's calls" },
+  role: { ...oneOfStrings(["agent", "tenant_admin", "approver", "admin", "tenant"]), description: "agent: calls tools, sees its own executions (tenant: a key made before roles, the same); tenant_admin: also every execution, audit record, upstream token and key of its tenant; approver: also decides its tenant's approvals; admin: an operator" },
   created_at: time,
   revoked_at: time,
 };
@@ -454,7 +454,7 @@ export const schemas = {
       agent: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
       capabilities: { ...strings, description: "none when left out (least privilege)" },
       channels: { ...strings, description: 'The providers the key may reach: none when left out (least privilege); ["*"] for every provider.' },
-      role: { type: "string", enum: ["tenant", "approver", "admin"], description: "tenant when left out; approver: may also approve or reject its tenant's calls; admin makes an operator's key" },
+      role: { type: "string", enum: ["agent", "tenant_admin", "approver", "admin", "tenant"], description: "agent when left out (tenant: its old name, stored as agent); tenant_admin: also sees and cancels its tenant's executions, reads its audit records, keeps its upstream tokens and manages its keys; approver: also decides its tenant's approvals (not its own call); admin makes an operator's key (operators only)" },
     },
     ["tenant", "agent"],
   ),

@@ -141,7 +141,7 @@ const paths = withExamples({
     get: {
       operationId: "listExecutions",
       tags: ["executions"],
-      summary: "The caller's tenant's executions, newest first",
+      summary: "Executions the caller may see, newest first: its own (agent, approver), or its tenant's (tenant_admin, operator)",
       parameters: listFilters,
       responses: { "200": ok("a page", ref("ExecutionList")), ...errors([...CALLER, "invalid_request"]) },
     },
@@ -284,8 +284,9 @@ const paths = withExamples({
     get: {
       operationId: "listAuditRecords",
       tags: ["operators"],
-      summary: "The audit log, every tenant's",
-      parameters: [...listFilters, query("tenant", { type: "string" }, "Only this tenant.")],
+      summary: "The audit log: every tenant's (operators), or the caller's tenant's (tenant_admin)",
+      description: "Other roles: 403 `forbidden` (`details.reason: tenant_admin role required`). A tenant admin naming another tenant: 403.",
+      parameters: [...listFilters, query("tenant", { type: "string" }, "Only this tenant (a tenant admin: its own only).")],
       responses: { "200": ok("a page", ref("AuditList")), ...errors([...OPERATOR, "invalid_request"]) },
     },
   },
@@ -367,14 +368,15 @@ const paths = withExamples({
       operationId: "createApiKey",
       tags: ["operators"],
       summary: "Create an API key (its secret is in this answer only)",
+      description: "Operators make keys of any tenant and role; a tenant admin makes keys of its own tenant only, never role admin (403 `forbidden`). Other roles: 403 (`details.reason: tenant_admin role required`).",
       requestBody: requestBody(ref("ApiKeyRequest")),
       responses: { "201": ok("the key", ref("NewApiKey")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
     },
     get: {
       operationId: "listApiKeys",
       tags: ["operators"],
-      summary: "API keys, without secrets",
-      parameters: [query("tenant", { type: "string" }, "Only this tenant's keys.")],
+      summary: "API keys, without secrets (a tenant admin: its own tenant's, operators' keys left out)",
+      parameters: [query("tenant", { type: "string" }, "Only this tenant's keys (a tenant admin: its own only, else 403).")],
       responses: { "200": ok("the keys", ref("ApiKeyList")), ...errors(OPERATOR) },
     },
   },
@@ -382,7 +384,7 @@ const paths = withExamples({
     delete: {
       operationId: "revokeApiKey",
       tags: ["operators"],
-      summary: "Revoke an API key",
+      summary: "Revoke an API key (a tenant admin: its own tenant's, not an operator's; any other answers 404)",
       parameters: [path("id", "The key's id (key_…).")],
       responses: { "200": ok("the revoked key", ref("ApiKey")), ...errors([...OPERATOR, "not_found"]) },
     },
@@ -447,15 +449,15 @@ const paths = withExamples({
     put: {
       operationId: "putUpstreamCredential",
       tags: ["tools"],
-      summary: "Store your tenant's own token for this upstream, encrypted; used for your calls to it only",
+      summary: "Store your tenant's own token for this upstream, encrypted; used for your tenant's calls to it only (tenant_admin or operator; others 403 `forbidden`)",
       requestBody: requestBody(ref("UpstreamCredentialRequest")),
       responses: { "200": ok("stored", ref("UpstreamCredential")), ...errors([...CALLER, "invalid_request", "payload_too_large", "unsupported_media_type", "forbidden", "not_found"]) },
     },
     delete: {
       operationId: "deleteUpstreamCredential",
       tags: ["tools"],
-      summary: "Forget your tenant's token for this upstream (its own credential serves your calls again)",
-      responses: { "200": ok("forgotten", ref("UpstreamCredential")), ...errors([...CALLER, "not_found"]) },
+      summary: "Forget your tenant's token for this upstream (its own credential serves your calls again; tenant_admin or operator, others 403 `forbidden`)",
+      responses: { "200": ok("forgotten", ref("UpstreamCredential")), ...errors([...CALLER, "forbidden", "not_found"]) },
     },
   },
   "/v1/admin/audit/drill/fail-next-batch": {
@@ -500,7 +502,8 @@ export const openApiDocument = {
     title: "Tool Runtime",
     version: "1.0.0",
     description:
-      "TRT-002: invoke tools by name, synchronously, asynchronously or as a stream of events, with cancellation. Every JSON answer is also available as MessagePack (`Accept: application/msgpack`). A path listed here asked with a method it does not list answers 405 `method_not_allowed` (an ErrorEnvelope) with an `Allow` header naming the methods it does answer (HEAD wherever GET is). The Connect/gRPC-Web face is described by proto/tool_runtime/v1/runtime.proto.",
+      "TRT-002: invoke tools by name, synchronously, asynchronously or as a stream of events, with cancellation. Every JSON answer is also available as MessagePack (`Accept: application/msgpack`). A path listed here asked with a method it does not list answers 405 `method_not_allowed` (an ErrorEnvelope) with an `Allow` header naming the methods it does answer (HEAD wherever GET is). The Connect/gRPC-Web face is described by proto/tool_runtime/v1/runtime.proto. " +
+      "Roles inside a tenant: `agent` (the default; `tenant` is its old name) calls tools in its channels and reads, streams and cancels its own executions only — another agent's execution answers 404 `execution_not_found` like an unknown one; `tenant_admin` also sees and cancels every execution of its tenant, reads its audit records, keeps its upstream tokens and manages its keys (never an operator's); `approver` also decides its tenant's pending approvals, never its own call unless the tenant's APPROVALS rule sets `self_approval`; `admin` is an operator. A role that may not use an operation answers 403 `forbidden` with `details.reason`.",
     // The package is private and grants no licence (package.json has none).
     license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
   },
@@ -510,7 +513,7 @@ export const openApiDocument = {
     { name: "approvals", description: "A person's approval of calls the tenant's policy holds (approver role; issue 15)." },
     { name: "tools", description: "The registry's view of tools, versions and providers." },
     { name: "operations", description: "Health, readiness, metrics and this document." },
-    { name: "operators", description: "Operators only (admin role): audit log, registry, API keys." },
+    { name: "operators", description: "Operators (admin role): registry, upstreams, drills; the audit log and API keys also for a tenant's admins, within their tenant." },
   ],
   security: [{ bearer: [] }],
   components: {

@@ -27,7 +27,11 @@ export interface RpcProps {
   agent?: string;
   capabilities?: string[];
   channels?: string[];
-  /** "approver": this binding may also approve or reject its tenant's calls (issue 15). */
+  /**
+   * "approver": this binding may also decide its tenant's pending approvals; "tenant_admin": it
+   * sees and cancels every execution of its tenant. Anything else (an operator's "admin"
+   * among them: operators are not reached over bindings) is an agent (src/auth/roles.ts).
+   */
   role?: string;
 }
 
@@ -151,6 +155,6 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
       return { ok: false, error: new RuntimeError("unauthenticated", "this service binding carries no caller identity (props.tenant and props.agent)").toBody() };
     }
     // Least privilege: what the binding's props name, nothing more (no channels: no provider).
-    return { ok: true, value: { tenant: p.tenant, agent: p.agent, capabilities: p.capabilities ?? [], channels: p.channels ?? [], role: p.role === "approver" ? "approver" : "tenant" } };
+    return { ok: true, value: { tenant: p.tenant, agent: p.agent, capabilities: p.capabilities ?? [], channels: p.channels ?? [], role: p.role === "approver" || p.role === "tenant_admin" ? p.role : "agent" } };
   }
 }

@@ -1,9 +1,10 @@
 /**
  * Signing in with an API key. The key lives in sessionStorage only: it is gone when the
  * browser tab closes, and never leaves this origin. There is no "who am I" endpoint, so the
- * console asks the API what the key may do: `/v1/tools` proves the key, `/v1/audit` answers
- * 403 to a tenant key and 200 to an operator's, and only operators see the operators' pages;
- * a tenant key's `/v1/approvals` answers 200 only to an approver, who sees the approvals page.
+ * console asks the API what the key may do: `/v1/tools` proves the key, `/metrics` answers
+ * 403 to a tenant's key (a tenant admin's too: it may read its own tenant's audit records, so
+ * `/v1/audit` no longer tells) and 200 to an operator's, and only operators see the operators'
+ * pages; a tenant key's `/v1/approvals` answers 200 only to an approver, who sees the approvals page.
  */
 import { createClient, ToolRuntimeError, type ToolRuntimeClient } from "../../client/index.ts";
 import { upstreamAdmin, type UpstreamAdmin } from "./lib/upstream-admin.ts";
@@ -37,7 +38,7 @@ export async function signIn(key: string): Promise<Session> {
         throw err;
       },
     );
-  const role: Role = (await allowed(client.listAudit({ limit: 1 }))) ? "operator" : "tenant";
+  const role: Role = (await allowed(client.metrics())) ? "operator" : "tenant";
   const approver = role === "tenant" && (await allowed(client.listApprovals()));
   sessionStorage.setItem(STORAGE_KEY, key.trim());
   return { client, role, approver, upstreams: upstreamAdmin(location.origin, key.trim()) };

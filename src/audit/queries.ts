@@ -9,6 +9,8 @@ import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "../execution/
 
 export interface ListFilters {
   tenant?: string;
+  /** Only this agent's (an agent's own executions: src/auth/roles.ts). */
+  agent?: string;
   tool?: string;
   status?: string;
   /** TRT-002 §4 `project`, as callers named it. */
@@ -65,6 +67,7 @@ function where(f: ListFilters, timeColumn: string): { sql: string; binds: unknow
     binds.push(...v);
   };
   if (f.tenant !== undefined) add("tenant = ?", f.tenant);
+  if (f.agent !== undefined) add("agent = ?", f.agent);
   if (f.tool !== undefined) add("tool = ?", f.tool);
   if (f.status !== undefined) add("status = ?", f.status);
   if (f.project !== undefined) add("project = ?", f.project);

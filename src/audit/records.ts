@@ -12,6 +12,7 @@
 import type { ExecutionView } from "../contract.ts";
 import { fromJson, toJson } from "../codec/bytes.ts";
 import { withUsage, type AttemptUsage } from "../execution/usage.ts";
+import { inScope, type ExecutionScope } from "../auth/roles.ts";
 
 /** How long a GET for a young fast-path id waits before its one second read of the store. */
 export const STORE_RETRY_MS = 1_500;
@@ -20,13 +21,13 @@ const IN_QUEUE_MS = 10_000;
 /** Recent views kept in this isolate's memory, by total size. */
 const MEMORY_BYTES = 8 * 1024 * 1024;
 
-const recent = new Map<string, { tenant: string; json: string; expires: number }>();
+const recent = new Map<string, { tenant: string; agent: string; json: string; expires: number }>();
 let recentBytes = 0;
 
-export function rememberView(tenant: string, view: ExecutionView, expires: number): void {
+export function rememberView(tenant: string, agent: string, view: ExecutionView, expires: number): void {
   const json = toJson(view);
   if (json.length > MEMORY_BYTES / 8) return;
-  recent.set(view.execution_id, { tenant, json, expires });
+  recent.set(view.execution_id, { tenant, agent, json, expires });
   recentBytes += json.length;
   for (const [id, v] of recent) {
     if (recentBytes <= MEMORY_BYTES) break;
@@ -44,11 +45,12 @@ export async function storeView(env: Env, v: { execution_id: string; tenant: str
 }
 
 /**
- * A fast-path execution's view for its tenant, or undefined (unknown, expired, another
- * tenant's), with the providers' CPU reports that have reached the store since it was written.
+ * A fast-path execution's view for a caller's scope, or undefined (unknown, expired, another
+ * tenant's or, for a caller that sees only its own, another agent's), with the providers' CPU
+ * reports that have reached the store since it was written.
  */
-export async function readEdgeView(env: Env, tenant: string, executionId: string, acceptedAt: number, maxRunMs: number): Promise<ExecutionView | undefined> {
-  const view = await findEdgeView(env, tenant, executionId, acceptedAt, maxRunMs);
+export async function readEdgeView(env: Env, scope: ExecutionScope, executionId: string, acceptedAt: number, maxRunMs: number): Promise<ExecutionView | undefined> {
+  const view = await findEdgeView(env, scope, executionId, acceptedAt, maxRunMs);
   return view && withUsage(view, await readUsage(env.AUDIT_DB, executionId));
 }
 
@@ -58,13 +60,19 @@ export async function readUsage(db: D1Database, executionId: string): Promise<At
   return rows.results;
 }
 
-async function findEdgeView(env: Env, tenant: string, executionId: string, acceptedAt: number, maxRunMs: number): Promise<ExecutionView | undefined> {
+async function findEdgeView(env: Env, scope: ExecutionScope, executionId: string, acceptedAt: number, maxRunMs: number): Promise<ExecutionView | undefined> {
   const now = Date.now();
   const hit = recent.get(executionId);
-  if (hit && hit.expires > now) return hit.tenant === tenant ? fromJson<ExecutionView>(hit.json) : undefined;
+  if (hit && hit.expires > now) return inScope(scope, hit.tenant, hit.agent) ? fromJson<ExecutionView>(hit.json) : undefined;
+  // The agent is the audit record's, written in the same batch as the view — or after it, for a
+  // view too large for a message (src/execution/edge-run.ts): a caller that sees only its own
+  // agent's treats a view without its agent yet like one not stored yet.
   const read = async () => {
-    const row = await env.AUDIT_DB.prepare("SELECT tenant, view FROM views WHERE execution_id = ? AND expires_at > ?").bind(executionId, Date.now()).first<{ tenant: string; view: string }>();
-    return row ? (row.tenant === tenant ? fromJson<ExecutionView>(row.view) : undefined) : null;
+    const row = await env.AUDIT_DB.prepare("SELECT v.tenant, v.view, e.agent FROM views v LEFT JOIN executions e ON e.execution_id = v.execution_id WHERE v.execution_id = ? AND v.expires_at > ?")
+      .bind(executionId, Date.now())
+      .first<{ tenant: string; view: string; agent: string | null }>();
+    if (!row || (row.agent === null && scope.agent !== null && row.tenant === scope.tenant)) return null;
+    return inScope(scope, row.tenant, row.agent) ? fromJson<ExecutionView>(row.view) : undefined;
   };
   const first = await read();
   if (first !== null) return first;

@@ -9,6 +9,7 @@
  */
 import { sha256Hex } from "../schema/sha256.ts";
 import type { ApiKeyRecord, Caller } from "../contract.ts";
+import { parseRole } from "./roles.ts";
 
 export type { ApiKeyRecord };
 
@@ -71,5 +72,5 @@ export class ApiKeyStore {
 
 export function callerOfKey(record: ApiKeyRecord): Caller {
   // A record without a field grants nothing by it (least privilege).
-  return { tenant: record.tenant, agent: record.agent, capabilities: record.capabilities ?? [], channels: record.channels ?? [], role: record.role === "admin" ? "admin" : record.role === "approver" ? "approver" : "tenant" };
+  return { tenant: record.tenant, agent: record.agent, capabilities: record.capabilities ?? [], channels: record.channels ?? [], role: parseRole(record.role) };
 }

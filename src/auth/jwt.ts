@@ -10,6 +10,7 @@
 import { jwtVerify, type JWTPayload } from "jose";
 import type { Caller } from "../contract.ts";
 import { keyResolver, type JwtKeySource } from "./jwt-keys.ts";
+import { parseRole } from "./roles.ts";
 
 export interface JwtConfig {
   issuer: string;
@@ -62,10 +63,16 @@ function callerOfClaims(p: JWTPayload, config: JwtConfig): Caller {
     agent: p.sub!,
     capabilities: stringList(p.capabilities) ?? (typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : config.defaultCapabilities),
     channels: stringList(p.channels) ?? config.defaultChannels,
-    // Operators are named by configuration, never by the token's own word. "approver" may approve
-    // or reject its own tenant's calls (issue 15): a tenant-scoped right the identity provider grants.
-    role: isOperator(p, config.operators) ? "admin" : p.role === "approver" ? "approver" : "tenant",
+    // Operators are named by configuration, never by the token's own word. "approver" and
+    // "tenant_admin" are rights inside one tenant that the identity provider grants; anything
+    // else (the old "tenant" among them) is an agent.
+    role: isOperator(p, config.operators) ? "admin" : tenantRole(p.role),
   };
+}
+
+function tenantRole(claim: unknown): "agent" | "approver" | "tenant_admin" {
+  const role = parseRole(claim);
+  return role === "admin" ? "agent" : role;
 }
 
 function isOperator(p: JWTPayload, operators: JwtConfig["operators"]): boolean {

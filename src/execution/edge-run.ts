@@ -74,7 +74,7 @@ export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p:
   const view = toView(record);
   const viewJson = toJson(view);
   const message = { kind: "finished" as const, record: auditEntryOf(record), retention_ms: record.retention_ms };
-  rememberView(record.tenant, view, record.ended_at! + record.retention_ms);
+  rememberView(record.tenant, record.agent, view, record.ended_at! + record.retention_ms);
   if (viewJson.length + toJson(message).length > MAX_MESSAGE_BYTES) {
     // Too large for a queue message: the view goes to the store directly, the record by queue.
     await storeView(env, { execution_id: record.execution_id, tenant: record.tenant, view: viewJson, expires_at: record.ended_at! + record.retention_ms });

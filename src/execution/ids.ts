@@ -26,10 +26,13 @@ export function newObjectExecutionId(env: Env): string {
   return PREFIX + env.EXECUTIONS.newUniqueId().toString();
 }
 
-/** The object every use of an idempotency key by a tenant reaches first (TRT-002 §11). */
-export function keyedObjectId(env: Env, tenant: string, key: string): string {
-  // A separator that cannot occur in a tenant name keeps ("a", "b:c") and ("a:b", "c") apart.
-  return PREFIX + env.EXECUTIONS.idFromName(`${tenant}\u0000${key}`).toString();
+/**
+ * The object every use of an idempotency key by one agent of a tenant reaches first (TRT-002
+ * §11). Keys are the agent's own: another agent's same key is another object.
+ */
+export function keyedObjectId(env: Env, tenant: string, agent: string, key: string): string {
+  // A separator that cannot occur in a tenant or agent name keeps ("a", "b:c") and ("a:b", "c") apart.
+  return PREFIX + env.EXECUTIONS.idFromName(`${tenant}\u0000${agent}\u0000${key}`).toString();
 }
 
 /** A fast-path execution's id: its acceptance time, 64 random bits and their seal. */

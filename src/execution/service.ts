@@ -24,8 +24,10 @@ import { StreamSlot } from "../stream/tenant-streams.ts";
 import { readEdgeView } from "../audit/records.ts";
 import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
 import { admitFast, liveExecutions, tenantStub } from "../policy/admission.ts";
-import { isApprover } from "../policy/approvals.ts";
+import { approvalRuleFor, isApprover } from "../policy/approvals.ts";
 import { chargeRequests } from "../policy/request-rate.ts";
+import { executionScope, inScope } from "../auth/roles.ts";
+import { checkReach } from "../pipeline/plan.ts";
 import type { ExecutionPlan, StartAnswer } from "./dispatch.ts";
 import { runAtEdge, type Admitted } from "./edge-run.ts";
 import { isTerminal } from "./record.ts";
@@ -86,13 +88,21 @@ export async function execute(ctx: CallContext, envelope: unknown): Promise<Outc
   });
 }
 
-/** TRT-002 §9: an execution's current view, for its own tenant only. */
+/*
+ * Who may read, stream, cancel and list which executions is decided here, once, for every
+ * face (src/auth/roles.ts): an agent (and an approver) its own agent's; a tenant admin or an
+ * operator every one of its tenant's. Anything outside the caller's scope answers exactly like
+ * an unknown id, so existence does not leak.
+ */
+
+/** TRT-002 §9: an execution's current view, within the caller's scope only. */
 export async function get(ctx: Pick<CallContext, "env" | "caller">, executionId: string): Promise<Outcome<ExecutionView>> {
   return guard(async () => {
     const location = locate(ctx.env, executionId);
+    const scope = executionScope(ctx.caller);
     let view: ExecutionView | null | undefined;
-    if (location?.kind === "object") view = await location.stub.view(ctx.caller.tenant);
-    else if (location?.kind === "edge") view = await readEdgeView(ctx.env, ctx.caller.tenant, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);
+    if (location?.kind === "object") view = await location.stub.view(scope);
+    else if (location?.kind === "edge") view = await readEdgeView(ctx.env, scope, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);
     if (!view) throw notFound(executionId);
     return ok(view);
   });
@@ -104,15 +114,16 @@ type EventsOutcome = Outcome<{ kind: "ended" } | { kind: "stream"; events: Async
 export async function events(ctx: Pick<CallContext, "env" | "caller">, executionId: string, after: number): Promise<EventsOutcome> {
   return guard<EventsOutcome extends Outcome<infer T> ? T : never>(async () => {
     const location = locate(ctx.env, executionId);
+    const scope = executionScope(ctx.caller);
     if (location?.kind === "edge") {
       // A fast-path execution has ended before anyone could ask: its stream is its end.
-      const view = await readEdgeView(ctx.env, ctx.caller.tenant, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);
+      const view = await readEdgeView(ctx.env, scope, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);
       if (!view) throw notFound(executionId);
       return ok({ kind: "ended" as const });
     }
     if (!location) throw notFound(executionId);
     const slot = await StreamSlot.take(ctx.env, ctx.caller.tenant);
-    const answer = await location.stub.events(ctx.caller.tenant, after).catch(async (err: unknown) => {
+    const answer = await location.stub.events(scope, after).catch(async (err: unknown) => {
       await slot.release();
       throw err;
     });
@@ -134,13 +145,14 @@ export async function cancel(ctx: Pick<CallContext, "env" | "caller">, execution
       throw new RuntimeError("invalid_request", `grace_ms must be an integer from 0 to ${config.maxCancelGraceMs}`, { field: "grace_ms", max: config.maxCancelGraceMs });
     }
     const location = locate(ctx.env, executionId);
+    const scope = executionScope(ctx.caller);
     if (location?.kind === "edge") {
       // Nothing can cancel a fast-path execution: it has ended before its id is known.
-      const view = await readEdgeView(ctx.env, ctx.caller.tenant, executionId, location.accepted_at, config.systemMaxTimeoutMs);
+      const view = await readEdgeView(ctx.env, scope, executionId, location.accepted_at, config.systemMaxTimeoutMs);
       if (!view) throw notFound(executionId);
       return ok(view.cancellation ? view : { ...view, cancellation: { requested_at: new Date().toISOString(), outcome: "already_finished" as const } });
     }
-    const view = location ? await location.stub.cancel(ctx.caller.tenant, grace) : null;
+    const view = location ? await location.stub.cancel(scope, grace) : null;
     if (!view) throw notFound(executionId);
     return ok(view);
   });
@@ -153,11 +165,12 @@ export async function cancel(ctx: Pick<CallContext, "env" | "caller">, execution
  */
 export async function list(ctx: Pick<CallContext, "env" | "caller">, filters: ListFilters): Promise<Outcome<{ executions: IndexItem[]; next_cursor: string | null }>> {
   return guard(async () => {
-    const f = { ...filters, tenant: ctx.caller.tenant };
+    const scope = executionScope(ctx.caller);
+    const f = { ...filters, tenant: scope.tenant, ...(scope.agent === null ? {} : { agent: scope.agent }) };
     const wantsLive = f.status === undefined || LIVE.has(f.status);
     const [stored, live] = await Promise.all([
       f.status !== undefined && LIVE.has(f.status) ? { executions: [], next_cursor: null } : listExecutions(ctx.env.AUDIT_DB, f),
-      wantsLive ? liveExecutions(ctx.env, ctx.caller.tenant) : [],
+      wantsLive ? liveExecutions(ctx.env, ctx.caller.tenant).then((items) => items.filter((e) => inScope(scope, scope.tenant, e.agent))) : [],
     ]);
     const seen = new Set(stored.executions.map((e) => e.execution_id));
     const liveItems: IndexItem[] = live
@@ -187,7 +200,8 @@ export async function decide(ctx: Pick<CallContext, "env" | "caller">, execution
     // A fast-path id never waits for anyone: like an unknown one, as are other tenants' (DESIGN.md 7).
     if (location?.kind !== "object") throw notFound(executionId);
     const made: ApprovalDecision = { decision, approver: ctx.caller.agent, reason: typeof reason === "string" && reason.trim() !== "" ? reason : null, at: new Date().toISOString() };
-    const answer = await location.stub.decide(ctx.caller.tenant, made);
+    const { self_approval } = approvalRuleFor(loadConfig(ctx.env).approvals, ctx.caller.tenant);
+    const answer = await location.stub.decide(ctx.caller.tenant, made, self_approval);
     if (!answer) throw notFound(executionId);
     return answer;
   });
@@ -257,10 +271,16 @@ async function toObjectPlan(ctx: CallContext, request: ExecutionRequest, plan: E
   return (await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId))).plan;
 }
 
-/** A keyed call goes to its key's object at once: a duplicate is answered there before any other stage. */
+/**
+ * A keyed call goes to its key's object at once: a duplicate is answered there before any
+ * later stage. A key is the agent's own (tenant + agent + key), so one agent's key never
+ * replays another's execution; and the caller must still reach the tool (its channels) before
+ * anything is replayed to it, or a key would outlive the right it was used with.
+ */
 async function startKeyed(ctx: CallContext, request: ExecutionRequest, delivery: "end" | "accepted" | "stream"): Promise<ObjectAnswer> {
+  await checkReach(ctx.env, ctx.caller, request, ctx.waitUntil);
   const fingerprint = await requestFingerprint(request);
-  return objectStub(ctx.env, keyedObjectId(ctx.env, ctx.caller.tenant, request.idempotency_key!)).startKeyed(
+  return objectStub(ctx.env, keyedObjectId(ctx.env, ctx.caller.tenant, ctx.caller.agent, request.idempotency_key!)).startKeyed(
     { caller: ctx.caller, request, fingerprint, accepted_at: ctx.acceptedAt, trace: ctx.trace, face: ctx.face },
     delivery,
   );

@@ -135,7 +135,7 @@ function isLegacyCancel(body: unknown): body is { params: { requestId: string | 
 function cancelSessionCall(scope: McpScope, requestId: string | number): void {
   const key = sessionCallKey(scope.sessionId!, requestId);
   if (!key) return;
-  const executionId = keyedObjectId(scope.env, scope.caller.tenant, key);
+  const executionId = keyedObjectId(scope.env, scope.caller.tenant, scope.caller.agent, key);
   scope.waitUntil(cancel(callContext(scope), executionId, undefined).catch(() => {}));
 }
 

@@ -69,6 +69,17 @@ async function decide(env: Env, caller: Caller, request: ExecutionRequest, waitU
   return { snapshot, tool: resolved.tool.name, version: resolved.version, deprecation, reachable, ranked, excluded };
 }
 
+/**
+ * Stage 3 level 1 alone (the body's tenant, the tool, the caller's channels): what a keyed
+ * call must pass before a stored execution is replayed to it (src/execution/service.ts).
+ */
+export async function checkReach(env: Env, caller: Caller, request: ExecutionRequest, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
+  if (request.tenant !== undefined && request.tenant !== caller.tenant) throw new RuntimeError("forbidden", "field tenant does not match the caller's tenant", { field: "tenant" });
+  const snapshot = await getSnapshot(env, waitUntil);
+  const resolved = resolveTool(snapshot, caller, request.tool, request.version, request.provider);
+  reachableOfferings(caller, resolved.offerings, request.provider);
+}
+
 /** Where a plan is being made: when the call was accepted, its trace and face, and the id it will run under. */
 export interface PlanMeta {
   acceptedAt: number;

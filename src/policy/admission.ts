@@ -31,6 +31,7 @@ export async function admitExecution(env: Env, plan: ExecutionPlan, o: { wait: b
     version: plan.version,
     mode: plan.mode,
     project: plan.project,
+    agent: plan.agent,
     accepted_at: plan.accepted_at,
     lease_ms: plan.timeout_ms + LEASE_SLACK_MS,
     limits: plan.limits,

@@ -8,7 +8,8 @@
  *
  * The approver is a caller of the same tenant whose role is `approver` (an API key created with
  * role "approver", or a JWT whose `role` claim is "approver"); operators are not approvers, and
- * an approver of one tenant sees nothing of another's.
+ * an approver of one tenant sees nothing of another's. An approver does not decide a call its
+ * own agent made unless the tenant's rule says `"self_approval": true`.
  */
 import type { Caller } from "../contract.ts";
 import type { Effect } from "../../providers/sdk/protocol.ts";
@@ -24,6 +25,8 @@ export interface ApprovalRule {
   tools: string[];
   /** How long a person has to decide; then the execution fails with `approval_expired`. */
   window_ms: number;
+  /** May an approver decide a call its own agent made? Off by default: approval means a second person. */
+  self_approval: boolean;
 }
 
 export interface ApprovalsConfig {
@@ -32,7 +35,7 @@ export interface ApprovalsConfig {
 }
 
 /** Nothing waits for approval unless configured; an hour to decide when something does. */
-export const DEFAULT_APPROVAL_RULE: ApprovalRule = { effects: [], tools: [], window_ms: 3_600_000 };
+export const DEFAULT_APPROVAL_RULE: ApprovalRule = { effects: [], tools: [], window_ms: 3_600_000, self_approval: false };
 
 /** A tenant's rule: the default overlaid with its own entry or its family's. */
 export function approvalRuleFor(config: ApprovalsConfig, tenant: string): ApprovalRule {
@@ -78,8 +81,11 @@ function checkRule(v: unknown, where: string): Partial<ApprovalRule> {
     } else if (k === "window_ms") {
       if (typeof x !== "number" || !Number.isSafeInteger(x) || x <= 0) throw new Error(`${where}.window_ms must be a positive integer`);
       out.window_ms = x;
+    } else if (k === "self_approval") {
+      if (typeof x !== "boolean") throw new Error(`${where}.self_approval must be a boolean`);
+      out.self_approval = x;
     } else {
-      throw new Error(`${where}.${k} is not known (effects, tools, window_ms)`);
+      throw new Error(`${where}.${k} is not known (effects, tools, window_ms, self_approval)`);
     }
   }
   return out;

@@ -74,6 +74,8 @@ export interface LiveExecution {
   version: string;
   mode: string;
   project: string | null;
+  /** The agent that made the call (absent in a ledger restored from before agents were kept). */
+  agent?: string;
   accepted_at: number;
   expires: number;
 }
@@ -240,7 +242,7 @@ export class TenantLedger {
   /** Executions holding a slot in their own object, then those waiting for one, oldest first. */
   live(now: number): LiveExecution[] {
     this.#expire(now);
-    const waiting = this.#queue.map((q): LiveExecution => ({ execution_id: q.execution_id, status: "queued", tool: q.tool, version: q.version, mode: q.mode, project: q.project, accepted_at: q.accepted_at, expires: Infinity }));
+    const waiting = this.#queue.map((q): LiveExecution => ({ execution_id: q.execution_id, status: "queued", tool: q.tool, version: q.version, mode: q.mode, project: q.project, agent: q.agent, accepted_at: q.accepted_at, expires: Infinity }));
     return [...this.#executions.values(), ...waiting].sort((a, b) => a.accepted_at - b.accepted_at);
   }
 
@@ -260,7 +262,7 @@ export class TenantLedger {
   }
 
   #hold(e: Omit<LiveExecution, "expires" | "status"> & { lease_ms: number }, now: number): void {
-    this.#executions.set(e.execution_id, { execution_id: e.execution_id, status: "running", tool: e.tool, version: e.version, mode: e.mode, project: e.project, accepted_at: e.accepted_at, expires: now + e.lease_ms });
+    this.#executions.set(e.execution_id, { execution_id: e.execution_id, status: "running", tool: e.tool, version: e.version, mode: e.mode, project: e.project, agent: e.agent, accepted_at: e.accepted_at, expires: now + e.lease_ms });
   }
 
   #held(): number {

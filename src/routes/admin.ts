@@ -7,7 +7,6 @@
 import { reply } from "../codec/negotiate.ts";
 import { Hono, type Context, type Next } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { ApiKeyStore } from "../auth/api-keys.ts";
 import { FAIL_BATCHES, FAIL_NEXT_BATCH, tenantBatchesDrill } from "../audit/consumer.ts";
 import { armSendFailure, sendDrillState } from "../audit/outbox.ts";
 import { loadConfig } from "../config.ts";
@@ -21,7 +20,7 @@ import { readiness } from "./health.ts";
 
 export const admin = new Hono<AppEnv>();
 
-/** Refuses tenant callers (roles: tenant | admin). */
+/** Refuses everyone but operators (role admin; src/auth/roles.ts). */
 export async function operatorsOnly(c: Context<AppEnv>, next: Next): Promise<void> {
   if (c.get("caller").role !== "admin") throw new RuntimeError("forbidden", "this endpoint is for operators", { reason: "admin role required" });
   await next();
@@ -149,40 +148,6 @@ admin.get("/audit/drills", async (c) => {
   });
 });
 
-// API keys (issue: callers and policy). The key itself is in the creation answer only.
-admin.post("/keys", async (c) => {
-  const body = await objectBody(c.req.raw, c.env, ["tenant", "agent", "capabilities", "channels", "role"]);
-  const str = (f: string) => {
-    const v = body[f];
-    if (typeof v !== "string" || !/^[A-Za-z0-9._:-]{1,128}$/.test(v)) throw new RuntimeError("invalid_request", `${f} must be 1-128 of A-Z a-z 0-9 . _ : -`, { field: f });
-    return v;
-  };
-  const list = (f: string, fallback: string[]) => {
-    const v = body[f] ?? fallback;
-    if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && x.length > 0 && x.length <= 256)) throw new RuntimeError("invalid_request", `${f} must be a list of strings`, { field: f });
-    return v as string[];
-  };
-  const role = body.role ?? "tenant";
-  // "approver": a tenant's key that may also approve or reject its tenant's calls (issue 15).
-  if (role !== "tenant" && role !== "admin" && role !== "approver") throw new RuntimeError("invalid_request", 'role must be "tenant", "approver" or "admin"', { field: "role" });
-  // Least privilege: a key reaches the providers and holds the capabilities it is given, none by default.
-  const { key, record } = await keyStore(c.env).create({ tenant: str("tenant"), agent: str("agent"), capabilities: list("capabilities", []), channels: list("channels", []), role });
-  return reply(c, { key, ...record }, 201);
-});
-
-admin.get("/keys", async (c) => reply(c, { keys: await keyStore(c.env).list(c.req.query("tenant")) }));
-
-admin.delete("/keys/:id", async (c) => {
-  const revoked = await keyStore(c.env).revoke(c.req.param("id"));
-  if (!revoked) throw new RuntimeError("not_found", `no key ${c.req.param("id")}`, { key_id: c.req.param("id") });
-  return reply(c, revoked);
-});
-
-function keyStore(env: Env): ApiKeyStore {
-  if (!env.API_KEYS) throw new RuntimeError("internal", "no API_KEYS namespace is bound");
-  return new ApiKeyStore(env.API_KEYS);
-}
-
 /**
  * A replacement is where callers are sent (`Link: rel="successor-version"`, `details.replacement`
  * of `tool_deprecated`): it must name a tool the registry has, and the version when one is
@@ -210,7 +175,7 @@ async function deprecation(c: Context<AppEnv>, tool: string, version: string, no
   return { tool, version, deprecation: snapshot.deprecations[`${tool}@${version}`] ?? null, active_version: snapshot.tools[tool].active_version };
 }
 
-async function objectBody(request: Request, env: Env, fields: string[]): Promise<Record<string, unknown>> {
+export async function objectBody(request: Request, env: Env, fields: string[]): Promise<Record<string, unknown>> {
   const value = decodeBody(await readBody(request, loadConfig(env).maxRequestBytes), request.headers.get("content-type"));
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new RuntimeError("invalid_request", "body must be a JSON object");
   for (const key of Object.keys(value)) {

@@ -1,21 +1,32 @@
 /**
- * `GET /v1/audit` (operators): the audit log (AIOS §5.7), every tenant's, filtered like the
- * index; `GET /v1/audit/refusals`: rate-limit refusal counts by tenant, tool and reason.
+ * `GET /v1/audit`: the audit log, filtered like the index. Operators read every tenant's (or
+ * one, with `?tenant=`); a tenant's admin reads its own tenant's only (src/auth/roles.ts);
+ * anyone else is refused. `GET /v1/audit/refusals` (operators): rate-limit refusal counts by
+ * tenant, tool and reason.
  */
 import { reply } from "../codec/negotiate.ts";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { listAudit, parseFilters } from "../audit/queries.ts";
 import { listRefusals } from "../audit/refusal-counts.ts";
+import { requireTenantAdmin, roleOf } from "../auth/roles.ts";
+import { RuntimeError } from "../errors.ts";
 import { auditDb, operatorsOnly } from "./admin.ts";
 
 export const audit = new Hono<AppEnv>();
 
-audit.use("*", operatorsOnly);
-
-audit.get("/", async (c) => {
-  const filters = parseFilters((name) => c.req.query(name));
-  return reply(c, await listAudit(auditDb(c.env), { ...filters, tenant: c.req.query("tenant") }));
+audit.use("*", async (c, next) => {
+  requireTenantAdmin(c.get("caller"), "the audit log");
+  await next();
 });
 
-audit.get("/refusals", async (c) => reply(c, await listRefusals(auditDb(c.env), { tenant: c.req.query("tenant"), tool: c.req.query("tool") })));
+audit.get("/", async (c) => {
+  const caller = c.get("caller");
+  const filters = parseFilters((name) => c.req.query(name));
+  const asked = c.req.query("tenant");
+  if (roleOf(caller) === "admin") return reply(c, await listAudit(auditDb(c.env), { ...filters, tenant: asked }));
+  if (asked !== undefined && asked !== caller.tenant) throw new RuntimeError("forbidden", "a tenant admin reads its own tenant's audit records only", { reason: "another tenant", field: "tenant" });
+  return reply(c, await listAudit(auditDb(c.env), { ...filters, tenant: caller.tenant }));
+});
+
+audit.get("/refusals", operatorsOnly, async (c) => reply(c, await listRefusals(auditDb(c.env), { tenant: c.req.query("tenant"), tool: c.req.query("tool") })));

@@ -3,14 +3,18 @@
  * for that tenant's calls to that upstream only, never answered back (these routes say only
  * whether one is stored, and since when). Only for upstreams registered with
  * `tenant_credentials: true` and reachable through the caller's channels; any other name
- * answers like an unknown one. A token is sealed for the upstream's address as registered now
- * (src/upstreams/credentials.ts): registered again elsewhere, the name needs a new token.
+ * answers like an unknown one. The token serves every agent of the tenant, so only the
+ * tenant's admins (role tenant_admin) and operators set or delete it (src/auth/roles.ts); any
+ * agent that reaches the upstream may see whether one is stored. A token is sealed for the
+ * upstream's address as registered now (src/upstreams/credentials.ts): registered again
+ * elsewhere, the name needs a new token.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { reply } from "../codec/negotiate.ts";
 import type { Caller } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
+import { requireTenantAdmin } from "../auth/roles.ts";
 import { loadConfig } from "../config.ts";
 import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
@@ -32,9 +36,10 @@ upstreamCredentials.get("/:name/credential", async (c) => {
 
 upstreamCredentials.put("/:name/credential", async (c) => {
   const caller = c.get("caller");
-  // The body is read and its type checked first (a form body is 415 on every route, issue 14),
-  // then the upstream is looked up.
+  // The body is read and its type checked first (a form body is 415 on every route), then the
+  // caller's role, then the upstream is looked up.
   const body = decodeBody(await readBody(c.req.raw, loadConfig(c.env).maxRequestBytes), c.req.header("content-type") ?? null);
+  requireTenantAdmin(caller, "setting an upstream token");
   const upstream = await takesTenantTokens(c.env, caller, c.req.param("name"));
   const name = upstream.name;
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new RuntimeError("invalid_request", "body must be a JSON object {token}");
@@ -52,6 +57,7 @@ upstreamCredentials.put("/:name/credential", async (c) => {
 });
 
 upstreamCredentials.delete("/:name/credential", async (c) => {
+  requireTenantAdmin(c.get("caller"), "deleting an upstream token");
   const { name } = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
   await credentialStore(c.env, c.get("caller").tenant).delete(name);
   return reply(c, state(name, null, false));

@@ -137,13 +137,13 @@ describe("the web console", () => {
       await page.getByRole("alert").waitFor();
       await page.getByRole("button", { name: "I have copied it" }).click();
     };
-    await create("plain", null, "tenant");
+    await create("plain", null, "agent");
     await create("deciding", "std, lab", "approver");
     await page.getByLabel("List the keys of tenant").fill(tenant);
     const rows = page.locator("section[aria-labelledby='keys-heading'] table.data tbody tr");
     await expect.poll(() => rows.count()).toBe(2);
     const cells = async (agent: string) => (await rows.filter({ hasText: agent }).locator("td").allInnerTexts()).slice(0, 4);
-    expect(await cells("plain")).toEqual([tenant, "plain", "tenant", "none"]);
+    expect(await cells("plain")).toEqual([tenant, "plain", "agent", "none"]);
     expect((await rows.filter({ hasText: "plain" }).locator("td").allInnerTexts())[4]).toBe("none");
     expect(await cells("deciding")).toEqual([tenant, "deciding", "approver", "none"]);
     expect((await rows.filter({ hasText: "deciding" }).locator("td").allInnerTexts())[4]).toBe("std, lab");
@@ -151,7 +151,7 @@ describe("the web console", () => {
     const held = (await asAdmin("GET", `/v1/admin/keys?tenant=${tenant}`)).body.keys as { agent: string; channels: string[]; role: string; key_id: string }[];
     expect(held.map((k) => [k.agent, k.role, k.channels]).sort()).toEqual([
       ["deciding", "approver", ["std", "lab"]],
-      ["plain", "tenant", []],
+      ["plain", "agent", []],
     ]);
     for (const k of held) await asAdmin("DELETE", `/v1/admin/keys/${k.key_id}`);
   });

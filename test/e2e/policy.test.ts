@@ -327,7 +327,7 @@ describe("least privilege", () => {
     const res = await as(key).execute(math);
     expect([res.status, res.body.error.code]).toEqual([404, "tool_not_found"]);
     const listed = (await asAdmin("GET", "/v1/admin/keys?tenant=bare")).body.keys;
-    expect(listed.at(-1)).toMatchObject({ channels: [], capabilities: [], role: "tenant" });
+    expect(listed.at(-1)).toMatchObject({ channels: [], capabilities: [], role: "agent" });
   });
 
   it("gives a JWT without channels no provider to reach", async () => {

@@ -14,14 +14,19 @@ export const TEST_TENANT_FAMILIES = {
 /**
  * Test-only approval rules (issue 15), passed as APPROVALS the same way: `approve-*` tenants
  * wait for a person before any tool with effects `delete` runs; `approve-brief-*` give that
- * person 1.5 s.
+ * person 1.5 s; `gate-read-*` wait for one before `lab.was_erased`, which any agent may call;
+ * `gate-self-*` too, and let an approver decide its own call.
  */
 export const TEST_APPROVALS = {
   tenants: {
     "approve-*": { effects: ["delete"], window_ms: 120_000 },
     "approve-brief-*": { effects: ["delete"], window_ms: 1_500 },
+    /** A read-only tool waits for a person too, so any agent's call can (test/e2e/privilege-matrix.test.ts). */
+    "gate-read-*": { tools: ["lab.was_erased"], window_ms: 300_000 },
+    /** The same, where an approver may decide its own call. */
+    "gate-self-*": { tools: ["lab.was_erased"], window_ms: 300_000, self_approval: true },
   },
 };
 
 /** A fresh tenant of a family, e.g. `tenant("narrow")` → `narrow-3f9c…`. */
-export const tenant = (family: "narrow" | "limited" | "approve" | "approve-brief") => `${family}-${crypto.randomUUID()}`;
+export const tenant = (family: "narrow" | "limited" | "approve" | "approve-brief" | "gate-read" | "gate-self") => `${family}-${crypto.randomUUID()}`;

@@ -184,7 +184,7 @@ describe("the example upstream, registered in development over a service binding
 
   it("sends a tenant's own token for that tenant's calls only, and never answers it back", async () => {
     const token = `tenant-token-${randomUUID()}`;
-    const [mine, other] = [await newKey(), await newKey()];
+    const [mine, other] = [await newKey({ role: "tenant_admin" }), await newKey()];
     const whoami = async (key: string) => (await call("POST", "/v1/executions", { tool: "example.whoami", input: {} }, bearer(key))).body.output.token_sha256;
     expect(await whoami(mine)).toBe(sha256(RUNTIME_TOKEN));
 
@@ -210,8 +210,28 @@ describe("the example upstream, registered in development over a service binding
   });
 
   it("refuses a token for an upstream that does not exist or takes none, and a token that is not one", async () => {
-    expect((await call("PUT", "/v1/upstreams/no-such-upstream/credential", { token: "abc" })).status).toBe(404);
-    expect((await call("PUT", "/v1/upstreams/example/credential", { token: "two words" })).body.error).toMatchObject({ code: "invalid_request", details: { field: "token" } });
+    const admin = bearer(await newKey({ role: "tenant_admin" }));
+    expect((await call("PUT", "/v1/upstreams/no-such-upstream/credential", { token: "abc" }, admin)).status).toBe(404);
+    expect((await call("PUT", "/v1/upstreams/example/credential", { token: "two words" }, admin)).body.error).toMatchObject({ code: "invalid_request", details: { field: "token" } });
+  });
+
+  it("lets only the tenant's admins set or delete the token every agent of the tenant uses", async () => {
+    const tenant = `cred-${randomUUID().slice(0, 8)}`;
+    const admin = await newKey({ tenant, agent: "ops", role: "tenant_admin" });
+    const token = `tenant-token-${randomUUID()}`;
+    expect((await call("PUT", "/v1/upstreams/example/credential", { token }, bearer(admin))).status).toBe(200);
+    for (const role of ["agent", "approver"]) {
+      const key = bearer(await newKey({ tenant, agent: `bot-${role}`, role }));
+      for (const [method, body] of [["PUT", { token: "other-token" }], ["DELETE", undefined]] as const) {
+        const refused = await call(method, "/v1/upstreams/example/credential", body, key);
+        expect(refused.status, `${role} ${method}`).toBe(403);
+        expect(refused.body.error).toMatchObject({ code: "forbidden", details: { reason: "tenant_admin role required" } });
+      }
+      // It may still see whether one is stored, and its calls use the tenant's token.
+      expect((await call("GET", "/v1/upstreams/example/credential", undefined, key)).body).toMatchObject({ stored: true });
+      expect((await call("POST", "/v1/executions", { tool: "example.whoami", input: {} }, key)).body.output.token_sha256).toBe(sha256(token));
+    }
+    expect((await call("DELETE", "/v1/upstreams/example/credential", undefined, bearer(admin))).body).toMatchObject({ stored: false });
   });
 });
 

@@ -2,6 +2,7 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, ExecutionView, Outcome } from "../../src/contract.ts";
+import { executionScope } from "../../src/auth/roles.ts";
 import { traceFrom } from "../../src/audit/trace.ts";
 import type { ExecutionPlan, StartAnswer } from "../../src/execution/dispatch.ts";
 import { newObjectExecutionId, objectStub } from "../../src/execution/ids.ts";
@@ -26,7 +27,7 @@ function viewOf(result: Outcome<StartAnswer>): ExecutionView {
 
 async function waitForStatus(executionId: string, status: string): Promise<ExecutionView> {
   for (let i = 0; i < 200; i++) {
-    const view = await stubOf(executionId).view(caller.tenant);
+    const view = await stubOf(executionId).view(executionScope(caller));
     if (view?.status === status) return view;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -55,12 +56,12 @@ describe("ExecutionObject", () => {
 
     await abortAllDurableObjects();
 
-    const view = await stubOf(p).view(caller.tenant);
+    const view = await stubOf(p).view(executionScope(caller));
     expect(view).toMatchObject({ status: "failed", error: { code: "internal", details: { reason: "execution object restarted" } } });
     // What the tool emitted before the restart is kept.
     expect((view!.partial_output as { counted: number[] }).counted[0]).toBe(100);
     // Asking again changes nothing: the terminal state is final.
-    expect(await stubOf(p).view(caller.tenant)).toEqual(view);
+    expect(await stubOf(p).view(executionScope(caller))).toEqual(view);
   });
 
   it("lets its deadline alarm end a call the in-memory timer did not", async () => {
@@ -86,7 +87,7 @@ describe("ExecutionObject", () => {
   it("hides an execution from any other tenant", async () => {
     const p = await plan({ tool: "lab.echo", input: {} });
     await stubOf(p).start(p, "end");
-    expect(await stubOf(p).view("someone-else")).toBeNull();
+    expect(await stubOf(p).view({ tenant: "someone-else", agent: null })).toBeNull();
   });
 
   it("deletes a finished execution and its events when its retention alarm fires", async () => {
@@ -95,8 +96,8 @@ describe("ExecutionObject", () => {
     expect(viewOf(await stub.start(p, "end"))).toMatchObject({ status: "succeeded" });
     // The real alarm, 1 ms after the end; run it now if it has not fired yet.
     await runDurableObjectAlarm(stubOf(p));
-    for (let i = 0; i < 100 && (await stub.view(caller.tenant)) !== null; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(await stub.view(caller.tenant)).toBeNull();
+    for (let i = 0; i < 100 && (await stub.view(executionScope(caller))) !== null; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await stub.view(executionScope(caller))).toBeNull();
     // Everything it stored is gone.
     const keys = await runInDurableObject(stubOf(p), (_i, state) => [...state.storage.kv.list()].map(([k]) => k));
     expect(keys).toEqual([]);
@@ -108,6 +109,6 @@ describe("ExecutionObject", () => {
     await stub.start(p, "end");
     // The alarm now points at the end of the 24 h window; running it early deletes nothing.
     expect(await runDurableObjectAlarm(stubOf(p))).toBe(true);
-    expect(await stub.view(caller.tenant)).toMatchObject({ status: "succeeded" });
+    expect(await stub.view(executionScope(caller))).toMatchObject({ status: "succeeded" });
   });
 });

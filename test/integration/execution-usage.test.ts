@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, ExecutionView } from "../../src/contract.ts";
 import { attemptNonce } from "../../src/audit/report-nonce.ts";
+import { executionScope } from "../../src/auth/roles.ts";
 import { consumeTail } from "../../src/audit/tail.ts";
 import { traceFrom } from "../../src/audit/trace.ts";
 import { newObjectExecutionId, objectStub } from "../../src/execution/ids.ts";
@@ -27,7 +28,7 @@ async function finishedExecution(): Promise<string> {
   return executionId;
 }
 
-const view = async (id: string) => (await objectStub(env, id).view(caller.tenant)) as ExecutionView;
+const view = async (id: string) => (await objectStub(env, id).view(executionScope(caller))) as ExecutionView;
 
 describe("an attempt's sink", () => {
   it("answers a stopped() call still waiting once the attempt is settled", async () => {

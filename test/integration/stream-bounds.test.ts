@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, ExecutionEvent } from "../../src/contract.ts";
+import { executionScope } from "../../src/auth/roles.ts";
 import { traceFrom } from "../../src/audit/trace.ts";
 import { newObjectExecutionId, objectStub } from "../../src/execution/ids.ts";
 import { parseExecutionRequest } from "../../src/pipeline/initiation.ts";
@@ -42,7 +43,7 @@ describe("an execution with 100 readers that never read", () => {
     const started = await stub.start(plan, "accepted");
     expect(started).toMatchObject({ ok: true });
     const open = async () => {
-      const answer = await stub.events(caller.tenant, 0);
+      const answer = await stub.events(executionScope(caller), 0);
       if (!answer.ok || answer.value.kind !== "stream") throw new Error("no stream");
       return answer.value.stream;
     };
@@ -67,7 +68,7 @@ describe("an execution with 100 readers that never read", () => {
     console.log(`most bytes held: ${most}; readers dropped: ${dropped.length} of 100`);
     expect(dropped.length).toBeGreaterThan(0);
     if (dropped.length > 0) {
-      const answer = await stub.events(caller.tenant, dropped[0]);
+      const answer = await stub.events(executionScope(caller), dropped[0]);
       if (!answer.ok || answer.value.kind !== "stream") throw new Error("no resume");
       const rest = await events(answer.value.stream);
       expect(rest.seqs[0]).toBe(dropped[0] + 1);

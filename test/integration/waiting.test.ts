@@ -8,6 +8,7 @@ import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ApprovalDecision, Caller, ExecutionView } from "../../src/contract.ts";
+import { executionScope } from "../../src/auth/roles.ts";
 import { traceFrom } from "../../src/audit/trace.ts";
 import type { ExecutionPlan } from "../../src/execution/dispatch.ts";
 import { newObjectExecutionId, objectStub } from "../../src/execution/ids.ts";
@@ -25,7 +26,7 @@ async function plan(caller: Caller, body: Record<string, unknown>, over: (p: Exe
 
 const tenantOf = (caller: Caller) => env.TENANTS.get(env.TENANTS.idFromName(caller.tenant));
 const gateOf = (provider: string) => env.PROVIDER_GATES.get(env.PROVIDER_GATES.idFromName(provider));
-const view = (caller: Caller, id: string) => objectStub(env, id).view(caller.tenant) as Promise<ExecutionView>;
+const view = (caller: Caller, id: string) => objectStub(env, id).view(executionScope(caller)) as Promise<ExecutionView>;
 
 async function until(caller: Caller, id: string, ok: (v: ExecutionView) => boolean, what: string): Promise<ExecutionView> {
   let last: ExecutionView | undefined;
@@ -62,7 +63,7 @@ describe("waiting executions survive restarts", () => {
     await until(caller, second.execution_id, (v) => v.status === "running", "the head of the queue running");
     // Nothing waiting was lost, and the order held: the third is next.
     expect(await view(caller, third.execution_id)).toMatchObject({ status: "queued", position: 1 });
-    await objectStub(env, second.execution_id).cancel(caller.tenant, 0);
+    await objectStub(env, second.execution_id).cancel(executionScope(caller), 0);
     const last = await until(caller, third.execution_id, (v) => v.status === "succeeded", "the third running after the second");
     expect(last.output).toEqual({ n: 3 });
     expect(last.execution.queued_ms).toBeGreaterThan(0);
@@ -115,8 +116,8 @@ describe("waiting executions survive restarts", () => {
     for (const [i, p] of waitingA.entries()) expect(await view(a, p.execution_id)).toMatchObject({ status: "scheduled", position: i + 1 });
     expect(await gateOf(provider).load()).toEqual({ in_flight: 2, waiting: 10 });
 
-    for (const p of waitingA) await objectStub(env, p.execution_id).cancel(a.tenant, 0);
-    await objectStub(env, bCall.execution_id).cancel(b.tenant, 0);
+    for (const p of waitingA) await objectStub(env, p.execution_id).cancel(executionScope(a), 0);
+    await objectStub(env, bCall.execution_id).cancel(executionScope(b), 0);
     await gateOf(provider).release("a-busy-2:1");
   });
 
@@ -157,9 +158,9 @@ describe("waiting executions survive restarts", () => {
     const waiting = await plan(caller, { tool: "lab.echo", input: {} });
     await start(holder);
     await start(waiting);
-    const cancelled = await objectStub(env, waiting.execution_id).cancel(caller.tenant, 0);
+    const cancelled = await objectStub(env, waiting.execution_id).cancel(executionScope(caller), 0);
     expect(cancelled).toMatchObject({ status: "cancelled", cancellation: { outcome: "before_start" }, execution: { started_ms: null } });
     expect(await tenantOf(caller).position(waiting.execution_id)).toBeNull();
-    await objectStub(env, holder.execution_id).cancel(caller.tenant, 0);
+    await objectStub(env, holder.execution_id).cancel(executionScope(caller), 0);
   });
 });

@@ -63,7 +63,8 @@ describe("local development's well-known keys", () => {
 describe("API keys", () => {
   it("grant no channel, capability or operator role a record does not name", () => {
     const record = { key_id: "key_1", tenant: "t", agent: "a", created_at: "", role: "tenant" } as unknown as Parameters<typeof callerOfKey>[0];
-    expect(callerOfKey(record)).toEqual({ tenant: "t", agent: "a", capabilities: [], channels: [], role: "tenant" });
+    // "tenant", the agent role's old name, is read as agent.
+    expect(callerOfKey(record)).toEqual({ tenant: "t", agent: "a", capabilities: [], channels: [], role: "agent" });
   });
 });
 
@@ -83,21 +84,27 @@ describe("JWTs", () => {
 
   it("reach no provider and hold no capability unless their claims say so", async () => {
     const caller = await authenticate(jwtEnv(), bearer(`Bearer ${await sign({})}`));
-    expect(caller).toMatchObject({ tenant: "acme", agent: "agent-1", capabilities: [], channels: [], role: "tenant" });
+    expect(caller).toMatchObject({ tenant: "acme", agent: "agent-1", capabilities: [], channels: [], role: "agent" });
     const granted = await authenticate(jwtEnv(), bearer(`Bearer ${await sign({ channels: ["std"], scope: "network:api.example.com" })}`));
     expect(granted).toMatchObject({ capabilities: ["network:api.example.com"], channels: ["std"] });
   });
 
   it("never make an operator of a token's own role claim", async () => {
-    expect((await authenticate(jwtEnv(), bearer(`Bearer ${await sign({ role: "admin" })}`))).role).toBe("tenant");
-    expect((await authenticate(jwtEnv(OPERATORS), bearer(`Bearer ${await sign({ role: "admin" })}`))).role).toBe("tenant");
+    expect((await authenticate(jwtEnv(), bearer(`Bearer ${await sign({ role: "admin" })}`))).role).toBe("agent");
+    expect((await authenticate(jwtEnv(OPERATORS), bearer(`Bearer ${await sign({ role: "admin" })}`))).role).toBe("agent");
+  });
+
+  it("carry the tenant roles the identity provider grants, and read the old name tenant as agent", async () => {
+    for (const [claim, role] of [["tenant_admin", "tenant_admin"], ["approver", "approver"], ["tenant", "agent"], ["agent", "agent"], ["root", "agent"]]) {
+      expect((await authenticate(jwtEnv(), bearer(`Bearer ${await sign({ role: claim })}`))).role).toBe(role);
+    }
   });
 
   it("make an operator of the claim and value the configuration names, as a string or in a list", async () => {
     const env = jwtEnv(OPERATORS);
     expect((await authenticate(env, bearer(`Bearer ${await sign({ groups: ["staff", "sre"] })}`))).role).toBe("admin");
     expect((await authenticate(env, bearer(`Bearer ${await sign({ groups: "tool-runtime-operators" })}`))).role).toBe("admin");
-    expect((await authenticate(env, bearer(`Bearer ${await sign({ groups: ["staff"] })}`))).role).toBe("tenant");
+    expect((await authenticate(env, bearer(`Bearer ${await sign({ groups: ["staff"] })}`))).role).toBe("agent");
     const bySubject = jwtEnv({ JWT_OPERATOR_CLAIM: "sub", JWT_OPERATOR_VALUES: "agent-1" });
     expect((await authenticate(bySubject, bearer(`Bearer ${await sign({})}`))).role).toBe("admin");
   });

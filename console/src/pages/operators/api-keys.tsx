@@ -1,6 +1,6 @@
 /** API keys: create one (its secret is shown once, here), list them, revoke one. */
 import { useState } from "preact/hooks";
-import type { ApiKeyRecord } from "../../../../client/index.ts";
+import type { ApiKeyRecord, NewKey } from "../../../../client/index.ts";
 import { useApp } from "../../app-context.ts";
 import { When } from "../../components/bits.tsx";
 import { Problem } from "../../components/problem.tsx";
@@ -8,11 +8,12 @@ import { useDraft } from "../../drafts.ts";
 import { useLoad } from "../../use-load.ts";
 
 const list = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);
-const ROLES = ["tenant", "approver", "admin"] as const;
+/** agent: its own executions; tenant_admin: its tenant's executions, audit, upstream tokens and keys; approver: decides approvals; admin: an operator. */
+const ROLES = ["agent", "tenant_admin", "approver", "admin"] as const;
 
 export function ApiKeys() {
   const { client, problem } = useApp();
-  const [form, setForm] = useDraft("keys.form", { tenant: "", agent: "", capabilities: "", channels: "", role: "tenant" });
+  const [form, setForm] = useDraft("keys.form", { tenant: "", agent: "", capabilities: "", channels: "", role: "agent" });
   const [created, setCreated] = useState<(ApiKeyRecord & { key: string }) | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [tenantFilter, setTenantFilter] = useState("");
@@ -22,7 +23,8 @@ export function ApiKeys() {
     e.preventDefault();
     setError(null);
     try {
-      const role = ROLES.find((r) => r === form.role) ?? "tenant";
+      // The typed client still names the agent role "tenant" and lacks tenant_admin; the runtime takes all four.
+      const role = (ROLES.find((r) => r === form.role) ?? "agent") as NewKey["role"];
       setCreated(await client.createKey({ tenant: form.tenant.trim(), agent: form.agent.trim(), capabilities: list(form.capabilities), channels: list(form.channels), role }));
       keys.reload();
     } catch (err) {
@@ -61,7 +63,8 @@ export function ApiKeys() {
         <div class="field">
           <label for="key-role">Role</label>
           <select id="key-role" value={form.role} onChange={(e) => setForm({ ...form, role: (e.target as HTMLSelectElement).value })}>
-            <option value="tenant">tenant</option>
+            <option value="agent">agent (its own executions)</option>
+            <option value="tenant_admin">tenant admin (its tenant's executions, audit, upstream tokens and keys)</option>
             <option value="approver">approver (also decides its tenant's approvals)</option>
             <option value="admin">admin (operator)</option>
           </select>
