@@ -26,7 +26,7 @@ import { listExecutions, type IndexItem, type ListFilters } from "../audit/queri
 import { admitFast, liveExecutions, tenantStub } from "../policy/admission.ts";
 import { approvalRuleFor, isApprover } from "../policy/approvals.ts";
 import { chargeRequests } from "../policy/request-rate.ts";
-import { executionScope, inScope } from "../auth/roles.ts";
+import { executionScope, inScope, roleOf, type ExecutionScope } from "../auth/roles.ts";
 import { checkReach } from "../pipeline/plan.ts";
 import type { ExecutionPlan, StartAnswer } from "./dispatch.ts";
 import { runAtEdge, type Admitted } from "./edge-run.ts";
@@ -95,11 +95,25 @@ export async function execute(ctx: CallContext, envelope: unknown): Promise<Outc
  * an unknown id, so existence does not leak.
  */
 
+/**
+ * Whose executions a caller may read. An approver decides calls of other agents of its tenant,
+ * so it may also read (never cancel) an execution of its tenant that needed an approval; one
+ * that did not is as unknown to it as to any agent. Costs an approver one more object request
+ * when the execution is not its own.
+ */
+async function readScope(caller: CallContext["caller"], location: ReturnType<typeof locate>): Promise<ExecutionScope> {
+  const own = executionScope(caller);
+  if (roleOf(caller) !== "approver" || location?.kind !== "object") return own;
+  const tenantWide = { tenant: caller.tenant, agent: null };
+  if (await location.stub.view(own)) return own;
+  return (await location.stub.view(tenantWide))?.approval ? tenantWide : own;
+}
+
 /** TRT-002 §9: an execution's current view, within the caller's scope only. */
 export async function get(ctx: Pick<CallContext, "env" | "caller">, executionId: string): Promise<Outcome<ExecutionView>> {
   return guard(async () => {
     const location = locate(ctx.env, executionId);
-    const scope = executionScope(ctx.caller);
+    const scope = await readScope(ctx.caller, location);
     let view: ExecutionView | null | undefined;
     if (location?.kind === "object") view = await location.stub.view(scope);
     else if (location?.kind === "edge") view = await readEdgeView(ctx.env, scope, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);
@@ -114,7 +128,7 @@ type EventsOutcome = Outcome<{ kind: "ended" } | { kind: "stream"; events: Async
 export async function events(ctx: Pick<CallContext, "env" | "caller">, executionId: string, after: number): Promise<EventsOutcome> {
   return guard<EventsOutcome extends Outcome<infer T> ? T : never>(async () => {
     const location = locate(ctx.env, executionId);
-    const scope = executionScope(ctx.caller);
+    const scope = await readScope(ctx.caller, location);
     if (location?.kind === "edge") {
       // A fast-path execution has ended before anyone could ask: its stream is its end.
       const view = await readEdgeView(ctx.env, scope, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);

@@ -15,6 +15,10 @@ import { auditDb, operatorsOnly } from "./admin.ts";
 
 export const audit = new Hono<AppEnv>();
 
+// Operators only, and registered before the tenant admins' gate below, so an agent hears the
+// same refusal as a tenant admin does: the admin role is required.
+audit.get("/refusals", operatorsOnly, async (c) => reply(c, await listRefusals(auditDb(c.env), { tenant: c.req.query("tenant"), tool: c.req.query("tool") })));
+
 audit.use("*", async (c, next) => {
   requireTenantAdmin(c.get("caller"), "the audit log");
   await next();
@@ -29,4 +33,3 @@ audit.get("/", async (c) => {
   return reply(c, await listAudit(auditDb(c.env), { ...filters, tenant: caller.tenant }));
 });
 
-audit.get("/refusals", operatorsOnly, async (c) => reply(c, await listRefusals(auditDb(c.env), { tenant: c.req.query("tenant"), tool: c.req.query("tool") })));

@@ -221,6 +221,7 @@ const ROWS: Record<string, () => Cell[]> = {
   armAuditDrill: () => operatorOnly("armAuditDrill", "POST", "/v1/admin/audit/drill/fail-next-batch").filter((c) => c.who !== "operator"),
   armAuditBatchesDrill: () => operatorOnly("armAuditBatchesDrill", "POST", "/v1/admin/audit/drill/fail-batches", { count: 0 }),
   getAuditDrills: () => operatorOnly("getAuditDrills", "GET", "/v1/admin/audit/drills"),
+  listRefusalCounts: () => operatorOnly("listRefusalCounts", "GET", "/v1/audit/refusals"),
   armAuditSendDrill: () => operatorOnly("armAuditSendDrill", "POST", "/v1/admin/audit/drill/fail-next-send", { count: 0 }),
 };
 

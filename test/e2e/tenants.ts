@@ -9,6 +9,8 @@ export const TEST_TENANT_FAMILIES = {
   "narrow-*": { max_concurrent: 2, max_queued: 4, max_streams: 3, max_timeout_ms: 10_000, max_output_bytes: 2_048, max_payload_bytes: 4_096, idempotency_ttl_ms: 2_000 },
   /** A slow rate: 1 call a second, a burst of 3. */
   "limited-*": { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3 },
+  /** The privilege matrix's tenants make hundreds of requests in a few seconds; every one counts against the rate. */
+  "gate-read-*": { requests_per_second: 1000, burst: 2000 },
 };
 
 /**

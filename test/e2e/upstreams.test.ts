@@ -441,7 +441,8 @@ describe("an upstream that takes tenants' own tokens", () => {
   });
 
   it("fails one tenant's calls with its refused token and keeps the upstream alive and closed for another", async () => {
-    const [mine, other] = [await newKey(), await newKey()];
+    // Only a tenant's admin keeps its upstream tokens.
+    const [mine, other] = [await newKey({ role: "tenant_admin" }), await newKey()];
     const before = faulty!.calls.get("gated") ?? 0;
     expect((await call("PUT", `/v1/upstreams/${name}/credential`, { token: `refused-${randomUUID()}` }, bearer(mine))).status).toBe(200);
     // More than enough for the old rules: three would have marked it dead, five opened its breaker.
@@ -457,7 +458,7 @@ describe("an upstream that takes tenants' own tokens", () => {
   });
 
   it("voids a stored token when the name is registered again at another address, until it is stored again", async () => {
-    const mine = await newKey();
+    const mine = await newKey({ role: "tenant_admin" });
     expect((await call("PUT", `/v1/upstreams/${name}/credential`, { token: `refused-${randomUUID()}` }, bearer(mine))).status).toBe(200);
     expect((await gated(mine)).body).toMatchObject(refusedByUpstream);
     expect((await asAdmin("DELETE", `/v1/admin/upstreams/${name}`)).status).toBe(200);

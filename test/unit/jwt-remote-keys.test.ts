@@ -146,7 +146,7 @@ describe("Cloudflare Access's Cf-Access-Jwt-Assertion header", () => {
     // An Access application token's claims (identity_nonce and country as Access adds them).
     const access = await sign(a, { tenant: undefined, email: "user@example.com", sub: "7335d417-61da-459d-899c-0a01c76a2f94", type: "app", identity_nonce: "6ei69kawdKzMIAPF", country: "US", aud: [AUDIENCE] });
     const caller = await authenticate(env, request({ "cf-access-jwt-assertion": access }));
-    expect(caller).toEqual({ tenant: "user@example.com", agent: "7335d417-61da-459d-899c-0a01c76a2f94", capabilities: ["network:api.example.com"], channels: ["std", "community"], role: "tenant" });
+    expect(caller).toEqual({ tenant: "user@example.com", agent: "7335d417-61da-459d-899c-0a01c76a2f94", capabilities: ["network:api.example.com"], channels: ["std", "community"], role: "agent" });
     // A token's own claims still decide when it has them; without the defaults, none.
     expect((await authenticate(env, bearer(await sign(a, { email: "x@example.com", channels: ["lab"] })))).channels).toEqual(["lab"]);
     const bare = await authenticate(envOf({ JWT_TENANT_CLAIM: "email" }), bearer(access));
