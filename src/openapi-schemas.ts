@@ -422,7 +422,7 @@ export const schemas = {
     pins: { type: "array", items: all({ tool: str, hash: str, approved_at: time, approved_by: oneOfStrings(["registration", "operator"]) }) },
     changes: {
       type: "array",
-      description: "Definitions listed since their approval that no operator has approved",
+      description: "Definitions listed since their approval that no operator has approved or rejected yet",
       items: all({
         tool: str,
         registry_name: str,
