@@ -1,5 +1,5 @@
 /**
- * The registry object's part for upstream MCP servers (issue 17): which upstreams there are
+ * The registry object's part for upstream MCP servers: which upstreams there are
  * (deploy configuration's UPSTREAMS, then those registered through the admin API), listing
  * each into a ProviderLoad like a provider's manifest, pinning their definitions, and the
  * operators' view, approvals and rejections. Composed into RegistryObject, which keeps the catalog,

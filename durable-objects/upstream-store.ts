@@ -1,5 +1,5 @@
 /**
- * The registry object's tables for upstream MCP servers (issue 17), beside registry-store.ts's
+ * The registry object's tables for upstream MCP servers, beside registry-store.ts's
  * and set up the same idempotent way: upstreams registered through the admin API, the approved
  * definition of each served tool (its pin), definitions listed since that no operator has
  * approved yet, the definitions operators rejected, and what each upstream's last listing found.

@@ -1,5 +1,5 @@
 /**
- * Upstream MCP servers, for operators (issue 17): register one (its tools join the registry at
+ * Upstream MCP servers, for operators: register one (its tools join the registry at
  * once), look at what it serves and at definitions that changed since they were approved (with
  * their diffs), approve or reject a change by its hash, list it again, remove it. Every change is
  * published like the registry admin's (src/routes/admin.ts): this isolate takes the new snapshot

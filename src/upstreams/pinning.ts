@@ -1,5 +1,5 @@
 /**
- * Definition pinning (issue 17, item 2). Registering an upstream approves the definitions its
+ * Definition pinning. Registering an upstream approves the definitions its
  * allowed tools have at their first listing; after that, a definition whose hash differs from
  * the approved one is not served in its new form until an operator approves that very hash.
  * Meanwhile the approved definition keeps serving (`on_change: "keep"`) or the tool is

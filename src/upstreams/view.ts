@@ -1,5 +1,5 @@
 /**
- * An upstream as the admin API shows it (issue 17): its registration (a secret by name only),
+ * An upstream as the admin API shows it: its registration (a secret by name only),
  * what its last listing found, the approved definitions, each change waiting for an operator
  * with its diff against the approved definition, and the changes operators rejected. Pure.
  */
