@@ -177,7 +177,7 @@ function required(spec: CommandSpec, f: Flags): void {
   if (spec.name === "reject" && !f.reason?.trim()) throw new UsageError("trt reject needs --reason TEXT: a rejection says why");
   if (f.async && f.stream) throw new UsageError("--async and --stream exclude each other: --async returns at once, --stream follows the events");
   if (spec.name === "keys create" && (!f.tenant || !f.agent)) throw new UsageError("trt keys create needs --tenant T and --agent A");
-  if (spec.name === "upstreams approve" && !f.hash) throw new UsageError("trt upstreams approve needs --hash H: the new_hash that trt upstreams show lists");
+  if ((spec.name === "upstreams approve" || spec.name === "upstreams reject") && !f.hash) throw new UsageError(`trt ${spec.name} needs --hash H: the new_hash that trt upstreams show lists`);
   if (spec.name === "profile add") {
     if (!f.url) throw new UsageError("trt profile add needs --url URL");
     const sources = [f.keyEnv, f.keyFile, f.secretStore || undefined].filter((x) => x !== undefined);

@@ -113,6 +113,15 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   { name: "upstreams refresh", args: "NAME", min: 1, max: 1, summary: "list an upstream's tools again now", flags: [] },
   { name: "upstreams approve", args: "NAME TOOL", min: 2, max: 2, summary: "approve a tool's changed definition by its hash", flags: ["hash"], more: "--hash is required: the new_hash that `trt upstreams show NAME` lists." },
   {
+    name: "upstreams reject",
+    args: "NAME TOOL",
+    min: 2,
+    max: 2,
+    summary: "reject a tool's changed definition by its hash: what served before serves on, and that hash is not raised again",
+    flags: ["hash", "reason"],
+    more: "--hash is required: the new_hash that `trt upstreams show NAME` lists. --reason is kept with the rejection.",
+  },
+  {
     name: "profile add",
     args: "NAME",
     min: 1,

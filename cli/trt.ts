@@ -11,7 +11,7 @@ import { call } from "./commands/call.ts";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.ts";
 import { ls, tools } from "./commands/listings.ts";
 import { profileAdd, profileList, profileRemove, profileShow, type ProfileCli } from "./commands/profile.ts";
-import { upstreamsAdd, upstreamsApprove, upstreamsList, upstreamsRefresh, upstreamsRemove, upstreamsShow } from "./commands/upstreams.ts";
+import { upstreamsAdd, upstreamsApprove, upstreamsList, upstreamsRefresh, upstreamsReject, upstreamsRemove, upstreamsShow } from "./commands/upstreams.ts";
 import { approvals, approve, cancel, get, reject, watch } from "./commands/watch.ts";
 import { completionScript } from "./completion.ts";
 import { resolveConnection } from "./connection.ts";
@@ -43,6 +43,7 @@ const WITH_KEY: Record<string, (cli: Cli, args: string[]) => Promise<number>> = 
   "upstreams remove": upstreamsRemove,
   "upstreams refresh": upstreamsRefresh,
   "upstreams approve": upstreamsApprove,
+  "upstreams reject": upstreamsReject,
 };
 
 const PROFILE: Record<string, (cli: ProfileCli, args: string[]) => Promise<number>> = {

@@ -239,6 +239,17 @@ export class RegistryObject extends DurableObject<Env> {
     return { ok: true, value: this.#upstreamView(name)! };
   }
 
+  /**
+   * Operator: rejects a changed definition by its hash. Nothing that serves changes (the
+   * approved definition, or the tool withheld), so there is no listing to redo.
+   */
+  async rejectUpstreamChange(name: string, tool: string, hash: string, by: string, reason: string | null): Promise<Outcome<UpstreamView>> {
+    const rejected = this.#upstreams.rejectChange(name, tool, hash, by, reason);
+    if (!rejected.ok) return rejected;
+    await this.snapshot();
+    return { ok: true, value: this.#upstreamView(name)! };
+  }
+
   /** Definitions waiting for an operator, for /metrics. */
   async upstreamChanges(): Promise<{ upstream: string; tool: string; seen_at: number }[]> {
     return [...this.#upstreams.store.pending().values()].map((c) => ({ upstream: c.upstream, tool: c.tool, seen_at: c.seen_at }));

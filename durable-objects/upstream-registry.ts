@@ -1,8 +1,8 @@
 /**
- * The registry object's part for upstream MCP servers (issue 17): which upstreams there are
+ * The registry object's part for upstream MCP servers: which upstreams there are
  * (deploy configuration's UPSTREAMS, then those registered through the admin API), listing
  * each into a ProviderLoad like a provider's manifest, pinning their definitions, and the
- * operators' view and approvals. Composed into RegistryObject, which keeps the catalog,
+ * operators' view, approvals and rejections. Composed into RegistryObject, which keeps the catalog,
  * liveness and health for upstreams exactly as for provider Workers.
  */
 import { type Outcome } from "../src/contract.ts";
@@ -12,7 +12,7 @@ import { canonicalJson } from "../src/schema/schema-hash.ts";
 import { loadConfig } from "../src/config.ts";
 import { loadUpstreams, parseUpstream, UpstreamConfigError, type UpstreamConfig } from "../src/upstreams/config.ts";
 import { upstreamOffering } from "../src/upstreams/offering.ts";
-import { approve, decidePins } from "../src/upstreams/pinning.ts";
+import { approve, decidePins, reject, rejectedHashes, type PendingChange } from "../src/upstreams/pinning.ts";
 import { checkAgainstEnv } from "../src/upstreams/registration.ts";
 import type { UpstreamTarget } from "../src/upstreams/target.ts";
 import { upstreamView, type UpstreamView } from "../src/upstreams/view.ts";
@@ -76,7 +76,7 @@ export class UpstreamRegistry {
       const targets: Record<string, UpstreamTarget> = Object.fromEntries(lastKnown.map((o) => [o.manifest.name, o.upstream!]));
       return { config, seq, error, manifest: { provider: upstream.name, sdk_version: "mcp (last known)", tools: lastKnown.map((o) => o.manifest) }, upstream: { targets }, problems: [] };
     }
-    const d = decidePins(found.listed, this.store.pins(upstream.name), this.store.pending(upstream.name), upstream.on_change, now);
+    const d = decidePins(found.listed, this.store.pins(upstream.name), this.store.pending(upstream.name), upstream.on_change, now, rejectedHashes(this.store.rejections(upstream.name)));
     for (const pin of d.newPins) this.store.savePin(upstream.name, pin);
     for (const change of d.newPending) this.store.savePending(upstream.name, change);
     for (const tool of d.cleared) this.store.clearPending(upstream.name, tool);
@@ -94,7 +94,11 @@ export class UpstreamRegistry {
       targets[entry.name] = target;
     }
     this.store.saveStatus(upstream.name, { listed_at: now, era: found.era.kind, tools: found.listed.map((l) => l.definition.name), withheld: d.withheld, not_allowed: found.notAllowed });
-    const problems = d.withheld.map((tool) => `${upstream.name}: ${tool} withheld: its definition changed; approve it or not (GET /v1/admin/upstreams/${upstream.name})`);
+    const problems = d.withheld.map((tool) =>
+      d.rejected.includes(tool)
+        ? `${upstream.name}: ${tool} withheld: it lists a definition an operator rejected`
+        : `${upstream.name}: ${tool} withheld: its definition changed; approve or reject it (GET /v1/admin/upstreams/${upstream.name})`,
+    );
     return { config, seq, manifest: { provider: upstream.name, sdk_version: "mcp", tools }, upstream: { targets }, problems };
   }
 
@@ -128,14 +132,27 @@ export class UpstreamRegistry {
     if (!this.find(name)) return refused("not_found", `no upstream ${name}`, { upstream: name });
     const pending = this.store.pending(name).get(tool);
     const pin = approve(pending, hash, this.#clock());
-    if (!pin) {
-      return pending
-        ? refused("invalid_request", `the pending definition of ${tool} has hash ${pending.hash}, not ${hash}; review it again`, { field: "hash", pending_hash: pending.hash })
-        : refused("not_found", `no change of ${tool} is waiting for approval`, { upstream: name, tool });
-    }
+    if (!pin) return undecided(name, tool, hash, pending);
     this.store.savePin(name, pin);
     this.store.clearPending(name, tool);
     console.log(JSON.stringify({ msg: "upstream tool definition approved", upstream: name, tool, hash }));
+    return { ok: true, value: { tool, hash } };
+  }
+
+  /**
+   * Rejects the pending definition of `tool`, if `hash` is the one that is pending: it is
+   * dismissed and remembered, so listings do not raise it again; what served before serves on.
+   */
+  rejectChange(name: string, tool: string, hash: string, by: string, reason: string | null): Outcome<{ tool: string; hash: string }> {
+    const upstream = this.find(name);
+    if (!upstream) return refused("not_found", `no upstream ${name}`, { upstream: name });
+    const pending = this.store.pending(name).get(tool);
+    const rejection = reject(pending, hash, this.#clock(), by, reason);
+    if (!rejection) return undecided(name, tool, hash, pending);
+    this.store.saveRejection(name, rejection);
+    this.store.clearPending(name, tool);
+    const serving = upstream.on_change === "keep" ? "approved" : "withheld";
+    console.log(JSON.stringify({ msg: "upstream tool definition rejected", upstream: name, tool, hash, approved_hash: this.store.pins(name).get(tool)?.hash, serving, rejected_by: by, reason }));
     return { ok: true, value: { tool, hash } };
   }
 
@@ -149,8 +166,16 @@ export class UpstreamRegistry {
       served,
       pins: this.store.pins(name),
       pending: this.store.pending(name),
+      rejections: this.store.rejections(name),
     });
   }
+}
+
+/** Why a decision on `hash` was refused: another hash is pending (400), or nothing is (404). */
+function undecided<T>(name: string, tool: string, hash: string, pending: PendingChange | undefined): Outcome<T> {
+  return pending
+    ? refused("invalid_request", `the pending definition of ${tool} has hash ${pending.hash}, not ${hash}; review it again`, { field: "hash", pending_hash: pending.hash })
+    : refused("not_found", `no change of ${tool} is waiting for approval`, { upstream: name, tool });
 }
 
 function refused<T>(code: "invalid_request" | "not_found", message: string, details: Record<string, string>): Outcome<T> {

@@ -1,12 +1,12 @@
 /**
- * The registry object's tables for upstream MCP servers (issue 17), beside registry-store.ts's
+ * The registry object's tables for upstream MCP servers, beside registry-store.ts's
  * and set up the same idempotent way: upstreams registered through the admin API, the approved
  * definition of each served tool (its pin), definitions listed since that no operator has
- * approved yet, and what each upstream's last listing found.
+ * approved yet, the definitions operators rejected, and what each upstream's last listing found.
  */
 import type { UpstreamConfig } from "../src/upstreams/config.ts";
 import type { ToolDefinition } from "../src/upstreams/definition.ts";
-import type { PendingChange, Pin } from "../src/upstreams/pinning.ts";
+import type { PendingChange, Pin, Rejection } from "../src/upstreams/pinning.ts";
 import type { UpstreamEra } from "../src/upstreams/target.ts";
 
 /** What an upstream's last listing found (for operators; the catalog holds what is served). */
@@ -31,6 +31,7 @@ export class UpstreamStore {
       CREATE TABLE IF NOT EXISTS upstreams (name TEXT PRIMARY KEY, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS upstream_pins (upstream TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, definition TEXT NOT NULL, approved_at INTEGER NOT NULL, approved_by TEXT NOT NULL, PRIMARY KEY (upstream, tool));
       CREATE TABLE IF NOT EXISTS upstream_changes (upstream TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, definition TEXT NOT NULL, seen_at INTEGER NOT NULL, PRIMARY KEY (upstream, tool));
+      CREATE TABLE IF NOT EXISTS upstream_rejections (upstream TEXT NOT NULL, tool TEXT NOT NULL, hash TEXT NOT NULL, rejected_at INTEGER NOT NULL, rejected_by TEXT NOT NULL, reason TEXT, PRIMARY KEY (upstream, tool, hash));
       CREATE TABLE IF NOT EXISTS upstream_status (name TEXT PRIMARY KEY, body TEXT NOT NULL);
     `);
   }
@@ -43,10 +44,10 @@ export class UpstreamStore {
     this.sql.exec("INSERT INTO upstreams (name, body) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET body = excluded.body", upstream.name, JSON.stringify(upstream));
   }
 
-  /** Forgets an upstream entirely: its registration, pins, pending changes and status. */
+  /** Forgets an upstream entirely: its registration, pins, pending and rejected changes, and status. */
   remove(name: string): void {
     for (const table of ["upstreams", "upstream_status"]) this.sql.exec(`DELETE FROM ${table} WHERE name = ?`, name);
-    for (const table of ["upstream_pins", "upstream_changes"]) this.sql.exec(`DELETE FROM ${table} WHERE upstream = ?`, name);
+    for (const table of ["upstream_pins", "upstream_changes", "upstream_rejections"]) this.sql.exec(`DELETE FROM ${table} WHERE upstream = ?`, name);
   }
 
   pins(upstream: string): Map<string, Pin> {
@@ -80,6 +81,20 @@ export class UpstreamStore {
 
   clearPending(upstream: string, tool: string): void {
     this.sql.exec("DELETE FROM upstream_changes WHERE upstream = ? AND tool = ?", upstream, tool);
+  }
+
+  /** Every rejected definition of an upstream's tools, oldest first. */
+  rejections(upstream: string): Rejection[] {
+    return this.sql.exec<{ tool: string; hash: string; rejected_at: number; rejected_by: string; reason: string | null }>(
+      "SELECT tool, hash, rejected_at, rejected_by, reason FROM upstream_rejections WHERE upstream = ? ORDER BY rejected_at, tool", upstream,
+    ).toArray().map((r) => ({ tool: r.tool, hash: r.hash, rejected_at: r.rejected_at, rejected_by: r.rejected_by, reason: r.reason }));
+  }
+
+  saveRejection(upstream: string, r: Rejection): void {
+    this.sql.exec(
+      "INSERT INTO upstream_rejections (upstream, tool, hash, rejected_at, rejected_by, reason) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (upstream, tool, hash) DO NOTHING",
+      upstream, r.tool, r.hash, r.rejected_at, r.rejected_by, r.reason,
+    );
   }
 
   status(name: string): ListingStatus | undefined {

@@ -113,8 +113,10 @@ const upstream = {
       serving: "approved",
     },
   ],
+  rejections: [],
 };
 const approvedUpstream = { ...upstream, pins: [{ tool: "search", hash: HASH_NEW, approved_at: LATER, approved_by: "operator" }], changes: [] };
+const rejectedUpstream = { ...upstream, changes: [], rejections: [{ tool: "search", hash: HASH_NEW, rejected_at: LATER, rejected_by: "ops/alice", reason: "asks callers for their API keys" }] };
 const deprecation = { sunset: "2027-03-01T00:00:00.000Z", replacement: "math.evaluate@2.0.0", deprecated_at: AT };
 const protectedResource = { resource: "https://tools.example.com/mcp", authorization_servers: ["https://auth.example.com"], bearer_methods_supported: ["header"], resource_name: "Tool Runtime" };
 
@@ -287,6 +289,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   removeUpstream: { responses: { "200": v({ name: "docs-search" }) } },
   refreshUpstream: { responses: { "200": v(upstream) } },
   approveUpstreamChange: { request: v({ hash: HASH_NEW }), responses: { "200": v(approvedUpstream) } },
+  rejectUpstreamChange: { request: v({ hash: HASH_NEW, reason: "asks callers for their API keys" }), responses: { "200": v(rejectedUpstream) } },
   getUpstreamCredential: { responses: { "200": v({ upstream: "docs-search", stored: true, usable: true, updated_at: AT }) } },
   putUpstreamCredential: { request: v({ token: "ghp_tenantOwnToken123" }), responses: { "200": v({ upstream: "docs-search", stored: true, usable: true, updated_at: AT }) } },
   deleteUpstreamCredential: { responses: { "200": v({ upstream: "docs-search", stored: false, usable: false, updated_at: null }) } },

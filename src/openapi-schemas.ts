@@ -422,7 +422,7 @@ export const schemas = {
     pins: { type: "array", items: all({ tool: str, hash: str, approved_at: time, approved_by: oneOfStrings(["registration", "operator"]) }) },
     changes: {
       type: "array",
-      description: "Definitions listed since their approval that no operator has approved",
+      description: "Definitions listed since their approval that no operator has approved or rejected yet",
       items: all({
         tool: str,
         registry_name: str,
@@ -433,10 +433,19 @@ export const schemas = {
         serving: oneOfStrings(["approved", "withheld"]),
       }),
     },
+    rejections: {
+      type: "array",
+      description: "Definitions an operator rejected: a listing never offers these hashes for approval again",
+      items: all({ tool: str, hash: str, rejected_at: time, rejected_by: { ...str, description: "The operator's key, as tenant/agent" }, reason: nullable(str) }),
+    },
   }),
   UpstreamList: all({ upstreams: { type: "array", items: ref("Upstream") } }),
   UpstreamRemoved: all({ name: str }),
   DefinitionApproval: object({ hash: { type: "string", pattern: "^[0-9a-f]{64}$", description: "The new_hash of the change that was reviewed" } }),
+  DefinitionRejection: object(
+    { hash: { type: "string", pattern: "^[0-9a-f]{64}$", description: "The new_hash of the change that was reviewed" }, reason: { type: "string", maxLength: 1000, description: "Why; kept with the rejection and logged" } },
+    ["hash"],
+  ),
   UpstreamCredentialRequest: object({ token: { type: "string", minLength: 1, maxLength: 4096, writeOnly: true, description: "Sent as Authorization: Bearer … on your tenant's calls to this upstream only; stored encrypted, never answered back" } }),
   UpstreamCredential: all({
     upstream: str,

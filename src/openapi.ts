@@ -438,6 +438,16 @@ const paths = withExamples({
       responses: { "200": ok("the upstream", ref("Upstream")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]) },
     },
   },
+  "/v1/admin/upstreams/{name}/tools/{tool}/reject": {
+    post: {
+      operationId: "rejectUpstreamChange",
+      tags: ["operators"],
+      summary: "Reject a changed tool definition by the hash that was reviewed; what served before serves on, and that hash is not raised again",
+      parameters: [path("name", "The upstream's name."), path("tool", "The tool's name on the upstream.")],
+      requestBody: requestBody(ref("DefinitionRejection")),
+      responses: { "200": ok("the upstream", ref("Upstream")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]) },
+    },
+  },
   "/v1/upstreams/{name}/credential": {
     parameters: [path("name", "An upstream that takes tenants' own tokens.")],
     get: {

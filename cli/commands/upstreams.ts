@@ -1,7 +1,8 @@
 /**
- * `trt upstreams list|show|add|remove|refresh|approve` (operators): upstream MCP servers
+ * `trt upstreams list|show|add|remove|refresh|approve|reject` (operators): upstream MCP servers
  * through `/v1/admin/upstreams`. A changed tool definition waits for an operator: `show`
- * lists each change with its diff and new hash, `approve NAME TOOL --hash H` accepts it.
+ * lists each change with its diff and new hash, `approve NAME TOOL --hash H` accepts it,
+ * `reject NAME TOOL --hash H [--reason R]` dismisses it for good.
  */
 import type { UpstreamView } from "../../src/upstreams/view.ts";
 import { api } from "../api.ts";
@@ -52,6 +53,13 @@ export async function upstreamsApprove(cli: Cli, [name, tool]: string[]): Promis
   return printView(cli, view);
 }
 
+export async function upstreamsReject(cli: Cli, [name, tool]: string[]): Promise<number> {
+  const reason = cli.flags.reason?.trim();
+  const view = await api<UpstreamView>(cli.conn, "POST", `${path(name)}/tools/${encodeURIComponent(tool)}/reject`, { hash: cli.flags.hash, ...(reason ? { reason } : {}) });
+  if (!cli.flags.json) cli.stderr.write(`✓ rejected ${tool}'s definition ${cli.flags.hash!.slice(0, 12)}… of ${name}\n`);
+  return printView(cli, view);
+}
+
 function printView(cli: Cli, u: UpstreamView): number {
   if (cli.flags.json) {
     cli.stdout.write(`${pretty(u)}\n`);
@@ -66,8 +74,12 @@ function printView(cli: Cli, u: UpstreamView): number {
   if (u.status.withheld.length) lines.push(`  withheld ${u.status.withheld.join(", ")}`);
   let out = lines.join("\n") + "\n";
   if (u.changes.length) {
-    out += "\nchanges awaiting approval (trt upstreams approve NAME TOOL --hash NEW_HASH):\n";
+    out += "\nchanges awaiting approval (trt upstreams approve|reject NAME TOOL --hash NEW_HASH):\n";
     out += table(["TOOL", "SERVING", "SEEN", "DIFFS", "NEW_HASH"], u.changes.map((c) => [c.tool, c.serving, c.seen_at, c.diff.length, c.new_hash]));
+  }
+  if (u.rejections.length) {
+    out += "\nrejected definitions (not raised again):\n";
+    out += table(["TOOL", "REJECTED", "BY", "HASH", "REASON"], u.rejections.map((r) => [r.tool, r.rejected_at, r.rejected_by, r.hash, r.reason]));
   }
   cli.stdout.write(out);
   return EXIT.ok;

@@ -99,7 +99,7 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
   family("tool_runtime_audit_oldest_record_timestamp_seconds", "gauge", "When the oldest execution the audit log still holds ended (Unix seconds): how far back GET /v1/audit reaches.");
   const oldestEnded = oldest.results[0]?.ended_at;
   if (typeof oldestEnded === "number") out.push(sample("tool_runtime_audit_oldest_record_timestamp_seconds", {}, Math.floor(oldestEnded / 1000)));
-  family("tool_runtime_upstream_definition_change_pending", "gauge", "1 while an upstream MCP server lists a tool definition no operator has approved.");
+  family("tool_runtime_upstream_definition_change_pending", "gauge", "1 while an upstream MCP server lists a tool definition no operator has approved or rejected yet.");
   for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending", { upstream: c.upstream, tool: c.tool }, 1));
   family("tool_runtime_upstream_definition_change_pending_since_timestamp_seconds", "gauge", "When the unapproved definition was first listed (Unix seconds).");
   for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending_since_timestamp_seconds", { upstream: c.upstream, tool: c.tool }, Math.floor(c.seen_at / 1000)));

@@ -1,7 +1,7 @@
 /**
- * Upstream MCP servers, for operators (issue 17): register one (its tools join the registry at
+ * Upstream MCP servers, for operators: register one (its tools join the registry at
  * once), look at what it serves and at definitions that changed since they were approved (with
- * their diffs), approve a change by its hash, list it again, remove it. Every change is
+ * their diffs), approve or reject a change by its hash, list it again, remove it. Every change is
  * published like the registry admin's (src/routes/admin.ts): this isolate takes the new snapshot
  * at once and the data center's cached copy is replaced, so this data center's edges see it at
  * their next refresh and every edge within two REGISTRY_SNAPSHOT_TTL_MS
@@ -48,12 +48,23 @@ upstreamAdmin.post("/:name/refresh", async (c) => {
 
 /** Approves the changed definition of a tool, named by the hash the operator reviewed. */
 upstreamAdmin.post("/:name/tools/:tool/approve", async (c) => {
-  const body = await jsonObject(c.req.raw, c.env);
-  for (const key of Object.keys(body)) if (key !== "hash") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
-  if (typeof body.hash !== "string" || !/^[0-9a-f]{64}$/.test(body.hash)) throw new RuntimeError("invalid_request", "hash must be the new definition's hash (64 hex digits), as the change lists it", { field: "hash" });
+  const body = await decisionBody(c, ["hash"]);
   const view = unwrap(await registryStub(c.env).approveUpstreamChange(c.req.param("name"), c.req.param("tool"), body.hash));
   await publish(c);
   return reply(c, view);
+});
+
+/**
+ * Rejects the changed definition of a tool, named by the hash the operator reviewed: what served
+ * before serves on, and that hash is not raised again. Nothing served changes, so nothing is
+ * published.
+ */
+upstreamAdmin.post("/:name/tools/:tool/reject", async (c) => {
+  const body = await decisionBody(c, ["hash", "reason"]);
+  if (body.reason !== undefined && (typeof body.reason !== "string" || body.reason.length > 1000)) throw new RuntimeError("invalid_request", "reason must be a string of at most 1000 characters", { field: "reason" });
+  const reason = typeof body.reason === "string" && body.reason.trim() !== "" ? body.reason.trim() : null;
+  const caller = c.get("caller");
+  return reply(c, unwrap(await registryStub(c.env).rejectUpstreamChange(c.req.param("name"), c.req.param("tool"), body.hash, `${caller.tenant}/${caller.agent}`, reason)));
 });
 
 /**
@@ -75,6 +86,14 @@ function found<T>(value: T | undefined, name: string): T {
 function unwrap<T>(outcome: Outcome<T>): T {
   if (!outcome.ok) throw new RuntimeError(outcome.error.code, outcome.error.message, outcome.error.details, outcome.error.retryable);
   return outcome.value;
+}
+
+/** The body of approve and reject: the reviewed hash, and only the fields named. */
+async function decisionBody(c: Context<AppEnv>, fields: string[]): Promise<Record<string, unknown> & { hash: string }> {
+  const body = await jsonObject(c.req.raw, c.env);
+  for (const key of Object.keys(body)) if (!fields.includes(key)) throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+  if (typeof body.hash !== "string" || !/^[0-9a-f]{64}$/.test(body.hash)) throw new RuntimeError("invalid_request", "hash must be the new definition's hash (64 hex digits), as the change lists it", { field: "hash" });
+  return { ...body, hash: body.hash };
 }
 
 async function jsonObject(request: Request, env: Env): Promise<Record<string, unknown>> {

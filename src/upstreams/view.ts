@@ -1,13 +1,13 @@
 /**
- * An upstream as the admin API shows it (issue 17): its registration (a secret by name only),
- * what its last listing found, the approved definitions, and each change waiting for an
- * operator with its diff against the approved definition. Pure.
+ * An upstream as the admin API shows it: its registration (a secret by name only),
+ * what its last listing found, the approved definitions, each change waiting for an operator
+ * with its diff against the approved definition, and the changes operators rejected. Pure.
  */
 import type { Trust } from "../contract.ts";
 import type { OnChange, ToolPolicy, UpstreamConfig } from "./config.ts";
 import { diffDefinitions, type DefinitionChange } from "./definition.ts";
 import { registryName } from "./offering.ts";
-import type { PendingChange, Pin } from "./pinning.ts";
+import type { PendingChange, Pin, Rejection } from "./pinning.ts";
 
 export interface UpstreamChangeView {
   tool: string;
@@ -47,6 +47,8 @@ export interface UpstreamView {
   };
   pins: { tool: string; hash: string; approved_at: string; approved_by: Pin["approved_by"] }[];
   changes: UpstreamChangeView[];
+  /** Definitions an operator rejected: never offered for approval again. */
+  rejections: { tool: string; hash: string; rejected_at: string; rejected_by: string; reason: string | null }[];
 }
 
 export interface ViewInput {
@@ -55,6 +57,7 @@ export interface ViewInput {
   served: string[];
   pins: ReadonlyMap<string, Pin>;
   pending: ReadonlyMap<string, PendingChange>;
+  rejections: Rejection[];
 }
 
 export function upstreamView(v: ViewInput): UpstreamView {
@@ -95,5 +98,6 @@ export function upstreamView(v: ViewInput): UpstreamView {
         serving: u.on_change === "keep" ? ("approved" as const) : ("withheld" as const),
       }];
     }),
+    rejections: v.rejections.map((r) => ({ tool: r.tool, hash: r.hash, rejected_at: new Date(r.rejected_at).toISOString(), rejected_by: r.rejected_by, reason: r.reason })),
   };
 }

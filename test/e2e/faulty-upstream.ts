@@ -29,6 +29,8 @@ export interface FaultyUpstream {
   calls: Map<string, number>;
   /** Tools whose tools/call request the runtime closed before it was answered. */
   closed: Set<string>;
+  /** Lists `tool` with this description from now on: a changed definition, for pinning. */
+  describe(tool: keyof typeof FAULTS, description: string): void;
   close(): Promise<void>;
 }
 
@@ -43,9 +45,10 @@ interface State {
   calls: Map<string, number>;
   closed: Set<string>;
   elsewhere: string;
+  descriptions: Map<string, string>;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, { calls, closed, elsewhere }: State): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, { calls, closed, elsewhere, descriptions }: State): Promise<void> {
   if (req.method !== "POST") return answer(res, 405, "", "text/plain");
   let text = "";
   for await (const chunk of req) text += chunk;
@@ -59,7 +62,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, { calls, closed
       return reply({
         ttlMs: 0,
         cacheScope: "public",
-        tools: Object.entries(FAULTS).map(([name, description]) => ({ name, description, inputSchema: INPUT, outputSchema: OUTPUT })),
+        tools: Object.entries(FAULTS).map(([name, description]) => ({ name, description: descriptions.get(name) ?? description, inputSchema: INPUT, outputSchema: OUTPUT })),
       });
     case "tools/call": {
       const name = message.params?.name ?? "";
@@ -105,7 +108,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, { calls, closed
 
 /** `elsewhere`: the URL the `elsewhere` tool redirects to (another origin). */
 export async function startFaultyUpstream(port: number, elsewhere = "http://127.0.0.1:9/mcp"): Promise<FaultyUpstream> {
-  const state: State = { calls: new Map(), closed: new Set(), elsewhere };
+  const state: State = { calls: new Map(), closed: new Set(), elsewhere, descriptions: new Map() };
   const server: Server = createServer((req, res) => {
     handle(req, res, state).catch(() => answer(res, 400, "bad request", "text/plain"));
   });
@@ -117,6 +120,7 @@ export async function startFaultyUpstream(port: number, elsewhere = "http://127.
     url: `http://127.0.0.1:${port}/mcp`,
     calls: state.calls,
     closed: state.closed,
+    describe: (tool, description) => void state.descriptions.set(tool, description),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

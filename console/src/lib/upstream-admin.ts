@@ -1,6 +1,6 @@
 /**
  * The operators' upstream routes (`/v1/admin/upstreams`, described in the OpenAPI document),
- * which the typed client does not cover: list, list one again now, approve a changed
+ * which the typed client does not cover: list, list one again now, approve or reject a changed
  * definition by the hash that was reviewed. Errors come back as ToolRuntimeError, as the
  * client's do, because it is the client's own transport.
  */
@@ -17,6 +17,8 @@ export interface UpstreamAdmin {
   refresh(name: string): Promise<UpstreamView>;
   /** Serves the new definition from now on; `hash` is the change's `new_hash`, the one reviewed. */
   approve(name: string, tool: string, hash: string): Promise<UpstreamView>;
+  /** Dismisses the change for good: what served before serves on, and `hash` is not raised again. */
+  reject(name: string, tool: string, hash: string, reason?: string): Promise<UpstreamView>;
 }
 
 export function upstreamAdmin(baseUrl: string, apiKey: string): UpstreamAdmin {
@@ -26,5 +28,6 @@ export function upstreamAdmin(baseUrl: string, apiKey: string): UpstreamAdmin {
     list: async () => t.json(await t.request("GET", "/v1/admin/upstreams")),
     refresh: async (name) => t.json(await t.request("POST", `${at(name)}/refresh`)),
     approve: async (name, tool, hash) => t.json(await t.request("POST", `${at(name)}/tools/${encodeURIComponent(tool)}/approve`, { body: { hash } })),
+    reject: async (name, tool, hash, reason) => t.json(await t.request("POST", `${at(name)}/tools/${encodeURIComponent(tool)}/reject`, { body: reason ? { hash, reason } : { hash } })),
   };
 }

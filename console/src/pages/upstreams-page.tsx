@@ -1,6 +1,6 @@
 /**
  * `#/upstreams` (operators): every upstream MCP server with its health and tools, and each
- * definition that changed since it was approved, with its diff and an Approve button.
+ * definition that changed since it was approved, with its diff and Approve and Reject buttons.
  */
 import { useApp } from "../app-context.ts";
 import { Problem } from "../components/problem.tsx";

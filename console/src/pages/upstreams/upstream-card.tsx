@@ -1,7 +1,8 @@
 /**
  * One upstream: where it is and how far it is trusted, its last listing (the upstream's own
  * health: did the runtime reach it, which MCP era answered), each tool it serves with the
- * registry's view of it (alive, breaker, error rate), and its changes waiting for approval.
+ * registry's view of it (alive, breaker, error rate), its changes waiting for approval, and the
+ * definitions operators rejected.
  */
 import { useState } from "preact/hooks";
 import type { ToolOfferingView } from "../../../../client/index.ts";
@@ -68,11 +69,45 @@ export function UpstreamCard({ upstream: u, onChanged }: { upstream: UpstreamVie
         <>
           <h3>Changed definitions waiting for approval</h3>
           {u.changes.map((c) => (
-            <DefinitionChange key={`${c.tool}/${c.new_hash}`} upstream={u.name} change={c} onApproved={onChanged} />
+            <DefinitionChange key={`${c.tool}/${c.new_hash}`} upstream={u.name} change={c} onDecided={onChanged} />
           ))}
         </>
       )}
+      {u.rejections.length > 0 && <Rejections upstream={u} />}
     </section>
+  );
+}
+
+/** Rejected definitions: listings do not raise these hashes again. */
+function Rejections({ upstream: u }: { upstream: UpstreamView }) {
+  return (
+    <table class="data rejections">
+      <caption>Rejected definitions of {u.name}</caption>
+      <thead>
+        <tr>
+          {["Tool", "Definition", "Rejected", "By", "Reason"].map((h) => (
+            <th scope="col" key={h}>
+              {h}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {u.rejections.map((r) => (
+          <tr key={`${r.tool}/${r.hash}`} data-rejected={r.tool}>
+            <th scope="row">{`${u.prefix}${r.tool}`}</th>
+            <td>
+              <code title={r.hash}>{r.hash.slice(0, 12)}</code>
+            </td>
+            <td>
+              <When iso={r.rejected_at} />
+            </td>
+            <td>{r.rejected_by}</td>
+            <td>{r.reason ?? "–"}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
