@@ -214,6 +214,7 @@ const ROWS: Record<string, () => Cell[]> = {
   removeUpstream: () => operatorOnly("removeUpstream", "DELETE", "/v1/admin/upstreams/no-such-upstream"),
   refreshUpstream: () => operatorOnly("refreshUpstream", "POST", "/v1/admin/upstreams/no-such-upstream/refresh"),
   approveUpstreamChange: () => operatorOnly("approveUpstreamChange", "POST", "/v1/admin/upstreams/no-such-upstream/tools/x/approve", {}),
+  rejectUpstreamChange: () => operatorOnly("rejectUpstreamChange", "POST", "/v1/admin/upstreams/no-such-upstream/tools/x/reject", {}),
   getUpstreamCredential: () => everyone("getUpstreamCredential", (who) => rest(key[who], "GET", "/v1/upstreams/example/credential"), "all", OPERATOR_ONLY),
   putUpstreamCredential: () => everyone("putUpstreamCredential", (who) => rest(key[who], "PUT", "/v1/upstreams/example/credential", { token: `t-${who}` }), ["tenantAdmin", "operator"], TENANT_ADMIN_ONLY, 2),
   deleteUpstreamCredential: () => everyone("deleteUpstreamCredential", (who) => rest(key[who], "DELETE", "/v1/upstreams/example/credential"), ["tenantAdmin", "operator"], TENANT_ADMIN_ONLY, 2),
