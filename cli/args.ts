@@ -135,7 +135,7 @@ function toFlags(v: Record<string, string | boolean | string[] | undefined>, spe
   if (output !== "table" && output !== "json") throw new UsageError(`--output must be table or json, not "${output}"`);
   if (v.json && str("output") === "table") throw new UsageError("--json and --output table contradict each other");
   const role = str("role");
-  if (role !== undefined && !["tenant", "approver", "admin"].includes(role)) throw new UsageError(`--role must be tenant, approver or admin, not "${role}"`);
+  if (role !== undefined && !["agent", "tenant_admin", "approver", "admin", "tenant"].includes(role)) throw new UsageError(`--role must be agent, tenant_admin, approver or admin, not "${role}"`);
   if (str("version") !== undefined && str("tool-version") !== undefined) throw new UsageError("--version and --tool-version say the same thing; give one");
   const flags: Flags = {
     url: str("url"),

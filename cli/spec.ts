@@ -42,7 +42,7 @@ export const FLAGS = {
   agent: { type: "string", value: "A", help: "the agent" },
   capability: { type: "string", value: "C", multiple: true, help: "a capability the key holds (repeat for more; none by default)" },
   channel: { type: "string", value: "P", multiple: true, help: "a provider the key may reach, * for all (repeat for more; none by default)" },
-  role: { type: "string", value: "R", choices: ["tenant", "approver", "admin"], help: "tenant (default), approver or admin" },
+  role: { type: "string", value: "R", choices: ["agent", "tenant_admin", "approver", "admin"], help: "agent (default: its own executions only), tenant_admin, approver or admin (docs/roles.md)" },
   hash: { type: "string", value: "H", help: "the new definition's hash, as `upstreams show` lists it" },
   "key-env": { type: "string", value: "VAR", help: "the key comes from this environment variable" },
   "key-file": { type: "string", value: "PATH", help: "the key comes from this file (readable by you only)" },

@@ -84,7 +84,12 @@ export interface NewKey {
   capabilities?: string[];
   /** The providers the key may reach: none when left out (least privilege); ["*"] for all. */
   channels?: string[];
-  role?: "tenant" | "admin" | "approver";
+  /**
+   * What the key may do inside its tenant (docs/roles.md): `agent` (the default: its own
+   * executions only), `tenant_admin`, `approver`, or `admin` (an operator's). `tenant` is the
+   * old name of `agent`, still accepted.
+   */
+  role?: "agent" | "tenant_admin" | "approver" | "admin" | "tenant";
 }
 
 export interface ToolRuntimeClient {

@@ -1,6 +1,6 @@
 /** API keys: create one (its secret is shown once, here), list them, revoke one. */
 import { useState } from "preact/hooks";
-import type { ApiKeyRecord, NewKey } from "../../../../client/index.ts";
+import type { ApiKeyRecord } from "../../../../client/index.ts";
 import { useApp } from "../../app-context.ts";
 import { When } from "../../components/bits.tsx";
 import { Problem } from "../../components/problem.tsx";
@@ -23,8 +23,7 @@ export function ApiKeys() {
     e.preventDefault();
     setError(null);
     try {
-      // The typed client still names the agent role "tenant" and lacks tenant_admin; the runtime takes all four.
-      const role = (ROLES.find((r) => r === form.role) ?? "agent") as NewKey["role"];
+      const role = ROLES.find((r) => r === form.role) ?? "agent";
       setCreated(await client.createKey({ tenant: form.tenant.trim(), agent: form.agent.trim(), capabilities: list(form.capabilities), channels: list(form.channels), role }));
       keys.reload();
     } catch (err) {
