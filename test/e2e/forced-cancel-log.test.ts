@@ -50,8 +50,13 @@ describe("a forced cancel in the stack's terminal", () => {
     // its log also holds what other files set going and is still running: the audit drills'
     // deliberate batch failures (retried by the queue for a while) and workerd's "code had hung"
     // cancellations of requests other files left open (named in the issue note to investigate).
-    // Neither names an execution of this test; they are not this test's to judge.
-    const others = /audit drill:|had hung and would never generate a response/;
+    // Neither names an execution of this test; they are not this test's to judge. Nor is
+    // workerd's "Promise will never complete", which it prints when a promise's resolver is
+    // collected while something awaits it: it names nothing, appeared in full runs after
+    // different files (MCP, console, fairness) and never with this file alone, so it cannot be
+    // told apart from another file's abandoned request. Our own late handlers' errors (a write
+    // after the end, a late answer) still count.
+    const others = /audit drill:|had hung and would never generate a response|Uncaught Error: Promise will never complete\.\s*$/;
     expect(log.filter((l) => /uncaught/i.test(l) && !others.test(l))).toEqual([]);
     for (const id of ids) expect(log.filter((l) => l.includes("cancel forced") && l.includes(id))).toHaveLength(1);
   }, 60_000);
