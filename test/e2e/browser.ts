@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 
 export const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 
@@ -42,4 +43,29 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * One Chromium per test file and a tab of its own per test (session storage — the console's
+ * key and drafts — is per tab): registers the hooks and hands each test's new tab to `use`.
+ *
+ *   let page: Page;
+ *   tabPerTest((tab) => (page = tab));
+ */
+export function tabPerTest(use: (tab: Page) => void): void {
+  let browser: Browser | undefined;
+  let tab: Page | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    tab = await browser!.context.newPage();
+    use(tab);
+  });
+  afterEach(async () => {
+    await tab?.close();
+  });
 }

@@ -4,27 +4,14 @@
  * time the page says what happened and what to do, and what the user typed is still there.
  */
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, type Browser } from "./browser.ts";
+import { describe, expect, it } from "vitest";
+import { screenshot, tabPerTest } from "./browser.ts";
 import { consoleUrl, signIn } from "./console-page.ts";
 import { asAdmin, bearer, call, DEV_KEY } from "./http.ts";
 import { tenant } from "./tenants.ts";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-// A tab of its own per test: session storage (the key, the drafts) is per tab.
 let page: Page;
-beforeEach(async () => {
-  page = await browser.context.newPage();
-});
-afterEach(async () => {
-  await page?.close();
-});
+tabPerTest((tab) => (page = tab));
 
 const newKey = async (tenant: string) => (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", channels: ["*"] })).body as { key: string; key_id: string };
 const alert = (page: Page) => page.getByRole("alert").first();

@@ -8,9 +8,9 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startUpstreamDev, type UpstreamDev } from "../../scripts/upstream-dev.ts";
-import { launchBrowser, screenshot, type Browser } from "./browser.ts";
+import { screenshot, tabPerTest } from "./browser.ts";
 import { consoleUrl, signIn, unlabeledControls } from "./console-page.ts";
 import { ADMIN_KEY, asAdmin, bearer, call } from "./http.ts";
 
@@ -18,20 +18,8 @@ const [upstreamPort] = inject("upstreamPorts");
 /** The example upstream's token in development (the runtime's secret UPSTREAM_EXAMPLE_TOKEN). */
 const RUNTIME_TOKEN = /^UPSTREAM_EXAMPLE_TOKEN=(.*)$/m.exec(readFileSync(new URL("../../.dev.vars", import.meta.url), "utf8"))![1];
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
 let page: Page;
-beforeEach(async () => {
-  page = await browser.context.newPage();
-});
-afterEach(async () => {
-  await page?.close();
-});
+tabPerTest((tab) => (page = tab));
 
 async function openUpstreams(page: Page): Promise<void> {
   await signIn(page, ADMIN_KEY);

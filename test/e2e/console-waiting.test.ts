@@ -6,26 +6,14 @@
  * place or the approval, and follows the call when it moves on.
  */
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, type Browser } from "./browser.ts";
+import { describe, expect, it } from "vitest";
+import { screenshot, tabPerTest } from "./browser.ts";
 import { consoleUrl, signIn, unlabeledControls } from "./console-page.ts";
 import { asAdmin, bearer, call } from "./http.ts";
 import { tenant } from "./tenants.ts";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
 let page: Page;
-beforeEach(async () => {
-  page = await browser.context.newPage();
-});
-afterEach(async () => {
-  await page?.close();
-});
+tabPerTest((tab) => (page = tab));
 
 async function newKey(t: string, fields: Record<string, unknown> = {}): Promise<string> {
   const res = await asAdmin("POST", "/v1/admin/keys", { tenant: t, agent: "dev-agent", channels: ["*"], ...fields });

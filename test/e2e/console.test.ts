@@ -5,29 +5,15 @@
  * saved to test/artifacts/.
  */
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, type Browser } from "./browser.ts";
+import { describe, expect, it } from "vitest";
+import { screenshot, tabPerTest } from "./browser.ts";
 import { consoleUrl, signIn, signOut, tabTo, unlabeledControls } from "./console-page.ts";
 import { ADMIN_KEY, asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 import { until } from "./mcp.ts";
 import { latencyHistogram, parseMetrics } from "../../console/src/lib/prometheus.ts";
 
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
-// A tab of its own per test: session storage (the key, the drafts) is per tab.
 let page: Page;
-beforeEach(async () => {
-  page = await browser.context.newPage();
-});
-afterEach(async () => {
-  await page?.close();
-});
+tabPerTest((tab) => (page = tab));
 
 const percentShown = (page: Page) => page.locator(".monitor progress").getAttribute("data-percent").then(Number);
 
