@@ -22,7 +22,8 @@ describe("trt's shell completions", () => {
     expect(complete("trt call math.evaluate --a")).toEqual(["--async"]);
     expect(complete("trt --url http://x call x --tool")).toEqual(["--tool-version"]);
     expect(complete("trt ls -o ")).toEqual(["table", "json"]);
-    expect(complete("trt keys create --role a")).toEqual(["approver", "admin"]);
+    expect(complete("trt keys create --role a")).toEqual(["agent", "approver", "admin"]);
+    expect(complete("trt keys create --role t")).toEqual(["tenant_admin"]);
     expect(complete("trt completion ")).toEqual(["bash", "zsh", "fish"]);
     expect(complete("trt help pro")).toEqual(["profile"]);
   });
