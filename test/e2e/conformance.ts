@@ -137,8 +137,24 @@ async function checkBody(res: Response, what: string, at: string, media: string 
   }
 }
 
+/**
+ * A keep-alive connection the stack closed while it sat idle in the pool fails the request sent
+ * on it ("other side closed", before any answer). A GET or HEAD is sent again once: it changes
+ * nothing, and it is what a browser does. Anything else fails as it did.
+ */
+async function fetchOnce(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  try {
+    return await realFetch(input, init);
+  } catch (err) {
+    const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
+    const code = (err as { cause?: { code?: string } })?.cause?.code;
+    if ((method !== "GET" && method !== "HEAD") || code !== "UND_ERR_SOCKET") throw err;
+    return realFetch(input, init);
+  }
+}
+
 globalThis.fetch = async function checkedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  const res = await realFetch(input, init);
+  const res = await fetchOnce(input, init);
   const url = new URL(input instanceof Request ? input.url : String(input));
   if (url.origin !== origin || OTHER_FACES.some((face) => face.test(url.pathname))) return res;
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
