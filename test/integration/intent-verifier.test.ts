@@ -84,7 +84,18 @@ describe("VERIFIER_FAILURE_POLICY: per effect, a failed verifier skips level 2 o
     const e = policyEnv();
     const scrape = async () => (await request(e, "GET", "/metrics", env.DEV_ADMIN_KEY)).text;
     const count = (text: string, name: string, effect: string) => Number(new RegExp(`^${name}\\{effect="${effect}",reason="error"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
-    const before = await scrape();
+    // The counters are global and follow the audit queue: other tests of this file refuse and
+    // skip too, and their records may still be on their way. Read "before" once they have
+    // settled (the same figures twice, 1.5 s apart: the queue's batches wait at most 1 s), so
+    // the difference is this test's own.
+    let before = await scrape();
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 1_500));
+      const again = await scrape();
+      const same = ["tool_runtime_intent_refused_total", "tool_runtime_intent_skipped_total"].every((m) => ["delete", "write"].every((fx) => count(again, m, fx) === count(before, m, fx)));
+      before = again;
+      if (same) break;
+    }
     const key = await researchKey();
     expect((await request(e, "POST", "/v1/executions", key, del)).status).toBe(503);
     expect((await request(e, "POST", "/v1/executions", key, write)).status).toBe(200);
@@ -96,5 +107,5 @@ describe("VERIFIER_FAILURE_POLICY: per effect, a failed verifier skips level 2 o
     }
     expect(count(after, "tool_runtime_intent_refused_total", "delete")).toBe(count(before, "tool_runtime_intent_refused_total", "delete") + 1);
     expect(count(after, "tool_runtime_intent_skipped_total", "write")).toBe(count(before, "tool_runtime_intent_skipped_total", "write") + 1);
-  });
+  }, 60_000);
 });
