@@ -101,7 +101,7 @@ export class ExecutionObject extends DurableObject<Env> {
     let begun: Outcome<StartAnswer>;
     let deprecation: DeprecationNotice | undefined;
     try {
-      const planned = await planExecution(this.env, call.caller, call.request, { acceptedAt: call.accepted_at, trace: call.trace, face: call.face, executionId, fingerprint: call.fingerprint });
+      const planned = await planExecution(this.env, call.caller, call.request, { acceptedAt: call.accepted_at, trace: call.trace, face: call.face, executionId, fingerprint: call.fingerprint, paid: call.paid });
       deprecation = planned.deprecation;
       if (here) {
         begun = await this.#begin(planned.plan, "accepted");
@@ -274,7 +274,7 @@ export class ExecutionObject extends DurableObject<Env> {
       return this.#attach(true, delivery, false);
     }
     // Admission (rate and concurrency) before anything is written: a refused call leaves nothing.
-    const admitted = await admitExecution(this.env, planned, { wait: mayWait(planned, Date.now()) });
+    const admitted = await admitExecution(this.env, planned, { wait: mayWait(planned, Date.now()), paid: planned.paid });
     if (!admitted.ok) return admitted;
     if (admitted.value.queued !== undefined) {
       this.#wait(planned, newRecord(planned, Date.now()), admitted.value.queued);
@@ -306,6 +306,7 @@ export class ExecutionObject extends DurableObject<Env> {
         expires_at: new Date(expires).toISOString(),
       },
       planned.limits,
+      planned.paid,
     );
     if (!accepted.ok) return { ok: false, error: admissionRefusal(accepted, planned.tool).toBody() };
     const record: ExecutionRecord = { ...newRecord(planned, now), status: "awaiting_approval", approval: { rule: planned.approval!.rule, expires_at: expires } };

@@ -111,13 +111,14 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /**
-   * A call that must wait for a person (issue 15): its rate tokens are taken now and it joins
+   * A call that must wait for a person: its rate tokens are taken now (unless already paid) and it joins
    * the tenant's pending approvals (at most `max_queued` of them), or it is refused.
    */
-  async awaitApproval(pending: PendingApprovalEntry, limits: TenantLimits): Promise<Admission> {
+  async awaitApproval(pending: PendingApprovalEntry, limits: TenantLimits, paid = false): Promise<Admission> {
     if (this.ctx.storage.kv.get(`a:${pending.execution_id}`)) return { ok: true };
     if (this.#approvals().length >= limits.max_queued) return { ok: false, reason: "queue_full", retry_after_ms: 5_000, limit: limits.max_queued };
-    const accepted = this.#ledger.accept({ tool: pending.tool, limits }, Date.now());
+    // `paid`: the edge took its tokens before level 2 (src/policy/admission.ts `chargeCall`).
+    const accepted: Admission = paid ? { ok: true } : this.#ledger.accept({ tool: pending.tool, limits }, Date.now());
     if (accepted.ok) this.ctx.storage.kv.put(`a:${pending.execution_id}`, pending);
     return accepted;
   }

@@ -84,6 +84,8 @@ export interface ExecutionPlan {
    * which rule matched, and how long the person has.
    */
   approval?: { rule: string; window_ms: number };
+  /** Its rate token was taken at the edge before level 2: its object admits it without one. */
+  paid?: boolean;
 }
 
 // What the execution object's RPC methods take and give (durable-objects/execution-object.ts).
@@ -108,6 +110,8 @@ export interface KeyedCall {
   accepted_at: number;
   trace: TraceContext;
   face: Face;
+  /** Its rate token was taken at the edge (every keyed request takes one, duplicates too). */
+  paid?: boolean;
 }
 
 export type EventsAnswer = { kind: "stream"; stream: ReadableStream<Uint8Array> } | { kind: "ended" };

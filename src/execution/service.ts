@@ -23,7 +23,7 @@ import { EventStream } from "../stream/ndjson.ts";
 import { StreamSlot } from "../stream/tenant-streams.ts";
 import { readEdgeView } from "../audit/records.ts";
 import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
-import { admitFast, liveExecutions, tenantStub } from "../policy/admission.ts";
+import { admitFast, chargeCall, liveExecutions, tenantStub } from "../policy/admission.ts";
 import { approvalRuleFor, isApprover } from "../policy/approvals.ts";
 import { chargeRequests } from "../policy/request-rate.ts";
 import { executionScope, inScope, roleOf, type ExecutionScope } from "../auth/roles.ts";
@@ -54,38 +54,62 @@ export type CallAnswer =
   | { kind: "stream"; execution_id: string; replayed: boolean; deprecation?: DeprecationNotice; events: AsyncIterable<ExecutionEvent> }
   | { kind: "dry_run"; report: DryRunReport };
 
-/** Invokes a tool: stages 1-7 for any envelope (TRT-002 §4), on any face. */
+/**
+ * Invokes a tool: stages 1-7 for any envelope (TRT-002 §4), on any face. Every call takes one
+ * token of its tenant's rate, whatever it answers: an admitted one (or one that will be) its
+ * call token before level 2; a dry run, or a call refused before admission (malformed,
+ * forbidden, unknown tool, invalid input), a request token (src/policy/request-rate.ts).
+ */
 export async function execute(ctx: CallContext, envelope: unknown): Promise<Outcome<CallAnswer>> {
-  return guard(async () => {
-    const request = parseExecutionRequest(envelope);
-    checkPayload(ctx, envelope);
-    if (request.mode === "dry_run") {
-      // A dry run is never admitted, so its token is taken here, before it asks the verifier
-      // or reads any provider's gate (src/policy/request-rate.ts).
-      await chargeRequests(ctx.env, ctx.caller, ctx.waitUntil);
-      return ok({ kind: "dry_run", report: await dryRun(ctx.env, ctx.caller, request) });
+  const charge: Charge = { taken: false };
+  const outcome = await guard(() => call(ctx, envelope, charge));
+  if (outcome.ok || charge.taken || outcome.error.code === "rate_limited") return outcome;
+  const counted = await guard(async () => ok(await chargeRequests(ctx.env, ctx.caller, ctx.waitUntil)));
+  return counted.ok ? outcome : counted;
+}
+
+/** Whether a call has taken (or been refused) its token yet. */
+interface Charge {
+  taken: boolean;
+}
+
+async function call(ctx: CallContext, envelope: unknown, charge: Charge): Promise<Outcome<CallAnswer>> {
+  const request = parseExecutionRequest(envelope);
+  checkPayload(ctx, envelope);
+  if (request.mode === "dry_run") {
+    // A dry run is never admitted, so its token is taken here, before it asks the verifier
+    // or reads any provider's gate.
+    charge.taken = true;
+    await chargeRequests(ctx.env, ctx.caller, ctx.waitUntil);
+    return ok({ kind: "dry_run", report: await dryRun(ctx.env, ctx.caller, request) });
+  }
+  const delivery = request.stream ? "stream" : request.mode === "async" ? "accepted" : "end";
+  if (delivery === "end" && !request.idempotency_key) return runFast(ctx, request, charge);
+  // A stream takes one of the tenant's stream slots before anything starts (issue 14).
+  const slot = delivery === "stream" ? await StreamSlot.take(ctx.env, ctx.caller.tenant) : undefined;
+  let answer: ObjectAnswer;
+  try {
+    if (request.idempotency_key) {
+      answer = await startKeyed(ctx, request, delivery, charge);
+    } else {
+      const executionId = newObjectExecutionId(ctx.env);
+      const admit = (tool: string, limits: TenantLimits) => takeCallToken(ctx, charge, tool, limits);
+      const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, { ...meta(ctx, executionId), admit, paid: true });
+      const started = await objectStub(ctx.env, executionId).start(plan, delivery);
+      answer = started.ok && deprecation ? { ok: true, value: { ...started.value, deprecation } } : started;
     }
-    const delivery = request.stream ? "stream" : request.mode === "async" ? "accepted" : "end";
-    if (delivery === "end" && !request.idempotency_key) return runFast(ctx, request);
-    // A stream takes one of the tenant's stream slots before anything starts (issue 14).
-    const slot = delivery === "stream" ? await StreamSlot.take(ctx.env, ctx.caller.tenant) : undefined;
-    let answer: ObjectAnswer;
-    try {
-      if (request.idempotency_key) {
-        answer = await startKeyed(ctx, request, delivery);
-      } else {
-        const executionId = newObjectExecutionId(ctx.env);
-        const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId));
-        const started = await objectStub(ctx.env, executionId).start(plan, delivery);
-        answer = started.ok && deprecation ? { ok: true, value: { ...started.value, deprecation } } : started;
-      }
-    } catch (err) {
-      await slot?.release();
-      throw err;
-    }
-    if (slot && !(answer.ok && answer.value.stream)) await slot.release();
-    return fromObject(answer, slot);
-  });
+  } catch (err) {
+    await slot?.release();
+    throw err;
+  }
+  if (slot && !(answer.ok && answer.value.stream)) await slot.release();
+  return fromObject(answer, slot);
+}
+
+/** A call's token of its tenant's and tool's rate, before level 2; refused: `rate_limited`. */
+async function takeCallToken(ctx: CallContext, charge: Charge, tool: string, limits: TenantLimits): Promise<void> {
+  charge.taken = true;
+  await chargeCall(ctx.env, ctx.caller.tenant, tool, limits, ctx.waitUntil);
 }
 
 /*
@@ -236,13 +260,21 @@ function requireApprover(caller: Caller): void {
 
 const LIVE = new Set(["awaiting_approval", "queued", "scheduled", "running"]);
 
-async function runFast(ctx: CallContext, request: ExecutionRequest): Promise<Outcome<CallAnswer>> {
+async function runFast(ctx: CallContext, request: ExecutionRequest, charge: Charge): Promise<Outcome<CallAnswer>> {
   const executionId = newEdgeExecutionId(ctx.env, ctx.acceptedAt);
   // Admitted before level 2 (src/pipeline/plan.ts `admit`): a call over its tenant's rate asks
-  // no verifier and no provider's gate. A full tenant is not a refusal yet: the call may wait.
+  // no verifier and no provider's gate. A full tenant is not a refusal yet: the call may wait
+  // (in an object, which then admits it with the token it takes there).
   let admission: Admitted | undefined;
+  let paid = false;
   const admit = async (tool: string, limits: TenantLimits, approval: boolean) => {
-    if (approval) return; // it waits for a person in an object, which admits it then
+    if (approval) {
+      // It waits for a person in an object, which gives it a slot then; its token is taken now.
+      await takeCallToken(ctx, charge, tool, limits);
+      paid = true;
+      return;
+    }
+    charge.taken = true;
     try {
       admission = { ticket: await admitFast(ctx.env, ctx.caller.tenant, tool, limits, ctx.waitUntil) };
     } catch (err) {
@@ -257,7 +289,8 @@ async function runFast(ctx: CallContext, request: ExecutionRequest): Promise<Out
     if (admission && "ticket" in admission) admission.ticket.release();
     throw err;
   }
-  const { plan, deprecation } = planned;
+  const { deprecation } = planned;
+  const plan = paid ? { ...planned.plan, paid } : planned.plan;
   // Held by waitUntil too: a sync caller that goes away does not stop its execution.
   const running = runAtEdge(ctx.env, plan, ctx.waitUntil, { canWait: mayWait(plan, Date.now()), admission });
   ctx.waitUntil(running.catch(() => {}));
@@ -282,7 +315,7 @@ async function runFast(ctx: CallContext, request: ExecutionRequest): Promise<Out
 async function toObjectPlan(ctx: CallContext, request: ExecutionRequest, plan: ExecutionPlan): Promise<ExecutionPlan> {
   const executionId = newObjectExecutionId(ctx.env);
   if (plan.capability.level2.verdict !== "pending") return { ...plan, execution_id: executionId };
-  return (await planExecution(ctx.env, ctx.caller, request, meta(ctx, executionId))).plan;
+  return (await planExecution(ctx.env, ctx.caller, request, { ...meta(ctx, executionId), paid: plan.paid })).plan;
 }
 
 /**
@@ -291,11 +324,13 @@ async function toObjectPlan(ctx: CallContext, request: ExecutionRequest, plan: E
  * replays another's execution; and the caller must still reach the tool (its channels) before
  * anything is replayed to it, or a key would outlive the right it was used with.
  */
-async function startKeyed(ctx: CallContext, request: ExecutionRequest, delivery: "end" | "accepted" | "stream"): Promise<ObjectAnswer> {
-  await checkReach(ctx.env, ctx.caller, request, ctx.waitUntil);
+async function startKeyed(ctx: CallContext, request: ExecutionRequest, delivery: "end" | "accepted" | "stream", charge: Charge): Promise<ObjectAnswer> {
+  const tool = await checkReach(ctx.env, ctx.caller, request, ctx.waitUntil);
+  // Every keyed request takes its token here, a duplicate too: a replay costs the key's object.
+  await takeCallToken(ctx, charge, tool, limitsFor(loadConfig(ctx.env).limits, ctx.caller.tenant));
   const fingerprint = await requestFingerprint(request);
   return objectStub(ctx.env, keyedObjectId(ctx.env, ctx.caller.tenant, ctx.caller.agent, request.idempotency_key!)).startKeyed(
-    { caller: ctx.caller, request, fingerprint, accepted_at: ctx.acceptedAt, trace: ctx.trace, face: ctx.face },
+    { caller: ctx.caller, request, fingerprint, accepted_at: ctx.acceptedAt, trace: ctx.trace, face: ctx.face, paid: true },
     delivery,
   );
 }

@@ -73,11 +73,12 @@ async function decide(env: Env, caller: Caller, request: ExecutionRequest, waitU
  * Stage 3 level 1 alone (the body's tenant, the tool, the caller's channels): what a keyed
  * call must pass before a stored execution is replayed to it (src/execution/service.ts).
  */
-export async function checkReach(env: Env, caller: Caller, request: ExecutionRequest, waitUntil?: (p: Promise<unknown>) => void): Promise<void> {
+export async function checkReach(env: Env, caller: Caller, request: ExecutionRequest, waitUntil?: (p: Promise<unknown>) => void): Promise<string> {
   if (request.tenant !== undefined && request.tenant !== caller.tenant) throw new RuntimeError("forbidden", "field tenant does not match the caller's tenant", { field: "tenant" });
   const snapshot = await getSnapshot(env, waitUntil);
   const resolved = resolveTool(snapshot, caller, request.tool, request.version, request.provider);
   reachableOfferings(caller, resolved.offerings, request.provider);
+  return resolved.tool.name;
 }
 
 /** Where a plan is being made: when the call was accepted, its trace and face, and the id it will run under. */
@@ -96,6 +97,8 @@ export interface PlanMeta {
    * `approval`: the call waits for a person first, and is admitted where it waits.
    */
   admit?: (tool: string, limits: TenantLimits, approval: boolean) => Promise<void>;
+  /** The call's rate token was taken before level 2 (src/policy/admission.ts `chargeCall`). */
+  paid?: boolean;
 }
 
 export interface PlannedExecution {
@@ -160,6 +163,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     class_timeout_ms: classTimeout,
     limits,
     partial_merge: chosen.manifest.partial_merge ?? "replace",
+    ...(meta.paid ? { paid: true } : {}),
     ...(request.idempotency_key && meta.fingerprint ? { idempotency: { key: request.idempotency_key, fingerprint: meta.fingerprint, ttl_ms: limits.idempotency_ttl_ms } } : {}),
     ...approvalOf(config, caller.tenant, d.tool, chosen.manifest.effects),
   };

@@ -67,14 +67,29 @@ const leases = new Map<string, TenantLease>();
 
 /** A fast-path call: admitted from this isolate's lease; throws `rate_limited` when refused. */
 export async function admitFast(env: Env, tenant: string, tool: string, limits: TenantLimits, background: (p: Promise<unknown>) => void): Promise<Ticket> {
+  const ticket = await leaseOf(env, tenant).admit(tool, limits, background);
+  if ("ok" in ticket) throw refusal(ticket, tool);
+  return ticket;
+}
+
+/**
+ * A call that runs in its own object (async, streamed, keyed, or waiting for a person): its
+ * token of the tenant's and the tool's rate, taken from this isolate's lease before level 2 so
+ * a call over the rate never reaches the verifier; its object then admits it as paid (a slot,
+ * or a place in the queue, and no second token). Throws `rate_limited` when refused.
+ */
+export async function chargeCall(env: Env, tenant: string, tool: string, limits: TenantLimits, background: (p: Promise<unknown>) => void): Promise<void> {
+  const refused = await leaseOf(env, tenant).spendToken(tool, limits, background);
+  if (refused) throw refusal(refused, tool);
+}
+
+function leaseOf(env: Env, tenant: string): TenantLease {
   let lease = leases.get(tenant);
   if (!lease) {
     lease = new TenantLease((request) => tenantStub(env, tenant).lease(request));
     leases.set(tenant, lease);
   }
-  const ticket = await lease.admit(tool, limits, background);
-  if ("ok" in ticket) throw refusal(ticket, tool);
-  return ticket;
+  return lease;
 }
 
 export function refusal(r: Refusal, tool: string): RuntimeError {

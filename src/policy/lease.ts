@@ -86,6 +86,22 @@ export class TenantLease {
     };
   }
 
+  /**
+   * Spends one of the tool's tokens without a slot: a call that runs in its own object, charged
+   * here before it reaches the verifier, and admitted there as already paid. Asks the ledger
+   * for a token only (no spare slots: an idle one parked here would keep an object waiting).
+   */
+  async spendToken(tool: string, limits: TenantLimits, background: (p: Promise<unknown>) => void): Promise<Refusal | undefined> {
+    if (this.#available(tool) < 1) {
+      const refused = await this.#request(tool, limits, 1, false, this.#slots);
+      if (refused) return refused;
+      if (this.#available(tool) < 1) return { ok: false, reason: "rate", retry_after_ms: 1_000, limit: limits.requests_per_second };
+    }
+    this.#spend(tool);
+    if (this.#available(tool) < Math.ceil(tokenBatch(limits) / 2)) background(this.#refill(tool, limits, this.#slots));
+    return undefined;
+  }
+
   get inUse(): number {
     return this.#inUse;
   }
@@ -117,16 +133,19 @@ export class TenantLease {
   }
 
   /** A background top-up, one at a time; nobody waits for it. */
-  #refill(tool: string, limits: TenantLimits): Promise<void> {
+  #refill(tool: string, limits: TenantLimits, slots?: number): Promise<void> {
     if (this.#topping) return Promise.resolve();
     this.#topping = true;
-    return this.#request(tool, limits, tokenBatch(limits), false)
+    return this.#request(tool, limits, tokenBatch(limits), false, slots)
       .then(() => undefined, (err) => console.warn(JSON.stringify({ msg: "lease top-up failed", error: String(err) })))
       .finally(() => (this.#topping = false));
   }
 
-  /** One request to the ledger for up to `want` tokens in all; returns its refusal, if it refused. */
-  async #request(tool: string, limits: TenantLimits, want: number, needSlot: boolean): Promise<Refusal | undefined> {
+  /**
+   * One request to the ledger for up to `want` tokens in all; returns its refusal, if it
+   * refused. `slots`: what the lease asks to hold afterwards (by default in use plus a batch).
+   */
+  async #request(tool: string, limits: TenantLimits, want: number, needSlot: boolean, slots?: number): Promise<Refusal | undefined> {
     const now = this.#now();
     const have = this.#available(tool); // also moves expired batches to the give-back count
     const giveBack = this.#unspent.get(tool) ?? 0;
@@ -136,7 +155,7 @@ export class TenantLease {
       tool,
       tokens: Math.max(1, want - have),
       give_back: giveBack,
-      slots: this.#inUse + slotBatch(limits),
+      slots: slots ?? this.#inUse + slotBatch(limits),
       in_use: this.#inUse,
       need_slot: needSlot && this.#inUse >= this.#slots,
       lease_ms: SLOT_LEASE_MS,

@@ -8,7 +8,7 @@
  * face that authenticated it (REST, MCP, Connect, Workers RPC), or, for a dry run, which is a
  * call that is never admitted, by the execution service before any stage that could reach the
  * verifier or a provider. A call refused before admission (malformed, forbidden, invalid
- * input) has reached nothing shared and takes no token.
+ * input) takes a request token when it is answered: every authenticated request counts.
  *
  * Tokens come from this isolate's lease of the tenant's bucket (src/policy/request-lease.ts):
  * no request to the tenant's object in the common case. Operators are callers of their own

@@ -15,7 +15,10 @@ describe("idempotency keys", () => {
   it("turns 200 concurrent identical requests into one execution and one dispatch", async () => {
     const counter = unique("count");
     const body = { tool: "lab.flaky", input: { key: counter, delay_ms: 300 }, idempotency_key: unique("key"), limits: { timeout_ms: 30_000 } };
-    const answers = await Promise.all(Array.from({ length: 200 }, () => rawPost(body)));
+    // Every keyed request takes a token of its tenant's rate, a duplicate too: a tenant with room for 200.
+    const minted = await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("roomy"), agent: "dev-agent", channels: ["*"], capabilities: ["network:*"] });
+    expect(minted.status).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 200 }, () => rawPost(body, minted.body.key)));
     expect(answers.filter((a) => a.status >= 500)).toEqual([]);
     expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
     const ids = new Set(answers.map((a) => JSON.parse(a.text).execution_id));

@@ -11,6 +11,8 @@ export const TEST_TENANT_FAMILIES = {
   "limited-*": { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3 },
   /** The privilege matrix's tenants make hundreds of requests in a few seconds; every one counts against the rate. */
   "gate-read-*": { requests_per_second: 1000, burst: 2000 },
+  /** Room for a load of one tool: 200 identical keyed requests at once each take a token. */
+  "roomy-*": { requests_per_second: 1000, burst: 2000, tool_requests_per_second: 1000, tool_burst: 2000 },
 };
 
 /**
@@ -31,4 +33,4 @@ export const TEST_APPROVALS = {
 };
 
 /** A fresh tenant of a family, e.g. `tenant("narrow")` → `narrow-3f9c…`. */
-export const tenant = (family: "narrow" | "limited" | "approve" | "approve-brief" | "gate-read" | "gate-self") => `${family}-${crypto.randomUUID()}`;
+export const tenant = (family: "narrow" | "limited" | "roomy" | "approve" | "approve-brief" | "gate-read" | "gate-self") => `${family}-${crypto.randomUUID()}`;

@@ -36,7 +36,19 @@ async function request(e: Env, method: string, path: string, key: string, body?:
   contexts.push(ctx);
   const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) };
   const res = await worker.fetch(new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>, e, ctx);
-  return { status: res.status, json: await res.json(), retryAfter: res.headers.get("retry-after") };
+  // A stream's events are read to their end; its answer is its status alone.
+  const json = res.headers.get("content-type")?.includes("json") ? await res.json() : (await res.text(), null);
+  return { status: res.status, json, retryAfter: res.headers.get("retry-after") };
+}
+
+function expectRateRefusals(answers: { status: number; json: any; retryAfter: string | null }[], admitted: number): void {
+  const refused = answers.filter((a) => a.status === 429);
+  expect(refused.length).toBeGreaterThanOrEqual(1);
+  for (const r of refused) {
+    expect(r.json.error).toMatchObject({ code: "rate_limited" });
+    expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+  }
+  expect(answers.length - refused.length).toBe(admitted);
 }
 
 async function slowKey(e: Env): Promise<string> {
@@ -71,4 +83,41 @@ describe("admission before level 2", () => {
     for (const a of answers) if (a.status !== 200) expect(a.json.error).toMatchObject({ code: "rate_limited", details: { reason: "rate" } });
     expect(world.asked()).toBe(served.length);
   });
+
+  it("asks the verifier for no async or streamed write refused for the rate: those are charged at the edge too", async () => {
+    for (const shape of [{ mode: "async" }, { mode: "sync", stream: true }]) {
+      const world = counted();
+      const key = await slowKey(world.env);
+      const answers = [];
+      for (let i = 0; i < 8; i++) answers.push(await request(world.env, "POST", "/v1/executions", key, { tool: "lab.write", ...shape, input: { record: `r-${i}` }, limits: { timeout_ms: 20_000 } }));
+      const admitted = answers.filter((a) => a.status === 200 || a.status === 202).length;
+      expectRateRefusals(answers, admitted);
+      expect(world.asked()).toBe(admitted);
+    }
+  });
+
+  it("charges every keyed request, a duplicate too: replays of one key are refused once the rate is spent", async () => {
+    const world = counted();
+    const key = await slowKey(world.env);
+    const body = { tool: "math.evaluate", input: { expression: "2 + 3" }, idempotency_key: `k-${crypto.randomUUID()}` };
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await request(world.env, "POST", "/v1/executions", key, body));
+    const served = answers.filter((a) => a.status === 200);
+    expectRateRefusals(answers, served.length);
+    expect(new Set(served.map((a) => a.json.execution_id)).size).toBe(1);
+    expect(served.slice(1).every((a) => a.json.replayed === true || a.json.output?.value === 5)).toBe(true);
+  });
+
+  it("charges a call refused before admission: a flood of calls to an unknown tool is answered 429 beyond the rate", async () => {
+    const world = counted();
+    const key = await slowKey(world.env);
+    const answers = [];
+    for (let i = 0; i < 8; i++) answers.push(await request(world.env, "POST", "/v1/executions", key, { tool: "no.such-tool", input: {} }));
+    const unknown = answers.filter((a) => a.status === 404);
+    expect(unknown.length).toBeGreaterThanOrEqual(1);
+    for (const a of unknown) expect(a.json.error).toMatchObject({ code: "tool_not_found" });
+    expectRateRefusals(answers, unknown.length);
+    expect(world.asked()).toBe(0);
+  });
 });
+

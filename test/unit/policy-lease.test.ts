@@ -105,4 +105,19 @@ describe("TenantLease (fast-path admission without a round trip per call)", () =
     const other = await w.leases[1].admit("t", w.limits, w.background);
     expect(admitted(other)).toBe(true);
   });
+
+  it("charges an object-path call a token without taking a slot, and refuses beyond the rate", async () => {
+    const w = world({ requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3, max_concurrent: 4 }, 1);
+    const refusals = [];
+    for (let i = 0; i < 5; i++) refusals.push(await w.leases[0].spendToken("t", w.limits, w.background));
+    await w.settle();
+    expect(refusals.filter((r) => r === undefined)).toHaveLength(3);
+    for (const r of refusals.slice(3)) expect(r).toMatchObject({ ok: false, reason: "rate", limit: 1 });
+    // No slot was leased for it: the tenant's objects can still hold all four.
+    expect(w.asks.every((a) => a.slots === 0 && !a.need_slot)).toBe(true);
+    expect(w.ledger.running(w.now())).toBe(0);
+    w.advance(1_000);
+    expect(await w.leases[0].spendToken("t", w.limits, w.background)).toBeUndefined();
+  });
 });
+
