@@ -59,7 +59,7 @@ export function liveExecutions(env: Env, tenant: string) {
   return tenantStub(env, tenant).live();
 }
 
-/** The tenant's object (pending approvals live there too: src/execution/approval.ts). */
+/** The tenant's object (pending approvals live there too: durable-objects/tenant-object.ts). */
 export { tenantStub };
 
 /** This isolate's leases, one per tenant. */
