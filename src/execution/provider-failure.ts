@@ -1,5 +1,5 @@
 /**
- * What a rejected service-binding RPC to a provider means (AIOS §6.3, DESIGN.md 11): the
+ * What a rejected service-binding RPC to a provider means (docs/contract.md#errors, docs/contract.md#circuit-breakers): the
  * provider's `invoke` promise rejected instead of answering an InvokeResult. Pure: it reads
  * only the error's message and the properties workerd sets on it.
  *

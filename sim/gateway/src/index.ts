@@ -18,7 +18,7 @@ interface Env {
 
 /** The RPC surface the simulation may use, per binding: what an edge calls, nothing more. */
 const ALLOWED: Record<string, readonly string[]> = {
-  // report and acquireTrial: the edge before issue 19 (sim/edges/before.ts); resetHealth: the harness, between cells.
+  // report and acquireTrial: the edge before its per-provider health view (sim/edges/before.ts); resetHealth: the harness, between cells.
   REGISTRY: ["snapshot", "report", "acquireTrial", "resetHealth"],
   TENANTS: ["admit", "release", "lease"],
   HEALTH: ["report", "acquireTrial", "returnTrial"],
