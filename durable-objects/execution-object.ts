@@ -259,7 +259,7 @@ export class ExecutionObject extends DurableObject<Env> {
       if (!this.#auditConfirmed) return;
     }
     if (Date.now() >= record.ended_at! + record.retention_ms) {
-      // docs/contract.md#retention retention window over: the id answers 404 from now on.
+      // Retention window over (docs/contract.md#retention): the id answers 404 from now on.
       await this.ctx.storage.deleteAll();
       this.#record = undefined;
       return;

@@ -60,7 +60,7 @@ app.get("/metrics", async (c) => {
 // MCP SDK's schemas and the OpenAPI document that most of its requests never use
 // (docs/architecture.md#start-up-and-size). The module system keeps each one once loaded.
 
-/** Connect and gRPC-Web (docs/contract.md#faces's gRPC face), authenticated like REST inside the service. */
+/** Connect and gRPC-Web (docs/contract.md#faces), authenticated like REST inside the service. */
 app.all(`${CONNECT_PATH_PREFIX}*`, async (c) => (await import("./connect/service.ts")).serveConnect(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)));
 
 /** MCP (Streamable HTTP, 2026-07-28 and 2025): the same tools and executions, authenticated like /v1 (src/mcp/). */

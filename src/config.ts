@@ -58,7 +58,7 @@ export interface RuntimeConfig {
   /** docs/contract.md#cancellation: how long a cancelled provider gets to stop by itself, by default and at most. */
   cancelGraceMs: number;
   maxCancelGraceMs: number;
-  /** The retry engine for idempotent tools (docs/contract.md#idempotency). */
+  /** The retry engine for idempotent tools (docs/contract.md#retries). */
   retry: RetryPolicy;
   /** Per effect, what level 2 does when the intent verifier fails or is late (src/pipeline/verifier-policy.ts). */
   verifierFailurePolicy: VerifierFailurePolicy;

@@ -7,7 +7,7 @@ import type { CoercionMode, Effect, JsonSchema, LatencyClass, PartialMerge, Tool
 
 export type { Value };
 
-/** docs/contract.md#errors error types. */
+/** Error types (docs/contract.md#errors). */
 export type ErrorType = "request_error" | "auth_error" | "registry_error" | "execution_error" | "runtime_error";
 
 /**
@@ -52,7 +52,7 @@ export interface Caller {
   role?: string;
 }
 
-/** docs/contract.md#capabilities level 2's outcome: `pending` until an asynchronous verdict arrives. */
+/** Level 2's outcome (docs/contract.md#capabilities): `pending` until an asynchronous verdict arrives. */
 export interface IntentDecision {
   verdict: "skipped" | "aligned" | "misaligned" | "pending";
   mode: "sync" | "async" | "none";
@@ -69,7 +69,7 @@ export interface CapabilityDecision {
   level3: { required: string | null; granted_by: string | null };
 }
 
-/** One attempt, as the result and the stream show it (docs/contract.md#retries retry engine). */
+/** One attempt, as the result and the stream show it (docs/contract.md#retries). */
 export interface AttemptRecord {
   attempt: number;
   provider: string;
@@ -110,7 +110,7 @@ export type Face = "rest" | "rpc" | "connect" | "mcp";
 export type ExecutionMode = "sync" | "async";
 
 /**
- * docs/contract.md#statuses status model, with a person's approval before it (docs/contract.md#approvals):
+ * The status model (docs/contract.md#statuses), with a person's approval before it (docs/contract.md#approvals):
  *   (awaiting_approval →) queued → scheduled → running → succeeded | failed | cancelled | timed_out
  * `queued`: waiting for one of its tenant's slots; `scheduled`: it has a slot and waits for room
  * at its provider (max_concurrency); `awaiting_approval`: waiting for a person's decision.
@@ -122,7 +122,7 @@ export const WAITING_STATUSES: readonly ExecutionStatus[] = ["awaiting_approval"
 
 export const TERMINAL_STATUSES: readonly ExecutionStatus[] = ["succeeded", "failed", "cancelled", "timed_out"];
 
-/** docs/contract.md#request, after the envelope check. */
+/** The request (docs/contract.md#request), after the envelope check. */
 export interface ExecutionRequest {
   tool: string;
   version?: string;
@@ -138,7 +138,7 @@ export interface ExecutionRequest {
   idempotency_key?: string;
 }
 
-/** docs/contract.md#response `execution` block. */
+/** The `execution` block (docs/contract.md#response). */
 export interface ExecutionBlock {
   /** The provider's isolation kind: every provider is a Worker, so a V8 isolate. */
   sandbox: "v8-isolate";
@@ -150,7 +150,7 @@ export interface ExecutionBlock {
   started_ms: number | null;
   /** Provider called → terminal state. */
   duration_ms: number | null;
-  /** The effective timeout after docs/contract.md#timeouts's hierarchy. */
+  /** The effective timeout after the hierarchy of docs/contract.md#timeouts. */
   timeout_ms: number;
   /** docs/contract.md#response; see ExecutionResources. */
   resources: ExecutionResources;
@@ -176,7 +176,7 @@ export interface ExecutionResources {
 
 export type CpuReport = "none" | "measured" | "unmeasured";
 
-/** docs/contract.md#cancellation: what a cancel request did. */
+/** What a cancel request did (docs/contract.md#cancellation). */
 export type CancellationOutcome = "before_start" | "cooperative" | "forced" | "already_finished";
 
 export interface Cancellation {
@@ -253,7 +253,7 @@ export interface ToolOfferingView {
   p50_ms: number | null;
   error_rate: number | null;
   samples: number;
-  /** docs/contract.md#retries. */
+  /** docs/contract.md#circuit-breakers. */
   breaker: "closed" | "open" | "half_open";
   /** false once a call found its Worker missing or failing before the handler ran. */
   alive: boolean;

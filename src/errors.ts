@@ -1,8 +1,8 @@
 /**
  * The one error model (docs/contract.md#errors). Every failure a caller can see is a RuntimeError with a
  * code from ERROR_TABLE; the table alone decides its HTTP status, type and default
- * `retryable`. The first ten codes are the
- * API's original ones; those below cover cases they do not, named in the same style.
+ * `retryable`. The first ten codes are the API's original ones; those below cover
+ * cases they do not, named in the same style.
  */
 
 import type { ErrorBody, ErrorCode, ErrorType, Value } from "./contract.ts";
@@ -44,7 +44,7 @@ export const ERROR_TABLE = {
   method_not_allowed: { status: 405, type: "request_error", retryable: false, meaning: "Route exists, method does not" },
   overloaded: { status: 503, type: "runtime_error", retryable: true, meaning: "The runtime could not dispatch the call within its budget (its own queues, admission); try again after Retry-After. Never the provider's fault" },
   internal: { status: 500, type: "runtime_error", retryable: true, meaning: "Unexpected failure inside the runtime" },
-  // Executions that wait for a person (docs/contract.md#waiting)
+  // Executions that wait for a person (docs/contract.md#approvals)
   approval_rejected: { status: 403, type: "execution_error", retryable: false, meaning: "A person with the approver role rejected the call before it ran (details: approver, reason)" },
   approval_expired: { status: 504, type: "execution_error", retryable: true, meaning: "Nobody approved the call within its approval window; it never ran" },
   approval_not_pending: { status: 409, type: "request_error", retryable: false, meaning: "The execution is not awaiting approval (decided already, never needed it, or finished); nothing changed" },

@@ -76,7 +76,7 @@ const policyFields = {
   latency_class: oneOfStrings(["instant", "fast", "slow", "long_running"]),
   effects: oneOfStrings(["read", "write", "delete", "send"]),
   idempotent: bool,
-  capability_required: { ...nullable(str), description: "docs/contract.md#capabilities level 3, as for a native tool (kind:value)" },
+  capability_required: { ...nullable(str), description: "The capability a caller must hold (level 3), as for a native tool (kind:value)" },
   max_timeout_ms: { type: "integer", minimum: 1 },
 };
 const toolPolicy = all(policyFields, ["max_timeout_ms"]);
@@ -98,12 +98,12 @@ export const schemas = {
       retryable: {
         ...bool,
         description:
-          "Whether sending the same request again may succeed and is safe. timeout and provider_crashed say true only for tools declared idempotent: the provider may have run (a timeout stops the waiting, not the provider's code), so a second call could repeat an effect (docs/contract.md#retries); the runtime has already retried idempotent tools within the budget. tool_error carries what the tool said.",
+          "Whether sending the same request again may succeed and is safe. timeout and provider_crashed say true only for tools declared idempotent: the provider may have run (a timeout stops the waiting, not the provider's code), so a second call could repeat an effect; the runtime has already retried idempotent tools within the budget. tool_error carries what the tool said.",
       },
       details: {
         ...freeObject,
         properties: {
-          tool_code: { ...str, description: "With tool_error: the tool's own error code, from its manifest's error_codes (docs/contract.md#errors)." },
+          tool_code: { ...str, description: "With tool_error: the tool's own error code, from its manifest's error_codes." },
           ref: { ...str, description: "With provider_crashed and internal: a reference into the log, where the full text is." },
         },
       },
@@ -147,7 +147,7 @@ export const schemas = {
           "none: no report has reached the record (yet: it follows the answer, usually within seconds when deployed; never when the provider Worker has no tail consumer or the platform dropped the event); measured: cpu_ms holds the reported CPU time; unmeasured: reports arrived without a measurement (wrangler dev reports 0 ms for every invocation).",
       },
     }),
-    description: "docs/contract.md#response: what the provider Workers' invocations cost, as the platform reports it after each one ends (a Tail Worker event); written into the record after the fact, so a later GET may show more than the answer did.",
+    description: "What the provider Workers' invocations cost, as the platform reports it after each one ends (a Tail Worker event); written into the record after the fact, so a later GET may show more than the answer did.",
   },
   Attempt: all({
     attempt: int,
@@ -157,7 +157,7 @@ export const schemas = {
     duration_ms: { ...num, description: "The attempt's length as the runtime saw it: dispatch, the provider's work and the way back." },
     provider_latency_ms: {
       ...nullable(num),
-      description: "The provider's own latency for the attempt (docs/contract.md#delivery, latency_us, in ms), as the provider measured its handler; null when the provider gave no answer (timeout, failed Worker, abandoned, not bound).",
+      description: "The provider's own latency for the attempt (latency_us, in ms), as the provider measured its handler; null when the provider gave no answer (timeout, failed Worker, abandoned, not bound).",
     },
     cpu_ms: {
       ...nullable(num),
@@ -287,7 +287,7 @@ export const schemas = {
     latency_class: oneOfStrings(["instant", "fast", "slow", "long_running"]),
     effects: oneOfStrings(["read", "write", "delete", "send"]),
     coercion: oneOfStrings(["strict", "lenient"]),
-    partial_merge: { ...oneOfStrings(["replace", "append"]), description: "How its partial events make the partial output (docs/contract.md#partial-output)." },
+    partial_merge: { ...oneOfStrings(["replace", "append"]), description: "How its partial events make the partial output." },
     error_codes: { type: "array", items: all({ code: str, description: str }), description: "The tool's own error codes (details.tool_code of a tool_error)." },
     input_schema: { type: ["object", "boolean"], additionalProperties: true },
     output_schema: { type: ["object", "boolean"], additionalProperties: true },

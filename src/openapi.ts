@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 description of the HTTP face, served at `/v1/openapi.json`: `/v1`, the
- * operations endpoints (docs/contract.md#faces) and the operators' routes. The Connect/gRPC-Web face is
+ * operations endpoints (docs/contract.md#routes) and the operators' routes. The Connect/gRPC-Web face is
  * described by its own contract (proto/tool_runtime/v1/runtime.proto).
  *
  * Derived, not copied: each error status, its codes and its description come from the error
@@ -89,7 +89,7 @@ const headers = {
   Location: { description: "Where the execution can be read.", schema: { type: "string" } },
   RetryAfter: { description: "Whole seconds until a retry may succeed.", schema: { type: "integer" } },
   Traceparent: { description: "W3C Trace Context: the caller's trace id, or a new trace.", schema: { type: "string" } },
-  IdempotentReplayed: { description: "`true` when a duplicate of a keyed call got the original execution (docs/contract.md#idempotency).", schema: { type: "string", enum: ["true"] } },
+  IdempotentReplayed: { description: "`true` when a duplicate of a keyed call got the original execution.", schema: { type: "string", enum: ["true"] } },
   Deprecation: { description: "RFC 9745: when the version was deprecated (`@<epoch seconds>`).", schema: { type: "string" } },
   Sunset: { description: "RFC 8594: when the version stops working.", schema: { type: "string" } },
 };
@@ -176,7 +176,7 @@ const paths = withExamples({
     post: {
       operationId: "cancelExecution",
       tags: ["executions"],
-      summary: "Cancel (docs/contract.md#cancellation)",
+      summary: "Cancel",
       parameters: [executionId],
       // Like every body: JSON or MessagePack, anything else 415 (docs/contract.md#formats).
       requestBody: requestBody(ref("CancelRequest"), false),
@@ -519,7 +519,7 @@ export const openApiDocument = {
   },
   servers: [{ url: "/", description: "The origin that serves this document." }],
   tags: [
-    { name: "executions", description: "Invoke tools and follow, read and cancel their executions (docs/contract.md)." },
+    { name: "executions", description: "Invoke tools and follow, read and cancel their executions." },
     { name: "approvals", description: "A person's approval of calls the tenant's policy holds (approver role)." },
     { name: "tools", description: "The registry's view of tools, versions and providers." },
     { name: "operations", description: "Health, readiness, metrics and this document." },

@@ -3,8 +3,8 @@
  * Workers RPC (docs/contract.md#faces: the same semantics as REST) — a face of the execution service.
  *
  * The caller's identity comes from the binding's `props`, which the caller's deploy
- * configuration sets and the caller's code cannot change (docs/contract.md#initiation: "set by kernel, not
- * caller — tamper-proof"). Nothing in a call's arguments can name a tenant or an agent.
+ * configuration sets and the caller's code cannot change (docs/contract.md#initiation: the
+ * runtime sets who is calling, never the caller). Nothing in a call's arguments can name a tenant or an agent.
  *
  *   [[services]]
  *   binding = "TOOLS"

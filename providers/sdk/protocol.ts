@@ -17,25 +17,25 @@ export type Value = {} | null | undefined;
 /** A JSON Schema document (draft 2020-12 subset that ajv compiles). */
 export type JsonSchema = { [key: string]: Value } | boolean;
 
-/** docs/contract.md#timeouts: the latency class sets the default timeout. */
+/** The latency class sets the default timeout (docs/contract.md#timeouts). */
 export type LatencyClass = "instant" | "fast" | "slow" | "long_running";
 
-/** The strongest effect a tool has; docs/contract.md#capabilities makes write/delete/send "destructive". */
+/** The strongest effect a tool has; write, delete and send are the destructive ones (docs/contract.md#capabilities). */
 export type Effect = "read" | "write" | "delete" | "send";
 
-/** docs/contract.md#coercion: strict (no coercion) is the default; lenient is opt-in per tool. */
+/** Strict (no coercion) is the default; lenient is opt-in per tool. */
 export type CoercionMode = "strict" | "lenient";
 
 /**
  * How the runtime folds a tool's `partial` events into the execution's partial output
- * (docs/contract.md#partial-output, docs/contract.md#cancellation "any partial output captured before teardown"):
+ * (docs/contract.md#partial-output: what a cancelled or timed-out execution keeps):
  *   replace  each partial event is the whole partial output so far (the default)
  *   append   each partial event's data is a JSON array whose items are appended, or a string
  *            that is concatenated; one execution keeps to one of the two
  */
 export type PartialMerge = "replace" | "append";
 
-/** An application error code a tool may report with `tool_error` (docs/contract.md#errors, `tool_error`). */
+/** An application error code a tool may report with `tool_error` (docs/contract.md#errors). */
 export interface ToolErrorCode {
   /** Lowercase snake case, at most 64 characters: TOOL_ERROR_CODE. */
   code: string;
@@ -64,7 +64,7 @@ export interface ToolManifestEntry {
   coercion: CoercionMode;
   /** Largest timeout a caller may ask for; defaults to the system maximum. */
   max_timeout_ms?: number;
-  /** docs/contract.md#circuit-breakers circuit breaker for this tool; the runtime's defaults fill what is left out. */
+  /** The circuit breaker for this tool (docs/contract.md#circuit-breakers); the runtime's defaults fill what is left out. */
   breaker?: { failures?: number; window_ms?: number; cooldown_ms?: number };
   /** The codes its `tool_error`s may carry; a code outside this list still passes (SDK warns). */
   error_codes?: ToolErrorCode[];
@@ -93,7 +93,7 @@ export interface CallerIdentity {
   agent: string;
 }
 
-/** docs/contract.md#dispatch, in the shape Workers RPC carries. */
+/** The call a provider receives (docs/contract.md#dispatch), in the shape Workers RPC carries. */
 export interface ToolCall {
   execution_id: string;
   tool: string;
@@ -105,7 +105,7 @@ export interface ToolCall {
   remaining_timeout_ms: number;
   /** W3C Trace Context of the runtime's span for this attempt. */
   traceparent?: string;
-  /** Which attempt of the execution this is (1, 2, …; docs/contract.md#retries retries). */
+  /** Which attempt of the execution this is (1, 2, …; docs/contract.md#retries). */
   attempt?: number;
   /**
    * This attempt's CPU-report nonce, which the provider logs back in its invocation line
@@ -180,7 +180,7 @@ export interface ProviderError {
   details?: Record<string, Value>;
 }
 
-/** docs/contract.md#provider-execution; latency is the handler's own time in microseconds. */
+/** A provider's answer (docs/contract.md#provider-execution); latency is the handler's own time in microseconds. */
 export type InvokeResult =
   | { ok: true; output: Value; latency_us: number }
   | { ok: false; error: ProviderError; latency_us: number };

@@ -33,7 +33,7 @@ export interface AuditRecord {
 
 export type AuditMessage =
   /**
-   * An execution ended. `view` is the docs/contract.md#response response (JSON) of an execution that ran at
+   * An execution ended. `view` is the execution view (docs/contract.md#response) as JSON of an execution that ran at
    * the edge: the audit store is where GET finds it for the retention window. `view_stored`:
    * the view was too large for a message and the edge wrote it to the store itself.
    */

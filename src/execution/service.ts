@@ -173,7 +173,7 @@ export async function cancel(ctx: Pick<CallContext, "env" | "caller">, execution
 }
 
 /**
- * The tenant's executions, newest first (docs/contract.md#statuses records): finished ones from the audit
+ * The tenant's executions, newest first (docs/contract.md#retention): finished ones from the audit
  * store, and the ones running in their objects now from the tenant's ledger (no message is
  * sent while an execution runs). A fast-path call appears once it has answered.
  */

@@ -50,7 +50,7 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
     const e = result.error;
     switch (e.code) {
       case "tool_error": {
-        // docs/contract.md#errors, `tool_error` { code, message }: the tool's own code, for callers to branch on.
+        // A `tool_error` with the tool's own code, for callers to branch on (docs/contract.md#errors).
         const details = { ...boundedDetails(e.details), ...(typeof e.tool_code === "string" ? { tool_code: e.tool_code.slice(0, 64) } : {}) };
         return { status: "failed", error: errorBody("tool_error", bounded(e.message), details, e.retryable === true) };
       }

@@ -1,6 +1,6 @@
 /**
  * Refusals on the MCP face: a call the runtime refused before it ran (no execution) is a
- * JSON-RPC error whose `data.error` is the docs/contract.md#errors envelope, unchanged. The JSON-RPC code
+ * JSON-RPC error whose `data.error` is the error envelope (docs/contract.md#errors), unchanged. The JSON-RPC code
  * says what kind of refusal it is, from one table:
  *
  *   -32602 Invalid params   the params name something wrong: unknown tool or version

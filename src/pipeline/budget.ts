@@ -1,5 +1,5 @@
 /**
- * docs/contract.md#timeouts timeout hierarchy and budget tracking, pure.
+ * The timeout hierarchy (docs/contract.md#timeouts) and budget tracking (docs/contract.md#budgets), pure.
  *
  * - The caller's `limits.timeout_ms` wins when given (docs/contract.md#limits: bounded by the tool's and
  *   the tenant's maximums); a request over the bound is clamped, and the response's

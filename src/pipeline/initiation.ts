@@ -22,7 +22,7 @@ const LIMIT_FIELDS = new Set(["timeout_ms", "max_output_bytes"]);
 export const MAX_CONTEXT_STRING_CHARS = 1_024;
 export const MAX_CONTEXT_BYTES = 16 * 1_024;
 
-/** Decodes a JSON or MessagePack body (docs/contract.md#formats; docs/contract.md#formats). */
+/** Decodes a JSON or MessagePack body (docs/contract.md#formats). */
 export function decodeBody(body: Uint8Array, contentType: string | null): unknown {
   const format = requestFormat(contentType);
   if (body.byteLength === 0) throw new RuntimeError("invalid_request", `request body is empty; send a ${format === "json" ? "JSON" : "MessagePack"} object`);

@@ -6,7 +6,7 @@
  * The lookup is of the registry as the caller sees it (src/registry/visibility.ts): a tool,
  * version or provider its channels cannot reach is `tool_not_found` with the same message and
  * details as one that does not exist, and the versions and providers an answer lists are only
- * those it can reach (docs/contract.md#resolution: "no tool with this name exists, or the caller can't see it").
+ * those it can reach (docs/contract.md#resolution: what it cannot see does not exist for it).
  */
 import { RuntimeError } from "../errors.ts";
 import type { CatalogTool, Offering, RegistrySnapshot } from "../registry/catalog.ts";

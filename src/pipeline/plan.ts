@@ -110,7 +110,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
   const limits = limitsFor(config.limits, caller.tenant);
   const d = await decide(env, caller, request, meta.waitUntil);
   // Stage 3 levels 2 and 3 and stage 4 on the best candidate. A half-open provider's trial
-  // (docs/contract.md#retries) is asked of the registry only when the call is about to be dispatched, after
+  // (docs/contract.md#circuit-breakers) is asked of the registry only when the call is about to be dispatched, after
   // admission (src/execution/trial.ts): a call refused before then never holds a trial.
   const best = d.ranked[0];
   if (!best) throw noHealthyProvider(d.tool, d.version, d.excluded);
@@ -269,7 +269,7 @@ function sameContract(a: Offering, b: Offering): boolean {
   );
 }
 
-/** docs/contract.md#retries: no provider can take the call now; every one is named with why, and when to try again. */
+/** No provider can take the call now (docs/contract.md#circuit-breakers); every one is named with why, and when to try again. */
 export function noHealthyProvider(tool: string, version: string, excluded: { offering: { provider: string }; reason: string; retry_at?: number }[]): RuntimeError {
   const now = Date.now();
   const soonest = Math.min(...excluded.map((e) => e.retry_at ?? now + DEFAULT_RETRY_AFTER_MS));

@@ -15,7 +15,7 @@ import type { Caller } from "../contract.ts";
 import type { Effect } from "../../providers/sdk/protocol.ts";
 import { tenantEntry } from "./limits.ts";
 
-/** Effects that can be made to wait for a person (docs/contract.md#capabilities's destructive ones). */
+/** Effects that can be made to wait for a person (the destructive ones of docs/contract.md#capabilities). */
 export const APPROVABLE_EFFECTS: readonly Effect[] = ["write", "delete", "send"];
 
 export interface ApprovalRule {

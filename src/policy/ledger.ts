@@ -1,5 +1,5 @@
 /**
- * One tenant's admission ledger (docs/contract.md#limits; docs/contract.md#limits limits), pure: token
+ * One tenant's admission ledger (docs/contract.md#limits), pure: token
  * buckets per tenant and per tenant+tool, the tenant's concurrency slots, and the queue of
  * executions waiting for one (docs/contract.md#waiting). Slots are held two ways: by one execution that runs
  * in its own object (async, streamed, keyed, or a sync call that waits), or in bulk by an edge

@@ -1,5 +1,5 @@
 /**
- * docs/contract.md#routes execution endpoints: the REST face of the execution service. It reads and decodes
+ * The execution endpoints (docs/contract.md#routes): the REST face of the execution service. It reads and decodes
  * the body (JSON or MessagePack, within the size limits), takes the caller from the
  * credential, and renders the service's answers; it decides nothing else.
  */

@@ -1,5 +1,5 @@
 /**
- * docs/contract.md#statuses as a caller meets it: a finished execution answers GET /v1/executions/{id} for
+ * docs/contract.md#retention as a caller meets it: a finished execution answers GET /v1/executions/{id} for
  * the retention window, then 404 — whether it ran at the edge (its record in the audit
  * store) or in an execution object (deleted by its own alarm). The Worker runs here with a
  * retention of RETENTION_MS (EXECUTION_RETENTION_MS is deployment configuration; the shipped

@@ -34,7 +34,7 @@ const ILLEGAL = ALL.flatMap((from) => ALL.filter((to) => !isLegal(from, to)).map
 
 const record = (status: Parameters<typeof executionRecord>[0], overrides: Parameters<typeof executionRecord>[1] = {}) => executionRecord(status, { accepted_at: 1_000, ...overrides });
 
-describe("transition (docs/contract.md#statuses status model)", () => {
+describe("transition (docs/contract.md#statuses)", () => {
   it("walks the main line queued → scheduled → running → succeeded, stamping each step", () => {
     const queued = record("queued");
     const scheduled = transition(queued, "scheduled", 1_010);

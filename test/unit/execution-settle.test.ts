@@ -24,7 +24,7 @@ function ctx(overrides: Partial<SettleContext> = {}): SettleContext {
 const ok = (output: unknown): ProviderOutcome => ({ kind: "result", result: { ok: true, output, latency_us: 120 } });
 const providerError = (error: ProviderError): ProviderOutcome => ({ kind: "result", result: { ok: false, error, latency_us: 80 } satisfies InvokeResult });
 
-describe("settle (docs/contract.md#delivery result delivery)", () => {
+describe("settle (docs/contract.md#delivery)", () => {
   it("succeeds with the output when it matches the output schema", () => {
     expect(settle(ok({ total: 3, unit: "ms" }), ctx())).toEqual({ status: "succeeded", output: { total: 3, unit: "ms" } });
   });

@@ -4,7 +4,7 @@ import { effectiveTimeoutMs, LATENCY_CLASS_DEFAULT_MS, remainingBudgetMs } from 
 
 const SYSTEM_MAX = 600_000;
 
-describe("effectiveTimeoutMs (docs/contract.md#timeouts timeout hierarchy)", () => {
+describe("effectiveTimeoutMs (docs/contract.md#timeouts)", () => {
   it("uses the caller's timeout when it is within every bound", () => {
     expect(effectiveTimeoutMs({ requestedMs: 1_234, latencyClass: "slow", toolMaxMs: 10_000, systemMaxMs: SYSTEM_MAX })).toEqual({
       timeout_ms: 1_234,

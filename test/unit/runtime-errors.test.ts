@@ -57,7 +57,7 @@ describe("ERROR_TABLE (docs/contract.md#errors)", () => {
 });
 
 describe("RuntimeError", () => {
-  it("renders the docs/contract.md#errors body shape", () => {
+  it("renders the error body shape (docs/contract.md#errors)", () => {
     const err = new RuntimeError("resource_exceeded", "Execution exceeded memory limit (1Gi).", { limit: "1Gi", observed: "1.1Gi" });
     expect(err.toBody()).toEqual({
       code: "resource_exceeded",

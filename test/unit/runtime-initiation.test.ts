@@ -40,7 +40,7 @@ function blamed(body: unknown): string {
 }
 
 describe("parseExecutionRequest (docs/contract.md#request envelope)", () => {
-  it("accepts the docs/contract.md#request example request", () => {
+  it("accepts a full example request (docs/contract.md#request)", () => {
     const request = {
       tool: "http.request",
       version: "1.2.0",

@@ -294,7 +294,7 @@ export const labSpin = defineTool({
  * `lab.long` is a long-running tool with a short breaker (2 failures in 30 s, 2 s cooldown):
  * it says it has started at once (a `progress` event), then works for `ms`; `crash: true`
  * makes it throw at once. With it a test sees a half-open breaker's trial decided by the
- * provider's first sign of life, not by the end of a long run (docs/contract.md#retries).
+ * provider's first sign of life, not by the end of a long run (docs/contract.md#circuit-breakers).
  */
 export const labLong = defineTool({
   name: "lab.long",
