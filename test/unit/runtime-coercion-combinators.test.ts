@@ -1,5 +1,5 @@
 /**
- * docs/contract.md#coercion lenient mode through `$ref`, `anyOf`, `oneOf` and `allOf`. The spec's examples:
+ * docs/contract.md#coercion lenient mode through `$ref`, `anyOf`, `oneOf` and `allOf`. The contract's examples:
  * null → "en" (Null, Any with default), 42 stays 42 (Integer → Number), "42" is not made a
  * number (String → Number/Integer rejected: left for validation to refuse).
  */

@@ -15,7 +15,7 @@ const input = {
   },
   properties: {
     text: { type: "string", maxLength: 1000 },
-    /** null → "en" through a $ref (the spec's own example). */
+    /** null → "en" through a $ref (the example of docs/contract.md#coercion). */
     lang: { $ref: "#/$defs/lang" },
     /** null → "plain": the only default among the branches. */
     format: { anyOf: [{ type: "string", enum: ["plain", "markdown"], default: "plain" }, { type: "integer", minimum: 1, maximum: 3 }] },
