@@ -1,5 +1,5 @@
 /**
- * Three test layers (DESIGN.md "Tests"):
+ * Three test layers:
  *   unit         pure modules under Node
  *   integration  the Worker and its Durable Objects inside workerd (@cloudflare/vitest-plugin),
  *                with the provider Workers as auxiliary Workers
@@ -20,7 +20,7 @@ const provider = (name: string) => ({
 });
 
 /**
- * Test files, and the tests in each, run in a random order (issue 21: every file passes alone
+ * Test files, and the tests in each, run in a random order (every file passes alone
  * and in any order). vitest prints the seed at the start ("Running tests with seed …");
  * `TEST_SEED=<seed> npm test` runs that order again.
  */

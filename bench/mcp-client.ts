@@ -2,7 +2,7 @@
  * Bench-only: an MCP client written the way an agent developer would with
  * @modelcontextprotocol/client: connect once, then one `tools/call` per echo. It drives the
  * MCP peer (bench/workers/mcp-peer) and the runtime's own /mcp face. Runs under Node 22 type
- * stripping (`node bench/x.ts`).
+ * stripping (bench/run.ts imports it as it is).
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 

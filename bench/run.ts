@@ -46,7 +46,7 @@ async function ok(res: Response, status = 200): Promise<string> {
 type Op = (worker: number) => Promise<void>;
 
 /**
- * Issue 15's row: QUEUE_N async executions started at once by a tenant that runs 8 at a time
+ * The queue-drain row (docs/contract.md#waiting): QUEUE_N async executions started at once by a tenant that runs 8 at a time
  * (the rest wait in its queue), then polled to their ends; the same executions by a tenant
  * with room for all. Rate = executions ended per second from the first start to the last end.
  */
@@ -141,7 +141,7 @@ function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = [], upstre
       }
       throw new Error("never finished");
     },
-    // A keyed call (TRT-002 §11): its own execution object, planned there; a new key each time.
+    // A keyed call (docs/contract.md#idempotency): its own execution object, planned there; a new key each time.
     "runtime keyed sync": async () =>
       void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", input: JSON.parse(ECHO), limits: LIMITS, idempotency_key: crypto.randomUUID() }), jsonHeaders))),
     "runtime stream": async () => {
@@ -151,7 +151,7 @@ function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = [], upstre
     // The official client's tools/call to the runtime's /mcp (2026-07-28): the sync fast path.
     "runtime MCP tools/call": async (w) => void (await runtimeMcp[w].echo(JSON.parse(ECHO))),
     "MCP peer (agents)": async (w) => void (await mcp[w].echo(JSON.parse(ECHO))),
-    // Issue 17: the example upstream's `echo` through the runtime (REST sync, registered in
+    // The example upstream's `echo` through the runtime (REST sync, registered in
     // development as `example.echo`: egress, credential, the MCP adapter, run-time schemas), and
     // the same tool on the upstream directly.
     "runtime → upstream": async () =>
@@ -397,7 +397,7 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
   const cost = (kind: string, cls: string) => r.cost[kind]?.per_execution[cls] ?? { requests: 0, rows_written: 0 };
   const cpu = (row: string) => median(r.cpu[row] ?? [NaN]);
   const drainRate = (kind: DrainResult["kind"]) => median(r.drains.filter((d) => d.kind === kind).map((d) => d.per_second));
-  lines.push(`queue drain: ${QUEUE_N} async executions, 16 submitters (issue 15)`);
+  lines.push(`queue drain: ${QUEUE_N} async executions, 16 submitters (docs/contract.md#waiting)`);
   for (const d of r.drains) lines.push(`  ${d.kind.padEnd(9)} ${fmt(d.per_second).padStart(6)}/s  ${d.succeeded}/${d.executions} succeeded, ${d.queued_at_start} queued at start, ${fmt(d.seconds, 1)} s`);
   const targets = [
     ["fast path (runtime sync) calls/s @1 ≥ 0.9 × F0", ratio("runtime sync", "F0 direct binding", 1), 0.9, ">="],
@@ -415,7 +415,7 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
     ["queue drain: none lost (all succeeded)", r.drains.every((d) => d.succeeded === d.executions) ? 1 : 0, 1, ">="],
     ["queue drain: queued rate ≥ 0.8 × unqueued", drainRate("queued") / drainRate("unqueued"), 0.8, ">="],
   ] as const;
-  // Issue 17: what the runtime adds to a call of an upstream MCP server's tool.
+  // What the runtime adds to a call of an upstream MCP server's tool.
   const [via, direct] = ["runtime → upstream", "upstream direct (MCP)"];
   if (sums.some((x) => x.row === via) && sums.some((x) => x.row === direct)) {
     lines.push("upstream MCP server (example.echo through the runtime ÷ the upstream's echo called directly)");

@@ -109,7 +109,7 @@ export interface Stack {
 /** Limits out of the way: the benchmark measures the call path, not the rate limiter's refusals. */
 const BENCH_LIMITS = JSON.stringify({
   default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000, max_queued: 100_000, max_streams: 100_000 },
-  // The queue-drain row (issue 15): a tenant that runs 8 at once and queues the rest.
+  // The queue-drain row (docs/contract.md#waiting): a tenant that runs 8 at once and queues the rest.
   tenants: { "bench-queue-*": { max_concurrent: 8, max_queued: 1_000, max_wait_ms: 600_000 } },
 });
 

@@ -19,7 +19,7 @@ export function renderView(view: ExecutionView): string {
   if (view.attempts && view.attempts.length > 1) {
     for (const a of view.attempts) lines.push(`  attempt ${a.attempt}: ${a.provider} ${a.outcome} (+${a.started_ms} ms, ${a.duration_ms} ms)`);
   }
-  // Issue 15: where a waiting call stands, and who decided on one that needed approval.
+  // Where a waiting call stands, and who decided on one that needed approval.
   if (view.position !== undefined) lines.push(`  position ${view.position} in line (${view.status === "scheduled" ? "for room at its provider" : "for a slot of its tenant"})`);
   if (view.approval) {
     const d = view.approval.decision;

@@ -97,7 +97,7 @@ export interface ToolRuntimeClient {
   invoke(tool: string, input: unknown, options?: InvokeOptions): Promise<ExecutionView>;
   /** Starts a tool and returns at once (mode async). */
   start(tool: string, input: unknown, options?: InvokeOptions): Promise<{ execution_id: string; status: string }>;
-  /** Runs a tool and answers with its event stream (TRT-002 §7), ending with `done` or `error`. */
+  /** Runs a tool and answers with its event stream (docs/contract.md#streaming), ending with `done` or `error`. */
   invokeStream(tool: string, input: unknown, options?: InvokeOptions & Omit<StreamOptions, "after">): Promise<StreamedCall>;
   /** Which provider would serve, the capability decision and the schema verdict; runs nothing. */
   dryRun(tool: string, input: unknown, options?: InvokeOptions): Promise<DryRunReport>;

@@ -1,7 +1,7 @@
 /**
  * Execution statuses and stream event types as people see them: one table for the console
  * and `trt`, keyed by the contract's status type so that a status added to the contract
- * fails the type check here until it has words (TRT-002 §9). Anything the table does not
+ * fails the type check here until it has words (docs/contract.md#statuses). Anything the table does not
  * know — a newer runtime's status or event type — is still shown, by its own name.
  */
 import type { ExecutionStatus } from "../src/contract.ts";
@@ -38,7 +38,7 @@ export function describeStatus(status: string): StatusInfo {
   return { label: status.replace(/_/g, " "), tone: "unknown", terminal: false, meaning: `"${status}" is a status this client does not know yet` };
 }
 
-/** TRT-002 §7 event types; every stream ends with exactly one terminal event. */
+/** docs/contract.md#streaming event types; every stream ends with exactly one terminal event. */
 export const EVENT_INFO: Record<string, { label: string; terminal: boolean }> = {
   start: { label: "started", terminal: false },
   stdout: { label: "stdout", terminal: false },

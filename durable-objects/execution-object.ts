@@ -1,6 +1,6 @@
 /**
  * ExecutionObject: one Durable Object per execution that can be watched (async, streamed or
- * keyed) or that waits (issue 15). A shell over plain code in src/: it admits the call, lets it
+ * keyed) or that waits (docs/contract.md#waiting). A shell over plain code in src/: it admits the call, lets it
  * wait (src/execution/waiting.ts), runs it (src/execution/run.ts), keeps its record and events
  * (execution-store.ts), fans its events out to subscribed edges, and keeps its promises with one
  * alarm — the end of a wait (approval window, wait bound), the deadline (an in-memory timer that
@@ -77,7 +77,7 @@ export class ExecutionObject extends DurableObject<Env> {
   }
 
   /**
-   * A keyed call (TRT-002 §11). A duplicate within the key's TTL gets the original before any
+   * A keyed call (docs/contract.md#idempotency). A duplicate within the key's TTL gets the original before any
    * other stage runs; a new use runs stages 2-5 here and starts the execution — in this object
    * the first time, in a new one (a new id) once an earlier use's TTL has passed.
    */
@@ -106,7 +106,7 @@ export class ExecutionObject extends DurableObject<Env> {
       if (here) {
         begun = await this.#begin(planned.plan, "accepted");
       } else {
-        // Past its TTL the key moves on to a new execution under a new id (TRT-002 §11); the
+        // Past its TTL the key moves on to a new execution under a new id (docs/contract.md#idempotency); the
         // old one stays readable here under its own id until its retention ends.
         begun = await objectStub(this.env, executionId).start(planned.plan, "accepted");
         if (begun.ok) this.#store.saveKey({ execution_id: executionId, fingerprint: call.fingerprint, expires_at: now + planned.plan.idempotency!.ttl_ms });
@@ -136,7 +136,7 @@ export class ExecutionObject extends DurableObject<Env> {
     return this.#view(this.#record!, this.#position);
   }
 
-  /** The events after `after`, then live ones until the terminal event (TRT-002 §7). */
+  /** The events after `after`, then live ones until the terminal event (docs/contract.md#streaming). */
   async events(scope: ExecutionScope, after: number): Promise<Outcome<EventsAnswer>> {
     this.#recover();
     if (!this.#owned(scope)) return refusal("execution_not_found", "no such execution");
@@ -154,7 +154,7 @@ export class ExecutionObject extends DurableObject<Env> {
   }
 
   /**
-   * TRT-002 §8: signal the provider, give it `graceMs` to stop, then stop waiting. Answers when
+   * docs/contract.md#cancellation: signal the provider, give it `graceMs` to stop, then stop waiting. Answers when
    * the execution has ended; a finished one is returned as it is (`already_finished`); one that
    * waits ends at once, `before_start`, and its provider is never called.
    */
@@ -181,7 +181,7 @@ export class ExecutionObject extends DurableObject<Env> {
   }
 
   /**
-   * A person with the approver role decides (issue 15). Approved: the call goes on to its
+   * A person with the approver role decides (docs/contract.md#approvals). Approved: the call goes on to its
    * tenant's queue; rejected: it ends `failed` with `approval_rejected`. Anything but a pending
    * approval is `approval_not_pending` and changes nothing; another tenant's id is not found.
    */
@@ -259,7 +259,7 @@ export class ExecutionObject extends DurableObject<Env> {
       if (!this.#auditConfirmed) return;
     }
     if (Date.now() >= record.ended_at! + record.retention_ms) {
-      // TRT-002 §9 retention window over: the id answers 404 from now on.
+      // Retention window over (docs/contract.md#retention): the id answers 404 from now on.
       await this.ctx.storage.deleteAll();
       this.#record = undefined;
       return;
@@ -407,7 +407,7 @@ export class ExecutionObject extends DurableObject<Env> {
     if (waited) this.#store.dropPlan();
     this.#plan = undefined;
     this.#position = undefined;
-    // The deadline alarm shares the record's commit (DESIGN.md 8: one commit before the call).
+    // The deadline alarm shares the record's commit (one commit before the call: each await-separated write before it would add a commit to the hot path).
     void this.ctx.storage.setAlarm(this.#run.deadline + DEADLINE_SLACK_MS);
     const run = this.#run;
     void run.done.then((record) => this.#ended(record));
@@ -437,7 +437,7 @@ export class ExecutionObject extends DurableObject<Env> {
     if (delivery === "end" && !isTerminal(this.#record!.status)) {
       await new Promise<ExecutionRecord>((resolve) => this.#enders.push(resolve));
     }
-    // The answer to a POST is the record as it ended, the same for its replays (TRT-002 §11);
+    // The answer to a POST is the record as it ended, the same for its replays (docs/contract.md#idempotency);
     // CPU reports arrive after the end and show in GET (src/execution/usage.ts).
     return { ok: true, value: { view: toView(this.#record!, [], this.#position), replayed, ...(stream ? { stream } : {}) } };
   }
@@ -469,7 +469,7 @@ export class ExecutionObject extends DurableObject<Env> {
     }
   }
 
-  /** A `log` event of a waiting execution (TRT-002 §7): numbered after the record's last, stored with it. */
+  /** A `log` event of a waiting execution (docs/contract.md#streaming): numbered after the record's last, stored with it. */
   #emitWaiting(data: Record<string, Value>): void {
     const record = this.#record!;
     const event: ExecutionEvent = { seq: record.last_seq + 1, type: "log", data, at: Date.now() };

@@ -1,9 +1,9 @@
 /**
  * An execution object's storage, in the object's synchronous key-value store (SQLite-backed):
- * no tables to create, one row per put. What recovery needs and no more (DESIGN.md 8):
+ * no tables to create, one row per put. What recovery needs and no more (each write before the provider call is a commit on the hot path):
  *   "r"           the record: written when the execution starts and when it ends (and at each
  *                 step of a wait)
- *   "p"           the plan, only while the execution waits (issue 15): what it will run once a
+ *   "p"           the plan, only while the execution waits (docs/contract.md#waiting): what it will run once a
  *                 person, its tenant or its provider lets it, so a restart loses nothing
  *   "k"           where this object's idempotency key points, once it points elsewhere
  *   "e:<seq>"     each emitted event (the `start` and terminal events are views of the record)
@@ -16,7 +16,7 @@ import type { ExecutionRecord } from "../src/execution/record.ts";
 import type { AttemptUsage } from "../src/execution/usage.ts";
 import type { ExecutionPlan } from "../src/execution/dispatch.ts";
 
-/** A key's binding to an execution in another object (TRT-002 §11: a key past its TTL gets a new id). */
+/** A key's binding to an execution in another object (docs/contract.md#idempotency: a key past its TTL gets a new id). */
 export interface KeyBinding {
   execution_id: string;
   fingerprint: string;

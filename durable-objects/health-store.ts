@@ -1,5 +1,5 @@
 /**
- * A health shard's SQLite tables (STYLE.md 6), set up idempotently: per tool, the window of
+ * A health shard's SQLite tables, set up idempotently in the constructor: per tool, the window of
  * recent samples with the breaker policy (one row, rewritten once per report that touches the
  * tool, not once per sample), and the breaker (written only when it moves). Strikes towards
  * "dead" stay in memory: a restart forgives them, as the registry's did.

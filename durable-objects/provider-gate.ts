@@ -1,5 +1,5 @@
 /**
- * ProviderGate: one Durable Object per provider that declares `max_concurrency` (issue 15), a
+ * ProviderGate: one Durable Object per provider that declares `max_concurrency` (docs/contract.md#waiting), a
  * shell around src/policy/provider-capacity.ts. A call takes a permit here before it is sent to
  * the provider and gives it back when the provider's call returns; a call that finds no room
  * waits here in `scheduled`, in a line fair between tenants (src/policy/provider-capacity.ts),

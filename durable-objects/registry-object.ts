@@ -1,7 +1,7 @@
 /**
- * RegistryObject: the catalog of tools, versions and providers (AIOS §5.2), built from the
+ * RegistryObject: the catalog of tools, versions and providers (docs/contract.md#resolution), built from the
  * providers' live manifests, plus what real executions taught: latency and error rates,
- * circuit breakers (AIOS §6.4) and liveness. Edges read a cached, versioned snapshot
+ * circuit breakers (docs/contract.md#circuit-breakers) and liveness. Edges read a cached, versioned snapshot
  * (src/registry/snapshot-cache.ts: isolate, data center, then this object); this object is
  * not on each call's path. Outcomes go to each provider's health shard (HealthObject), which
  * owns the breakers and trials and sends this object the provider's health view only when
@@ -45,7 +45,7 @@ export const PROBE_EVERY_MS = 10_000;
 
 export class RegistryObject extends DurableObject<Env> {
   readonly #store: RegistryStore;
-  /** Upstream MCP servers (issue 17): their registrations, pins and listings. */
+  /** Upstream MCP servers (docs/contract.md#upstreams): their registrations, pins and listings. */
   readonly #upstreams: UpstreamRegistry;
   readonly #publisher: RegistryPublisher;
   /** Whether the operator bootstrap was used (src/routes/bootstrap.ts): the deployment's one global fact of its kind. */
@@ -143,7 +143,7 @@ export class RegistryObject extends DurableObject<Env> {
   }
 
   /**
-   * AIOS §5.2 liveness: the dead come back by themselves. While a provider is dead (or its
+   * docs/contract.md#liveness: the dead come back by themselves. While a provider is dead (or its
    * manifest did not answer), the registry re-reads the manifests every PROBE_EVERY_MS; one
    * that answers, dead for at least LIVENESS_PROBE_MS, is alive again — no operator needed.
    */
@@ -152,7 +152,7 @@ export class RegistryObject extends DurableObject<Env> {
     await this.#probeLater();
   }
 
-  /** AIOS §6.4 half-open, asked of the provider's shard (edges ask it themselves; see `report`). */
+  /** docs/contract.md#circuit-breakers, half-open, asked of the provider's shard (edges ask it themselves; see `report`). */
   async acquireTrial(provider: string, tool: string): Promise<boolean> {
     const { granted, view } = await this.#health(provider).acquireTrial(tool, this.#policyFor(provider, tool), { now: this.clock() });
     await this.#applyHealth(view);
@@ -197,7 +197,7 @@ export class RegistryObject extends DurableObject<Env> {
     return this.#answer();
   }
 
-  // ── upstream MCP servers (issue 17) ─────────────────────────────────────────────────
+  // ── upstream MCP servers (docs/contract.md#upstreams) ─────────────────────────────────────────────────
 
   /** Operator: every upstream, as the admin API shows it. */
   async upstreams(): Promise<UpstreamView[]> {
@@ -388,7 +388,7 @@ export class RegistryObject extends DurableObject<Env> {
       error = `manifest() failed: ${(err as Error).message}`;
     }
     // A provider that stops answering keeps its last known offerings, marked dead, so that
-    // ranking skips it instead of forgetting it (AIOS §5.2 liveness).
+    // ranking skips it instead of forgetting it (docs/contract.md#liveness).
     const last = this.#lastKnownManifest(config.name);
     if (last) {
       this.#store.markDead(config.name, this.clock(), error);

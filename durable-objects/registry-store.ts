@@ -1,5 +1,5 @@
 /**
- * The registry object's SQLite tables, set up idempotently (STYLE.md 6). Everything the
+ * The registry object's SQLite tables, set up idempotently in the constructor. Everything the
  * registry knows that is not the providers' own manifests: registration order, the last
  * loaded catalog, each provider's health view (from its shard), liveness, operators'
  * overrides, and what it last gave out (the publish rule's memory). Samples and breakers live
@@ -15,7 +15,7 @@ export type Catalog = Pick<RegistrySnapshot, "providers" | "tools" | "problems">
 export interface ProviderOverride {
   trust?: Trust;
   disabled?: boolean;
-  /** An operator's max_concurrency in place of the manifest's (issue 15); null: the manifest's again. */
+  /** An operator's max_concurrency in place of the manifest's (docs/contract.md#waiting); null: the manifest's again. */
   max_concurrency?: number | null;
 }
 
@@ -40,7 +40,7 @@ export class RegistryStore {
     `);
   }
 
-  /** Registration order survives restarts: it is the last tie-break (AIOS §5.2.1). */
+  /** Registration order survives restarts: it is the last tie-break (docs/contract.md#ranking). */
   registrationSeq(name: string): number {
     const row = this.sql.exec<{ seq: number }>("SELECT seq FROM providers WHERE name = ?", name).toArray()[0];
     if (row) return row.seq;

@@ -11,7 +11,7 @@
  * forgotten, so for a moment a tenant may get up to one extra burst and one extra
  * `max_concurrent`.
  *
- * What waits is kept in storage (issue 15), so a restart loses none of it and keeps its order:
+ * What waits is kept in storage (docs/contract.md#waiting), so a restart loses none of it and keeps its order:
  *   "q:<ticket>"  an execution waiting for a slot; `granting` once handed one, kept until it
  *                 gives the slot back: a restart holds that slot again and tells its object
  *                 again (which changes nothing for one already on its way)
@@ -111,7 +111,7 @@ export class TenantObject extends DurableObject<Env> {
   }
 
   /**
-   * A call that must wait for a person: its rate tokens are taken now (unless already paid) and it joins
+   * A call that must wait for a person (docs/contract.md#waiting): its rate tokens are taken now (unless already paid) and it joins
    * the tenant's pending approvals (at most `max_queued` of them), or it is refused.
    */
   async awaitApproval(pending: PendingApprovalEntry, limits: TenantLimits, paid = false): Promise<Admission> {

@@ -81,7 +81,7 @@ export class UpstreamRegistry {
     for (const change of d.newPending) this.store.savePending(upstream.name, change);
     for (const tool of d.cleared) this.store.clearPending(upstream.name, tool);
     for (const e of d.events) {
-      // The log says it too (issue 17): a changed definition is what an operator must look at.
+      // The log says it too (docs/contract.md#upstreams): a changed definition is what an operator must look at.
       const line = { msg: `upstream tool definition ${e.kind}`, upstream: upstream.name, tool: e.tool, hash: e.hash, ...(e.approved_hash ? { approved_hash: e.approved_hash, serving: upstream.on_change === "keep" ? "approved" : "withheld" } : {}) };
       if (e.kind === "changed") console.warn(JSON.stringify(line));
       else console.log(JSON.stringify(line));

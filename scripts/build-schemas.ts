@@ -1,5 +1,5 @@
 /**
- * Build step (DESIGN.md 1): compiles every provider tool's input and output schema into one
+ * Build step (Workers refuse code generation at run time, docs/contract.md#validation): compiles every provider tool's input and output schema into one
  * ES module of standalone ajv validators, src/generated/validators.js. Production workerd
  * refuses `new Function` while serving, so nothing may compile a schema at run time.
  *

@@ -7,7 +7,7 @@
  * (sim/isolate-group.ts). Each cell (1, 10, 100 isolates) shares one total call rate; the
  * objects' own request counters (the metered build's `GET /__bench/cost`) say what each shared object received.
  *
- *   npm run simulate                                  # the edge before issue 19, then as it stands: 1, 10, 100 isolates, 50 calls/s in all, std fails 10%
+ *   npm run simulate                                  # the edge before its per-provider health view, then as it stands: 1, 10, 100 isolates, 50 calls/s in all, std fails 10%
  *   npm run simulate -- --isolates 1,10 --cell-seconds 10
  *   npm run simulate -- --design current              # one design only
  *   npm run simulate -- --design current --cache-delay-ms 300   # a slow data center cache: refills race

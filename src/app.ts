@@ -1,4 +1,4 @@
-/** The HTTP face: routes and the one error handler (STYLE.md 4). */
+/** The HTTP face: routes and the one error handler, which turns anything unexpected into `internal` (docs/contract.md#errors). */
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { authenticate } from "./auth/authenticate.ts";
@@ -60,7 +60,7 @@ app.get("/metrics", async (c) => {
 // MCP SDK's schemas and the OpenAPI document that most of its requests never use
 // (docs/architecture.md#start-up-and-size). The module system keeps each one once loaded.
 
-/** Connect and gRPC-Web (TRT-002 §3's gRPC face), authenticated like REST inside the service. */
+/** Connect and gRPC-Web (docs/contract.md#faces), authenticated like REST inside the service. */
 app.all(`${CONNECT_PATH_PREFIX}*`, async (c) => (await import("./connect/service.ts")).serveConnect(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)));
 
 /** MCP (Streamable HTTP, 2026-07-28 and 2025): the same tools and executions, authenticated like /v1 (src/mcp/). */

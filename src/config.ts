@@ -1,5 +1,5 @@
 /**
- * Deployment configuration, checked once per isolate when first read (STYLE.md 5), so a bad
+ * Deployment configuration, checked once per isolate when first read, so a bad
  * wrangler.jsonc fails loudly on the first request instead of misbehaving on some later one.
  */
 import { parseVerifierFailurePolicy, type VerifierFailurePolicy } from "./pipeline/verifier-policy.ts";
@@ -25,7 +25,7 @@ export interface CallerConfig {
   tenant: string;
   agent: string;
   capabilities: string[];
-  /** Provider names this caller may reach (AIOS §5.3 level 1); "*" for all; none unless given. */
+  /** Provider names this caller may reach (docs/contract.md#capabilities level 1); "*" for all; none unless given. */
   channels: string[];
   /** "admin" may use /v1/admin; anything else may not. */
   role: string;
@@ -42,23 +42,23 @@ export interface RuntimeConfig {
   devKeys: { key: string; caller: Caller }[];
   jwt?: JwtConfig;
   limits: LimitsConfig;
-  /** Which tenants' calls wait for a person's approval (issue 15; APPROVALS, absent: none). */
+  /** Which tenants' calls wait for a person's approval (docs/contract.md#approvals; APPROVALS, absent: none). */
   approvals: ApprovalsConfig;
   maxRequestBytes: number;
-  /** AIOS §6.1: the lowest-priority cap on every timeout. */
+  /** docs/contract.md#timeouts: the lowest-priority cap on every timeout. */
   systemMaxTimeoutMs: number;
   /** How stale the edge's copy of the registry may get before it is refreshed. */
   snapshotTtlMs: number;
   /** How often the registry re-reads provider manifests on its own. */
   manifestRefreshMs: number;
-  /** How long a finished execution and its events stay readable (TRT-002 §9). */
+  /** How long a finished execution and its events stay readable (docs/contract.md#retention). */
   retentionMs: number;
   /** The audit database's size bound: the newest this many executions' rows are kept, whatever their retention (docs/scale.md 9.6). */
   auditMaxExecutions: number;
-  /** TRT-002 §8: how long a cancelled provider gets to stop by itself, by default and at most. */
+  /** docs/contract.md#cancellation: how long a cancelled provider gets to stop by itself, by default and at most. */
   cancelGraceMs: number;
   maxCancelGraceMs: number;
-  /** The retry engine for idempotent tools (TRT-002 §11). */
+  /** The retry engine for idempotent tools (docs/contract.md#retries). */
   retry: RetryPolicy;
   /** Per effect, what level 2 does when the intent verifier fails or is late (src/pipeline/verifier-policy.ts). */
   verifierFailurePolicy: VerifierFailurePolicy;
@@ -82,7 +82,7 @@ export function loadConfig(env: Env): RuntimeConfig {
 export function parseConfig(env: Env): RuntimeConfig {
   refusePublishedTokenKey(env);
   const config = readConfig(env);
-  // TRT-002 §11 and §9: a key must never outlive the execution it names.
+  // docs/contract.md#idempotency and docs/contract.md#retention: a key must never outlive the execution it names.
   for (const [name, limits] of [["default", config.limits.default], ...Object.entries(config.limits.tenants)] as const) {
     const ttl = limits.idempotency_ttl_ms;
     if (ttl !== undefined && ttl > config.retentionMs) {
@@ -122,7 +122,7 @@ function readConfig(env: Env): RuntimeConfig {
 /**
  * A provider's service binding by the name deploy configuration gives it (PROVIDERS), or
  * undefined when no such Worker is bound here. Looked up by name because operators add
- * providers in configuration; what it offers is the provider protocol (DESIGN.md 6).
+ * providers in configuration; what it offers is the provider protocol (docs/contract.md#provider-execution).
  */
 export function providerService(env: Env, binding: string): ProviderService | undefined {
   const service: unknown = Reflect.get(env, binding);

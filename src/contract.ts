@@ -1,17 +1,17 @@
 /**
- * TRT-002 request and response shapes, defined once and shared by the Worker, the execution
- * object, the faces and the tests (STYLE.md 10). The bottom of the house: it depends on
+ * The API's request and response shapes (docs/contract.md), defined once and shared by the Worker, the execution
+ * object, the faces and the tests, so none of them can drift. The bottom of the house: it depends on
  * nothing but the provider wire protocol's types, which depend on nothing either.
  */
 import type { CoercionMode, Effect, JsonSchema, LatencyClass, PartialMerge, ToolErrorCode, Value } from "../providers/sdk/protocol.ts";
 
 export type { Value };
 
-/** TRT-002 §10 error types. */
+/** Error types (docs/contract.md#errors). */
 export type ErrorType = "request_error" | "auth_error" | "registry_error" | "execution_error" | "runtime_error";
 
 /**
- * Every error code a caller can see: TRT-002 §10's, then AIOS §6.3 cases TRT-002 lacks, named
+ * Every error code a caller can see: the first ten, then the cases they do not cover, named
  * in the same style. src/errors.ts gives each its HTTP status, type and default `retryable`.
  */
 export const ERROR_CODES = [
@@ -24,7 +24,7 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** The body of every error response: `{ error: ErrorBody }` (TRT-002 §10). */
+/** The body of every error response: `{ error: ErrorBody }` (docs/contract.md#errors). */
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
@@ -41,18 +41,18 @@ export interface ErrorBody {
  */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorBody; execution?: ExecutionView };
 
-/** Who is calling (AIOS §5.1): set by the runtime from a credential or binding props, never from a body. */
+/** Who is calling (docs/contract.md#initiation): set by the runtime from a credential or binding props, never from a body. */
 export interface Caller {
   tenant: string;
   agent: string;
   capabilities: string[];
-  /** Provider names the caller may reach (AIOS §5.3 level 1); "*" reaches all. */
+  /** Provider names the caller may reach (docs/contract.md#capabilities level 1); "*" reaches all. */
   channels: string[];
   /** agent (the default; "tenant" is read as agent), tenant_admin, approver or admin: src/auth/roles.ts. */
   role?: string;
 }
 
-/** AIOS §5.3 level 2's outcome: `pending` until an asynchronous verdict arrives. */
+/** Level 2's outcome (docs/contract.md#capabilities): `pending` until an asynchronous verdict arrives. */
 export interface IntentDecision {
   verdict: "skipped" | "aligned" | "misaligned" | "pending";
   mode: "sync" | "async" | "none";
@@ -62,14 +62,14 @@ export interface IntentDecision {
   cached?: boolean;
 }
 
-/** What each capability level decided (AIOS §5.3). */
+/** What each capability level decided (docs/contract.md#capabilities). */
 export interface CapabilityDecision {
   level1: { reachable: string[] };
   level2: IntentDecision;
   level3: { required: string | null; granted_by: string | null };
 }
 
-/** One attempt, as the result and the stream show it (TRT-002 §11 retry engine). */
+/** One attempt, as the result and the stream show it (docs/contract.md#retries). */
 export interface AttemptRecord {
   attempt: number;
   provider: string;
@@ -79,7 +79,7 @@ export interface AttemptRecord {
   started_ms: number;
   duration_ms: number;
   /**
-   * The provider's own latency for this attempt (AIOS §5.7 `ToolCallResult.latency_us`, in
+   * The provider's own latency for this attempt (docs/contract.md#delivery, `latency_us`, in
    * ms): its handler's time as the provider measured it, beside the runtime's `duration_ms`
    * (which adds dispatch and the way back). null when the provider gave no answer (a timeout,
    * a failed provider Worker, an abandoned call, a provider that is not bound). Reported by
@@ -88,14 +88,14 @@ export interface AttemptRecord {
   provider_latency_ms: number | null;
   /**
    * CPU time of the provider Worker's invocation for this attempt, as the platform measured it
-   * (its Tail Worker event's `cpuTime`), written into the record after the fact (TRT-002 §5
+   * (its Tail Worker event's `cpuTime`), written into the record after the fact (docs/contract.md#response
    * `resources`). null until that report arrives, and when it carries no measurement (under
    * `wrangler dev` the local runtime reports none); see ExecutionBlock `resources.cpu_report`.
    */
   cpu_ms: number | null;
 }
 
-/** One event of an execution's stream (TRT-002 §7); `seq` orders them and resumes a stream. */
+/** One event of an execution's stream (docs/contract.md#streaming); `seq` orders them and resumes a stream. */
 export interface ExecutionEvent {
   seq: number;
   type: string;
@@ -110,7 +110,7 @@ export type Face = "rest" | "rpc" | "connect" | "mcp";
 export type ExecutionMode = "sync" | "async";
 
 /**
- * TRT-002 §9 status model, with a person's approval before it (issue 15):
+ * The status model (docs/contract.md#statuses), with a person's approval before it (docs/contract.md#approvals):
  *   (awaiting_approval →) queued → scheduled → running → succeeded | failed | cancelled | timed_out
  * `queued`: waiting for one of its tenant's slots; `scheduled`: it has a slot and waits for room
  * at its provider (max_concurrency); `awaiting_approval`: waiting for a person's decision.
@@ -122,7 +122,7 @@ export const WAITING_STATUSES: readonly ExecutionStatus[] = ["awaiting_approval"
 
 export const TERMINAL_STATUSES: readonly ExecutionStatus[] = ["succeeded", "failed", "cancelled", "timed_out"];
 
-/** TRT-002 §4, after the envelope check. */
+/** The request (docs/contract.md#request), after the envelope check. */
 export interface ExecutionRequest {
   tool: string;
   version?: string;
@@ -138,7 +138,7 @@ export interface ExecutionRequest {
   idempotency_key?: string;
 }
 
-/** TRT-002 §5 `execution` block. */
+/** The `execution` block (docs/contract.md#response). */
 export interface ExecutionBlock {
   /** The provider's isolation kind: every provider is a Worker, so a V8 isolate. */
   sandbox: "v8-isolate";
@@ -150,9 +150,9 @@ export interface ExecutionBlock {
   started_ms: number | null;
   /** Provider called → terminal state. */
   duration_ms: number | null;
-  /** The effective timeout after AIOS §6.1's hierarchy. */
+  /** The effective timeout after the hierarchy of docs/contract.md#timeouts. */
   timeout_ms: number;
-  /** TRT-002 §5; see ExecutionResources. */
+  /** docs/contract.md#response; see ExecutionResources. */
   resources: ExecutionResources;
 }
 
@@ -176,7 +176,7 @@ export interface ExecutionResources {
 
 export type CpuReport = "none" | "measured" | "unmeasured";
 
-/** TRT-002 §8: what a cancel request did. */
+/** What a cancel request did (docs/contract.md#cancellation). */
 export type CancellationOutcome = "before_start" | "cooperative" | "forced" | "already_finished";
 
 export interface Cancellation {
@@ -185,7 +185,7 @@ export interface Cancellation {
   outcome: CancellationOutcome | null;
 }
 
-/** TRT-002 §5 / §9: what GET and a sync POST return. */
+/** docs/contract.md#response, docs/contract.md#statuses: what GET and a sync POST return. */
 export interface ExecutionView {
   execution_id: string;
   tool: string;
@@ -195,7 +195,7 @@ export interface ExecutionView {
   partial_output?: Value;
   error?: ErrorBody;
   cancellation?: Cancellation;
-  /** AIOS §5.3: what each capability level decided (level 2 may arrive after the call). */
+  /** docs/contract.md#capabilities: what each capability level decided (level 2 may arrive after the call). */
   capability?: CapabilityDecision;
   /** Each attempt: provider, outcome, when it started (ms after acceptance) and how long it took. */
   attempts?: AttemptRecord[];
@@ -209,7 +209,7 @@ export interface ExecutionView {
   execution: ExecutionBlock;
 }
 
-/** A person's decision on a call that needed approval (issue 15). */
+/** A person's decision on a call that needed approval (docs/contract.md#approvals). */
 export interface ApprovalDecision {
   decision: "approved" | "rejected";
   /** Who decided: the approver's agent (the key's or the token's subject). */
@@ -249,11 +249,11 @@ export interface PendingApproval {
 export interface ToolOfferingView {
   provider: string;
   trust: Trust;
-  /** AIOS §5.2.1 inputs from real executions; null until there are any. */
+  /** docs/contract.md#ranking inputs from real executions; null until there are any. */
   p50_ms: number | null;
   error_rate: number | null;
   samples: number;
-  /** AIOS §6.4. */
+  /** docs/contract.md#circuit-breakers. */
   breaker: "closed" | "open" | "half_open";
   /** false once a call found its Worker missing or failing before the handler ran. */
   alive: boolean;
@@ -263,9 +263,9 @@ export interface ToolOfferingView {
   latency_class: LatencyClass;
   effects: Effect;
   coercion: CoercionMode;
-  /** How its `partial` events make the partial output (AIOS §6.2). */
+  /** How its `partial` events make the partial output (docs/contract.md#partial-output). */
   partial_merge: PartialMerge;
-  /** The tool's own error codes (`details.tool_code` of a `tool_error`; AIOS §6.3). */
+  /** The tool's own error codes (`details.tool_code` of a `tool_error`; docs/contract.md#errors). */
   error_codes: ToolErrorCode[];
   input_schema: JsonSchema;
   output_schema: JsonSchema;
@@ -286,7 +286,7 @@ export interface ToolView {
   versions: ToolVersionView[];
 }
 
-/** AIOS §5.2.1: system > verified > community. */
+/** docs/contract.md#ranking: system > verified > community. */
 export type Trust = "system" | "verified" | "community";
 export const TRUST_ORDER: readonly Trust[] = ["system", "verified", "community"];
 
@@ -296,7 +296,7 @@ export interface ExecutionSummary {
   tool: string;
   version: string;
   provider: string | null;
-  /** TRT-002 §4 `project`, as the caller named it. */
+  /** docs/contract.md#request `project`, as the caller named it. */
   project: string | null;
   mode: string;
   /** An ExecutionStatus; typed as a string because the index may hold newer ones. */
@@ -306,7 +306,7 @@ export interface ExecutionSummary {
   ended_at: string | null;
 }
 
-/** One record of `GET /v1/audit` (operators; AIOS §5.7). */
+/** One record of `GET /v1/audit` (operators; docs/contract.md#audit). */
 export interface AuditRecord {
   execution_id: string;
   tenant: string;
@@ -324,7 +324,7 @@ export interface AuditRecord {
   error_code: string | null;
   latency_ms: number | null;
   attempts: AttemptRecord[];
-  /** The provider Workers' CPU reports so far, as in the execution's view (TRT-002 §5). */
+  /** The provider Workers' CPU reports so far, as in the execution's view (docs/contract.md#response). */
   resources: ExecutionResources;
   capability: CapabilityDecision;
   /** The person's decision, for a call that needed approval (null otherwise). */
@@ -340,7 +340,7 @@ export interface Page {
   next_cursor: string | null;
 }
 
-/** A schema violation, with a JSON Pointer into the value (AIOS §5.4). */
+/** A schema violation, with a JSON Pointer into the value (docs/contract.md#validation). */
 export interface Violation {
   /** JSON Pointer into the input ("" is the whole input). */
   path: string;

@@ -1,8 +1,8 @@
 /**
- * The one error model (TRT-002 §10). Every failure a caller can see is a RuntimeError with a
+ * The one error model (docs/contract.md#errors). Every failure a caller can see is a RuntimeError with a
  * code from ERROR_TABLE; the table alone decides its HTTP status, type and default
- * `retryable`. Codes below the TRT-002 ones cover AIOS §6.3 cases TRT-002 lacks
- * (DESIGN.md "Reconciled"), named in the same style.
+ * `retryable`. The first ten codes are the API's original ones; those below cover
+ * cases they do not, named in the same style.
  */
 
 import type { ErrorBody, ErrorCode, ErrorType, Value } from "./contract.ts";
@@ -18,9 +18,9 @@ interface ErrorRule {
 }
 
 export const ERROR_TABLE = {
-  // TRT-002 §10
+  // The original ten.
   unauthenticated: { status: 401, type: "auth_error", retryable: false, meaning: "Missing or invalid credentials" },
-  forbidden: { status: 403, type: "auth_error", retryable: false, meaning: "Permission or policy denied (AIOS §5.3 levels 1-3)" },
+  forbidden: { status: 403, type: "auth_error", retryable: false, meaning: "Permission or policy denied (capability levels 1-3, a role, a policy)" },
   tool_not_found: { status: 404, type: "registry_error", retryable: false, meaning: "Unknown tool or version" },
   invalid_input: { status: 400, type: "request_error", retryable: false, meaning: "Input failed schema validation" },
   invalid_output: { status: 502, type: "execution_error", retryable: false, meaning: "Tool produced schema-invalid output" },
@@ -29,14 +29,14 @@ export const ERROR_TABLE = {
   sandbox_unavailable: { status: 503, type: "execution_error", retryable: true, meaning: "Could not reach the provider" },
   tool_error: { status: 422, type: "execution_error", retryable: false, meaning: "Tool ran but returned an error (retryable as the tool says)" },
   rate_limited: { status: 429, type: "request_error", retryable: true, meaning: "Tenant or tool rate limit hit" },
-  // AIOS §6.3 cases TRT-002 lacks
+  // The cases the original ten do not cover
   invalid_request: { status: 400, type: "request_error", retryable: false, meaning: "Malformed body or envelope (not the tool's input)" },
-  payload_too_large: { status: 413, type: "request_error", retryable: false, meaning: "Request body over the configured maximum (AIOS PayloadTooLarge)" },
-  tool_deprecated: { status: 410, type: "registry_error", retryable: false, meaning: "Tool version past its sunset (AIOS ToolDeprecated)" },
-  provider_crashed: { status: 502, type: "execution_error", retryable: true, meaning: "Provider failed while handling the call (AIOS ProviderCrashed; retryable only for tools declared idempotent: it may have had its effect)" },
+  payload_too_large: { status: 413, type: "request_error", retryable: false, meaning: "Request body over the configured maximum" },
+  tool_deprecated: { status: 410, type: "registry_error", retryable: false, meaning: "Tool version past its sunset" },
+  provider_crashed: { status: 502, type: "execution_error", retryable: true, meaning: "Provider failed while handling the call (retryable only for tools declared idempotent: it may have had its effect)" },
   no_healthy_provider: { status: 503, type: "registry_error", retryable: true, meaning: "Every provider of the tool is down or degraded" },
   idempotency_conflict: { status: 409, type: "request_error", retryable: false, meaning: "The idempotency key was used with a different request" },
-  cancelled: { status: 409, type: "execution_error", retryable: false, meaning: "The execution was cancelled (AIOS Cancelled)" },
+  cancelled: { status: 409, type: "execution_error", retryable: false, meaning: "The execution was cancelled" },
   execution_not_found: { status: 404, type: "request_error", retryable: false, meaning: "Unknown, expired or foreign execution id" },
   not_found: { status: 404, type: "request_error", retryable: false, meaning: "No such route" },
   not_acceptable: { status: 406, type: "request_error", retryable: false, meaning: "No format in Accept that the runtime answers (JSON or MessagePack)" },
@@ -44,7 +44,7 @@ export const ERROR_TABLE = {
   method_not_allowed: { status: 405, type: "request_error", retryable: false, meaning: "Route exists, method does not" },
   overloaded: { status: 503, type: "runtime_error", retryable: true, meaning: "The runtime could not dispatch the call within its budget (its own queues, admission); try again after Retry-After. Never the provider's fault" },
   internal: { status: 500, type: "runtime_error", retryable: true, meaning: "Unexpected failure inside the runtime" },
-  // Executions that wait for a person (issue 15)
+  // Executions that wait for a person (docs/contract.md#approvals)
   approval_rejected: { status: 403, type: "execution_error", retryable: false, meaning: "A person with the approver role rejected the call before it ran (details: approver, reason)" },
   approval_expired: { status: 504, type: "execution_error", retryable: true, meaning: "Nobody approved the call within its approval window; it never ran" },
   approval_not_pending: { status: 409, type: "request_error", retryable: false, meaning: "The execution is not awaiting approval (decided already, never needed it, or finished); nothing changed" },

@@ -11,11 +11,11 @@
  */
 import { ERROR_TABLE } from "./errors.ts";
 
-/** TRT-002 §9 (src/contract.ts ExecutionStatus), with approval before it (issue 15). */
+/** docs/contract.md#statuses (src/contract.ts ExecutionStatus), with approval before it (docs/contract.md#approvals). */
 export const EXECUTION_STATUSES = ["awaiting_approval", "queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
-/** TRT-002 §8 (src/contract.ts CancellationOutcome). */
+/** docs/contract.md#cancellation (src/contract.ts CancellationOutcome). */
 const CANCELLATION_OUTCOMES = ["before_start", "cooperative", "forced", "already_finished"];
-/** TRT-002 §7: what a provider emits, then the one terminal event. */
+/** docs/contract.md#streaming: what a provider emits, then the one terminal event. */
 const EMITTED_EVENT_TYPES = ["stdout", "stderr", "progress", "partial", "log"];
 const TRUST = ["system", "verified", "community"];
 const BREAKER = ["closed", "open", "half_open"];
@@ -68,15 +68,15 @@ const apiKey = {
 };
 const mode = oneOfStrings(["sync", "async"]);
 const effects = oneOfStrings(["read", "write", "delete", "send"]);
-/** A person's decision on a call that needed approval (issue 15). */
+/** A person's decision on a call that needed approval (docs/contract.md#approvals). */
 const approvalDecision = all({ decision: oneOfStrings(["approved", "rejected"]), approver: { ...str, description: "the approver's agent" }, reason: nullable(str), at: time });
 
-// Upstream MCP servers (issue 17; src/upstreams/).
+// Upstream MCP servers (docs/contract.md#upstreams; src/upstreams/).
 const policyFields = {
   latency_class: oneOfStrings(["instant", "fast", "slow", "long_running"]),
   effects: oneOfStrings(["read", "write", "delete", "send"]),
   idempotent: bool,
-  capability_required: { ...nullable(str), description: "AIOS §5.3 level 3, as for a native tool (kind:value)" },
+  capability_required: { ...nullable(str), description: "The capability a caller must hold (level 3), as for a native tool (kind:value)" },
   max_timeout_ms: { type: "integer", minimum: 1 },
 };
 const toolPolicy = all(policyFields, ["max_timeout_ms"]);
@@ -98,12 +98,12 @@ export const schemas = {
       retryable: {
         ...bool,
         description:
-          "Whether sending the same request again may succeed and is safe. timeout and provider_crashed say true only for tools declared idempotent: the provider may have run (a timeout stops the waiting, not the provider's code), so a second call could repeat an effect (AIOS §6.4); the runtime has already retried idempotent tools within the budget. tool_error carries what the tool said.",
+          "Whether sending the same request again may succeed and is safe. timeout and provider_crashed say true only for tools declared idempotent: the provider may have run (a timeout stops the waiting, not the provider's code), so a second call could repeat an effect; the runtime has already retried idempotent tools within the budget. tool_error carries what the tool said.",
       },
       details: {
         ...freeObject,
         properties: {
-          tool_code: { ...str, description: "With tool_error: the tool's own error code, from its manifest's error_codes (AIOS §6.3)." },
+          tool_code: { ...str, description: "With tool_error: the tool's own error code, from its manifest's error_codes." },
           ref: { ...str, description: "With provider_crashed and internal: a reference into the log, where the full text is." },
         },
       },
@@ -147,7 +147,7 @@ export const schemas = {
           "none: no report has reached the record (yet: it follows the answer, usually within seconds when deployed; never when the provider Worker has no tail consumer or the platform dropped the event); measured: cpu_ms holds the reported CPU time; unmeasured: reports arrived without a measurement (wrangler dev reports 0 ms for every invocation).",
       },
     }),
-    description: "TRT-002 §5: what the provider Workers' invocations cost, as the platform reports it after each one ends (a Tail Worker event); written into the record after the fact, so a later GET may show more than the answer did.",
+    description: "What the provider Workers' invocations cost, as the platform reports it after each one ends (a Tail Worker event); written into the record after the fact, so a later GET may show more than the answer did.",
   },
   Attempt: all({
     attempt: int,
@@ -157,7 +157,7 @@ export const schemas = {
     duration_ms: { ...num, description: "The attempt's length as the runtime saw it: dispatch, the provider's work and the way back." },
     provider_latency_ms: {
       ...nullable(num),
-      description: "The provider's own latency for the attempt (AIOS §5.7 latency_us, in ms), as the provider measured its handler; null when the provider gave no answer (timeout, failed Worker, abandoned, not bound).",
+      description: "The provider's own latency for the attempt (latency_us, in ms), as the provider measured its handler; null when the provider gave no answer (timeout, failed Worker, abandoned, not bound).",
     },
     cpu_ms: {
       ...nullable(num),
@@ -287,7 +287,7 @@ export const schemas = {
     latency_class: oneOfStrings(["instant", "fast", "slow", "long_running"]),
     effects: oneOfStrings(["read", "write", "delete", "send"]),
     coercion: oneOfStrings(["strict", "lenient"]),
-    partial_merge: { ...oneOfStrings(["replace", "append"]), description: "How its partial events make the partial output (AIOS §6.2)." },
+    partial_merge: { ...oneOfStrings(["replace", "append"]), description: "How its partial events make the partial output." },
     error_codes: { type: "array", items: all({ code: str, description: str }), description: "The tool's own error codes (details.tool_code of a tool_error)." },
     input_schema: { type: ["object", "boolean"], additionalProperties: true },
     output_schema: { type: ["object", "boolean"], additionalProperties: true },

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 description of the HTTP face, served at `/v1/openapi.json`: `/v1`, the
- * operations endpoints (TRT-002 §3) and the operators' routes. The Connect/gRPC-Web face is
+ * operations endpoints (docs/contract.md#routes) and the operators' routes. The Connect/gRPC-Web face is
  * described by its own contract (proto/tool_runtime/v1/runtime.proto).
  *
  * Derived, not copied: each error status, its codes and its description come from the error
@@ -89,7 +89,7 @@ const headers = {
   Location: { description: "Where the execution can be read.", schema: { type: "string" } },
   RetryAfter: { description: "Whole seconds until a retry may succeed.", schema: { type: "integer" } },
   Traceparent: { description: "W3C Trace Context: the caller's trace id, or a new trace.", schema: { type: "string" } },
-  IdempotentReplayed: { description: "`true` when a duplicate of a keyed call got the original execution (TRT-002 §11).", schema: { type: "string", enum: ["true"] } },
+  IdempotentReplayed: { description: "`true` when a duplicate of a keyed call got the original execution.", schema: { type: "string", enum: ["true"] } },
   Deprecation: { description: "RFC 9745: when the version was deprecated (`@<epoch seconds>`).", schema: { type: "string" } },
   Sunset: { description: "RFC 8594: when the version stops working.", schema: { type: "string" } },
 };
@@ -176,9 +176,9 @@ const paths = withExamples({
     post: {
       operationId: "cancelExecution",
       tags: ["executions"],
-      summary: "Cancel (TRT-002 §8)",
+      summary: "Cancel",
       parameters: [executionId],
-      // Like every body: JSON or MessagePack, anything else 415 (TRT-002 §1).
+      // Like every body: JSON or MessagePack, anything else 415 (docs/contract.md#formats).
       requestBody: requestBody(ref("CancelRequest"), false),
       responses: { "200": ok("the execution, ended (or as it already was)", ref("ExecutionView")), ...errors([...CALLER, "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found"]) },
     },
@@ -189,7 +189,7 @@ const paths = withExamples({
       tags: ["approvals"],
       summary: "Approve a call that awaits approval (approver role): it goes on to run",
       parameters: [executionId],
-      // Like every body: JSON or MessagePack, anything else 415 (TRT-002 §1).
+      // Like every body: JSON or MessagePack, anything else 415 (docs/contract.md#formats).
       requestBody: requestBody(ref("ApprovalRequest"), false),
       responses: {
         "200": ok("the execution, now queued, scheduled or running", ref("ExecutionView")),
@@ -203,7 +203,7 @@ const paths = withExamples({
       tags: ["approvals"],
       summary: "Reject a call that awaits approval (approver role; a reason is required): it ends failed, unrun",
       parameters: [executionId],
-      // Like every body: JSON or MessagePack, anything else 415 (TRT-002 §1).
+      // Like every body: JSON or MessagePack, anything else 415 (docs/contract.md#formats).
       requestBody: requestBody(ref("ApprovalRequest"), true),
       responses: {
         "200": ok("the execution, failed with approval_rejected", ref("ExecutionView")),
@@ -512,15 +512,15 @@ export const openApiDocument = {
     title: "Tool Runtime",
     version: "1.0.0",
     description:
-      "TRT-002: invoke tools by name, synchronously, asynchronously or as a stream of events, with cancellation. Every JSON answer is also available as MessagePack (`Accept: application/msgpack`). A path listed here asked with a method it does not list answers 405 `method_not_allowed` (an ErrorEnvelope) with an `Allow` header naming the methods it does answer (HEAD wherever GET is). The Connect/gRPC-Web face is described by proto/tool_runtime/v1/runtime.proto. " +
+      "Invoke tools by name, synchronously, asynchronously or as a stream of events, with cancellation. Every JSON answer is also available as MessagePack (`Accept: application/msgpack`). A path listed here asked with a method it does not list answers 405 `method_not_allowed` (an ErrorEnvelope) with an `Allow` header naming the methods it does answer (HEAD wherever GET is). The Connect/gRPC-Web face is described by proto/tool_runtime/v1/runtime.proto. " +
       "Roles inside a tenant: `agent` (the default; `tenant` is its old name) calls tools in its channels and reads, streams and cancels its own executions only — another agent's execution answers 404 `execution_not_found` like an unknown one; `tenant_admin` also sees and cancels every execution of its tenant, reads its audit records, keeps its upstream tokens and manages its keys (never an operator's); `approver` also decides its tenant's pending approvals, never its own call unless the tenant's APPROVALS rule sets `self_approval`; `admin` is an operator. A role that may not use an operation answers 403 `forbidden` with `details.reason`.",
     // The package is private and grants no licence (package.json has none).
     license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
   },
   servers: [{ url: "/", description: "The origin that serves this document." }],
   tags: [
-    { name: "executions", description: "Invoke tools and follow, read and cancel their executions (TRT-002 §3-§9)." },
-    { name: "approvals", description: "A person's approval of calls the tenant's policy holds (approver role; issue 15)." },
+    { name: "executions", description: "Invoke tools and follow, read and cancel their executions." },
+    { name: "approvals", description: "A person's approval of calls the tenant's policy holds (approver role)." },
     { name: "tools", description: "The registry's view of tools, versions and providers." },
     { name: "operations", description: "Health, readiness, metrics and this document." },
     { name: "operators", description: "Operators (admin role): registry, upstreams, drills; the audit log and API keys also for a tenant's admins, within their tenant." },

@@ -1,10 +1,10 @@
 /**
  * The runtime for other Workers: a `WorkerEntrypoint` reached over a service binding with
- * Workers RPC (TRT-002 §1: the same semantics as REST) — a face of the execution service.
+ * Workers RPC (docs/contract.md#faces: the same semantics as REST) — a face of the execution service.
  *
  * The caller's identity comes from the binding's `props`, which the caller's deploy
- * configuration sets and the caller's code cannot change (AIOS §5.1: "set by kernel, not
- * caller — tamper-proof"). Nothing in a call's arguments can name a tenant or an agent.
+ * configuration sets and the caller's code cannot change (docs/contract.md#initiation: the
+ * runtime sets who is calling, never the caller). Nothing in a call's arguments can name a tenant or an agent.
  *
  *   [[services]]
  *   binding = "TOOLS"
@@ -88,19 +88,19 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
     return caller.ok ? cancel({ env: this.env, caller: caller.value }, executionId, options?.grace_ms) : caller;
   }
 
-  /** Issue 15 (approver role): let a call that awaits approval go on to run. */
+  /** Approver role (docs/contract.md#approvals): let a call that awaits approval go on to run. */
   async approve(executionId: string, options: { reason?: string } = {}): Promise<RpcResult<ExecutionView>> {
     const caller = await this.#charged();
     return caller.ok ? decide({ env: this.env, caller: caller.value }, executionId, "approved", options?.reason) : caller;
   }
 
-  /** Issue 15 (approver role): end a call that awaits approval without running it; a reason is required. */
+  /** Approver role: end a call that awaits approval without running it; a reason is required. */
   async reject(executionId: string, options: { reason?: string } = {}): Promise<RpcResult<ExecutionView>> {
     const caller = await this.#charged();
     return caller.ok ? decide({ env: this.env, caller: caller.value }, executionId, "rejected", options?.reason) : caller;
   }
 
-  /** Issue 15 (approver role): the tenant's calls waiting for a person, oldest first. */
+  /** Approver role: the tenant's calls waiting for a person, oldest first. */
   async listApprovals(): Promise<RpcResult<{ approvals: PendingApproval[] }>> {
     const caller = await this.#charged();
     return caller.ok ? approvals({ env: this.env, caller: caller.value }) : caller;

@@ -34,7 +34,7 @@ export async function cancel(cli: Cli, [id]: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-/** Issue 15: the caller's tenant's calls awaiting a person's approval. */
+/** The caller's tenant's calls awaiting a person's approval. */
 export async function approvals(cli: Cli): Promise<number> {
   const { approvals: pending } = await cli.client.listApprovals();
   cli.stdout.write(cli.flags.json ? `${pretty({ approvals: pending })}\n` : renderApprovals(pending));

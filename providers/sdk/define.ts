@@ -1,6 +1,6 @@
 /**
  * Declaring tools. Pure: no platform import, so `scripts/build-schemas.ts` can load every
- * provider's tool list under Node and compile its schemas ahead of time (DESIGN.md 1).
+ * provider's tool list under Node and compile its schemas ahead of time (Workers refuse code generation at run time: docs/contract.md#validation).
  */
 import {
   EFFECTS,
@@ -66,7 +66,7 @@ export interface ToolDefinition<I = any, O = any> {
 }
 
 export interface ToolErrorOptions {
-  /** The tool's own code for this failure (AIOS §6.3 ProviderRejected.code); declare it in `error_codes`. */
+  /** The tool's own code for this failure (docs/contract.md#errors, `details.tool_code`); declare it in `error_codes`. */
   code?: string;
   retryable?: boolean;
   details?: Record<string, unknown>;

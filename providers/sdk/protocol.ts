@@ -3,7 +3,7 @@
  * binding). Both sides import these types; nothing here touches a platform API, so the
  * schema build step can load it under plain Node.
  *
- * DESIGN.md 6: a provider exports a WorkerEntrypoint with `manifest()` and
+ * docs/contract.md#provider-execution: a provider exports a WorkerEntrypoint with `manifest()` and
  * `invoke(call, sink)`. Cancellation travels over the same call through `sink.cancelled()`.
  */
 
@@ -17,25 +17,25 @@ export type Value = {} | null | undefined;
 /** A JSON Schema document (draft 2020-12 subset that ajv compiles). */
 export type JsonSchema = { [key: string]: Value } | boolean;
 
-/** AIOS §6.1: the latency class sets the default timeout. */
+/** The latency class sets the default timeout (docs/contract.md#timeouts). */
 export type LatencyClass = "instant" | "fast" | "slow" | "long_running";
 
-/** The strongest effect a tool has; AIOS §5.3 makes write/delete/send "destructive". */
+/** The strongest effect a tool has; write, delete and send are the destructive ones (docs/contract.md#capabilities). */
 export type Effect = "read" | "write" | "delete" | "send";
 
-/** AIOS §5.4: strict (no coercion) is the default; lenient is opt-in per tool. */
+/** Strict (no coercion) is the default; lenient is opt-in per tool. */
 export type CoercionMode = "strict" | "lenient";
 
 /**
  * How the runtime folds a tool's `partial` events into the execution's partial output
- * (AIOS §6.2, TRT-002 §8 "any partial output captured before teardown"):
+ * (docs/contract.md#partial-output: what a cancelled or timed-out execution keeps):
  *   replace  each partial event is the whole partial output so far (the default)
  *   append   each partial event's data is a JSON array whose items are appended, or a string
  *            that is concatenated; one execution keeps to one of the two
  */
 export type PartialMerge = "replace" | "append";
 
-/** An application error code a tool may report with `tool_error` (AIOS §6.3 ProviderRejected). */
+/** An application error code a tool may report with `tool_error` (docs/contract.md#errors). */
 export interface ToolErrorCode {
   /** Lowercase snake case, at most 64 characters: TOOL_ERROR_CODE. */
   code: string;
@@ -53,7 +53,7 @@ export interface ToolManifestEntry {
   input_schema: JsonSchema;
   output_schema: JsonSchema;
   /**
-   * The capability a caller must hold (AIOS §5.3 level 3), or null for pure tools.
+   * The capability a caller must hold (docs/contract.md#capabilities level 3), or null for pure tools.
    * `{field.host}` is replaced by the host of the URL in that input field, so
    * `network:{url.host}` asks for `network:api.example.com` when `input.url` points there.
    */
@@ -64,7 +64,7 @@ export interface ToolManifestEntry {
   coercion: CoercionMode;
   /** Largest timeout a caller may ask for; defaults to the system maximum. */
   max_timeout_ms?: number;
-  /** AIOS §6.4 circuit breaker for this tool; the runtime's defaults fill what is left out. */
+  /** The circuit breaker for this tool (docs/contract.md#circuit-breakers); the runtime's defaults fill what is left out. */
   breaker?: { failures?: number; window_ms?: number; cooldown_ms?: number };
   /** The codes its `tool_error`s may carry; a code outside this list still passes (SDK warns). */
   error_codes?: ToolErrorCode[];
@@ -78,7 +78,7 @@ export interface ProviderManifest {
   sdk_version: string;
   tools: ToolManifestEntry[];
   /**
-   * The most calls the provider takes at once, across all its tools (issue 15): the runtime
+   * The most calls the provider takes at once, across all its tools (docs/contract.md#waiting): the runtime
    * never has more in flight here, and a call that finds it full waits in `scheduled` or goes
    * to another provider with room. Per provider, not per tool, because what runs out is the
    * provider's own: its Worker's CPU, an upstream API's quota, a licence. Absent: no limit.
@@ -93,7 +93,7 @@ export interface CallerIdentity {
   agent: string;
 }
 
-/** AIOS §5.5 ToolCallForward, in the shape Workers RPC carries. */
+/** The call a provider receives (docs/contract.md#dispatch), in the shape Workers RPC carries. */
 export interface ToolCall {
   execution_id: string;
   tool: string;
@@ -101,11 +101,11 @@ export interface ToolCall {
   input: Value;
   caller: CallerIdentity;
   context: Record<string, Value>;
-  /** Remaining budget after pipeline overhead (AIOS §6.1 budget tracking). */
+  /** Remaining budget after pipeline overhead (docs/contract.md#budgets). */
   remaining_timeout_ms: number;
   /** W3C Trace Context of the runtime's span for this attempt. */
   traceparent?: string;
-  /** Which attempt of the execution this is (1, 2, …; TRT-002 §11 retries). */
+  /** Which attempt of the execution this is (1, 2, …; docs/contract.md#retries). */
   attempt?: number;
   /**
    * This attempt's CPU-report nonce, which the provider logs back in its invocation line
@@ -130,7 +130,7 @@ export interface InvocationLogLine {
 
 export const INVOCATION_LOG = "trt.invocation";
 
-/** Event kinds a tool may emit while it runs (TRT-002 §7, the non-terminal ones). */
+/** Event kinds a tool may emit while it runs (docs/contract.md#streaming, the non-terminal ones). */
 export type EmittedEventType = "stdout" | "stderr" | "progress" | "partial" | "log";
 
 export interface EmittedEvent {
@@ -174,18 +174,18 @@ export interface ProviderError {
    */
   message: string;
   retryable?: boolean;
-  /** Only with `tool_error`: the tool's own code (AIOS §6.3 ProviderRejected.code). */
+  /** Only with `tool_error`: the tool's own code (docs/contract.md#errors, `details.tool_code`). */
   tool_code?: string;
   /** With `tool_error`, what the tool chose to add; with `provider_crashed`, `{ ref }`. */
   details?: Record<string, Value>;
 }
 
-/** AIOS §5.7 ToolOutcome; latency is the handler's own time in microseconds. */
+/** A provider's answer (docs/contract.md#provider-execution); latency is the handler's own time in microseconds. */
 export type InvokeResult =
   | { ok: true; output: Value; latency_us: number }
   | { ok: false; error: ProviderError; latency_us: number };
 
-/** What a provider Worker offers over Workers RPC (DESIGN.md 6); the runtime reaches it by a configured binding name. */
+/** What a provider Worker offers over Workers RPC (docs/contract.md#provider-execution); the runtime reaches it by a configured binding name. */
 export interface ProviderService {
   manifest(): Promise<ProviderManifest>;
   invoke(call: ToolCall, sink: ExecutionSink): Promise<InvokeResult>;

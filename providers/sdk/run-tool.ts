@@ -1,12 +1,12 @@
 /**
- * AIOS §5.6: the provider side of one call. Runs a handler with an ordinary AbortSignal
+ * docs/contract.md#provider-execution: the provider side of one call. Runs a handler with an ordinary AbortSignal
  * wired to the runtime's stop notice, forwards emitted events in order, and turns the
  * handler's ending into an InvokeResult. Kept free of platform imports so it can be tested
  * under Node with any object that implements ExecutionSink.
  *
  * What leaves the provider is what the tool means to say: a ToolError's message, code and
  * details. Any other exception is logged here in full under a reference id, and the caller
- * gets only that id (issue 14: no internals in errors).
+ * gets only that id (docs/contract.md#errors: no internals in errors).
  */
 import { ToolError, type ToolContext, type ToolDefinition } from "./define.ts";
 import { INVOCATION_LOG, type ExecutionSink, type InvocationLogLine, type InvokeResult, type ProviderError, type ToolCall } from "./protocol.ts";
@@ -37,7 +37,7 @@ export async function runTool(def: ToolDefinition, call: ToolCall, sink: Executi
   const deadline = startedAt + Math.max(0, call.remaining_timeout_ms);
   const controller = new AbortController();
 
-  // DESIGN.md 6: AbortSignal does not cross RPC; the runtime resolves this promise instead.
+  // AbortSignal does not cross Workers RPC (docs/contract.md#provider-execution); the runtime resolves this promise instead.
   // When the call ends first, the pending RPC promise rejects as the sink is released.
   sink.stopped().then(
     (stop) => {
@@ -80,7 +80,7 @@ export async function runTool(def: ToolDefinition, call: ToolCall, sink: Executi
       };
     }
     if (err instanceof ToolError) return { ok: false, error: toolError(def, call, err), latency_us: latency() };
-    // AIOS §5.6: an unexpected exception is the provider crashing, not an answer.
+    // docs/contract.md#provider-execution: an unexpected exception is the provider crashing, not an answer.
     return { ok: false, error: crashed(call, err), latency_us: latency() };
   } finally {
     if (emitFailure) console.warn(JSON.stringify({ msg: "event delivery failed", execution_id: call.execution_id }));
@@ -130,7 +130,7 @@ function referenceId(): string {
 }
 
 /**
- * `partial_merge: "append"` (AIOS §6.2): each partial event adds items (an array) or text (a
+ * `partial_merge: "append"` (docs/contract.md#partial-output): each partial event adds items (an array) or text (a
  * string), one of the two for the whole call. Refused at emit time, in the handler's own
  * stack, so the author sees which emit was wrong.
  */

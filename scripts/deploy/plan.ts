@@ -8,7 +8,7 @@
  * Order on an account where nothing exists yet. A service binding needs its target to exist,
  * and so does a tail consumer: the runtime binds the providers and the verifier, and the
  * providers name the runtime as their tail consumer. So the providers first go out without
- * their tail consumer (a generated config beside theirs, scripts/deploy/first-pass.ts), then
+ * their tail consumer (a generated config beside theirs, written by scripts/deploy/workers.ts), then
  * the verifier, then the runtime, then the providers again as configured. Once the runtime
  * exists the first pass is skipped: providers (with their tail), verifier, runtime.
  *

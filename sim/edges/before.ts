@@ -1,5 +1,5 @@
 /**
- * The edge as it was before issue 19 ("before"), kept so that before and after are measured in
+ * The edge as it was before it kept a health view per provider ("before"), kept so that before and after are measured in
  * the same run, on the same machine, against the same objects. Its two per-isolate modules are
  * reproduced here from commit 9565364 (src/registry/snapshot-cache.ts and health-reporter.ts):
  * - a snapshot copy per isolate, refreshed from the registry object every TTL, dropped after a

@@ -1,5 +1,5 @@
 /**
- * The edge as the code stands ("current", after issue 19), wired from the real modules so that
+ * The edge as the code stands ("current", with a health view per provider: src/registry/health-view.ts), wired from the real modules so that
  * the simulated isolate keeps its snapshot, its patches and its health batches exactly as a
  * real one does:
  * - the snapshot's tiers (isolate memory, the data center's Cache API entry, its relay, the

@@ -2,7 +2,7 @@
  * What a simulated isolate is, whatever the design under test: something that warms up (holds
  * what a warm isolate holds) and then takes calls, each of which ends in one outcome. A design
  * ("before", "after") is a module under sim/edges/ exporting `createEdge`, wired from the real
- * edge code of that design; the harness (sim/run.ts, sim/isolate.ts) is the same for all.
+ * edge code of that design; the harness (sim/run.ts, sim/isolate-group.ts) is the same for all.
  */
 
 export interface EdgeOptions {

@@ -1,5 +1,5 @@
 /**
- * The audit queue's dead letter queue, consumed (AIOS §5.7: an audit that cannot be lost). A
+ * The audit queue's dead letter queue, consumed (docs/contract.md#audit: an audit that cannot be lost). A
  * batch the consumer failed `max_retries` times lands here (wrangler.jsonc); its messages are
  * taken one at a time, so one that cannot be written does not hold back the others:
  *   - written as the consumer would have written it (the writes are idempotent, so a message

@@ -1,5 +1,5 @@
 /**
- * What executions and edges send to the audit queue (AIOS §5.7 steps 4-5, §6.3). One
+ * What executions and edges send to the audit queue (docs/contract.md#audit). One
  * pipeline feeds the audit log, the execution index and the metrics, so they cannot disagree.
  * An execution sends one message, when it has ended; nothing is sent while it runs.
  */
@@ -27,18 +27,18 @@ export interface AuditRecord {
   capability: CapabilityDecision;
   correlation_id: string | null;
   trace_id: string | null;
-  /** A call that needed a person's approval: who decided, what, why and when (issue 15). */
+  /** A call that needed a person's approval: who decided, what, why and when (docs/contract.md#approvals). */
   approval?: ApprovalDecision;
 }
 
 export type AuditMessage =
   /**
-   * An execution ended. `view` is the TRT-002 §5 response (JSON) of an execution that ran at
+   * An execution ended. `view` is the execution view (docs/contract.md#response) as JSON of an execution that ran at
    * the edge: the audit store is where GET finds it for the retention window. `view_stored`:
    * the view was too large for a message and the edge wrote it to the store itself.
    */
   | { kind: "finished"; record: AuditRecord; view?: string; view_stored?: boolean; retention_ms: number }
-  /** AIOS §5.3 level 2 for a read-only tool: the verdict that arrived after its execution was recorded. */
+  /** docs/contract.md#capabilities level 2 for a read-only tool: the verdict that arrived after its execution was recorded. */
   | { kind: "intent"; execution_id: string; decision: IntentDecision }
   /** Provider invocations' CPU reports (src/audit/tail.ts), kept until `expires_at` for the audit log and fast-path views. */
   | { kind: "usage"; reports: UsageReport[]; expires_at: number }

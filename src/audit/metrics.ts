@@ -7,7 +7,7 @@
  * No gauge of executions in flight: the index holds only finished executions (one `finished`
  * message each, nothing while one runs), and what runs now is known only per tenant (each
  * TenantObject's ledger), which a scrape would have to ask of every tenant. A gauge read from
- * the index was always 0; issue 21 removed it rather than publish a figure that is never true.
+ * the index was always 0; it was removed rather than publish a figure that is never true.
  */
 import type { RegistrySnapshot } from "../registry/catalog.ts";
 import { breakerView } from "../registry/provider-health.ts";
@@ -24,7 +24,7 @@ function sample(name: string, labels: Labels, value: number): string {
   return `${name}${l ? `{${l}}` : ""} ${Number.isInteger(value) ? value : value.toPrecision(12)}`;
 }
 
-/** An upstream tool whose listed definition differs from the approved one (issue 17). */
+/** An upstream tool whose listed definition differs from the approved one (docs/contract.md#upstreams). */
 export interface PendingDefinitionChange {
   upstream: string;
   tool: string;

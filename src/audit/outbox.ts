@@ -1,8 +1,8 @@
 /**
- * Getting an execution's audit record into the queue (AIOS §5.7 step 4), so that it cannot be
+ * Getting an execution's audit record into the queue (docs/contract.md#audit), so that it cannot be
  * lost: a message the queue refuses is kept in a durable outbox (AuditOutboxObject) that sends
  * it again until the queue takes it. Callers decide when to wait: the fast path waits before
- * it answers (DESIGN.md 8 measured one awaited send per call at no cost in throughput); an
+ * it answers (one awaited send per call was measured at no cost in throughput); an
  * execution object records the send with an alarm that sends again until it is confirmed.
  * Every message is sent on its own: batching across requests would share one request's I/O
  * with another, which Workers refuses.

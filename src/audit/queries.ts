@@ -13,7 +13,7 @@ export interface ListFilters {
   agent?: string;
   tool?: string;
   status?: string;
-  /** TRT-002 §4 `project`, as callers named it. */
+  /** docs/contract.md#request `project`, as callers named it. */
   project?: string;
   /** Epoch ms, inclusive / exclusive. */
   since?: number;

@@ -2,7 +2,7 @@
  * The runtime is the tail consumer of every provider Worker (`tail_consumers` in
  * providers/<name>/wrangler.jsonc): once a provider invocation has ended, the platform hands
  * the runtime its report — outcome, logs, CPU and wall time (a `TraceItem`) — and this writes
- * each `invoke`'s CPU time to its execution's record after the fact (TRT-002 §5 `resources`):
+ * each `invoke`'s CPU time to its execution's record after the fact (docs/contract.md#response `resources`):
  *
  *   every report     → the audit queue → D1 `usage` (the audit log, and GET of fast-path ids)
  *   an object's id   → its ExecutionObject (GET of async, streamed and keyed executions)

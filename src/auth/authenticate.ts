@@ -1,5 +1,5 @@
 /**
- * Who is calling (AIOS §5.1: the caller id is set by the runtime, never by the caller's
+ * Who is calling (docs/contract.md#initiation: the caller id is set by the runtime, never by the caller's
  * body). Every HTTPS call carries `Authorization: Bearer <credential>`: an API key
  * (`trt_…`) or a JWT. Behind Cloudflare Access, with JWT_CF_ACCESS_HEADER=true, a request
  * without an Authorization header may instead carry the JWT that Access adds to every request

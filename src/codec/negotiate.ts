@@ -1,5 +1,5 @@
 /**
- * Content negotiation (TRT-002 §1, AIOS §5.1): JSON is the default and the debug format;
+ * Content negotiation (docs/contract.md#formats): JSON is the default and the debug format;
  * MessagePack (`application/msgpack`, also `application/vnd.msgpack`) is accepted in requests
  * and given to callers who ask for it. Every answer, errors included, goes out in the
  * caller's format.

@@ -1,9 +1,9 @@
 /**
- * The Connect and gRPC-Web face (TRT-002 §1, §3): ToolRuntimeService from
+ * The Connect and gRPC-Web face (docs/contract.md#faces): ToolRuntimeService from
  * proto/tool_runtime/v1/runtime.proto, served by @connectrpc/connect from the same Worker
  * and the same pipeline as REST. Identity: the same bearer credential as REST.
  *
- * Refused calls (no execution) are Connect errors whose metadata carries the TRT-002 code
+ * Refused calls (no execution) are Connect errors whose metadata carries the error code (docs/contract.md#errors)
  * (`trt-error-code`, `trt-retryable`); an execution that ran and failed is an Execution
  * message with `error` set, as REST answers with the view and its error.
  *
@@ -43,7 +43,7 @@ import { CONNECT_PATH_PREFIX } from "./path.ts";
 
 export { CONNECT_PATH_PREFIX };
 
-/** TRT-002 codes → Connect codes, by HTTP status as the Connect protocol maps them. */
+/** Error codes → Connect codes, by HTTP status as the Connect protocol maps them. */
 function connectCode(code: string): Code {
   switch (isErrorCode(code) ? ERROR_TABLE[code].status : 500) {
     case 400: return Code.InvalidArgument;
@@ -61,7 +61,7 @@ function connectCode(code: string): Code {
 }
 
 /**
- * A refusal as a Connect error: the TRT-002 code, retryable flag and details ride in metadata,
+ * A refusal as a Connect error: the error code, retryable flag and details ride in metadata,
  * and a 429/503 refusal's `Retry-After` too (an HTTP header of a Connect unary answer, a
  * trailer of a gRPC-Web one).
  */

@@ -2,7 +2,7 @@
  * One attempt of an execution (stage 6): a provider call with its own sink and stop latch,
  * settled (stage 7) and reported for the provider's health. Runs wherever the execution runs.
  *
- * What counts against the provider (DESIGN.md 11): crashes, invalid output, transport
+ * What counts against the provider (docs/contract.md#circuit-breakers): crashes, invalid output, transport
  * failures, and timeouts of attempts that had at least the tool's latency-class time to run.
  * A budget the caller chose shorter, a budget the runtime spent before dispatch, a tool_error
  * or a cancellation says nothing about the provider and reports nothing bad; a refusal (the
@@ -47,8 +47,8 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
   const settleIt = (outcome: ProviderOutcome) =>
     settle(outcome, { output_hash: plan.output_hash, output_schema: plan.output_schema, idempotent: plan.idempotent, timeout_ms: plan.timeout_ms, max_output_bytes: plan.max_output_bytes });
   if (o.n === 1 && o.timeoutMs < shedBelowMs(plan.timeout_ms)) {
-    // The runtime's own queues and admission used the budget up (issue: overload is shed, not
-    // timed out): the provider is not called, and nothing is said about it.
+    // The runtime's own queues and admission used the budget up (overload is shed, not
+    // timed out: docs/contract.md#budgets): the provider is not called, and nothing is said about it.
     if (provider.trial) await returnTrial(o.env, provider.provider, plan.tool);
     const error = errorBody("overloaded", "the runtime could not dispatch the call within its budget; try again", { retry_after_ms: SHED_RETRY_MS, budget_left_ms: Math.max(0, o.timeoutMs) });
     return { outcome: { kind: "timeout" }, settlement: { status: "failed", error } };

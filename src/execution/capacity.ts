@@ -1,5 +1,5 @@
 /**
- * Provider capacity, seen from an execution (issue 15): before a call is sent to a provider
+ * Provider capacity, seen from an execution (docs/contract.md#waiting): before a call is sent to a provider
  * that declares `max_concurrency`, it takes a permit from the provider's gate
  * (durable-objects/provider-gate.ts), and gives it back when the provider's call returns.
  * Providers without a limit cost nothing here: no gate is asked.
@@ -84,7 +84,7 @@ export function permitOf(env: Env, provider: string, id: string): Permit {
 }
 
 /**
- * Picks the provider the call goes to and takes its permit (and its half-open trial, AIOS §6.4,
+ * Picks the provider the call goes to and takes its permit (and its half-open trial, docs/contract.md#circuit-breakers,
  * after the permit: a call that cannot run never holds a trial). Throws `no_healthy_provider`
  * when every provider was passed over for a trial another call holds.
  */

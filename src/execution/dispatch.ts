@@ -1,5 +1,5 @@
 /**
- * Stage 5 (AIOS §5.5): what is dispatched. The plan carries everything stages 6 and 7 need
+ * Stage 5 (docs/contract.md#dispatch): what is dispatched. The plan carries everything stages 6 and 7 need
  * (ranked providers, validated input, the effective timeout, the time already spent), so the
  * run never looks anything up again, wherever it runs.
  */
@@ -11,7 +11,7 @@ import type { TenantLimits } from "../policy/limits.ts";
 import type { RetryPolicy } from "./retry.ts";
 import type { UpstreamTarget } from "../upstreams/target.ts";
 
-/** A keyed call's claim (TRT-002 §11): the key, what was asked, and how long the key binds. */
+/** A keyed call's claim (docs/contract.md#idempotency): the key, what was asked, and how long the key binds. */
 export interface IdempotencyClaim {
   key: string;
   fingerprint: string;
@@ -21,11 +21,11 @@ export interface IdempotencyClaim {
 export interface PlannedProvider {
   provider: string;
   binding: string;
-  /** This call is the breaker's half-open trial (AIOS §6.4): its outcome is reported at once. */
+  /** This call is the breaker's half-open trial (docs/contract.md#circuit-breakers): its outcome is reported at once. */
   trial: boolean;
   /** An upstream MCP server's tool: called through the adapter, not a binding (src/upstreams/). */
   upstream?: UpstreamTarget;
-  /** The provider's max_concurrency (issue 15): a call there holds one of its gate's permits. Absent: no limit. */
+  /** The provider's max_concurrency (docs/contract.md#waiting): a call there holds one of its gate's permits. Absent: no limit. */
   max_concurrency?: number;
 }
 
@@ -39,12 +39,12 @@ export interface ExecutionPlan {
   tool: string;
   version: string;
   mode: ExecutionMode;
-  /** Ranked, best first (AIOS §5.2.1). */
+  /** Ranked, best first (docs/contract.md#ranking). */
   providers: PlannedProvider[];
   input: Value;
   context: Record<string, Value>;
   timeout_ms: number;
-  /** When the edge accepted the call; the budget counts from here (AIOS §6.1). */
+  /** When the edge accepted the call; the budget counts from here (docs/contract.md#budgets). */
   accepted_at: number;
   output_hash: string;
   /** The output schema itself, only when it is known at run time only (an upstream's tool). */
@@ -67,20 +67,20 @@ export interface ExecutionPlan {
   retry: RetryPolicy;
   /**
    * The longest one attempt may take when retries are possible: the tool's latency class, or
-   * all of the caller's `limits.timeout_ms` when the caller set one (AIOS §6.1: the caller's
+   * all of the caller's `limits.timeout_ms` when the caller set one (docs/contract.md#timeouts: the caller's
    * timeout comes first; retries happen only within what is left).
    */
   attempt_cap_ms: number;
   /**
    * The tool's latency-class timeout. An attempt that timed out counts against the provider
-   * only if it had at least this long to run (DESIGN.md 11): a budget the caller chose shorter
+   * only if it had at least this long to run (docs/contract.md#timeouts): a budget the caller chose shorter
    * is the caller's choice, not the provider's fault.
    */
   class_timeout_ms: number;
-  /** How the tool's `partial` events make its partial output (AIOS §6.2). */
+  /** How the tool's `partial` events make its partial output (docs/contract.md#partial-output). */
   partial_merge: PartialMerge;
   /**
-   * The tenant's rule holds this call for a person's approval before it may run (issue 15):
+   * The tenant's rule holds this call for a person's approval before it may run (docs/contract.md#approvals):
    * which rule matched, and how long the person has.
    */
   approval?: { rule: string; window_ms: number };
@@ -95,7 +95,7 @@ export type Delivery = "end" | "accepted" | "stream";
 
 export interface StartAnswer {
   view: ExecutionView;
-  /** A keyed duplicate: the original execution (TRT-002 §11). */
+  /** A keyed duplicate: the original execution (docs/contract.md#idempotency). */
   replayed: boolean;
   /** The event stream (NDJSON lines), when the delivery was "stream". */
   stream?: ReadableStream<Uint8Array>;

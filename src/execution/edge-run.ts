@@ -1,5 +1,5 @@
 /**
- * The fast path (DESIGN.md 8): a sync call that is not streamed and has no idempotency key
+ * The fast path (docs/contract.md#modes): a sync call that is not streamed and has no idempotency key
  * cannot be observed while it runs — nobody has its id until it answers — so it needs no
  * object while it runs. The edge runs stages 6-7 itself (the same ExecutionRun an object runs),
  * admits it from this isolate's lease, and before answering hands the finished record to the
@@ -7,7 +7,7 @@
  * answering has already made the record durable. The consumer keeps it where
  * GET /v1/executions/{id} finds it for the retention window (src/audit/records.ts).
  *
- * The fast path never waits (issue 15): a call that would — its tenant is at max_concurrent,
+ * The fast path never waits (docs/contract.md#waiting): a call that would — its tenant is at max_concurrent,
  * every provider it may use is at its max_concurrency, or its tenant wants a person to approve
  * it — is handed back (`{kind: "wait"}`) for the service to send down the object path, where
  * waiting is durable and can be watched and cancelled.

@@ -1,5 +1,5 @@
 /**
- * Per-event and per-execution bounds on the event log (TRT-002 §7), so a chatty tool cannot
+ * Per-event and per-execution bounds on the event log (docs/contract.md#streaming), so a chatty tool cannot
  * exhaust memory or storage. A module of its own, free of platform imports, so the e2e tests
  * (in Node) can read the bounds they test.
  */

@@ -1,5 +1,5 @@
 /**
- * An execution's stream (TRT-002 §7) is its stored events with two views of its record around
+ * An execution's stream (docs/contract.md#streaming) is its stored events with two views of its record around
  * them: `start` (where and how it runs) and exactly one terminal event (`done` or `error`).
  * Deriving those two from the record means they are never stored and can never disagree
  * with what GET answers.

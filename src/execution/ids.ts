@@ -1,5 +1,5 @@
 /**
- * Execution ids (DESIGN.md 7). Every id is unguessable and says where its record lives:
+ * Execution ids (docs/contract.md#routes: an id reveals nothing). Every id is unguessable and says where its record lives:
  *   exec_<64 hex>            an ExecutionObject's id (async, streamed and keyed calls)
  *   exec_e<12 hex><32 hex>   a fast-path call that ran at the edge: when it was accepted, 64
  *                            random bits, and 64 bits that only this runtime can compute from
@@ -27,8 +27,8 @@ export function newObjectExecutionId(env: Env): string {
 }
 
 /**
- * The object every use of an idempotency key by one agent of a tenant reaches first (TRT-002
- * §11). Keys are the agent's own: another agent's same key is another object.
+ * The object every use of an idempotency key by one agent of a tenant reaches first
+ * (docs/contract.md#idempotency). Keys are the agent's own: another agent's same key is another object.
  */
 export function keyedObjectId(env: Env, tenant: string, agent: string, key: string): string {
   // A separator that cannot occur in a tenant or agent name keeps ("a", "b:c") and ("a:b", "c") apart.

@@ -1,6 +1,6 @@
 /**
- * A tool's partial output (AIOS §6.2 "any partial data the provider emitted before stopping",
- * TRT-002 §8): how each `partial` event folds into what the execution shows as
+ * A tool's partial output (docs/contract.md#partial-output:
+ * what the provider emitted before it stopped): how each `partial` event folds into what the execution shows as
  * `partial_output`. The rule is the tool's `partial_merge` (providers/sdk/protocol.ts):
  *
  *   replace (default)  the event's data is the whole partial output so far

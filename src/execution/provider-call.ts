@@ -1,5 +1,5 @@
 /**
- * Stage 6 (AIOS §5.6), seen from the runtime: call the provider over its service binding
+ * Stage 6 (docs/contract.md#provider-execution), seen from the runtime: call the provider over its service binding
  * within the time budget. The same code runs at the edge (fast path) and in an execution
  * object; the caller supplies the sink and the stop latch.
  */
@@ -16,7 +16,7 @@ export type ProviderOutcome =
   /** The provider turned the call down for the caller's own reason: the caller's failure, not the provider's. */
   | { kind: "refused"; refusal: CallerRefusal };
 
-/** A one-shot notice to the provider that it should stop (DESIGN.md 6). */
+/** A one-shot notice to the provider that it should stop (docs/contract.md#provider-execution). */
 export class StopLatch {
   readonly signal: Promise<StopSignal>;
   fired: StopSignal | undefined;

@@ -1,5 +1,5 @@
 /**
- * What a rejected service-binding RPC to a provider means (AIOS §6.3, DESIGN.md 11): the
+ * What a rejected service-binding RPC to a provider means (docs/contract.md#errors, docs/contract.md#circuit-breakers): the
  * provider's `invoke` promise rejected instead of answering an InvokeResult. Pure: it reads
  * only the error's message and the properties workerd sets on it.
  *
@@ -11,7 +11,7 @@
  *   "Worker exceeded CPU time limit." with outcome `exceededCpu` (Workers docs, "Limits",
  *   Error 1102; public `wrangler tail` captures); a Durable Object callee gives "Durable
  *   Object exceeded its CPU time limit and was reset." Platform exceptions reach JavaScript
- *   through workerd's tunneling (src/workerd/jsg/exception.c++): a "broken.exceededCpu;
+ *   through workerd's tunneling (jsg/exception.c++ in github.com/cloudflare/workerd): a "broken.exceededCpu;
  *   jsg.Error: …" description becomes an Error with that message and `durableObjectReset: true`
  *   (any "broken." prefix sets it), plus `remote: true` when tunneled from another Worker.
  *   The text is produced by the production runtime only: the open-source workerd has no CPU

@@ -1,5 +1,5 @@
 /**
- * The execution record and its state machine (TRT-002 §9, with approval before it, issue 15):
+ * The execution record and its state machine (docs/contract.md#statuses, with approval before it, docs/contract.md#approvals):
  *   (awaiting_approval →) queued → scheduled → running → succeeded | failed | cancelled | timed_out
  * Anything that waits can also end at once: cancelled (`before_start`) or failed (rejected,
  * expired, waited past its bound).
@@ -18,7 +18,7 @@ export interface ExecutionRecord {
   execution_id: string;
   tenant: string;
   agent: string;
-  /** TRT-002 §4 `project`, as the caller named it (recorded and filterable, never trusted). */
+  /** docs/contract.md#request `project`, as the caller named it (recorded and filterable, never trusted). */
   project: string | null;
   face: Face;
   tool: string;
@@ -41,10 +41,10 @@ export interface ExecutionRecord {
   partial_output?: Value;
   error?: ErrorBody;
   cancellation?: Cancellation;
-  /** Every attempt so far (the retry engine; TRT-002 §11). */
+  /** Every attempt so far (the retry engine; docs/contract.md#retries). */
   attempts: AttemptRecord[];
   /**
-   * The stream's numbering (TRT-002 §7): `start` and the terminal event are views of this record,
+   * The stream's numbering (docs/contract.md#streaming): `start` and the terminal event are views of this record,
    * never stored; `start_seq` is the start's number once running, `last_seq` the highest number
    * given to any event so far. The terminal event is `last_seq + 1`.
    */
@@ -52,7 +52,7 @@ export interface ExecutionRecord {
   last_seq: number;
   /** Events refused by the log's bounds (counted in the terminal event). */
   dropped_events?: number;
-  /** How `partial` events merge (AIOS §6.2), so a restarted object rebuilds the same partial output. */
+  /** How `partial` events merge (docs/contract.md#partial-output), so a restarted object rebuilds the same partial output. */
   partial_merge: PartialMerge;
   /** For the audit log (never the input itself), the trace and the caller's correlation id. */
   params_hash: string;
@@ -60,7 +60,7 @@ export interface ExecutionRecord {
   correlation_id: string | null;
   /** A keyed call: the key, what was asked, and until when the key is bound. */
   idempotency?: { key: string; fingerprint: string; expires_at: number };
-  /** A call that needed a person's approval (issue 15): the rule, the window's end, the decision. */
+  /** A call that needed a person's approval (docs/contract.md#approvals): the rule, the window's end, the decision. */
   approval?: { rule: string; expires_at: number; decision?: ApprovalDecision };
 }
 
@@ -101,13 +101,13 @@ export function transition(
   return next;
 }
 
-/** Whether the execution waits: nothing has been sent to a provider (issue 15). */
+/** Whether the execution waits: nothing has been sent to a provider (docs/contract.md#waiting). */
 export function isWaiting(status: ExecutionStatus): boolean {
   return WAITING_STATUSES.includes(status);
 }
 
 /**
- * TRT-002 §5/§9: what GET and a sync POST return, with the CPU reports that have arrived
+ * docs/contract.md#response, docs/contract.md#statuses: what GET and a sync POST return, with the CPU reports that have arrived
  * (usage.ts). `position` is the execution's place in the queue it waits in (its tenant's while
  * queued, its provider's while scheduled), when known.
  */

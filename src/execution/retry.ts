@@ -1,5 +1,5 @@
 /**
- * The retry engine (TRT-002 §11, AIOS §6.4, DESIGN.md "Reconciled"): only tools that declare
+ * The retry engine (docs/contract.md#retries): only tools that declare
  * `idempotent: true`, only on retryable outcomes, with exponential backoff and full jitter,
  * never past the caller's budget, up to `max_attempts`. The driver takes its clock, sleep and
  * randomness as arguments, so its rules are tested without time passing.
@@ -40,7 +40,7 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
 }
 
 /**
- * AIOS §5.7: the provider's own latency, sent in microseconds (`latency_us`), in milliseconds;
+ * docs/contract.md#delivery: the provider's own latency, sent in microseconds (`latency_us`), in milliseconds;
  * null when the provider did not answer, or answered without a usable figure.
  */
 export function providerLatencyMs(outcome: ProviderOutcome): number | null {
@@ -63,7 +63,7 @@ export interface RunAttemptsOptions<P extends { provider: string }> {
   remainingMs: () => number;
   /** The longest one attempt may take, when retries are possible. */
   attemptCapMs: number;
-  /** One attempt; undefined when it could not be made (a retry's provider is full, issue 15): the one before stands. */
+  /** One attempt; undefined when it could not be made (a retry's provider is full, docs/contract.md#waiting): the one before stands. */
   attempt: (provider: P, timeoutMs: number, n: number) => Promise<AttemptResult | undefined>;
   /** True once the execution is cancelled: no further attempt starts. */
   stopped: () => boolean;

@@ -56,12 +56,12 @@ export class ExecutionRun {
   readonly #partial: PartialOutput;
   /** The provider calls made, each until its own call returned (which may be after the end). */
   readonly #dispatched: Promise<unknown>[] = [];
-  /** The first attempt's permit at a provider with a limit (issue 15), taken before the run began. */
+  /** The first attempt's permit at a provider with a limit (docs/contract.md#waiting), taken before the run began. */
   #firstPermit: Permit | null;
   /**
-   * When the budget starts (AIOS §6.1): acceptance for a sync call, whose caller has been
+   * When the budget starts (docs/contract.md#budgets): acceptance for a sync call, whose caller has been
    * waiting all along; the start of the run for an async one, whose wait was nobody's time
-   * (issue 15: a queued async call keeps its whole budget for running).
+   * (docs/contract.md#waiting: a queued async call keeps its whole budget for running).
    */
   readonly budgetFrom: number;
   /** Resolves with the terminal record, whatever happens inside. */
@@ -82,7 +82,7 @@ export class ExecutionRun {
 
   /**
    * Writes the record as running (one save before the provider is called) and starts the
-   * attempts. `record`: one that has been waiting (queued or scheduled, issue 15), moved on
+   * attempts. `record`: one that has been waiting (queued or scheduled, docs/contract.md#waiting), moved on
    * from where it stands; otherwise a new one goes queued → scheduled → running at once.
    * `permit`: the first provider's, when it has a limit (src/execution/capacity.ts).
    */
@@ -110,7 +110,7 @@ export class ExecutionRun {
   }
 
   /**
-   * TRT-002 §8: signal the provider, give it `graceMs` to stop, then stop waiting for it.
+   * docs/contract.md#cancellation: signal the provider, give it `graceMs` to stop, then stop waiting for it.
    * Resolves with the terminal record. A second cancel waits for the first.
    */
   async cancel(graceMs: number, now = Date.now()): Promise<ExecutionRecord> {
@@ -131,7 +131,7 @@ export class ExecutionRun {
    * Resolves when the work has really stopped: the run has ended and every provider call it
    * made has returned — a handler that ignores its stop notice keeps running in its Worker —
    * or WORK_CAP_MS after the end, whichever is first. What the tenant's concurrency slot is
-   * held until (issue: slots held until the work stops).
+   * held until (docs/contract.md#cancellation: a forced cancel does not free it early).
    */
   async workStopped(): Promise<void> {
     await this.done;
@@ -202,11 +202,11 @@ export class ExecutionRun {
       // Whatever the provider did after the stop notice, the caller asked to cancel. Forced
       // only if a provider was running when the cancel came and had to be abandoned; a cancel
       // during a retry's backoff stopped nothing that was running. A value the handler still
-      // returned is kept as partial output (AIOS §6.2).
+      // returned is kept as partial output (docs/contract.md#partial-output).
       const forced = this.#cancelledInFlight && (last.outcome.kind === "stopped" || last.outcome.kind === "timeout");
       if (last.outcome.kind === "result" && last.outcome.result.ok) this.#mergePartial(last.outcome.result.output);
       const message = forced ? "the execution was cancelled; the provider did not stop within the grace period" : "the execution was cancelled";
-      // Expected, not a fault: said once, as a line of its own (issue 22), never as an uncaught error.
+      // Expected, not a fault: said once, as a line of its own (docs/contract.md#cancellation), never as an uncaught error.
       if (forced) console.log(JSON.stringify({ msg: "cancel forced: the provider did not stop within the grace period", execution_id: this.#record.execution_id, tool: this.#record.tool, provider }));
       return this.#finish({ status: "cancelled", error: errorBody("cancelled", message) }, { attempts, provider }, forced ? "forced" : "cooperative");
     }

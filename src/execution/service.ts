@@ -7,7 +7,7 @@
  *   sync, unstreamed, unkeyed ──▶ the fast path at the edge (edge-run.ts)
  *   async, streamed, keyed    ──▶ an ExecutionObject (planned here, or in the keyed object)
  *   a fast-path call that must wait (its tenant is full, its providers are, or a person must
- *   approve it) ──▶ an ExecutionObject too: anything that waits, waits in an object (issue 15)
+ *   approve it) ──▶ an ExecutionObject too: anything that waits, waits in an object (docs/contract.md#approvals)
  */
 import type { ApprovalDecision, Caller, ExecutionEvent, ExecutionRequest, ExecutionView, Face, Outcome, PendingApproval } from "../contract.ts";
 import { loadConfig } from "../config.ts";
@@ -39,7 +39,7 @@ export interface CallContext {
   env: Env;
   caller: Caller;
   face: Face;
-  /** When the face accepted the call; the budget counts from here (AIOS §6.1). */
+  /** When the face accepted the call; the budget counts from here (docs/contract.md#budgets). */
   acceptedAt: number;
   trace: TraceContext;
   waitUntil: (p: Promise<unknown>) => void;
@@ -47,7 +47,7 @@ export interface CallContext {
   requestBytes?: number;
 }
 
-/** What a call answers, by how it asked to be delivered (TRT-002 §5-§7). */
+/** What a call answers, by how it asked to be delivered (docs/contract.md#modes). */
 export type CallAnswer =
   | { kind: "finished"; view: ExecutionView; replayed: boolean; deprecation?: DeprecationNotice }
   | { kind: "accepted"; execution_id: string; status: ExecutionView["status"]; replayed: boolean; deprecation?: DeprecationNotice }
@@ -55,7 +55,7 @@ export type CallAnswer =
   | { kind: "dry_run"; report: DryRunReport };
 
 /**
- * Invokes a tool: stages 1-7 for any envelope (TRT-002 §4), on any face. Every call takes one
+ * Invokes a tool: stages 1-7 for any envelope (docs/contract.md#request), on any face. Every call takes one
  * token of its tenant's rate, whatever it answers: an admitted one (or one that will be) its
  * call token before level 2; a dry run, or a call refused before admission (malformed,
  * forbidden, unknown tool, invalid input), a request token (src/policy/request-rate.ts).
@@ -85,7 +85,7 @@ async function call(ctx: CallContext, envelope: unknown, charge: Charge): Promis
   }
   const delivery = request.stream ? "stream" : request.mode === "async" ? "accepted" : "end";
   if (delivery === "end" && !request.idempotency_key) return runFast(ctx, request, charge);
-  // A stream takes one of the tenant's stream slots before anything starts (issue 14).
+  // A stream takes one of the tenant's stream slots before anything starts (docs/contract.md#streaming).
   const slot = delivery === "stream" ? await StreamSlot.take(ctx.env, ctx.caller.tenant) : undefined;
   let answer: ObjectAnswer;
   try {
@@ -133,7 +133,7 @@ async function readScope(caller: CallContext["caller"], location: ReturnType<typ
   return (await location.stub.view(tenantWide))?.approval ? tenantWide : own;
 }
 
-/** TRT-002 §9: an execution's current view, within the caller's scope only. */
+/** docs/contract.md#statuses: an execution's current view, within the caller's scope only. */
 export async function get(ctx: Pick<CallContext, "env" | "caller">, executionId: string): Promise<Outcome<ExecutionView>> {
   return guard(async () => {
     const location = locate(ctx.env, executionId);
@@ -146,7 +146,7 @@ export async function get(ctx: Pick<CallContext, "env" | "caller">, executionId:
   });
 }
 
-/** TRT-002 §7: the events after `after`, then live ones; `ended` when nothing is left to send. */
+/** docs/contract.md#streaming: the events after `after`, then live ones; `ended` when nothing is left to send. */
 type EventsOutcome = Outcome<{ kind: "ended" } | { kind: "stream"; events: AsyncIterable<ExecutionEvent> }>;
 
 export async function events(ctx: Pick<CallContext, "env" | "caller">, executionId: string, after: number): Promise<EventsOutcome> {
@@ -172,7 +172,7 @@ export async function events(ctx: Pick<CallContext, "env" | "caller">, execution
 }
 
 /**
- * TRT-002 §8: cancel with a grace period (`grace_ms`, default CANCEL_GRACE_MS, at most
+ * docs/contract.md#cancellation: cancel with a grace period (`grace_ms`, default CANCEL_GRACE_MS, at most
  * MAX_CANCEL_GRACE_MS; more is refused, not clamped). Answers when the execution has ended.
  */
 export async function cancel(ctx: Pick<CallContext, "env" | "caller">, executionId: string, graceMs: unknown): Promise<Outcome<ExecutionView>> {
@@ -197,7 +197,7 @@ export async function cancel(ctx: Pick<CallContext, "env" | "caller">, execution
 }
 
 /**
- * The tenant's executions, newest first (TRT-002 §9 records): finished ones from the audit
+ * The tenant's executions, newest first (docs/contract.md#retention): finished ones from the audit
  * store, and the ones running in their objects now from the tenant's ledger (no message is
  * sent while an execution runs). A fast-path call appears once it has answered.
  */
@@ -225,7 +225,7 @@ export async function list(ctx: Pick<CallContext, "env" | "caller">, filters: Li
 }
 
 /**
- * Issue 15: a person with the approver role decides on one of its tenant's calls that awaits
+ * A person with the approver role decides on one of its tenant's calls that awaits
  * approval (a reason is required to reject). Another tenant's id is not found; a call that
  * does not await approval (decided, never needed it, finished) is `approval_not_pending`.
  */
@@ -235,7 +235,7 @@ export async function decide(ctx: Pick<CallContext, "env" | "caller">, execution
     if (reason !== undefined && reason !== null && (typeof reason !== "string" || reason.length > 1_000)) throw new RuntimeError("invalid_request", "reason must be a string of at most 1000 characters", { field: "reason" });
     if (decision === "rejected" && (typeof reason !== "string" || reason.trim() === "")) throw new RuntimeError("invalid_request", "a rejection needs a reason", { field: "reason" });
     const location = locate(ctx.env, executionId);
-    // A fast-path id never waits for anyone: like an unknown one, as are other tenants' (DESIGN.md 7).
+    // A fast-path id never waits for anyone: like an unknown one, as are other tenants' (docs/contract.md#routes).
     if (location?.kind !== "object") throw notFound(executionId);
     const made: ApprovalDecision = { decision, approver: ctx.caller.agent, reason: typeof reason === "string" && reason.trim() !== "" ? reason : null, at: new Date().toISOString() };
     const { self_approval } = approvalRuleFor(loadConfig(ctx.env).approvals, ctx.caller.tenant);
@@ -245,7 +245,7 @@ export async function decide(ctx: Pick<CallContext, "env" | "caller">, execution
   });
 }
 
-/** Issue 15: the caller's tenant's calls waiting for a person's approval, oldest first (approvers only). */
+/** The caller's tenant's calls waiting for a person's approval, oldest first (approvers only). */
 export async function approvals(ctx: Pick<CallContext, "env" | "caller">): Promise<Outcome<{ approvals: PendingApproval[] }>> {
   return guard(async () => {
     requireApprover(ctx.caller);
@@ -309,7 +309,7 @@ async function runFast(ctx: CallContext, request: ExecutionRequest, charge: Char
 
 /**
  * A fast-path plan moved to an object's id. The id is only an address, except for a read-only
- * tool's background intent verdict (AIOS §5.3 level 2), which is sent under the id it was
+ * tool's background intent verdict (docs/contract.md#capabilities level 2), which is sent under the id it was
  * planned with: such a plan is made again under the new id so its verdict finds its record.
  */
 async function toObjectPlan(ctx: CallContext, request: ExecutionRequest, plan: ExecutionPlan): Promise<ExecutionPlan> {
@@ -365,7 +365,7 @@ function meta(ctx: CallContext, executionId: string) {
 }
 
 function notFound(executionId: string): RuntimeError {
-  // Unknown, expired and other tenants' ids all answer the same (DESIGN.md 7).
+  // Unknown, expired and other tenants' ids all answer the same (docs/contract.md#routes).
   return new RuntimeError("execution_not_found", `no execution ${executionId}`, { execution_id: executionId });
 }
 

@@ -1,5 +1,5 @@
 /**
- * Stage 7 (AIOS §5.7), the deciding part: turns what the provider did into a terminal state,
+ * Stage 7 (docs/contract.md#delivery), the deciding part: turns what the provider did into a terminal state,
  * checking the output's size and its output schema. Pure; the run records the result.
  */
 import type { ExecutionStatus, Value } from "../contract.ts";
@@ -34,7 +34,7 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
     case "unbound":
       return failed(ctx, "sandbox_unavailable", outcome.message);
     case "rpc_failed":
-      // The platform's text stays in the log (AIOS §6.3: the caller gets the kind, not internals).
+      // The platform's text stays in the log (docs/contract.md#errors: the caller gets the kind, not internals).
       console.warn(JSON.stringify({ msg: "provider call failed", code: outcome.failure.code, error: outcome.raw }));
       return failed(ctx, outcome.failure.code, outcome.failure.message);
     case "refused": {
@@ -50,7 +50,7 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
     const e = result.error;
     switch (e.code) {
       case "tool_error": {
-        // AIOS §6.3 ProviderRejected { code, message }: the tool's own code, for callers to branch on.
+        // A `tool_error` with the tool's own code, for callers to branch on (docs/contract.md#errors).
         const details = { ...boundedDetails(e.details), ...(typeof e.tool_code === "string" ? { tool_code: e.tool_code.slice(0, 64) } : {}) };
         return { status: "failed", error: errorBody("tool_error", bounded(e.message), details, e.retryable === true) };
       }
@@ -113,7 +113,7 @@ function failed(ctx: SettleContext, code: ErrorCode, message: string): Settlemen
 }
 
 /**
- * AIOS §6.4: a crash or timeout may have left side effects, so "retryable" is only said of
+ * docs/contract.md#retries: a crash or timeout may have left side effects, so "retryable" is only said of
  * tools that declare themselves idempotent; for the others the caller decides knowingly.
  */
 function retryableFor(ctx: SettleContext, code: ErrorCode): boolean {

@@ -1,5 +1,5 @@
 /**
- * Overload is shed, not timed out (issue: no tenant can take a tool away from another). When
+ * Overload is shed, not timed out (docs/contract.md#budgets), so no tenant can take a tool away from another. When
  * the runtime's own work before dispatch — planning, admission, its queues — has used up the
  * budget, the call is refused at once with `overloaded` (503, retryable, Retry-After) instead
  * of reaching the provider with no time left and coming back as `timeout`: `timeout` means

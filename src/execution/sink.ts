@@ -3,7 +3,7 @@ import type { AttemptSettled, EmittedEvent, ExecutionSink, StopSignal } from "..
 import type { StopLatch } from "./provider-call.ts";
 
 /**
- * The sink a provider receives (DESIGN.md 6): events in, stop notice out. The provider's first
+ * The sink a provider receives (docs/contract.md#provider-execution): events in, stop notice out. The provider's first
  * use of it (the SDK asks for the stop notice as the handler starts) is its first sign of life.
  */
 export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {

@@ -1,5 +1,5 @@
 /**
- * AIOS §6.4 half-open: a provider whose cooldown is over serves exactly one trial call, granted
+ * docs/contract.md#circuit-breakers, half-open: a provider whose cooldown is over serves exactly one trial call, granted
  * by the provider's health shard (src/registry/health-client.ts). It is asked for only when the call is about to be dispatched — after
  * admission — so a call refused before then never holds a trial; a trial that never reaches
  * the provider is handed back; and the provider's first sign of life decides it (attempt.ts).

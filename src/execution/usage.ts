@@ -1,5 +1,5 @@
 /**
- * CPU time per attempt (TRT-002 §5 `resources`), known only after the fact: the platform reports
+ * CPU time per attempt (docs/contract.md#response `resources`), known only after the fact: the platform reports
  * each provider Worker invocation's CPU time to the runtime's tail handler once the invocation
  * has ended (src/audit/tail.ts). Those reports live beside the record, not in it — an execution
  * object keeps them in its storage, the audit store in its `usage` table — and every view and

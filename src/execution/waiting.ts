@@ -1,5 +1,5 @@
 /**
- * Executions that wait (issue 15), the rules, pure: how long each wait may last, how a wait that
+ * Executions that wait (docs/contract.md#waiting), the rules, pure: how long each wait may last, how a wait that
  * runs out ends, and what ending before the start looks like. Anything that waits, waits in its
  * ExecutionObject (durable-objects/execution-object.ts), which applies these.
  *
@@ -7,7 +7,7 @@
  *   queued             until one of its tenant's slots is free (the TenantObject's queue)
  *   scheduled          until its provider has room (the provider's gate)
  *
- * A sync caller waits for all of it, so every wait counts against its budget (AIOS §6.1); an
+ * A sync caller waits for all of it, so every wait counts against its budget (docs/contract.md#budgets); an
  * async call's budget starts when it runs, and its wait for a slot or room is bounded by the
  * tenant's `max_wait_ms` instead.
  */
@@ -57,7 +57,7 @@ export function waitExpiredError(record: ExecutionRecord, plan: ExecutionPlan, n
   });
 }
 
-/** TRT-002 §8 `before_start`: a waiting execution cancelled ends at once; no provider was called. */
+/** docs/contract.md#cancellation `before_start`: a waiting execution cancelled ends at once; no provider was called. */
 export function cancelledBeforeStart(record: ExecutionRecord, now: number): ExecutionRecord {
   return transition(record, "cancelled", now, {
     error: errorBody("cancelled", "the execution was cancelled before it started"),

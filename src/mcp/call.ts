@@ -10,7 +10,7 @@
  *                   events `notifications/message`; closing the response stream cancels it
  *   plain           everything else: mode sync, the edge's fast path
  *
- * Runtime options ride in `_meta` under `io.tool-runtime/` (TRT-002 §4's names): `version`,
+ * Runtime options ride in `_meta` under `io.tool-runtime/` (the names of docs/contract.md#request): `version`,
  * `provider`, `project`, `context`, `limits`, `idempotency_key`. The input is validated by the
  * runtime (stage 4), never here.
  */
@@ -27,7 +27,7 @@ import { callContext, type McpScope } from "./scope.ts";
 import { createdTask, declaresTasks } from "./tasks.ts";
 import { callableOffering, taskUseOf, type TaskUse } from "./tools.ts";
 
-/** The `_meta` keys a call may carry, and the TRT-002 §4 field each one sets. */
+/** The `_meta` keys a call may carry, and the field of docs/contract.md#request each one sets. */
 export const META_OPTIONS = ["version", "provider", "project", "context", "limits", "idempotency_key"] as const;
 const META_PREFIX = "io.tool-runtime/";
 

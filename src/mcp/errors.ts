@@ -1,6 +1,6 @@
 /**
  * Refusals on the MCP face: a call the runtime refused before it ran (no execution) is a
- * JSON-RPC error whose `data.error` is the TRT-002 §10 envelope, unchanged. The JSON-RPC code
+ * JSON-RPC error whose `data.error` is the error envelope (docs/contract.md#errors), unchanged. The JSON-RPC code
  * says what kind of refusal it is, from one table:
  *
  *   -32602 Invalid params   the params name something wrong: unknown tool or version
@@ -25,7 +25,7 @@ const INVALID_PARAMS = new Set(["invalid_input", "invalid_request", "tool_not_fo
 /** Codes MCP gives a meaning of its own; a status that would land on one answers -32000 instead. */
 const MCP_ASSIGNED = new Set([-32001, -32002, -32020, -32021, -32022, -32042]);
 
-/** The JSON-RPC error code of a TRT-002 error code. */
+/** The JSON-RPC error code of an error code (docs/contract.md#errors). */
 export function jsonRpcCodeOf(code: string): number {
   if (INVALID_PARAMS.has(code)) return -32602;
   const status = statusOf(code); // a code this table does not know (a newer runtime's) is a 500

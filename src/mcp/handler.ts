@@ -131,7 +131,7 @@ function isLegacyCancel(body: unknown): body is { params: { requestId: string | 
   return m?.method === "notifications/cancelled" && (typeof id === "string" || typeof id === "number") && m.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === undefined;
 }
 
-/** Cancels the followed call keyed by (session, request id), if there is one (TRT-002 §8, default grace). */
+/** Cancels the followed call keyed by (session, request id), if there is one (docs/contract.md#cancellation, default grace). */
 function cancelSessionCall(scope: McpScope, requestId: string | number): void {
   const key = sessionCallKey(scope.sessionId!, requestId);
   if (!key) return;

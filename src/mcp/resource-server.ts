@@ -9,7 +9,7 @@
  *        (JWT_ISSUER) is its authorization server
  *
  * A JWT is accepted only for this resource: its `aud` must be JWT_AUDIENCE (RFC 8707 §2), which
- * names this runtime. Settings, read once per isolate (STYLE.md 5):
+ * names this runtime. Settings, read once per isolate:
  *   MCP_RESOURCE         this resource's identifier (default: the request's origin + /mcp);
  *                        deployments that issue JWTs set it and JWT_AUDIENCE to the same URL
  *   MCP_ALLOWED_ORIGINS  comma-separated hostnames whose pages may call /mcp (Origin check;

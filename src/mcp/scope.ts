@@ -10,7 +10,7 @@ import type { CallContext } from "../execution/service.ts";
 export interface McpScope {
   env: Env;
   caller: Caller;
-  /** When the face accepted the request; the budget counts from here (AIOS §6.1). */
+  /** When the face accepted the request; the budget counts from here (docs/contract.md#budgets). */
   acceptedAt: number;
   trace: TraceContext;
   waitUntil: (p: Promise<unknown>) => void;

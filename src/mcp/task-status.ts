@@ -10,7 +10,7 @@ export type TaskStatus = "working" | "input_required" | "completed" | "failed" |
  * row.
  */
 const TASK_STATUS: Record<ExecutionStatus, readonly [modern: TaskStatus, legacy: TaskStatus]> = {
-  // Waiting for a person with the approver role to approve it (issue 15).
+  // Waiting for a person with the approver role to approve it (docs/contract.md#approvals).
   awaiting_approval: ["input_required", "input_required"],
   queued: ["working", "working"],
   scheduled: ["working", "working"],

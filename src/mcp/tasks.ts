@@ -47,7 +47,7 @@ export function createdTask(scope: McpScope, era: "modern" | "legacy", taskId: s
 }
 
 function taskFields(scope: McpScope, era: "modern" | "legacy", taskId: string, status: TaskStatus, createdAt: string, lastUpdatedAt: string, statusMessage?: string) {
-  // Kept at least this long after creation: the retention window counts from the end (TRT-002 §9).
+  // Kept at least this long after creation: the retention window counts from the end (docs/contract.md#retention).
   const ttl = loadConfig(scope.env).retentionMs;
   return {
     taskId,
@@ -202,7 +202,7 @@ export function registerLegacyTasks(server: TaskServer, scope: McpScope): void {
   });
 }
 
-/** TRT-002 §8 with the default grace period; answers when the execution has ended. */
+/** docs/contract.md#cancellation with the default grace period; answers when the execution has ended. */
 async function cancelTask(scope: McpScope, taskId: string): Promise<ExecutionView> {
   await viewOf(scope, taskId);
   const view = await cancel(callContext(scope), taskId, undefined);

@@ -25,7 +25,7 @@ import type { McpScope } from "./scope.ts";
 /** How a tool runs when a client can take a task (2026-07-28 extension, 2025-11-25 `taskSupport`). */
 export type TaskUse = "never" | "optional" | "always";
 
-/** Instant calls are never tasks; long-running ones always are when the client takes tasks (issue 16). */
+/** Instant calls are never tasks; long-running ones always are when the client takes tasks. */
 export function taskUseOf(latencyClass: ToolOfferingView["latency_class"]): TaskUse {
   if (latencyClass === "instant") return "never";
   return latencyClass === "long_running" || latencyClass === "slow" ? "always" : "optional";
@@ -75,7 +75,7 @@ function mcpTool(view: ToolView, caller: Caller, era: "modern" | "legacy"): Tool
 }
 
 /**
- * Whether some call of a tool needing `template` could pass level 3 (AIOS §5.3) with these
+ * Whether some call of a tool needing `template` could pass level 3 (docs/contract.md#capabilities) with these
  * grants. A template with an input placeholder (`network:{url.host}`) is satisfiable by any
  * grant of its kind, for the host that grant names.
  */

@@ -1,7 +1,7 @@
 /**
- * AIOS §6.1 timeout hierarchy and budget tracking, pure.
+ * The timeout hierarchy (docs/contract.md#timeouts) and budget tracking (docs/contract.md#budgets), pure.
  *
- * - The caller's `limits.timeout_ms` wins when given (TRT-002 §4: bounded by the tool's and
+ * - The caller's `limits.timeout_ms` wins when given (docs/contract.md#limits: bounded by the tool's and
  *   the tenant's maximums); a request over the bound is clamped, and the response's
  *   `execution.timeout_ms` shows what was used.
  * - Otherwise the tool's latency class sets it.
@@ -36,7 +36,7 @@ export function effectiveTimeoutMs(options: {
   return { timeout_ms: Math.min(byClass, cap), source: "latency_class", clamped: byClass > cap };
 }
 
-/** What is left of the budget after the pipeline's own time (AIOS §6.1 "budget tracking"). */
+/** What is left of the budget after the pipeline's own time (docs/contract.md#budgets). */
 export function remainingBudgetMs(timeoutMs: number, acceptedAt: number, now: number): number {
   return Math.max(0, timeoutMs - Math.max(0, now - acceptedAt));
 }

@@ -1,5 +1,5 @@
 /**
- * Stage 3 (AIOS §5.3): capability validation. Level 1 (may the caller reach this provider?)
+ * Stage 3 (docs/contract.md#capabilities): capability validation. Level 1 (may the caller reach this provider?)
  * filters the offerings before ranking; level 3 (does the caller hold the tool's
  * `capability_required`?) is checked on the chosen tool. Level 2, intent verification, is
  * in intent.ts.

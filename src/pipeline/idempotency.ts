@@ -1,6 +1,6 @@
 /**
- * Idempotency keys (TRT-002 §11). A keyed call's execution object is named by tenant and
- * key (DESIGN.md 7), so the object itself is the dedupe point: every duplicate reaches the
+ * Idempotency keys (docs/contract.md#idempotency). A keyed call's execution object is named by tenant and
+ * key, so the object itself is the dedupe point: every duplicate reaches the
  * same object, which runs the call at most once. The fingerprint says whether a duplicate
  * is the same request: same tool, version, provider, input, mode and limits. `stream` is
  * left out: it is how the answer is delivered, not what is asked.

@@ -1,6 +1,6 @@
 /**
- * Stage 1 (AIOS §5.1): call initiation. Decodes a body (read within the size limits by
- * src/codec/request-body.ts) and checks the TRT-002 §4 envelope. Everything wrong with the
+ * Stage 1 (docs/contract.md#initiation): call initiation. Decodes a body (read within the size limits by
+ * src/codec/request-body.ts) and checks the docs/contract.md#request envelope. Everything wrong with the
  * request itself (not with the tool's input) ends here with `invalid_request` or
  * `payload_too_large`.
  */
@@ -22,14 +22,14 @@ const LIMIT_FIELDS = new Set(["timeout_ms", "max_output_bytes"]);
 export const MAX_CONTEXT_STRING_CHARS = 1_024;
 export const MAX_CONTEXT_BYTES = 16 * 1_024;
 
-/** Decodes a JSON or MessagePack body (TRT-002 §1; AIOS §5.1 SerializationFormat). */
+/** Decodes a JSON or MessagePack body (docs/contract.md#formats). */
 export function decodeBody(body: Uint8Array, contentType: string | null): unknown {
   const format = requestFormat(contentType);
   if (body.byteLength === 0) throw new RuntimeError("invalid_request", `request body is empty; send a ${format === "json" ? "JSON" : "MessagePack"} object`);
   return decodeAs(format, body);
 }
 
-/** TRT-002 §4 envelope check: known fields only, each of the right type. */
+/** docs/contract.md#request envelope check: known fields only, each of the right type. */
 export function parseExecutionRequest(value: unknown): ExecutionRequest {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new RuntimeError("invalid_request", "request body must be a JSON object");

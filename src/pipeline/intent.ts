@@ -1,5 +1,5 @@
 /**
- * AIOS §5.3 level 2: intent verification by a service-bound verifier Worker. Synchronous
+ * docs/contract.md#capabilities level 2: intent verification by a service-bound verifier Worker. Synchronous
  * (blocking) for tools whose effects are write, delete or send; asynchronous for read-only
  * tools ("logged, verified in background"); skipped when no verifier is bound. When the bound
  * verifier fails or is late, the operator's VERIFIER_FAILURE_POLICY decides per effect: skip

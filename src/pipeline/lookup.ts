@@ -1,12 +1,12 @@
 /**
- * Stage 2 (AIOS §5.2): registry lookup on the edge's cached snapshot. Resolves the version
+ * Stage 2 (docs/contract.md#resolution): registry lookup on the edge's cached snapshot. Resolves the version
  * (omitted → the active one) and returns every offering of it; ranking follows the
- * capability filter (AIOS §5.3 level 1 comes before the choice).
+ * capability filter (docs/contract.md#capabilities level 1 comes before the choice).
  *
  * The lookup is of the registry as the caller sees it (src/registry/visibility.ts): a tool,
  * version or provider its channels cannot reach is `tool_not_found` with the same message and
  * details as one that does not exist, and the versions and providers an answer lists are only
- * those it can reach (AIOS §5.2 step 4: "no tool with this name exists, or the caller can't see it").
+ * those it can reach (docs/contract.md#resolution: what it cannot see does not exist for it).
  */
 import { RuntimeError } from "../errors.ts";
 import type { CatalogTool, Offering, RegistrySnapshot } from "../registry/catalog.ts";
@@ -34,7 +34,7 @@ export function resolveTool(snapshot: RegistrySnapshot, caller: Pick<Caller, "ch
     });
   }
   if (provider !== undefined && !offerings.some((o) => o.provider === provider)) {
-    // AIOS §5.2 step 1: a named provider is looked up directly; it does not fall back.
+    // docs/contract.md#resolution: a named provider is looked up directly; it does not fall back.
     throw new RuntimeError("tool_not_found", `provider ${provider} does not offer ${name}@${chosen}`, {
       tool: name,
       version: chosen,

@@ -1,7 +1,7 @@
 /**
  * Stages 2-5 composed: from a checked request to a dispatchable plan, or (mode "dry_run") to
  * an account of what would happen. Every face reaches here through the execution service, so
- * each has the same semantics (TRT-002 §1). Plain code: it runs at the edge, and inside a
+ * each has the same semantics (docs/contract.md#faces). Plain code: it runs at the edge, and inside a
  * keyed call's object (which plans its call itself, once per key).
  */
 import type { Caller, CapabilityDecision, DryRunReport, ExecutionRequest, Face, Violation } from "../contract.ts";
@@ -27,7 +27,7 @@ import { canonicalJson } from "../schema/schema-hash.ts";
 import { DEFAULT_RETRY_AFTER_MS } from "../retry-after.ts";
 import { sha256Hex } from "../schema/sha256.ts";
 
-/** Default cap on a tool's output (TRT-002 §4 `limits.max_output_bytes`). */
+/** Default cap on a tool's output (docs/contract.md#limits `limits.max_output_bytes`). */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /** Stages 2 and 3 (level 1) and the ranking: who could serve, and in what order. */
@@ -113,7 +113,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
   const limits = limitsFor(config.limits, caller.tenant);
   const d = await decide(env, caller, request, meta.waitUntil);
   // Stage 3 levels 2 and 3 and stage 4 on the best candidate. A half-open provider's trial
-  // (AIOS §6.4) is asked of the registry only when the call is about to be dispatched, after
+  // (docs/contract.md#circuit-breakers) is asked of the registry only when the call is about to be dispatched, after
   // admission (src/execution/trial.ts): a call refused before then never holds a trial.
   const best = d.ranked[0];
   if (!best) throw noHealthyProvider(d.tool, d.version, d.excluded);
@@ -136,7 +136,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
   const plan: ExecutionPlan = {
     execution_id: meta.executionId,
     tenant: caller.tenant,
-    agent: caller.agent, // AIOS §5.1: set by the runtime, never by the body (context.agent is only context)
+    agent: caller.agent, // docs/contract.md#initiation: set by the runtime, never by the body (context.agent is only context)
     project: request.project ?? null,
     face: meta.face,
     tool: d.tool,
@@ -148,7 +148,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     timeout_ms: timeout.timeout_ms,
     accepted_at: meta.acceptedAt,
     output_hash: chosen.output_hash,
-    // Schemas known only at run time travel with the call (DESIGN.md 13): no prebuilt validator names them.
+    // Schemas known only at run time travel with the call (docs/contract.md#validation): no prebuilt validator names them.
     ...(chosen.upstream ? { output_schema: chosen.manifest.output_schema } : {}),
     max_output_bytes: Math.min(request.limits.max_output_bytes ?? limits.max_output_bytes, limits.max_output_bytes, DEFAULT_MAX_OUTPUT_BYTES),
     idempotent: chosen.manifest.idempotent,
@@ -170,7 +170,7 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
   return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}) };
 }
 
-/** The tenant's approval rule for this tool, when it holds the call for a person (issue 15). */
+/** The tenant's approval rule for this tool, when it holds the call for a person (docs/contract.md#approvals). */
 function approvalOf(config: ReturnType<typeof loadConfig>, tenant: string, tool: string, effects: Offering["manifest"]["effects"]): { approval?: { rule: string; window_ms: number } } {
   const rule = approvalRuleFor(config.approvals, tenant);
   const matched = approvalNeeded(rule, tool, effects);
@@ -206,7 +206,7 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
     }
   }
   const stats = statsFor(d.snapshot, d.tool);
-  // Issue 15: each ranked provider's room (its gate, for those with a limit); the call goes to
+  // Each ranked provider's room (its gate, for those with a limit); the call goes to
   // the first with room among those that serve this very contract, or waits for the best.
   const room = await Promise.all(
     d.ranked.map(async (r) => {
@@ -245,7 +245,7 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
 }
 
 /**
- * AIOS §6.4 half-open: a provider whose cooldown is over serves exactly one trial call,
+ * docs/contract.md#circuit-breakers, half-open: a provider whose cooldown is over serves exactly one trial call,
  * granted by the registry; without the grant it is passed over like an open one.
  */
 interface Picked {
@@ -273,7 +273,7 @@ function sameContract(a: Offering, b: Offering): boolean {
   );
 }
 
-/** AIOS §6.4: no provider can take the call now; every one is named with why, and when to try again. */
+/** No provider can take the call now (docs/contract.md#circuit-breakers); every one is named with why, and when to try again. */
 export function noHealthyProvider(tool: string, version: string, excluded: { offering: { provider: string }; reason: string; retry_at?: number }[]): RuntimeError {
   const now = Date.now();
   const soonest = Math.min(...excluded.map((e) => e.retry_at ?? now + DEFAULT_RETRY_AFTER_MS));

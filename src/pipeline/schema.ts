@@ -1,8 +1,8 @@
 /**
- * Stage 4 (AIOS §5.4): schema validation with validators prebuilt at build time (DESIGN.md 1).
+ * Stage 4 (docs/contract.md#validation): schema validation with validators prebuilt at build time: Workers refuse code generation at run time.
  * Input failures are `invalid_input` listing every violation with its JSON Pointer path;
  * output failures (stage 7) are `invalid_output`. Schemas that were not built — only an
- * upstream MCP server's, which arrive at run time (DESIGN.md 13) — are interpreted without
+ * upstream MCP server's, which arrive at run time — are interpreted without
  * code generation (src/schema/runtime-validator.ts); the registry serves no other offering
  * whose schemas were not built.
  */

@@ -1,5 +1,5 @@
 /**
- * Admission (AIOS §6.3 RateLimited), the one place that asks a tenant's ledger and turns a
+ * Admission (docs/contract.md#limits), the one place that asks a tenant's ledger and turns a
  * refusal into `rate_limited`. Fast-path calls are admitted from this isolate's lease
  * (src/policy/lease.ts: no request in the common case); an execution with its own object is
  * admitted by that object with one request, and releases its slot when it ends.
@@ -20,7 +20,7 @@ function tenantStub(env: Env, tenant: string) {
 
 /**
  * An execution in its own object: one token and one slot, held until `releaseExecution` — or,
- * when it may `wait`, a place in its tenant's queue (issue 15): `{queued: position}`, and the
+ * when it may `wait`, a place in its tenant's queue (docs/contract.md#waiting): `{queued: position}`, and the
  * tenant's object calls the execution's `granted()` when a slot is its. `paid`: its tokens were
  * taken when it was accepted (it waited for a person first).
  */
@@ -59,7 +59,7 @@ export function liveExecutions(env: Env, tenant: string) {
   return tenantStub(env, tenant).live();
 }
 
-/** The tenant's object (pending approvals live there too: src/execution/approval.ts). */
+/** The tenant's object (pending approvals live there too: durable-objects/tenant-object.ts). */
 export { tenantStub };
 
 /** This isolate's leases, one per tenant. */

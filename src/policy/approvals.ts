@@ -1,5 +1,5 @@
 /**
- * Approval policy (issue 15): a tenant may require a person's approval before a tool with
+ * Approval policy (docs/contract.md#approvals): a tenant may require a person's approval before a tool with
  * effects `write`, `delete` or `send` runs — by effect, or by naming the tool. Configured in
  * `APPROVALS` like TENANT_LIMITS: a default and per-tenant entries, where an entry ending in `*`
  * covers a family of tenants (src/policy/limits.ts `tenantEntry`):
@@ -15,7 +15,7 @@ import type { Caller } from "../contract.ts";
 import type { Effect } from "../../providers/sdk/protocol.ts";
 import { tenantEntry } from "./limits.ts";
 
-/** Effects that can be made to wait for a person (AIOS §5.3's destructive ones). */
+/** Effects that can be made to wait for a person (the destructive ones of docs/contract.md#capabilities). */
 export const APPROVABLE_EFFECTS: readonly Effect[] = ["write", "delete", "send"];
 
 export interface ApprovalRule {
@@ -54,7 +54,7 @@ export function isApprover(caller: Caller): boolean {
   return caller.role === "approver";
 }
 
-/** Checks an APPROVALS value once, when the configuration is loaded (STYLE.md 5). */
+/** Checks an APPROVALS value once, when the configuration is loaded, not on every request. */
 export function parseApprovalsConfig(value: unknown): ApprovalsConfig {
   const raw = (value ?? {}) as { default?: unknown; tenants?: unknown };
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error("APPROVALS must be an object");

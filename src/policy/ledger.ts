@@ -1,7 +1,7 @@
 /**
- * One tenant's admission ledger (AIOS §6.3 RateLimited; TRT-002 §4 limits), pure: token
+ * One tenant's admission ledger (docs/contract.md#limits), pure: token
  * buckets per tenant and per tenant+tool, the tenant's concurrency slots, and the queue of
- * executions waiting for one (issue 15). Slots are held two ways: by one execution that runs
+ * executions waiting for one (docs/contract.md#waiting). Slots are held two ways: by one execution that runs
  * in its own object (async, streamed, keyed, or a sync call that waits), or in bulk by an edge
  * isolate's lease for the fast path (src/policy/lease.ts). Every token and slot belongs to
  * exactly one holder, so the limits hold across any number of isolates.
@@ -121,7 +121,7 @@ export class TenantLedger {
   }
 
   /**
-   * A call that waits for a person first (issue 15): its rate tokens now, so an approved call
+   * A call that waits for a person first (docs/contract.md#approvals): its rate tokens now, so an approved call
    * is never refused for rate later; its slot (or place in the queue) only once approved.
    */
   accept(r: { tool: string; limits: TenantLimits }, now: number): Admission {

@@ -1,5 +1,5 @@
 /**
- * Per-tenant limits (TRT-002 §4: per-call limits are bounded by tenant and tool maximums).
+ * Per-tenant limits (docs/contract.md#limits: per-call limits are bounded by tenant and tool maximums).
  * The rule everywhere: a limit a caller *asks for* above the maximum is clamped (and the
  * effective value is reported, e.g. `execution.timeout_ms`); a limit a caller *hits* is
  * refused (payload 413, rate and concurrency 429).
@@ -16,12 +16,12 @@ export interface TenantLimits {
   max_timeout_ms: number;
   max_output_bytes: number;
   max_payload_bytes: number;
-  /** How long an idempotency key stays bound to its execution (TRT-002 §11). */
+  /** How long an idempotency key stays bound to its execution (docs/contract.md#idempotency). */
   idempotency_ttl_ms: number;
   /** Event streams of the tenant open at once, on every face (SSE, Connect, RPC, MCP). */
   max_streams: number;
   /**
-   * Executions that may wait for a slot at once (issue 15): past `max_concurrent` a call waits
+   * Executions that may wait for a slot at once (docs/contract.md#waiting): past `max_concurrent` a call waits
    * in `queued`, first come first served; past this many waiting it is refused (429).
    */
   max_queued: number;

@@ -1,6 +1,6 @@
 /**
  * The catalog: every tool, version and provider offering, built from the providers' live
- * manifests (AIOS §5.2). Pure, so the registry object and the tests build it the same way.
+ * manifests (docs/contract.md#resolution). Pure, so the registry object and the tests build it the same way.
  */
 import type { ProviderManifest, ToolManifestEntry } from "../../providers/sdk/protocol.ts";
 import type { ProviderConfig } from "../config.ts";
@@ -16,12 +16,12 @@ export interface Offering {
   provider: string;
   binding: string;
   trust: Trust;
-  /** Registration order: earlier wins the last tie (AIOS §5.2.1 criterion 5). */
+  /** Registration order: earlier wins the last tie (docs/contract.md#ranking criterion 5). */
   seq: number;
   manifest: ToolManifestEntry;
   input_hash: string;
   output_hash: string;
-  /** An upstream MCP server's tool (issue 17): how to call it. Its schemas are validated at run time. */
+  /** An upstream MCP server's tool (docs/contract.md#upstreams): how to call it. Its schemas are validated at run time. */
   upstream?: UpstreamTarget;
 }
 
@@ -42,11 +42,11 @@ export interface ProviderState {
   error?: string;
   /** Set by an operator: never chosen while true. */
   disabled?: boolean;
-  /** AIOS §5.2 liveness: marked on its first failed call, skipped until it answers again. */
+  /** docs/contract.md#liveness: marked on its first failed call, skipped until it answers again. */
   dead?: { since: number; reason: string };
   /** An upstream MCP server rather than a provider Worker (src/upstreams/). */
   kind?: "upstream";
-  /** The most calls it takes at once (its manifest's, or an operator's override); absent: no limit (issue 15). */
+  /** The most calls it takes at once (its manifest's, or an operator's override); absent: no limit (docs/contract.md#waiting). */
   max_concurrency?: number;
 }
 
@@ -104,7 +104,7 @@ export async function buildCatalog(
       const output_hash = await schemaHash(entry.output_schema);
       const target = load.upstream?.targets[entry.name];
       if (load.upstream) {
-        // Known only at run time (DESIGN.md 13): interpreted without code generation, and
+        // Known only at run time (docs/contract.md#validation): interpreted without code generation, and
         // served only if they can be (an unknown draft or a broken $ref cannot).
         const unusable = unusableSchema(input_hash, entry.input_schema) ?? unusableSchema(output_hash, entry.output_schema);
         if (!target || unusable) {
@@ -112,7 +112,7 @@ export async function buildCatalog(
           continue;
         }
       } else if (!hasValidator(input_hash) || !hasValidator(output_hash)) {
-        // The runtime never compiles a schema (DESIGN.md 1): an offering whose schemas were not
+        // The runtime never compiles a schema (Workers refuse code generation): an offering whose schemas were not
         // prebuilt cannot be validated, so it is not served.
         problems.push(`${where} left out: its schemas differ from the build; run the schema build and redeploy`);
         continue;

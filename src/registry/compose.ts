@@ -22,7 +22,7 @@ export function composeSnapshot(input: ComposeInput): RegistrySnapshot {
     const o = input.overrides.get(p.name);
     const dead = input.dead.get(p.name);
     const { max_concurrency: declared, ...rest } = p;
-    // An operator's limit wins over the manifest's; null lifts the override (issue 15).
+    // An operator's limit wins over the manifest's; null lifts the override (docs/contract.md#waiting).
     const limit = o?.max_concurrency != null ? o.max_concurrency : declared;
     return { ...rest, trust: o?.trust ?? p.trust, ...(o?.disabled ? { disabled: true } : {}), ...(dead ? { dead } : {}), ...(limit !== undefined ? { max_concurrency: limit } : {}) };
   });

@@ -1,5 +1,5 @@
 /**
- * Which offerings may be called now (AIOS §5.2 liveness, §6.4 breaker), from the edge's
+ * Which offerings may be called now (docs/contract.md#liveness, docs/contract.md#circuit-breakers), from the edge's
  * snapshot. Pure. Excluded offerings say why and, when known, when to try again.
  */
 import type { Offering, RegistrySnapshot } from "./catalog.ts";
@@ -50,7 +50,7 @@ export function partitionOfferings(offerings: readonly Offering[], snapshot: Reg
   return { eligible, excluded };
 }
 
-/** Ranking inputs (AIOS §5.2.1 criteria 3 and 4) for a tool's providers. */
+/** Ranking inputs (docs/contract.md#ranking criteria 3 and 4) for a tool's providers. */
 export function statsFor(snapshot: RegistrySnapshot, tool: string): Record<string, ProviderStats> {
   const out: Record<string, ProviderStats> = {};
   for (const p of snapshot.providers) {

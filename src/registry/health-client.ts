@@ -1,6 +1,6 @@
 /**
  * How an isolate reaches a provider's health shard (durable-objects/health-object.ts), and the
- * half-open trial asked of it (AIOS §6.4). Every answer carries the provider's health view,
+ * half-open trial asked of it (docs/contract.md#circuit-breakers). Every answer carries the provider's health view,
  * which patches this isolate's snapshot copy at once: a refused trial is remembered (the view
  * says who holds it) rather than asked again by every call until the next refresh.
  */

@@ -1,7 +1,7 @@
 /**
  * Reports the outcome of each call to its provider's health shard (durable-objects/
- * health-object.ts) without putting the shard on the call's path (AIOS §5.2.1 statistics,
- * §6.4 breaker, §5.2 liveness). Per isolate and per provider:
+ * health-object.ts) without putting the shard on the call's path (the statistics of
+ * docs/contract.md#ranking, the breaker, liveness). Per isolate and per provider:
  *  - successes wait in a batch, sent every FLUSH_MS or BATCH samples;
  *  - a failure, an unreachable provider or a breaker trial's outcome is urgent: the call that
  *    has it sends it at once and waits for the answer, so the next call here already sees the

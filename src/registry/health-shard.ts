@@ -1,7 +1,7 @@
 /**
  * One provider's health, as its shard keeps it (docs/scale.md section 9.3): the window of
- * recent samples per tool, the circuit breakers and their half-open trials (AIOS §6.4), and
- * the strikes that call a provider dead (AIOS §5.2 liveness). Health is sharded by provider
+ * recent samples per tool, the circuit breakers and their half-open trials (docs/contract.md#circuit-breakers), and
+ * the strikes that call a provider dead (docs/contract.md#liveness). Health is sharded by provider
  * because nothing in it spans providers: each shard decides its own breakers exactly as the
  * registry used to, from every sample any isolate reports, and hands the registry only the
  * view the edge needs (src/registry/health-view.ts). The HealthObject is a shell around this.
@@ -87,7 +87,7 @@ export class HealthShard {
   }
 
   /**
-   * AIOS §6.4 half-open: the first caller to ask after the cooldown gets the one trial call;
+   * docs/contract.md#circuit-breakers, half-open: the first caller to ask after the cooldown gets the one trial call;
    * everyone else keeps skipping the provider until the trial's outcome is reported.
    */
   acquireTrial(tool: string, policy: BreakerPolicy | undefined, now: number): boolean {

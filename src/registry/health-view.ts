@@ -1,5 +1,5 @@
 /**
- * What the edge must know of one provider's health (issue 19, docs/scale.md section 9.2):
+ * What the edge must know of one provider's health (docs/scale.md):
  * per tool, the breaker, its policy and the ranking statistics, plus whether calls found the
  * provider dead. A provider's health shard (durable-objects/health-object.ts) owns it, answers
  * every report with it (the isolate patches its snapshot copy), and sends it to the registry
@@ -68,7 +68,7 @@ export function viewDigest(v: Pick<ProviderHealthView, "tools" | "dead">): strin
   return `${breakerDigest(v)}|${statsDigest(v)}`;
 }
 
-/** The breaker policy of a provider's offer of a tool: its manifest's, over the defaults (AIOS §6.4). */
+/** The breaker policy of a provider's offer of a tool: its manifest's, over the defaults (docs/contract.md#circuit-breakers). */
 export function policyOf(catalog: Pick<RegistrySnapshot, "tools"> | undefined, provider: string, tool: string): BreakerPolicy | undefined {
   const versions = catalog && Object.hasOwn(catalog.tools, tool) ? catalog.tools[tool].versions : undefined;
   if (!versions) return undefined;

@@ -1,6 +1,6 @@
 /**
- * Provider health, pure: latency and error-rate statistics from real executions (AIOS
- * §5.2.1 criteria 3 and 4), the circuit breaker (AIOS §6.4) and which offerings may be
+ * Provider health, pure: latency and error-rate statistics from real executions
+ * (docs/contract.md#ranking criteria 3 and 4), the circuit breaker (docs/contract.md#circuit-breakers) and which offerings may be
  * called now. The registry object stores the inputs; edges evaluate them on the snapshot.
  */
 
@@ -14,7 +14,7 @@ export interface Sample {
   ok: boolean;
 }
 
-/** AIOS §6.4: N failures in M seconds open the breaker for a cooldown. */
+/** docs/contract.md#circuit-breakers: N failures in M seconds open the breaker for a cooldown. */
 export interface BreakerPolicy {
   failures: number;
   window_ms: number;
@@ -85,7 +85,7 @@ export function healthStats(samples: readonly Sample[]): HealthStats {
   };
 }
 
-/** A provider whose binding failed (AIOS §5.2 liveness), as an execution reports it. */
+/** A provider whose binding failed (docs/contract.md#liveness), as an execution reports it. */
 export interface DeadReport {
   provider: string;
   at: number;

@@ -1,7 +1,7 @@
 /**
- * AIOS §5.2.1 multi-provider selection, as a pure function: explicit provider, then trust,
+ * docs/contract.md#ranking multi-provider selection, as a pure function: explicit provider, then trust,
  * then historical p50 latency, then error rate, then registration order. Callers filter out
- * providers the caller may not reach (AIOS §5.3 level 1) before ranking.
+ * providers the caller may not reach (docs/contract.md#capabilities level 1) before ranking.
  */
 import { TRUST_ORDER } from "../contract.ts";
 import type { Offering } from "./catalog.ts";

@@ -1,4 +1,4 @@
-/** Semver 2.0.0 ordering, enough to pick the active version of a tool (AIOS §5.2). */
+/** Semver 2.0.0 ordering, enough to pick the active version of a tool (docs/contract.md#resolution). */
 
 interface Parsed {
   core: [number, number, number];

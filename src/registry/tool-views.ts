@@ -1,7 +1,7 @@
 /**
- * The registry as callers see it (TRT-002 §3 `GET /v1/tools`, `GET /v1/tools/{name}`), for every
- * face. AIOS §5.2 step 4: a tool the caller can never reach looks exactly like one that does not
- * exist — a caller sees only the providers its channels reach (AIOS §5.3 level 1), and only the
+ * The registry as callers see it (docs/contract.md#routes `GET /v1/tools`, `GET /v1/tools/{name}`), for every
+ * face. docs/contract.md#resolution: a tool the caller can never reach looks exactly like one that does not
+ * exist — a caller sees only the providers its channels reach (docs/contract.md#capabilities level 1), and only the
  * tools and versions at least one of them offers.
  */
 import type { Caller, Outcome, ToolView } from "../contract.ts";

@@ -1,5 +1,5 @@
 /**
- * What of the registry a caller may see (AIOS §5.2 step 4 with §5.3 level 1): only the
+ * What of the registry a caller may see (docs/contract.md#resolution, with level 1 of docs/contract.md#capabilities): only the
  * offerings of providers its channels reach, and so only the versions and tools at least one of
  * them offers. Every lookup for a caller goes through here — listing, detail and calls on every
  * face — so a tool the caller cannot reach answers exactly like one that does not exist, and

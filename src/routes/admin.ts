@@ -49,7 +49,7 @@ admin.patch("/providers/:name", async (c) => {
     patch.disabled = body.disabled;
   }
   if (body.max_concurrency !== undefined) {
-    // Issue 15: the most calls in flight at this provider; null goes back to its manifest's.
+    // The most calls in flight at this provider; null goes back to its manifest's.
     const n = body.max_concurrency;
     if (n !== null && !(typeof n === "number" && Number.isSafeInteger(n) && n > 0)) throw new RuntimeError("invalid_request", "max_concurrency must be a positive integer, or null for the manifest's", { field: "max_concurrency" });
     patch.max_concurrency = n as number | null;

@@ -1,5 +1,5 @@
 /**
- * TRT-002 §3 execution endpoints: the REST face of the execution service. It reads and decodes
+ * The execution endpoints (docs/contract.md#routes): the REST face of the execution service. It reads and decodes
  * the body (JSON or MessagePack, within the size limits), takes the caller from the
  * credential, and renders the service's answers; it decides nothing else.
  */
@@ -60,7 +60,7 @@ executions.post("/:id/cancel", async (c) => {
   return render(c, await cancel({ env: c.env, caller: c.get("caller") }, c.req.param("id"), grace));
 });
 
-// Issue 15: a person with the approver role decides on a call that awaits approval.
+// A person with the approver role decides on a call that awaits approval.
 executions.post("/:id/approve", async (c) => {
   const reason = await reasonBody(c.req.raw, c.req.header("content-type") ?? null);
   return render(c, await decide({ env: c.env, caller: c.get("caller") }, c.req.param("id"), "approved", reason));
@@ -84,12 +84,12 @@ function answer(c: Context<AppEnv>, a: CallAnswer, base: Record<string, string>)
     case "dry_run":
       return reply(c, a.report);
     case "accepted": {
-      // TRT-002 §6: answer at once; the execution object runs the call with nobody waiting.
+      // docs/contract.md#modes: answer at once; the execution object runs the call with nobody waiting.
       const location = `/v1/executions/${a.execution_id}`;
       return reply(c, { execution_id: a.execution_id, status: a.status }, 202, { ...headersOf(a, base), Location: location });
     }
     case "stream": {
-      // TRT-002 §7: the same request, answered as the execution's event stream.
+      // docs/contract.md#streaming: the same request, answered as the execution's event stream.
       const location = `/v1/executions/${a.execution_id}`;
       return new Response(sseStream(a.events), { headers: { ...SSE_HEADERS, ...headersOf(a, base), location, "x-execution-id": a.execution_id } });
     }
@@ -99,7 +99,7 @@ function answer(c: Context<AppEnv>, a: CallAnswer, base: Record<string, string>)
 }
 
 function headersOf(a: { replayed: boolean; deprecation?: DeprecationNotice }, base: Record<string, string>): Record<string, string> {
-  // A duplicate of a keyed call: the original execution, marked as a replay (TRT-002 §11).
+  // A duplicate of a keyed call: the original execution, marked as a replay (docs/contract.md#idempotency).
   return { ...base, ...deprecationHeaders(a.deprecation), ...(a.replayed ? { "Idempotent-Replayed": "true" } : {}) };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Liveness and readiness (TRT-002 §3 operations). Both are public, so both say as little as
+ * Liveness and readiness (docs/contract.md#routes operations). Both are public, so both say as little as
  * a load balancer needs: `/readyz` answers its status only, from a check this isolate made at
  * most READY_CACHE_MS ago (one check at a time), so a flood of probes costs one registry read
  * and one manifest call per provider per isolate per interval, not per probe. What the check

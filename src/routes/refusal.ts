@@ -1,6 +1,6 @@
 /**
  * The one way the HTTP face answers a refusal, whether the execution service returned it or a
- * step before it (credential, body) threw it: the error envelope (TRT-002 §10) in the caller's
+ * step before it (credential, body) threw it: the error envelope (docs/contract.md#errors) in the caller's
  * format, with its table status (`respond` adds `Retry-After` to a 429 or 503).
  */
 import type { Context } from "hono";

@@ -1,4 +1,4 @@
-/** TRT-002 §3 registry view: the REST face of src/registry/tool-views.ts. */
+/** The registry view (docs/contract.md#routes): the REST face of src/registry/tool-views.ts. */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { reply } from "../codec/negotiate.ts";

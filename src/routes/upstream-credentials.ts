@@ -1,5 +1,5 @@
 /**
- * A tenant's own token for an upstream MCP server (issue 17, item 5): stored encrypted, used
+ * A tenant's own token for an upstream MCP server (docs/contract.md#upstreams): stored encrypted, used
  * for that tenant's calls to that upstream only, never answered back (these routes say only
  * whether one is stored, and since when). Only for upstreams registered with
  * `tenant_credentials: true` and reachable through the caller's channels; any other name

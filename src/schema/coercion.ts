@@ -1,5 +1,5 @@
 /**
- * AIOS §5.4 lenient-mode coercion, applied before validation:
+ * docs/contract.md#coercion lenient-mode coercion, applied before validation:
  *
  *   integer → number   allowed (JSON has one number type: 42 already satisfies "number")
  *   numeric string → number or integer   rejected (left alone, so validation refuses it)
@@ -8,7 +8,7 @@
  * Strict mode (the default) changes nothing. Walks `properties`, `additionalProperties`,
  * `items` and `prefixItems`, and through `$ref` (local: "#" and "#/…" JSON Pointers into the
  * tool's own schema), `allOf`, `anyOf` and `oneOf`. Returns a new value and never mutates the
- * caller's. Pure: no schema is compiled here (DESIGN.md 1), so branch choice is by shape.
+ * caller's. Pure: no schema is compiled here (Workers refuse code generation), so branch choice is by shape.
  *
  * A null keeps being null when the schema names null as a value (its `type`, `const` or
  * `enum`, through its `$ref`, or in an `anyOf`/`oneOf` branch): the caller may mean it.

@@ -1,6 +1,6 @@
 /**
- * Validators for schemas known only at run time: an upstream MCP server's tools (issue 17,
- * DESIGN.md 13). Workers refuse code generation while serving, so ajv cannot compile them;
+ * Validators for schemas known only at run time: an upstream MCP server's tools
+ * (docs/contract.md#upstreams). Workers refuse code generation while serving, so ajv cannot compile them;
  * `@cfworker/json-schema` interprets a schema without generating code. Native providers keep
  * their build-time validators (src/pipeline/schema.ts): they are faster and checked in strict mode.
  *

@@ -1,5 +1,5 @@
 /**
- * Reading a JSON Schema without compiling it (DESIGN.md 1: nothing is compiled at run time):
+ * Reading a JSON Schema without compiling it (nothing is compiled at run time: Workers refuse code generation):
  * local `$ref` resolution, and whether a value's shape fits a schema closely enough to choose
  * among `anyOf`/`oneOf` branches for lenient coercion (src/schema/coercion.ts). `fits` is not
  * validation: it looks only at types, `const`/`enum`, required and closed properties and the

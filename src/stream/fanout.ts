@@ -1,12 +1,12 @@
 /**
- * Live delivery of one execution's events to its subscribers (DESIGN.md 9), as bytes. The
+ * Live delivery of one execution's events to its subscribers (docs/contract.md#streaming), as bytes. The
  * execution's event log (stored before anything is sent) is every subscriber's buffer: a
  * subscriber reads it page by page from where it stands, as fast as its reader takes what it
  * was sent, and once it has caught up it is sent each new event as it is published. A reader
  * that falls behind — a slow client, or a burst of large events — is not sent live events any
  * more; it reads the log again from its last event once its reader has taken half of what
  * waits for it. So nothing falls between log and live, nothing comes twice, and a reader that
- * keeps reading gets every event however far behind it was (TRT-002 §7).
+ * keeps reading gets every event however far behind it was (docs/contract.md#streaming).
  * A subscriber is dropped when a write fails or its reader cancels (Workers cannot tell a
  * disconnect any other way), or to keep the object's total bound below; a dropped reader's
  * stream errors after a contiguous prefix and the client resumes from its last event id.

@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events framing for execution events (TRT-002 §7, DESIGN.md 9): the REST face's
+ * Server-Sent Events framing for execution events (docs/contract.md#streaming): the REST face's
  * way of writing the event objects the execution service streams.
  */
 import type { ExecutionEvent } from "../contract.ts";
@@ -7,7 +7,7 @@ import { toJson } from "../codec/bytes.ts";
 
 /** How long a client should wait before reconnecting, sent once at the start of each stream. */
 export const RETRY_MS = 2_000;
-/** DESIGN.md 9: a comment line at least this often keeps proxies from closing an idle stream. */
+/** A comment line at least this often keeps proxies from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000;
 
 export const SSE_HEADERS = {

@@ -1,5 +1,5 @@
 /**
- * Every open event stream counts against its tenant (issue 14, bounded streams): a stream takes
+ * Every open event stream counts against its tenant (docs/contract.md#streaming): a stream takes
  * one of the tenant's `max_streams` (TENANT_LIMITS) from the tenant's object before it is
  * opened, on whichever face asks (SSE, Connect, Workers RPC, MCP all get their streams from the
  * execution service), and gives it back when it ends, its reader cancels, or it fails. Over the

@@ -1,5 +1,5 @@
 /**
- * An upstream MCP server as a provider (issue 17, item 4): the same `invoke(call, sink)` a
+ * An upstream MCP server as a provider (docs/contract.md#upstreams): the same `invoke(call, sink)` a
  * provider Worker offers over RPC, so stage 6-7 (run, attempt, retry, settle, health) treat it
  * like any other. `tools/call` goes to the upstream with the remaining budget; its progress
  * notifications become `progress` events and its log messages `log` events; the stop notice

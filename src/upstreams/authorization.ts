@@ -1,5 +1,5 @@
 /**
- * Which credential one call to an upstream carries (issue 17, item 5): the calling tenant's own
+ * Which credential one call to an upstream carries (docs/contract.md#upstreams): the calling tenant's own
  * token for that upstream when the upstream takes tenant tokens and the tenant stored one,
  * otherwise the upstream's secret (a Worker secret named in its registration), otherwise none.
  * Never the caller's own credential to the runtime (MCP authorization: no token passthrough).

@@ -1,5 +1,5 @@
 /**
- * Upstream MCP servers as providers (issue 17): what an operator registers, and how it is
+ * Upstream MCP servers as providers (docs/contract.md#upstreams): what an operator registers, and how it is
  * checked. The same rules apply to `UPSTREAMS` in deploy configuration (parsed once per
  * isolate) and to a registration through the admin API (persisted in the registry object).
  *
@@ -21,7 +21,7 @@ export interface ToolPolicy {
   latency_class: LatencyClass;
   effects: Effect;
   idempotent: boolean;
-  /** AIOS §5.3 level 3, as for a native tool (`network:{url.host}` templates included). */
+  /** docs/contract.md#capabilities level 3, as for a native tool (`network:{url.host}` templates included). */
   capability_required: string | null;
   max_timeout_ms?: number;
 }

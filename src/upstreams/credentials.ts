@@ -1,5 +1,5 @@
 /**
- * Tenants' own tokens for upstreams (issue 17, item 5), encrypted at rest with AES-GCM (Web
+ * Tenants' own tokens for upstreams (docs/contract.md#upstreams), encrypted at rest with AES-GCM (Web
  * Crypto). The key is a Worker secret, named by UPSTREAM_TOKEN_KEY_SECRET (default
  * `UPSTREAM_TOKEN_KEY`): 32 random bytes in base64. Without it no token can be stored.
  *

@@ -1,5 +1,5 @@
 /**
- * A tool's definition as an upstream lists it, and its identity (issue 17, item 2): the
+ * A tool's definition as an upstream lists it, and its identity (docs/contract.md#upstreams): the
  * SHA-256 of the canonical JSON of its name, description, schemas and annotations. A listing
  * whose hash differs from the approved one is a changed definition (a "rug pull" until an
  * operator says otherwise). Pure.

@@ -1,7 +1,7 @@
 /**
- * Listing an upstream's tools (issue 17, item 2): `tools/list` over every page, past any cache
+ * Listing an upstream's tools (docs/contract.md#upstreams): `tools/list` over every page, past any cache
  * (a changed definition must be seen), with the upstream's own credential, within a bound.
- * Answering it is also the upstream's liveness probe (AIOS §5.2): `ping` exists only before
+ * Answering it is also the upstream's liveness probe (docs/contract.md#liveness): `ping` exists only before
  * 2026-07-28, the tool list in every era.
  */
 import { authorizationFor } from "./authorization.ts";

@@ -1,5 +1,5 @@
 /**
- * Where an HTTPS upstream may be (issue 17, item 6): the same guard as `http.request`
+ * Where an HTTPS upstream may be (docs/contract.md#upstreams): the same guard as `http.request`
  * (providers/std/src/tools/target-guard.ts: no loopback, private networks, cloud metadata or
  * internal names, every spelling of them), plus https only and no credentials in the URL. It
  * runs when an upstream is registered and again on every request the MCP client sends, each

@@ -1,5 +1,5 @@
 /**
- * What a registration needs from the Worker's environment (issue 17, "bad input"): the binding
+ * What a registration needs from the Worker's environment (docs/contract.md#upstreams): the binding
  * bound, the secret set, the URL allowed by the egress guard. The admin API refuses a
  * registration that fails one, with the field and the reason; a registration from deploy
  * configuration is left out of the catalog with the same reason as a registry problem (secrets

@@ -1,5 +1,5 @@
 /**
- * AIOS §5.7 and §6.3 against the real stack: the audit log (Queues → D1), the execution
+ * docs/contract.md#audit and docs/contract.md#errors against the real stack: the audit log (Queues → D1), the execution
  * index, /metrics (parsed with a real Prometheus text parser) and trace context.
  */
 import { createHash } from "node:crypto";

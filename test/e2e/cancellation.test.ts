@@ -50,7 +50,7 @@ function arrival(path: string, withinMs = 20_000): Promise<void> {
   });
 }
 
-describe("cancellation (TRT-002 §8)", () => {
+describe("cancellation (docs/contract.md#cancellation)", () => {
   it("stops demo.countdown cooperatively, keeping its partial output", async () => {
     const id = await startAsync({ tool: "demo.countdown", input: { from: 50, interval_ms: 100 } });
     // Cancelled once it has visibly counted twice.
@@ -72,13 +72,13 @@ describe("cancellation (TRT-002 §8)", () => {
     await eventsUntil(id, (events) => events.some((e) => e.type === "partial"));
     const res = await cancel(id, { grace_ms: 30_000 });
     expect(res.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "cooperative" } });
-    // What it returned after the notice is kept as partial output (AIOS §6.2).
+    // What it returned after the notice is kept as partial output (docs/contract.md#partial-output).
     expect(res.body.partial_output).toEqual({ waited_ms: 500 });
   });
 
   it("forces a tool that ignores the signal once the grace period is over, and drops what it sends later", async () => {
     // A tenant that may run two executions: one slot for the stalled handler, one held by a countdown, so
-    // the handler's real end (its slot handed back: issue 13.7) is something this test can see.
+    // the handler's real end (its slot handed back) is something this test can see.
     const key = await newKey(tenant("narrow"));
     const id = await startAsync({ tool: "lab.stall", input: { ms: 1_500 }, limits: { timeout_ms: 10_000 } }, key);
     await eventsUntil(id, (events) => events.some((e) => e.type === "partial"), { key });

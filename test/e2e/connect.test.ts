@@ -43,7 +43,7 @@ describe.each(Object.entries(transports))("%s", (_name, transport) => {
     expect(JSON.parse((err as ConnectError).metadata.get("trt-error-details")!).violations[0]).toMatchObject({ path: "/expression" });
   });
 
-  it("refuses a bad call with a Connect error carrying the TRT-002 code", async () => {
+  it("refuses a bad call with a Connect error carrying the error code", async () => {
     const err = await client.invoke({ tool: "no.such.tool" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.NotFound);

@@ -1,6 +1,6 @@
 /**
  * What bounds a chatty or greedy tool meets, as a caller sees them: the event log's caps
- * (TRT-002 §7, src/execution/event-log-limits.ts: events per execution, bytes per event,
+ * (docs/contract.md#streaming, src/execution/event-log-limits.ts: events per execution, bytes per event,
  * bytes per execution), cut off with one `log` event that says so and counted in the terminal
  * event, and a log of large events streamed whole, live and replayed; and output over the
  * caller's or the tenant's `max_output_bytes` ending as `resource_exceeded`.

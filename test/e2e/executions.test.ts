@@ -43,7 +43,7 @@ describe("POST /v1/executions against wrangler dev", () => {
     expect(paths).toEqual(["/extra", "/from", "/interval_ms"]);
   });
 
-  describe("coercion (AIOS §5.4)", () => {
+  describe("coercion (docs/contract.md#coercion)", () => {
     it("replaces null with the schema default for a lenient tool", async () => {
       const res = await execute({ tool: "text.stats", input: { text: "one two three four", words_per_minute: null } });
       expect(res.status).toBe(200);
@@ -101,7 +101,7 @@ describe("POST /v1/executions against wrangler dev", () => {
     it("answers provider_crashed (502) when the handler throws", async () => {
       const res = await execute({ tool: "lab.crash", input: {} });
       expect(res.status).toBe(502);
-      // lab.crash is not idempotent, so the runtime does not call a retry safe (AIOS §6.4).
+      // lab.crash is not idempotent, so the runtime does not call a retry safe (docs/contract.md#retries).
       expect(res.body).toMatchObject({ status: "failed", error: { code: "provider_crashed", retryable: false } });
     });
 

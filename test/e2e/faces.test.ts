@@ -1,5 +1,5 @@
 /**
- * One execution service, every face (issue "the execution core"): the same table of cases —
+ * One execution service, every face (docs/contract.md#faces): the same table of cases —
  * success, refusals, failures, a replay, a cancel — through REST in JSON, REST in
  * MessagePack, Workers RPC (through the example caller Worker) and Connect, and the answers
  * compared. Faces may encode differently; what they say must be the same.
@@ -149,7 +149,7 @@ describe("every face says the same for the same call", () => {
     }
     for (const r of Object.values(results)) {
       expect(r).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
-      // Append-partials (AIOS §6.2): every item produced before the cancel, in order.
+      // Append-partials (docs/contract.md#partial-output): every item produced before the cancel, in order.
       expect(Array.isArray(r.partial_output)).toBe(true);
       expect(r.partial_output.length).toBeGreaterThanOrEqual(3);
       expect(r.partial_output).toEqual(r.partial_output.map((_: unknown, i: number) => ({ n: i + 1 })));

@@ -1,5 +1,5 @@
 /**
- * No tenant can take a tool away from another (issue 13): a provider's statistics, breakers
+ * No tenant can take a tool away from another (docs/contract.md#circuit-breakers): a provider's statistics, breakers
  * and liveness are shared by every tenant, so only the provider's own faults may move them; a
  * half-open breaker's trial cannot lock a tool; overload is shed with a retryable refusal,
  * never reported as the provider's timeout.

@@ -1,5 +1,5 @@
 /**
- * A misbehaving MCP server for the e2e suite (issue 17, "bad input and faults"): it speaks just
+ * A misbehaving MCP server for the e2e suite (docs/contract.md#upstreams): it speaks just
  * enough MCP 2026-07-28 (server/discover, tools/list) for the runtime to register it, and then
  * answers `tools/call` wrongly on purpose, one tool per fault. Plain Node HTTP on loopback; the
  * runtime reaches it because the e2e stack's UPSTREAM_EGRESS_ALLOW names its port.

@@ -1,5 +1,5 @@
 /**
- * What a reader of `npm start`'s terminal sees when a cancel is forced (issue 22): one line
+ * What a reader of `npm start`'s terminal sees when a cancel is forced (docs/contract.md#cancellation): one line
  * saying so, as an expected event, and no `Uncaught` error from what the abandoned handler does
  * later (its late events and its late answer are dropped quietly, src/execution/sink.ts).
  */
@@ -33,7 +33,7 @@ describe("a forced cancel in the stack's terminal", () => {
       expect(res.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" } });
     }
 
-    // A sync call with less than a second of budget may not wait in the queue (issue 15): it is
+    // A sync call with less than a second of budget may not wait in the queue (docs/contract.md#waiting): it is
     // refused while the abandoned handlers (5 s) still hold the tenant's two slots.
     const first = await as("POST", "/v1/executions", { tool: "lab.echo", input: {}, limits: { timeout_ms: 500 } });
     expect([first.status, first.body.error?.details?.reason]).toEqual([429, "concurrency"]);

@@ -71,7 +71,7 @@ export default async function setup(project: TestProject) {
   const { unstable_readConfig } = await import("wrangler");
   const shipped = (unstable_readConfig({ config: join(root, "wrangler.jsonc") }).vars as { TENANT_LIMITS: { default: object; tenants?: object } }).TENANT_LIMITS;
   const limitsVar = `TENANT_LIMITS:${JSON.stringify({ ...shipped, tenants: { ...(shipped.tenants ?? {}), ...TEST_TENANT_FAMILIES } })}`;
-  // Test-only approval rules (issue 15): nothing ships any.
+  // Test-only approval rules (docs/contract.md#approvals): nothing ships any.
   const approvalsVar = `APPROVALS:${JSON.stringify(TEST_APPROVALS)}`;
   // The one-time operator bootstrap's secret, for this stack only.
   const bootstrapToken = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");

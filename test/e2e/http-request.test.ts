@@ -1,5 +1,5 @@
 /**
- * http.request end to end (issue 21): the real std provider under wrangler dev reaches a
+ * http.request end to end: the real std provider under wrangler dev reaches a
  * loopback HTTP server this file starts, on the one port the e2e stack allow-lists
  * (EGRESS_ALLOW, set by global-setup for this stack only; shipped configs keep it empty, see
  * test/unit/std-shipped-config.test.ts). Redirects and the caller's capability still apply.

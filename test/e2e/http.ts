@@ -20,7 +20,7 @@ export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 export const CALLER_AUTH = bearer(/^CALLER_TOKEN=(.*)$/m.exec(readFileSync(new URL("../../examples/caller/.dev.vars", import.meta.url), "utf8"))![1]);
 
 /**
- * This test file's own tenant and key (issue 21: no two files share a tenant's buckets, slots,
+ * This test file's own tenant and key (no two files share a tenant's buckets, slots,
  * keys or executions), minted through the admin API when the file loads, with what local
  * development's well-known key holds (DEV_CALLER in .dev.vars): every capability, every
  * channel, the dev-agent profile.
@@ -76,8 +76,8 @@ export const asAdmin = <T = any>(method: string, path: string, body?: unknown) =
 
 /**
  * An execution view without what lands after the call, so two reads may differ only there:
- * level 2's background verdict for a read-only tool (AIOS §5.3), and the provider Workers'
- * CPU reports (TRT-002 §5 resources, attempts[].cpu_ms).
+ * level 2's background verdict for a read-only tool (docs/contract.md#capabilities), and the provider Workers'
+ * CPU reports (docs/contract.md#response resources, attempts[].cpu_ms).
  */
 export const sansLate = (view: any) => ({
   ...view,

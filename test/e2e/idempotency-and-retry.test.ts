@@ -1,4 +1,4 @@
-/** TRT-002 §11 against the real stack: idempotency keys, and the retry engine. */
+/** docs/contract.md#idempotency and docs/contract.md#retries against the real stack: idempotency keys, and the retry engine. */
 import { describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute, ROOMY, type Answer } from "./http.ts";
 import { readSse } from "./sse.ts";

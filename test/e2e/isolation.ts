@@ -1,6 +1,6 @@
 /**
  * One stack serves every e2e file, so what one file changes in the registry must not reach
- * the next (issue 21: files pass alone and in any order). A vitest `setupFiles` module of the
+ * the next (files pass alone and in any order). A vitest `setupFiles` module of the
  * e2e project: after each file it compares the registry with the state global-setup recorded
  * when the stack came up — every provider's trust and switch, every tool version's
  * deprecation — puts back whatever differs and fails that file, which should have restored

@@ -1,5 +1,5 @@
 /**
- * Bounded, audited, least privilege (issue 14) as a caller meets it on the real stack: one set
+ * Bounded, audited, least privilege (docs/contract.md#limits, docs/roles.md) as a caller meets it on the real stack: one set
  * of limits on every face, bounded context, 405 with Allow, a quiet /readyz.
  */
 import { createClient, Code, ConnectError } from "@connectrpc/connect";

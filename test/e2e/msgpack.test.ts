@@ -1,4 +1,4 @@
-/** TRT-002 §1: the same calls in MessagePack, with identical semantics; bytes stay bytes. */
+/** docs/contract.md#formats: the same calls in MessagePack, with identical semantics; bytes stay bytes. */
 import { decode, encode } from "@msgpack/msgpack";
 import { describe, expect, it } from "vitest";
 import { baseUrl, bearer, DEV_KEY, execute, roomy } from "./http.ts";

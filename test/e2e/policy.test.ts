@@ -311,7 +311,7 @@ describe("limits and rate limiting", () => {
     // Forced: lab.stall ignores its stop notice, so the runtime stops waiting at once ...
     const cancelled = await as(key).call("POST", `/v1/executions/${a.body.execution_id}/cancel`, { grace_ms: 0 });
     expect(cancelled.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" } });
-    // ... but the handler still runs in its Worker, so the tenant is still at its limit (issue 13.7).
+    // ... but the handler still runs in its Worker, so the tenant is still at its limit (docs/contract.md#cancellation).
     const refused = await as(key).execute(shortSync);
     expect(refused.status).toBe(429);
     expect(refused.body.error.details).toMatchObject({ reason: "concurrency" });

@@ -1,5 +1,5 @@
 /**
- * The README's examples run as written, against the real stack (issue 22, "the first hour").
+ * The README's examples run as written, against the real stack (a reader's first hour).
  *
  * Every ```sh block (not marked `no-run`) runs in document order in one bash session, so a
  * variable a block sets (`EXEC=$(…)`) is there for the next, as it is for a reader pasting

@@ -1,5 +1,5 @@
 /**
- * Every endpoint that takes a body reads it the same way (TRT-002 §1: JSON or MessagePack):
+ * Every endpoint that takes a body reads it the same way (docs/contract.md#formats: JSON or MessagePack):
  * curl's default `application/x-www-form-urlencoded` is refused with 415 everywhere, not read
  * by some endpoints and refused by others. The list of endpoints is the OpenAPI document's, so
  * an endpoint added later is covered without touching this file.
@@ -61,7 +61,7 @@ describe("request bodies", () => {
 
 describe("a deprecation's replacement", () => {
   const put = (replacement: unknown) => asAdmin("PUT", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation", { sunset: "2099-01-01T00:00:00Z", replacement });
-  // Tests run in any order (issue 21): each starts with lab.echo not deprecated.
+  // Tests run in any order: each starts with lab.echo not deprecated.
   beforeEach(() => asAdmin("DELETE", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation"));
   afterAll(() => asAdmin("DELETE", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation"));
 

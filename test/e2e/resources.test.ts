@@ -1,6 +1,6 @@
 /**
  * What each attempt cost, on every face that carries it: the provider's own latency beside the
- * runtime's (AIOS §5.7), and CPU time from the provider Workers' tail events (TRT-002 §5
+ * runtime's (docs/contract.md#delivery), and CPU time from the provider Workers' tail events (docs/contract.md#response
  * `resources`), written into the record after the fact.
  *
  * Under `wrangler dev` the platform reports every invocation with 0 ms of CPU and wall time, so
@@ -64,7 +64,7 @@ async function auditRecord(id: string): Promise<any> {
   );
 }
 
-describe("the provider's own latency beside the runtime's (AIOS §5.7)", () => {
+describe("the provider's own latency beside the runtime's (docs/contract.md#delivery)", () => {
   const stall = { tool: "lab.stall", input: { ms: 40 }, limits: ROOMY };
 
   it("REST JSON, MessagePack and the audit record show it for each attempt", async () => {
@@ -93,7 +93,7 @@ describe("the provider's own latency beside the runtime's (AIOS §5.7)", () => {
   });
 });
 
-describe("CPU time from the provider Workers' tail events (TRT-002 §5 resources)", { timeout: 60_000 }, () => {
+describe("CPU time from the provider Workers' tail events (docs/contract.md#response resources)", { timeout: 60_000 }, () => {
   const echo = { tool: "lab.echo", input: { n: 1 }, limits: ROOMY };
 
   it("a sync answer has no report yet; GET by id shows it once it has arrived, in JSON and MessagePack, and so does the audit record", async () => {

@@ -1,5 +1,5 @@
 /**
- * Registry and routing against the real stack (AIOS §5.2, §5.2.1, §6.4). lab.route is
+ * Registry and routing against the real stack (docs/contract.md#resolution, docs/contract.md#ranking, docs/contract.md#circuit-breakers). lab.route is
  * offered by lab-broken (system; its Worker throws before any handler runs), lab-twin
  * (verified) and lab (community); it answers with the provider that served it. Each test
  * starts from the same registry state and puts back what it changed (health, trust,

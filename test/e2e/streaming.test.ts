@@ -11,7 +11,7 @@ async function startCountdown(from: number, intervalMs: number): Promise<string>
 
 const types = (events: Received[]) => events.map((e) => e.type);
 
-describe("SSE streams (TRT-002 §7)", () => {
+describe("SSE streams (docs/contract.md#streaming)", () => {
   it("streams a POST with stream: true from start to exactly one done", async () => {
     const res = await fetch(`${baseUrl}/v1/executions`, {
       method: "POST",

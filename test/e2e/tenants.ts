@@ -16,7 +16,7 @@ export const TEST_TENANT_FAMILIES = {
 };
 
 /**
- * Test-only approval rules (issue 15), passed as APPROVALS the same way: `approve-*` tenants
+ * Test-only approval rules (docs/contract.md#approvals), passed as APPROVALS the same way: `approve-*` tenants
  * wait for a person before any tool with effects `delete` runs; `approve-brief-*` give that
  * person 1.5 s; `gate-read-*` wait for one before `lab.was_erased`, which any agent may call;
  * `gate-self-*` too, and let an approver decide its own call.

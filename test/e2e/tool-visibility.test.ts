@@ -1,6 +1,6 @@
 /**
- * AIOS §5.2 step 4 ("ToolNotFound: no tool with this name exists, or the caller can't see it")
- * with §5.3 level 1: a caller sees only the providers its channels reach, and only the tools
+ * docs/contract.md#resolution (a tool the caller cannot see answers like one that does not exist)
+ * with level 1 of docs/contract.md#capabilities: a caller sees only the providers its channels reach, and only the tools
  * they offer — on REST (JSON and MessagePack), Connect `ListTools` and Workers RPC `listTools`;
  * and a call to a tool it cannot reach is answered, on every face, with the very bytes of the
  * answer to a call to a tool that does not exist.

@@ -1,5 +1,5 @@
 /**
- * Upstream MCP servers as providers (issue 17), end to end on the real stack: the example
+ * Upstream MCP servers as providers (docs/contract.md#upstreams), end to end on the real stack: the example
  * upstream that development registers (a service binding in the same `npm run stack` session),
  * and upstreams registered by URL through the admin API at run time (the example upstream in a
  * session of its own, and a misbehaving server), each reached through every face.

@@ -1,5 +1,5 @@
 /**
- * Executions that wait (issue 15), against the real stack: a tenant's queue (first come first
+ * Executions that wait (docs/contract.md#waiting), against the real stack: a tenant's queue (first come first
  * served, bounded, positions on GET and the stream, cancel before start), a provider's
  * max_concurrency (never exceeded, however many call at once), and a person's approval
  * (approve, reject, the window's timeout, and every wrong way to decide), on REST and Connect.

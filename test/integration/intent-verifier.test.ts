@@ -1,5 +1,5 @@
 /**
- * AIOS §5.3 level 2 when the verifier itself misbehaves: "best-effort", so a verifier that
+ * docs/contract.md#capabilities level 2 when the verifier itself misbehaves: "best-effort", so a verifier that
  * throws, or answers later than VERIFY_TIMEOUT_MS, is skipped and levels 1 and 3 decide; the
  * call is neither blocked nor held up longer. The Worker runs as deployed, except that its
  * INTENT_VERIFIER binding points at one of two test Workers (vitest.config.ts): one whose

@@ -43,7 +43,7 @@ describe("the pipeline in workerd", () => {
     const body = (await res.json()) as { tools: { name: string; providers: string[] }[] };
     const names = body.tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["math.evaluate", "text.stats", "json.query", "http.request", "demo.countdown", "lab.echo"]));
-    // AIOS §5.2.1: the system provider outranks the community one.
+    // docs/contract.md#ranking: the system provider outranks the community one.
     expect(body.tools.find((t) => t.name === "text.stats")!.providers).toEqual(["std", "community"]);
   });
 

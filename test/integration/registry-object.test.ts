@@ -105,7 +105,7 @@ describe("RegistryObject", () => {
     expect(snap.providers.find((p) => p.name === "lab-broken")!.dead).toBeUndefined();
   });
 
-  it("probes the dead again by its own alarm and brings them back without an operator (AIOS §5.2)", async () => {
+  it("probes the dead again by its own alarm and brings them back without an operator (docs/contract.md#liveness)", async () => {
     const { inside, advance, stub } = await registry();
     await inside((r) => r.snapshot());
     for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++) await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));

@@ -1,5 +1,5 @@
 /**
- * TRT-002 §9 as a caller meets it: a finished execution answers GET /v1/executions/{id} for
+ * docs/contract.md#retention as a caller meets it: a finished execution answers GET /v1/executions/{id} for
  * the retention window, then 404 — whether it ran at the edge (its record in the audit
  * store) or in an execution object (deleted by its own alarm). The Worker runs here with a
  * retention of RETENTION_MS (EXECUTION_RETENTION_MS is deployment configuration; the shipped
@@ -41,7 +41,7 @@ async function getUntil(id: string, status: number, withinMs = RETENTION_MS + 20
   }
 }
 
-describe("retention (TRT-002 §9)", () => {
+describe("retention (docs/contract.md#retention)", () => {
   it("answers a fast-path execution's id until its retention is over, then 404 execution_not_found", async () => {
     const done = await request("POST", "/v1/executions", { tool: "math.evaluate", input: { expression: "2 + 2" }, limits: { timeout_ms: 20_000 } });
     expect(done.status).toBe(200);

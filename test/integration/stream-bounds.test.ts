@@ -1,5 +1,5 @@
 /**
- * Bounded streams in workerd (issue 14): 100 subscribers of one execution that never read
+ * Bounded streams in workerd (docs/contract.md#streaming): 100 subscribers of one execution that never read
  * leave its object holding at most MAX_FANOUT_BYTES of event bytes for them, while a reader
  * that keeps up gets every event; a dropped reader resumes from its last event.
  */

@@ -1,5 +1,5 @@
 /**
- * Executions that wait (issue 15), inside workerd: a restart of every object while executions
+ * Executions that wait (docs/contract.md#waiting), inside workerd: a restart of every object while executions
  * wait — in their tenant's queue, at a provider's gate, for a person's approval — loses none of
  * them and keeps their order; a slot freed by a crash is handed on. `abortAllDurableObjects()`
  * is the restart (see execution-object.test.ts for why not evictDurableObject).

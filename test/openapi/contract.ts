@@ -40,6 +40,6 @@ agree<Awaited<ReturnType<ToolRuntimeClient["listTools"]>>, Doc["ToolList"]>({ to
 // The operators' readiness report (GET /v1/admin/readiness) and the public status (GET /readyz).
 agree<Readiness, Doc["ReadinessReport"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<Pick<Readiness, "status">, Doc["Readiness"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
-// Issue 15: what approvers see, and the approval part of a view.
+// What approvers see, and the approval part of a view.
 agree<PendingApproval, Doc["PendingApproval"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<ApprovalState, Doc["ApprovalState"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });

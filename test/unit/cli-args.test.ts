@@ -74,7 +74,7 @@ describe("trt's command line", () => {
     }
   });
 
-  it("reads approvals, approve and reject (issue 15), and refuses a rejection without a reason before sending it", () => {
+  it("reads approvals, approve and reject (docs/contract.md#approvals), and refuses a rejection without a reason before sending it", () => {
     expect(parse(["approvals"]).command).toBe("approvals");
     expect(parse(["approve", "exec_1", "--reason", "ok"])).toMatchObject({ command: "approve", args: ["exec_1"], flags: { reason: "ok" } });
     expect(parse(["reject", "exec_1", "--reason", "wrong"])).toMatchObject({ command: "reject", args: ["exec_1"], flags: { reason: "wrong" } });

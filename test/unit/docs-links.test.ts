@@ -4,35 +4,12 @@
  * anchor), and every `npm run <script>` (and `npm start` / `npm test`) they name is a script
  * in package.json.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { anchorsOf, prose, read, root } from "./docs-text.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DOCS = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`), "bench/README.md"];
-const read = (file: string) => readFileSync(join(root, file), "utf8");
-
-const withoutFences = (markdown: string) => markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "");
-/** The text outside code blocks and inline code, where a link is a link. */
-const prose = (markdown: string) => withoutFences(markdown).replace(/`[^`\n]*`/g, "");
-
-/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
-export function anchorsOf(markdown: string): Set<string> {
-  const seen = new Map<string, number>();
-  const anchors = new Set<string>();
-  for (const [, text] of withoutFences(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const plain = text.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/[*`]/g, "");
-    const slug = plain
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-      .replace(/\s/g, "-");
-    const n = seen.get(slug) ?? 0;
-    seen.set(slug, n + 1);
-    anchors.add(n === 0 ? slug : `${slug}-${n}`);
-  }
-  return anchors;
-}
 
 /** Relative links `[text](target)` and `![alt](target)` outside code, with where they point. */
 function relativeLinks(file: string): { target: string; path: string; anchor?: string }[] {
@@ -69,5 +46,6 @@ describe("the docs", () => {
       "tests",
       "tests-1",
     ]);
+    expect(anchorsOf('<a id="liveness"></a>**Liveness.**').has("liveness")).toBe(true);
   });
 });

@@ -7,10 +7,10 @@ const ALL: ExecutionStatus[] = ["awaiting_approval", "queued", "scheduled", "run
 const TERMINAL: ExecutionStatus[] = ["succeeded", "failed", "cancelled", "timed_out"];
 
 /**
- * TRT-002 §9: queued → scheduled → running → (succeeded | failed | cancelled | timed_out).
+ * docs/contract.md#statuses: queued → scheduled → running → (succeeded | failed | cancelled | timed_out).
  * Besides the main line, an execution may end before it runs: cancelled or failed while
  * queued (cancel, or a dispatch failure), and cancelled, failed or timed out once scheduled.
- * Issue 15: a call that needs a person's approval starts awaiting it, and goes on to the queue
+ * A call that needs a person's approval starts awaiting it, and goes on to the queue
  * (approved), or ends cancelled (before_start) or failed (rejected, expired).
  */
 const LEGAL: ReadonlyArray<[ExecutionStatus, ExecutionStatus]> = [
@@ -34,7 +34,7 @@ const ILLEGAL = ALL.flatMap((from) => ALL.filter((to) => !isLegal(from, to)).map
 
 const record = (status: Parameters<typeof executionRecord>[0], overrides: Parameters<typeof executionRecord>[1] = {}) => executionRecord(status, { accepted_at: 1_000, ...overrides });
 
-describe("transition (TRT-002 §9 status model)", () => {
+describe("transition (docs/contract.md#statuses)", () => {
   it("walks the main line queued → scheduled → running → succeeded, stamping each step", () => {
     const queued = record("queued");
     const scheduled = transition(queued, "scheduled", 1_010);
@@ -132,13 +132,13 @@ describe("isTerminal", () => {
   });
 });
 
-describe("isWaiting (issue 15)", () => {
+describe("isWaiting (docs/contract.md#waiting)", () => {
   it("holds for the statuses where no provider has been called yet", () => {
     expect(ALL.filter(isWaiting)).toEqual(["awaiting_approval", "queued", "scheduled"]);
   });
 });
 
-describe("toView of a waiting execution (issue 15)", () => {
+describe("toView of a waiting execution (docs/contract.md#waiting)", () => {
   it("shows its place in line only while queued or scheduled", () => {
     expect(toView(record("queued"), [], 3).position).toBe(3);
     expect(toView(record("scheduled", { scheduled_at: 1_500 }), [], 1).position).toBe(1);

@@ -108,7 +108,7 @@ describe("runAttempts", () => {
   });
 });
 
-describe("the provider's own latency beside the runtime's (AIOS §5.7)", () => {
+describe("the provider's own latency beside the runtime's (docs/contract.md#delivery)", () => {
   const result = (latency_us: unknown) => ({ kind: "result" as const, result: { ok: true as const, output: {}, latency_us: latency_us as number } });
 
   it("records each attempt's latency_us in milliseconds, and null when the provider gave no answer", async () => {

@@ -24,7 +24,7 @@ function ctx(overrides: Partial<SettleContext> = {}): SettleContext {
 const ok = (output: unknown): ProviderOutcome => ({ kind: "result", result: { ok: true, output, latency_us: 120 } });
 const providerError = (error: ProviderError): ProviderOutcome => ({ kind: "result", result: { ok: false, error, latency_us: 80 } satisfies InvokeResult });
 
-describe("settle (AIOS §5.7 result delivery)", () => {
+describe("settle (docs/contract.md#delivery)", () => {
   it("succeeds with the output when it matches the output schema", () => {
     expect(settle(ok({ total: 3, unit: "ms" }), ctx())).toEqual({ status: "succeeded", output: { total: 3, unit: "ms" } });
   });
@@ -103,7 +103,7 @@ describe("settle (AIOS §5.7 result delivery)", () => {
     }
   });
 
-  it("carries the tool's own error code as details.tool_code (AIOS §6.3 ProviderRejected)", () => {
+  it("carries the tool's own error code as details.tool_code (docs/contract.md#errors, `tool_error`)", () => {
     const settlement = settle(providerError({ code: "tool_error", message: "quota used up", tool_code: "quota_exhausted", details: { limit: 5 } }), ctx());
     expect(settlement.error).toMatchObject({ code: "tool_error", details: { limit: 5, tool_code: "quota_exhausted" } });
   });
@@ -149,7 +149,7 @@ describe("settle (AIOS §5.7 result delivery)", () => {
 
 const record = executionRecord;
 
-describe("toView and httpStatusOf (TRT-002 §5, §9)", () => {
+describe("toView and httpStatusOf (docs/contract.md#response, docs/contract.md#statuses)", () => {
   it("shows a succeeded execution with its output, timings and HTTP 200", () => {
     const view = toView(
       record("succeeded", { provider: "std", scheduled_at: 10_003, running_at: 10_010, ended_at: 10_250, output: { total: 1, unit: "u" }, partial_output: { total: 0 } }),

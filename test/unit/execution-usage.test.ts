@@ -6,7 +6,7 @@ import { executionRecord } from "../fixtures/record.ts";
 
 const attempt = (n: number): AttemptRecord => ({ attempt: n, provider: "lab", outcome: "succeeded", started_ms: 0, duration_ms: 5, provider_latency_ms: 3, cpu_ms: null });
 
-describe("CPU reports in the view (TRT-002 §5 resources)", () => {
+describe("CPU reports in the view (docs/contract.md#response resources)", () => {
   it("says none while no report has arrived, and memory is never reported", () => {
     expect(resourcesOf([])).toEqual({ cpu_ms: null, peak_memory_mb: null, cpu_report: "none" });
   });

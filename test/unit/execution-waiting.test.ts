@@ -1,4 +1,4 @@
-/** The rules of waiting (issue 15), pure: how long each wait may last and how it ends. */
+/** The rules of waiting (docs/contract.md#waiting), pure: how long each wait may last and how it ends. */
 import { describe, expect, it } from "vitest";
 import type { ExecutionPlan } from "../../src/execution/dispatch.ts";
 import { approvalExpiry, cancelledBeforeStart, mayWait, SYNC_WAIT_MIN_MS, waitEndsAt, waitExpiredError } from "../../src/execution/waiting.ts";

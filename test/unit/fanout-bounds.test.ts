@@ -1,5 +1,5 @@
 /**
- * Bounded streams (issue 14): an execution's fan-out holds at most MAX_FANOUT_BYTES of event
+ * Bounded streams (docs/contract.md#streaming): an execution's fan-out holds at most MAX_FANOUT_BYTES of event
  * bytes for its readers together, whatever they do. The real Fanout with real web streams:
  * 100 subscribers that never read, one that keeps up.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 14, least privilege: operators are named by configuration, never by a token's own
+ * Least privilege (docs/roles.md): operators are named by configuration, never by a token's own
  * `role`; channels and capabilities default to none; local development's keys work only with
  * the flag that .dev.vars sets.
  */

@@ -66,7 +66,7 @@ describe("task statuses", () => {
     expect(taskStatusOf("failed", "legacy")).toBe("failed");
     expect(taskStatusOf("cancelled", "modern")).toBe("cancelled");
     expect(taskStatusOf("succeeded", "legacy")).toBe("completed");
-    // Issue 15: a call waiting for a person needs input from outside; the other waits are work.
+    // A call waiting for a person needs input from outside; the other waits are work.
     expect(["modern", "legacy"].map((era) => taskStatusOf("awaiting_approval", era as "modern" | "legacy"))).toEqual(["input_required", "input_required"]);
     expect(taskStatusOf("queued", "modern")).toBe("working");
     expect(taskStatusOf("scheduled", "legacy")).toBe("working");

@@ -1,4 +1,4 @@
-/** Approval policy (issue 15): APPROVALS parsed once, a tenant's rule by name or family, what it holds. */
+/** Approval policy (docs/contract.md#approvals): APPROVALS parsed once, a tenant's rule by name or family, what it holds. */
 import { describe, expect, it } from "vitest";
 import { approvalNeeded, approvalRuleFor, isApprover, parseApprovalsConfig } from "../../src/policy/approvals.ts";
 

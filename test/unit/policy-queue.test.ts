@@ -1,5 +1,5 @@
 /**
- * The tenant's queue (issue 15), in the pure ledger: past max_concurrent an execution that may
+ * The tenant's queue (docs/contract.md#waiting), in the pure ledger: past max_concurrent an execution that may
  * wait takes a place, first come first served, up to max_queued; a freed slot goes to the head;
  * while anything waits, isolates' leases get no new slots; a restored ledger keeps the order.
  */

@@ -1,4 +1,4 @@
-/** A tenant's open event streams (issue 14): `max_streams` slots, leased, renewed, given back. */
+/** A tenant's open event streams (docs/contract.md#streaming): `max_streams` slots, leased, renewed, given back. */
 import { describe, expect, it } from "vitest";
 import { TenantLedger } from "../../src/policy/ledger.ts";
 

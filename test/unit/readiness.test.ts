@@ -1,5 +1,5 @@
 /**
- * Quiet health (issue 14): /readyz's check is made at most once per READY_CACHE_MS per isolate,
+ * Quiet health: /readyz's check is made at most once per READY_CACHE_MS per isolate,
  * however many probes arrive, and what it found stays out of the public answer.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The README's code compiles (issue 22): "Writing a provider" is built as a real provider —
+ * The README's code compiles: "Writing a provider" is built as a real provider —
  * its `file=` blocks written where they say, next to the project's SDK, type-checked with the
  * project's compiler options, bundled by wrangler as `npm run build:providers` bundles every
  * provider, its schemas compiled as `npm run build:schemas` compiles them, and its tool

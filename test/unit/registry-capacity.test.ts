@@ -1,5 +1,5 @@
 /**
- * A provider's max_concurrency (issue 15): declared in its manifest, carried into the catalog,
+ * A provider's max_concurrency (docs/contract.md#waiting): declared in its manifest, carried into the catalog,
  * overridden (and un-overridden) by an operator in the snapshot edges plan from.
  */
 import { describe, expect, it } from "vitest";

@@ -116,7 +116,7 @@ describe("composeSnapshot: operator overrides", () => {
   });
 });
 
-describe("composeSnapshot: deprecation and the active version (AIOS §5.2)", () => {
+describe("composeSnapshot: deprecation and the active version (docs/contract.md#resolution)", () => {
   const p = provider("p", "verified", 0);
   const versions = ["1.0.0", "1.5.0", "2.0.0", "2.1.0-beta.1"];
   const catalog = () => ({ providers: [p], tools: { "a.tool": tool("a.tool", versions, [p], "2.0.0") }, problems: [] });

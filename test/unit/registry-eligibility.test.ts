@@ -80,7 +80,7 @@ describe("partitionOfferings: providers", () => {
   });
 });
 
-describe("partitionOfferings: circuit breaker (AIOS §6.4)", () => {
+describe("partitionOfferings: circuit breaker (docs/contract.md#circuit-breakers)", () => {
   it("keeps an offering whose breaker is closed, not as a trial", () => {
     const snap = snapshot([provider("p")], { [healthKey("p", TOOL)]: health({ state: "closed", reset_at: NOW - 1 }) });
     expect(partitionOfferings([offering("p")], snap, NOW).eligible).toEqual([{ offering: offering("p"), trial: false }]);

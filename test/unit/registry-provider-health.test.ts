@@ -35,7 +35,7 @@ function openAt(at: number, policy = POLICY): BreakerRecord {
   return { state: "open", reset_at: at, opened_at: at, until: at + policy.cooldown_ms };
 }
 
-describe("DEFAULT_BREAKER (AIOS §6.4)", () => {
+describe("DEFAULT_BREAKER (docs/contract.md#circuit-breakers)", () => {
   it("opens after 5 failures in 30 s for a 30 s cooldown", () => {
     expect(DEFAULT_BREAKER).toEqual({ failures: 5, window_ms: 30_000, cooldown_ms: 30_000 });
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 14, bounded requests: MessagePack bombs are a 400 before the decoder builds anything,
+ * Bounded requests (docs/contract.md#limits): MessagePack bombs are a 400 before the decoder builds anything,
  * and `context` has bounds of its own (each string, the whole), refused with the field's path.
  */
 import { encode } from "@msgpack/msgpack";

@@ -4,7 +4,7 @@ import { effectiveTimeoutMs, LATENCY_CLASS_DEFAULT_MS, remainingBudgetMs } from 
 
 const SYSTEM_MAX = 600_000;
 
-describe("effectiveTimeoutMs (AIOS §6.1 timeout hierarchy)", () => {
+describe("effectiveTimeoutMs (docs/contract.md#timeouts)", () => {
   it("uses the caller's timeout when it is within every bound", () => {
     expect(effectiveTimeoutMs({ requestedMs: 1_234, latencyClass: "slow", toolMaxMs: 10_000, systemMaxMs: SYSTEM_MAX })).toEqual({
       timeout_ms: 1_234,
@@ -73,7 +73,7 @@ describe("effectiveTimeoutMs (AIOS §6.1 timeout hierarchy)", () => {
   });
 });
 
-describe("remainingBudgetMs (AIOS §6.1 budget tracking)", () => {
+describe("remainingBudgetMs (docs/contract.md#budgets)", () => {
   it("subtracts the time elapsed since acceptance", () => {
     expect(remainingBudgetMs(5_000, 1_000_000, 1_000_002)).toBe(4_998);
   });

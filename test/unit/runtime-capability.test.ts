@@ -122,7 +122,7 @@ describe("resolveRequiredCapability", () => {
   });
 });
 
-describe("reachableOfferings (AIOS §5.3 level 1)", () => {
+describe("reachableOfferings (docs/contract.md#capabilities level 1)", () => {
   const offerings = [offering("std", "system"), offering("community", "community"), offering("lab", "verified")];
 
   it("keeps every offering for a caller with the * channel", () => {
@@ -157,7 +157,7 @@ describe("reachableOfferings (AIOS §5.3 level 1)", () => {
   });
 });
 
-describe("checkToolCapability (AIOS §5.3 level 3)", () => {
+describe("checkToolCapability (docs/contract.md#capabilities level 3)", () => {
   it("passes a tool that requires nothing without any grant", () => {
     expect(checkToolCapability(caller({ capabilities: [] }), null, {})).toEqual({ required: null, granted_by: null });
   });

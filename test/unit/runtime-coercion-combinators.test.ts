@@ -1,5 +1,5 @@
 /**
- * AIOS §5.4 lenient mode through `$ref`, `anyOf`, `oneOf` and `allOf`. The spec's examples:
+ * docs/contract.md#coercion lenient mode through `$ref`, `anyOf`, `oneOf` and `allOf`. The contract's examples:
  * null → "en" (Null, Any with default), 42 stays 42 (Integer → Number), "42" is not made a
  * number (String → Number/Integer rejected: left for validation to refuse).
  */
@@ -147,7 +147,7 @@ describe("lenient coercion through anyOf and oneOf", () => {
   });
 });
 
-describe("lenient coercion keeps the rest of AIOS §5.4 inside combinators", () => {
+describe("lenient coercion keeps the rest of docs/contract.md#coercion inside combinators", () => {
   const s = schema({ type: "object", $defs: { n: { type: "number", default: 1 }, i: { type: "integer", default: 2 } }, properties: { n: { anyOf: [{ $ref: "#/$defs/n" }] }, i: { oneOf: [{ $ref: "#/$defs/i" }, { type: "boolean" }] } } });
 
   it("leaves an integer for a number as it is (42 → 42)", () => {

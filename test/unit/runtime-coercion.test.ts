@@ -4,7 +4,7 @@ import { coerceLenient } from "../../src/schema/coercion.ts";
 
 const schema = (s: Record<string, unknown>) => s as JsonSchema;
 
-describe("coerceLenient (AIOS §5.4 lenient mode)", () => {
+describe("coerceLenient (docs/contract.md#coercion)", () => {
   it("replaces a null property with the schema's default", () => {
     const s = schema({ type: "object", properties: { lang: { type: "string", default: "en" } } });
     expect(coerceLenient(s, { lang: null })).toEqual({ lang: "en" });

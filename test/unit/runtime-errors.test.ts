@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_AFTER_MS } from "../../src/retry-after.ts";
 import { ERROR_TABLE, errorBody, isErrorCode, RuntimeError, statusOf, type ErrorCode } from "../../src/errors.ts";
 
-/** TRT-002 §10, verbatim: code, HTTP status, retryable ("maybe" is the tool's call; false by default). */
-const TRT_002: ReadonlyArray<[ErrorCode, number, boolean]> = [
+/** The original ten codes of docs/contract.md#errors: code, HTTP status, retryable ("maybe" is the tool's call; false by default). */
+const ORIGINAL_CODES: ReadonlyArray<[ErrorCode, number, boolean]> = [
   ["unauthenticated", 401, false],
   ["forbidden", 403, false],
   ["tool_not_found", 404, false],
@@ -16,8 +16,8 @@ const TRT_002: ReadonlyArray<[ErrorCode, number, boolean]> = [
   ["rate_limited", 429, true],
 ];
 
-describe("ERROR_TABLE (TRT-002 §10)", () => {
-  it.each(TRT_002)("maps %s to HTTP %i, retryable %s", (code, status, retryable) => {
+describe("ERROR_TABLE (docs/contract.md#errors)", () => {
+  it.each(ORIGINAL_CODES)("maps %s to HTTP %i, retryable %s", (code, status, retryable) => {
     expect(isErrorCode(code)).toBe(true);
     expect(statusOf(code)).toBe(status);
     const err = new RuntimeError(code, "m");
@@ -26,8 +26,8 @@ describe("ERROR_TABLE (TRT-002 §10)", () => {
     expect(err.toBody().retryable).toBe(retryable);
   });
 
-  it("files every TRT-002 code under the error type its family implies", () => {
-    const types = Object.fromEntries(TRT_002.map(([code]) => [code, ERROR_TABLE[code].type]));
+  it("files every original code under the error type its family implies", () => {
+    const types = Object.fromEntries(ORIGINAL_CODES.map(([code]) => [code, ERROR_TABLE[code].type]));
     expect(types).toEqual({
       unauthenticated: "auth_error",
       forbidden: "auth_error",
@@ -57,7 +57,7 @@ describe("ERROR_TABLE (TRT-002 §10)", () => {
 });
 
 describe("RuntimeError", () => {
-  it("renders the TRT-002 §10 body shape", () => {
+  it("renders the error body shape (docs/contract.md#errors)", () => {
     const err = new RuntimeError("resource_exceeded", "Execution exceeded memory limit (1Gi).", { limit: "1Gi", observed: "1.1Gi" });
     expect(err.toBody()).toEqual({
       code: "resource_exceeded",

@@ -39,8 +39,8 @@ function blamed(body: unknown): string {
   }
 }
 
-describe("parseExecutionRequest (TRT-002 §4 envelope)", () => {
-  it("accepts the TRT-002 §4 example request", () => {
+describe("parseExecutionRequest (docs/contract.md#request envelope)", () => {
+  it("accepts a full example request (docs/contract.md#request)", () => {
     const request = {
       tool: "http.request",
       version: "1.2.0",

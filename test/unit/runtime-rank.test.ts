@@ -12,7 +12,7 @@ function offering(provider: string, trust: Trust, seq: number): Offering {
 
 const order = (ranked: ReturnType<typeof rankProviders>) => ranked.map((r) => r.offering.provider);
 
-describe("rankProviders: explicit provider (AIOS §5.2.1 criterion 1)", () => {
+describe("rankProviders: explicit provider (docs/contract.md#ranking criterion 1)", () => {
   it("returns only the named provider, even when another outranks it", () => {
     const offerings = [offering("sys", "system", 0), offering("comm", "community", 1)];
     const ranked = rankProviders(offerings, { explicit: "comm", stats: { sys: { p50_ms: 1, error_rate: 0 } } });

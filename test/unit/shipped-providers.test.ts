@@ -1,5 +1,5 @@
 /**
- * Dev-only providers stay dev-only (issue 14): what `npm run deploy` ships names no lab
+ * Dev-only providers stay dev-only: what `npm run deploy` ships names no lab
  * provider, and every Worker the shipped runtime binds is one `npm run deploy` ships; what
  * `npm start` and the tests run is exactly the shipped runtime plus the lab providers.
  * Read with wrangler's own config reader, as `wrangler deploy` and `wrangler dev` read them.

@@ -1,5 +1,5 @@
 /**
- * math.evaluate and json.query on the worst inputs their schemas admit (issue 13): every
+ * math.evaluate and json.query on the worst inputs their schemas admit: every
  * answer is a value or the tool's own error, reached in work linear in the input.
  *
  * Why linear: the arithmetic tokenizer advances over each character once (sticky regexes

@@ -1,5 +1,5 @@
 /**
- * Registering an upstream (issue 17, item 1 and "bad input"): what a registration may say, the
+ * Registering an upstream (docs/contract.md#upstreams): what a registration may say, the
  * conservative defaults for what it leaves out, and where an https upstream may not be.
  */
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,5 @@
 /**
- * What an upstream's failure means for the caller and for provider health (issue 17, item 4,
- * "bad input and faults"): the same codes and signals as a native provider's.
+ * What an upstream's failure means for the caller and for provider health (docs/contract.md#upstreams): the same codes and signals as a native provider's.
  */
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";

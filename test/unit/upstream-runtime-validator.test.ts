@@ -48,7 +48,7 @@ async function both(schema: JsonSchema, input: unknown) {
   return { prebuilt: checkOutput(input, hash, prebuilt), runtime: checkOutput(input, hash, {}, schema) };
 }
 
-describe("run-time schemas (DESIGN.md 13)", () => {
+describe("run-time schemas (docs/contract.md#validation)", () => {
   it("reports the same violations, by path and keyword, as the build-time validators", async () => {
     for (const input of INPUTS) {
       const { prebuilt, runtime } = await both(SCHEMA, input);

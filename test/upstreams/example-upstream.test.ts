@@ -1,6 +1,6 @@
 /**
  * The example upstream MCP server (upstreams/example) under real `wrangler dev`, alone, driven
- * by the official client (@modelcontextprotocol/client) as the runtime will drive it (issue 17).
+ * by the official client (@modelcontextprotocol/client) as the runtime will drive it (docs/contract.md#upstreams).
  */
 import { createHash, randomUUID } from "node:crypto";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";

@@ -30,7 +30,7 @@ export function Problem({ error }: { error: unknown }) {
   );
 }
 
-/** The error envelope as the API sent it (TRT-002 §10), for the Try-it result. */
+/** The error envelope as the API sent it (docs/contract.md#errors), for the Try-it result. */
 export function envelopeOf(err: ToolRuntimeError) {
   return { error: { code: err.code, message: err.message, type: err.type, retryable: err.retryable, ...(err.details ? { details: err.details } : {}) } };
 }

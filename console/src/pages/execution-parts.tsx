@@ -11,7 +11,7 @@ export function Timings({ view }: { view: ExecutionView }) {
     ["Ran (provider → end)", ms(e.duration_ms)],
     ["Timeout", ms(e.timeout_ms)],
   ];
-  // Issue 15: a waiting execution's place in line, and the approval it needed.
+  // A waiting execution's place in line, and the approval it needed.
   if (view.position !== undefined) rows.push(["Place in line", `${view.position} (${view.status === "scheduled" ? "for room at its provider" : "for a slot of its tenant"})`]);
   if (view.approval) {
     const d = view.approval.decision;
@@ -59,7 +59,7 @@ export function Capability({ view }: { view: ExecutionView }) {
   if (!c) return null;
   return (
     <table class="data">
-      <caption>Capability decisions (AIOS §5.3)</caption>
+      <caption>Capability decisions (docs/contract.md#capabilities)</caption>
       <tbody>
         <tr>
           <th scope="row">Level 1: channels</th>

@@ -1,6 +1,6 @@
 /**
  * Simulation-only Worker (not part of the product). A simulated isolate runs the edge's real
- * policy code in Node (sim/isolate.ts); every call that code makes on a Durable Object stub
+ * policy code in Node (sim/isolate-group.ts); every call that code makes on a Durable Object stub
  * arrives here as `POST /sim/rpc {binding, name, method, args}` and is made on the real
  * object, so the object sees exactly the RPC calls an edge would make, one request each.
  * `/sim/cache` is the data center's Cache API for the simulated isolates (sim/remote-cache.ts):
@@ -18,7 +18,7 @@ interface Env {
 
 /** The RPC surface the simulation may use, per binding: what an edge calls, nothing more. */
 const ALLOWED: Record<string, readonly string[]> = {
-  // report and acquireTrial: the edge before issue 19 (sim/edges/before.ts); resetHealth: the harness, between cells.
+  // report and acquireTrial: the edge before its per-provider health view (sim/edges/before.ts); resetHealth: the harness, between cells.
   REGISTRY: ["snapshot", "report", "acquireTrial", "resetHealth"],
   TENANTS: ["admit", "release", "lease"],
   HEALTH: ["report", "acquireTrial", "returnTrial"],

@@ -1,5 +1,5 @@
 /**
- * Bearer tokens for /mcp (issue 17: the runtime injects a credential per upstream). A static
+ * Bearer tokens for /mcp (docs/contract.md#upstreams: the runtime injects a credential per upstream). A static
  * token list stands in for an OAuth verifier; the SDK's `requireBearerAuth` does the rest
  * (the 401 with `WWW-Authenticate: Bearer error="invalid_token"`, RFC 6750 §3).
  */

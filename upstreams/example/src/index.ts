@@ -1,5 +1,5 @@
 /**
- * Entry of the example upstream MCP server Worker (issue 17): routes only.
+ * Entry of the example upstream MCP server Worker (docs/contract.md#upstreams): routes only.
  *
  *   POST /mcp      MCP over Streamable HTTP, stateless: 2026-07-28 clients (no handshake,
  *                  one self-describing POST per request) and 2025 clients (initialize, then

@@ -1,6 +1,6 @@
 /**
  * The example upstream's tools, each there to exercise one thing the runtime must handle when
- * it federates an MCP server (issue 17):
+ * it federates an MCP server (docs/contract.md#upstreams):
  *
  *   echo          fast and read-only: the plain path, with structured content
  *   slow_count    slow: progress notifications, log messages, cancellation

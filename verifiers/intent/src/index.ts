@@ -1,5 +1,5 @@
 /**
- * The example intent verifier (AIOS §5.3 level 2): a Worker the runtime reaches over a
+ * The example intent verifier (docs/contract.md#capabilities level 2): a Worker the runtime reaches over a
  * service binding (INTENT_VERIFIER). Its policy is profiles.json, or an AGENT_PROFILES var.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";

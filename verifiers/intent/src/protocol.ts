@@ -1,4 +1,4 @@
-/** What the runtime asks the intent verifier (AIOS §5.3 level 2), and what it answers. */
+/** What the runtime asks the intent verifier (docs/contract.md#capabilities level 2), and what it answers. */
 export interface IntentRequest {
   tenant: string;
   agent: string;

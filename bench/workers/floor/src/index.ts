@@ -2,7 +2,7 @@
  * Bench-only Worker (not part of the product): the floors the runtime is measured against.
  *   F0  POST /f0  the provider's echo tool called directly through the same service binding
  *   F1  POST /f1  the same call made from a new Durable Object per call that writes one row
- * F1 is the cost the design buys (one object per execution, DESIGN.md 8).
+ * F1 is the cost the design buys (one object per execution that can be observed, docs/contract.md#modes).
  */
 import { DurableObject, RpcTarget } from "cloudflare:workers";
 import type { ExecutionSink, InvokeResult, StopSignal, ToolCall } from "../../../../providers/sdk/protocol.ts";

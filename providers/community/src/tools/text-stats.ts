@@ -7,7 +7,7 @@ import { defineTool } from "../../../sdk/define.ts";
 import { isWhitespace, textStatsInput, textStatsOutput, type TextStats, type TextStatsInput } from "../../../std/src/tools/text-stats.ts";
 
 /**
- * One pass, constant work per code point (issue 13: linear on any text the schema admits):
+ * One pass, constant work per code point (linear on any text the schema admits, so no input can hold its Worker's CPU):
  * words are runs of non-whitespace, lines are "\n"-separated pieces, sentences are runs of
  * . ! ? (each run counts once), characters are code points.
  */

@@ -1,5 +1,5 @@
 /**
- * `lab.defaults`: a lenient tool (AIOS §5.4) whose defaults sit behind `$ref`, `anyOf` and
+ * `lab.defaults`: a lenient tool (docs/contract.md#coercion) whose defaults sit behind `$ref`, `anyOf` and
  * `oneOf`. It answers with the input exactly as its handler received it, so a caller (and the
  * end-to-end tests) can see what lenient coercion made of a null. Free of platform imports:
  * scripts/build-schemas.ts loads it under Node to prebuild its validators.
@@ -15,7 +15,7 @@ const input = {
   },
   properties: {
     text: { type: "string", maxLength: 1000 },
-    /** null → "en" through a $ref (the spec's own example). */
+    /** null → "en" through a $ref (the example of docs/contract.md#coercion). */
     lang: { $ref: "#/$defs/lang" },
     /** null → "plain": the only default among the branches. */
     format: { anyOf: [{ type: "string", enum: ["plain", "markdown"], default: "plain" }, { type: "integer", minimum: 1, maximum: 3 }] },

@@ -3,7 +3,7 @@ import { defineTool } from "../../../sdk/define.ts";
 
 /**
  * `lab.write` and `lab.delete` change nothing: they exist for their declared effects, so that
- * level 2's synchronous verification of write and delete tools (AIOS §5.3) can be watched end
+ * level 2's synchronous verification of write and delete tools (docs/contract.md#capabilities) can be watched end
  * to end. Each answers with the record it was asked to change.
  */
 function labEffect(effect: "write" | "delete", answer: "wrote" | "deleted") {

@@ -181,7 +181,7 @@ export const labBurst = defineTool({
 });
 
 /**
- * `lab.reject` fails on request with an application error code (AIOS §6.3 ProviderRejected),
+ * `lab.reject` fails on request with an application error code (docs/contract.md#errors, `tool_error`),
  * declared in its manifest; `undeclared: true` uses a code it never declared, which still
  * reaches the caller while the SDK logs a warning.
  */
@@ -215,7 +215,7 @@ export const labReject = defineTool({
 });
 
 /**
- * `lab.items` streams `count` items as append-partials (partial_merge "append", AIOS §6.2):
+ * `lab.items` streams `count` items as append-partials (partial_merge "append", docs/contract.md#partial-output):
  * each partial event carries the new items only, and the runtime's partial output is the
  * list so far, so a cancelled call keeps every item it produced.
  */
@@ -294,7 +294,7 @@ export const labSpin = defineTool({
  * `lab.long` is a long-running tool with a short breaker (2 failures in 30 s, 2 s cooldown):
  * it says it has started at once (a `progress` event), then works for `ms`; `crash: true`
  * makes it throw at once. With it a test sees a half-open breaker's trial decided by the
- * provider's first sign of life, not by the end of a long run (AIOS §6.4).
+ * provider's first sign of life, not by the end of a long run (docs/contract.md#circuit-breakers).
  */
 export const labLong = defineTool({
   name: "lab.long",

@@ -1,10 +1,10 @@
-/** Lab tools for executions that wait (issue 15): a provider's concurrency, and a tool worth approving. */
+/** Lab tools for executions that wait (docs/contract.md#approvals): a provider's concurrency, and a tool worth approving. */
 import { defineTool, sleep } from "../../../sdk/define.ts";
 
 /**
  * `lab.gauge` counts the calls it is running at once (in this provider's isolate) and answers
  * how many were running when it started, with the most it has ever seen: with the provider's
- * max_concurrency at 1, both must always be 1 (issue 15).
+ * max_concurrency at 1, both must always be 1 (docs/contract.md#waiting).
  */
 let gaugeInFlight = 0;
 let gaugeMost = 0;
@@ -32,7 +32,7 @@ export const labGauge = defineTool({
 
 /**
  * `lab.erase` stands for a destructive tool (effects `delete`): a tenant's policy may hold it
- * for a person's approval (issue 15). It remembers what it erased, so `lab.was_erased` can
+ * for a person's approval (docs/contract.md#approvals). It remembers what it erased, so `lab.was_erased` can
  * tell whether it ever ran for a name — rejected, expired and cancelled calls never do.
  */
 const erased = new Set<string>();

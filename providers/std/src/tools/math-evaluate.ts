@@ -26,7 +26,7 @@ export const mathEvaluate = defineTool<{ expression: string }, { value: number }
   latency_class: "instant",
   effects: "read",
   coercion: "strict",
-  // Each ArithmeticError kind is a code (issue 20): callers can tell a typo from a zero divisor.
+  // Each ArithmeticError kind is a code (declared in the manifest's error_codes, docs/contract.md#errors): callers can tell a typo from a zero divisor.
   error_codes: [
     { code: "syntax", description: "The expression is not well formed; details.position says where." },
     { code: "unknown_identifier", description: "A name that is neither a constant (pi, e) nor a function." },
