@@ -17,7 +17,7 @@ import type { TraceContext } from "../audit/trace.ts";
 import { parseExecutionRequest } from "../pipeline/initiation.ts";
 import { requestFingerprint } from "../pipeline/idempotency.ts";
 import { dryRun, planExecution, type DryRunReport } from "../pipeline/plan.ts";
-import { limitsFor, type TenantLimits } from "../policy/limits.ts";
+import { payloadLimit, type TenantLimits } from "../policy/limits.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
 import { EventStream } from "../stream/ndjson.ts";
 import { StreamSlot } from "../stream/tenant-streams.ts";
@@ -320,7 +320,7 @@ function fromObject(answer: ObjectAnswer, slot?: StreamSlot): Outcome<CallAnswer
 /** The tenant's payload limit, on every face (a REST body was already cut off while it was read). */
 function checkPayload(ctx: CallContext, envelope: unknown): void {
   const config = loadConfig(ctx.env);
-  const max = Math.min(config.maxRequestBytes, limitsFor(config.limits, ctx.caller.tenant).max_payload_bytes);
+  const max = payloadLimit(config, ctx.caller.tenant);
   const bytes = ctx.requestBytes ?? new TextEncoder().encode(toJson(envelope)).byteLength;
   if (bytes > max) throw new RuntimeError("payload_too_large", `request is ${bytes} bytes; the maximum is ${max}`, { max_bytes: max, actual_bytes: bytes });
 }

@@ -11,12 +11,11 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { reply } from "../codec/negotiate.ts";
+import { decodeBody, reply } from "../codec/negotiate.ts";
 import type { Caller } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { requireTenantAdmin } from "../auth/roles.ts";
 import { loadConfig } from "../config.ts";
-import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
 import { registryStub } from "../registry/snapshot-cache.ts";
 import { credentialStore } from "../upstreams/authorization.ts";
