@@ -6,8 +6,11 @@
 import type { ApprovalDecision, AttemptRecord, CapabilityDecision, ExecutionMode, ExecutionStatus, Face, IntentDecision } from "../contract.ts";
 import type { UsageReport } from "./tail-reports.ts";
 
-/** One audit record per execution, at its end. Parameters appear only as a hash. */
-export interface AuditRecord {
+/**
+ * One execution's entry in the audit log, sent when it has ended (`GET /v1/audit` answers it as
+ * the contract's AuditRecord). Parameters appear only as a hash.
+ */
+export interface AuditEntry {
   execution_id: string;
   tenant: string;
   agent: string;
@@ -37,7 +40,7 @@ export type AuditMessage =
    * the edge: the audit store is where GET finds it for the retention window. `view_stored`:
    * the view was too large for a message and the edge wrote it to the store itself.
    */
-  | { kind: "finished"; record: AuditRecord; view?: string; view_stored?: boolean; retention_ms: number }
+  | { kind: "finished"; record: AuditEntry; view?: string; view_stored?: boolean; retention_ms: number }
   /** AIOS §5.3 level 2 for a read-only tool: the verdict that arrived after its execution was recorded. */
   | { kind: "intent"; execution_id: string; decision: IntentDecision }
   /** Provider invocations' CPU reports (src/audit/tail.ts), kept until `expires_at` for the audit log and fast-path views. */

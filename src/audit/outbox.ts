@@ -8,7 +8,7 @@
  * with another, which Workers refuses.
  */
 import type { ExecutionRecord } from "../execution/record.ts";
-import type { AuditMessage, AuditRecord } from "./messages.ts";
+import type { AuditEntry, AuditMessage } from "./messages.ts";
 
 export type AuditConfirm = "sent" | "failed";
 
@@ -28,7 +28,7 @@ export function sendDrillState(): { armed: number; failed: number } {
   return { armed: failNext, failed: failedByDrill };
 }
 
-export function auditEntryOf(r: ExecutionRecord): AuditRecord {
+export function auditEntryOf(r: ExecutionRecord): AuditEntry {
   return {
     execution_id: r.execution_id,
     tenant: r.tenant,

@@ -16,7 +16,7 @@ import { rankProviders, type RankedOffering } from "../registry/rank.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { effectiveTimeoutMs, LATENCY_CLASS_DEFAULT_MS } from "./budget.ts";
 import { checkToolCapability, reachableOfferings } from "./capability.ts";
-import type { ExecutionPlan } from "../execution/dispatch.ts";
+import type { ExecutionPlan } from "../execution/execution-plan.ts";
 import { resolveTool } from "./lookup.ts";
 import { checkIntent, verifyNow } from "./intent.ts";
 import { validateInput } from "./schema.ts";

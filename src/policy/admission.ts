@@ -6,7 +6,7 @@
  */
 import type { Outcome } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
-import type { ExecutionPlan } from "../execution/dispatch.ts";
+import type { ExecutionPlan } from "../execution/execution-plan.ts";
 import type { Refusal } from "./ledger.ts";
 import { TenantLease, type Ticket } from "./lease.ts";
 import type { TenantLimits } from "./limits.ts";

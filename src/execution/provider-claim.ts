@@ -10,7 +10,7 @@
  * the edge, which never waits, goes down the object path to wait there. A tenant past its
  * share of that gate's line is refused (`rate_limited`, reason `provider_queue_share`).
  */
-import type { ExecutionPlan, PlannedProvider } from "./dispatch.ts";
+import type { ExecutionPlan, PlannedProvider } from "./execution-plan.ts";
 import { noHealthyProvider } from "../pipeline/plan.ts";
 import { RuntimeError } from "../errors.ts";
 import { registryStub } from "../registry/snapshot-cache.ts";
