@@ -14,7 +14,8 @@ import { TRUST_ORDER, type Trust } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { readBody } from "../codec/request-body.ts";
 import type { RegistrySnapshot } from "../registry/catalog.ts";
-import { publishSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { registryStub } from "../object-stubs.ts";
+import { publishSnapshot } from "../registry/snapshot-cache.ts";
 import { readiness } from "./health.ts";
 
 export const admin = new Hono<AppEnv>();

@@ -23,7 +23,7 @@ import { decodeBody, reply, requestFormat } from "../codec/negotiate.ts";
 import { readBody } from "../codec/request-body.ts";
 import { loadConfig } from "../config.ts";
 import { RuntimeError } from "../errors.ts";
-import { registryStub } from "../registry/snapshot-cache.ts";
+import { registryStub } from "../object-stubs.ts";
 
 export const BOOTSTRAP_PATH = "/v1/admin/bootstrap";
 

@@ -14,7 +14,8 @@ import type { Outcome } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { loadConfig } from "../config.ts";
 import { readBody } from "../codec/request-body.ts";
-import { publishSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { registryStub } from "../object-stubs.ts";
+import { publishSnapshot } from "../registry/snapshot-cache.ts";
 import { operatorsOnly } from "./admin.ts";
 
 export const upstreamAdmin = new Hono<AppEnv>();
