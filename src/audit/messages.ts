@@ -3,21 +3,14 @@
  * pipeline feeds the audit log, the execution index and the metrics, so they cannot disagree.
  * An execution sends one message, when it has ended; nothing is sent while it runs.
  */
-import type { ApprovalDecision, AttemptRecord, CapabilityDecision, ExecutionMode, ExecutionStatus, Face, IntentDecision } from "../contract.ts";
+import type { ApprovalDecision, AttemptRecord, CapabilityDecision, ExecutionIdentity, ExecutionMode, ExecutionStatus, IntentDecision } from "../contract.ts";
 import type { UsageReport } from "./tail-reports.ts";
 
 /**
  * One execution's entry in the audit log, sent when it has ended (`GET /v1/audit` answers it as
  * the contract's AuditRecord). Parameters appear only as a hash.
  */
-export interface AuditEntry {
-  execution_id: string;
-  tenant: string;
-  agent: string;
-  project: string | null;
-  face: Face;
-  tool: string;
-  version: string;
+export interface AuditEntry extends ExecutionIdentity {
   provider: string | null;
   mode: ExecutionMode;
   status: ExecutionStatus;

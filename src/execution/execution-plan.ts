@@ -3,7 +3,7 @@
  * (ranked providers, validated input, the effective timeout, the time already spent), so the
  * run never looks anything up again, wherever it runs.
  */
-import type { CapabilityDecision, ExecutionMode, Face, Value } from "../contract.ts";
+import type { CapabilityDecision, ExecutionIdentity, ExecutionMode, Value } from "../contract.ts";
 import type { Effect, JsonSchema, PartialMerge } from "../../providers/sdk/protocol.ts";
 import type { TraceContext } from "../audit/trace.ts";
 import type { TenantLimits } from "../policy/limits.ts";
@@ -29,14 +29,7 @@ export interface PlannedProvider {
 }
 
 /** Everything the execution object needs; nothing it has to look up again. */
-export interface ExecutionPlan {
-  execution_id: string;
-  tenant: string;
-  agent: string;
-  project: string | null;
-  face: Face;
-  tool: string;
-  version: string;
+export interface ExecutionPlan extends ExecutionIdentity {
   mode: ExecutionMode;
   /** Ranked, best first (AIOS §5.2.1). */
   providers: PlannedProvider[];
