@@ -13,8 +13,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { ApprovalDecision, ExecutionEvent, ExecutionView, Outcome, Value } from "../src/contract.ts";
 import { errorBody, RuntimeError } from "../src/errors.ts";
 import { auditEntryOf, sendAudit, type AuditConfirm } from "../src/audit/outbox.ts";
-import { abandonTrial, claimGranted, claimProvider, gateStub, permitOf, type Claim, type Permit } from "../src/execution/capacity.ts";
-import type { ExecutionPlan } from "../src/execution/dispatch.ts";
+import { abandonTrial, claimGranted, claimProvider, permitOf, type Claim, type Permit } from "../src/execution/provider-claim.ts";
+import type { ExecutionPlan } from "../src/execution/execution-plan.ts";
 import { terminalEvent, startEvent, withRecordEvents } from "../src/execution/events.ts";
 import { newObjectExecutionId, objectStub } from "../src/execution/ids.ts";
 import { isTerminal, isWaiting, toView, transition, type ExecutionRecord } from "../src/execution/record.ts";
@@ -23,13 +23,14 @@ import { approvalExpiry, cancelledBeforeStart, endedBeforeStart, mayWait, waitEn
 import { MAX_ATTEMPT } from "../src/execution/usage.ts";
 import { planExecution } from "../src/pipeline/plan.ts";
 import { shedIfLate } from "../src/execution/shed.ts";
-import { admitExecution, queuePosition, refusal as admissionRefusal, releaseExecution, tenantStub } from "../src/policy/admission.ts";
+import { admitExecution, queuePosition, refusal as admissionRefusal, releaseExecution } from "../src/policy/admission.ts";
+import { gateStub, tenantStub } from "../src/object-stubs.ts";
 import { Fanout } from "../src/stream/fanout.ts";
 import { encodeEventLine } from "../src/stream/ndjson.ts";
 import { toJson } from "../src/codec/bytes.ts";
 import { ExecutionStore, type KeyBinding } from "./execution-store.ts";
 import type { DeprecationNotice } from "../src/registry/catalog.ts";
-import type { Delivery, EventsAnswer, KeyedCall, StartAnswer } from "../src/execution/dispatch.ts";
+import type { Delivery, EventsAnswer, KeyedCall, StartAnswer } from "../src/execution/object-rpc.ts";
 import { inScope, type ExecutionScope } from "../src/auth/roles.ts";
 
 /** How long past its deadline an execution may go before the alarm ends it regardless. */

@@ -14,7 +14,7 @@ import { PartialOutput } from "../src/execution/partial-output.ts";
 import type { PartialMerge } from "../providers/sdk/protocol.ts";
 import type { ExecutionRecord } from "../src/execution/record.ts";
 import type { AttemptUsage } from "../src/execution/usage.ts";
-import type { ExecutionPlan } from "../src/execution/dispatch.ts";
+import type { ExecutionPlan } from "../src/execution/execution-plan.ts";
 
 /** A key's binding to an execution in another object (docs/contract.md#idempotency: a key past its TTL gets a new id). */
 export interface KeyBinding {

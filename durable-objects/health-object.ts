@@ -1,6 +1,6 @@
 /**
  * HealthObject: one provider's health shard (docs/scale.md section 9.3), named
- * `<registry>/<provider>` (src/registry/health-client.ts) — a shell around HealthShard. Edge
+ * `<registry>/<provider>` (src/object-stubs.ts) — a shell around HealthShard. Edge
  * isolates and execution objects send it their batches of outcomes and ask it for half-open
  * trials; every answer carries the provider's health view, which the asking isolate patches
  * into its snapshot copy at once. The registry hears of it only when the view's digest
@@ -9,7 +9,7 @@
  * the number of isolates, and one provider's failure storm stays in that provider's shard.
  */
 import { DurableObject } from "cloudflare:workers";
-import { REGISTRY_NAME, splitShardName } from "../src/registry/health-client.ts";
+import { REGISTRY_NAME, registryStub, splitShardName } from "../src/object-stubs.ts";
 import { HealthShard, type HealthReport } from "../src/registry/health-shard.ts";
 import { breakerDigest, statsDigest, type ProviderHealthView } from "../src/registry/health-view.ts";
 import type { BreakerPolicy } from "../src/registry/provider-health.ts";
@@ -82,7 +82,7 @@ export class HealthObject extends DurableObject<Env> {
   async alarm(): Promise<void> {
     this.#alarmAt = undefined;
     const view = this.#shard.view();
-    await this.env.REGISTRY.get(this.env.REGISTRY.idFromName(this.#registry)).applyHealth(view);
+    await registryStub(this.env, this.#registry).applyHealth(view);
     this.#taken(view);
     await this.#schedulePush(this.#shard.view()); // something changed while it was sent
   }

@@ -19,7 +19,7 @@ import { loadConfig, providerBinding, type ProviderConfig } from "../src/config.
 import { hasValidator } from "../src/pipeline/schema.ts";
 import { buildCatalog, healthKey, type OfferingHealth, type ProviderLoad, type RegistrySnapshot } from "../src/registry/catalog.ts";
 import { composeSnapshot } from "../src/registry/compose.ts";
-import { healthShardName, REGISTRY_NAME } from "../src/registry/health-client.ts";
+import { healthStub, REGISTRY_NAME } from "../src/object-stubs.ts";
 import { policyOf, viewDigest, type ProviderHealthView } from "../src/registry/health-view.ts";
 import { DEFAULT_BREAKER, type BreakerPolicy, type DeadReport, type Sample } from "../src/registry/provider-health.ts";
 import { canonicalJson } from "../src/schema/schema-hash.ts";
@@ -315,7 +315,7 @@ export class RegistryObject extends DurableObject<Env> {
 
   /** A provider's health shard; this registry's own (tests make registries of their own). */
   #health(provider: string) {
-    return this.env.HEALTH.get(this.env.HEALTH.idFromName(healthShardName(this.ctx.id.name ?? REGISTRY_NAME, provider)));
+    return healthStub(this.env, provider, this.ctx.id.name ?? REGISTRY_NAME);
   }
 
   /** Schedules the next liveness probe while any provider is dead or unreachable. */

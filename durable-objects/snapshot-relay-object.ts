@@ -1,21 +1,21 @@
 /**
  * SnapshotRelayObject: one data center's relay of the registry snapshot, named
- * `<registry>@<data center>` (src/registry/snapshot-cache.ts) — a shell around SnapshotRelay
+ * `<registry>@<data center>` (src/object-stubs.ts) — a shell around SnapshotRelay
  * (src/registry/snapshot-relay.ts). It keeps nothing in storage: a restarted relay reads the
  * registry once more.
  */
 import { DurableObject } from "cloudflare:workers";
 import { loadConfig } from "../src/config.ts";
-import { REGISTRY_NAME } from "../src/registry/health-client.ts";
+import { REGISTRY_NAME, registryOfRelay, registryStub } from "../src/object-stubs.ts";
 import type { RegistrySnapshot } from "../src/registry/catalog.ts";
-import { registryOfRelay, SnapshotRelay, type RelayedSnapshot } from "../src/registry/snapshot-relay.ts";
+import { SnapshotRelay, type RelayedSnapshot } from "../src/registry/snapshot-relay.ts";
 
 export class SnapshotRelayObject extends DurableObject<Env> {
   readonly #relay: SnapshotRelay;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const registry = env.REGISTRY.get(env.REGISTRY.idFromName(registryOfRelay(ctx.id.name ?? REGISTRY_NAME)));
+    const registry = registryStub(env, registryOfRelay(ctx.id.name ?? REGISTRY_NAME));
     this.#relay = new SnapshotRelay(
       () => registry.snapshot(),
       () => loadConfig(env).snapshotTtlMs,

@@ -306,16 +306,24 @@ export interface ExecutionSummary {
   ended_at: string | null;
 }
 
-/** One record of `GET /v1/audit` (operators; docs/contract.md#audit). */
-export interface AuditRecord {
+/**
+ * Which execution this is: who called which tool, through which face. Written once here and
+ * shared by the plan, the execution record, the audit log's entry and `GET /v1/audit`'s record.
+ */
+export interface ExecutionIdentity {
   execution_id: string;
   tenant: string;
   agent: string;
+  /** The request's `project`, as the caller named it (recorded and filterable, never trusted). */
   project: string | null;
   /** The face the call came through. */
   face: Face;
   tool: string;
   version: string;
+}
+
+/** One record of `GET /v1/audit` (operators; docs/contract.md#audit). */
+export interface AuditRecord extends ExecutionIdentity {
   provider: string | null;
   /** SHA-256 of the input; the input itself is never kept. */
   params_hash: string;

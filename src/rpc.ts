@@ -17,7 +17,7 @@ import type { Caller, ExecutionView, Outcome, PendingApproval } from "./contract
 import { RuntimeError } from "./errors.ts";
 import { traceFrom } from "./audit/trace.ts";
 import { approvals, cancel, decide, execute, get, type CallAnswer, type CallContext } from "./execution/service.ts";
-import { toolList } from "./registry/tool-views.ts";
+import { toolList } from "./execution/tool-listing.ts";
 import { chargeRequests } from "./policy/request-rate.ts";
 import { sseStream } from "./stream/sse.ts";
 

@@ -9,7 +9,7 @@
  * ignored the second time and counted once. Rows past their retention leave as batches arrive.
  */
 import { loadConfig } from "../config.ts";
-import type { AuditMessage, AuditRecord } from "./messages.ts";
+import type { AuditEntry, AuditMessage } from "./messages.ts";
 import { LATENCY_BUCKETS_S } from "./schema.ts";
 
 /** The name of the operator's drill: fail the next batch after writing half of it. */
@@ -168,7 +168,7 @@ export function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1P
   }
 }
 
-function recordInsert(db: D1Database, r: AuditRecord, expires: number, tag: string): D1PreparedStatement {
+function recordInsert(db: D1Database, r: AuditEntry, expires: number, tag: string): D1PreparedStatement {
   return db
     .prepare(
       `INSERT OR IGNORE INTO executions (execution_id, tenant, agent, project, face, tool, version, provider, mode, status, error_code,

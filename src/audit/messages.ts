@@ -3,18 +3,14 @@
  * pipeline feeds the audit log, the execution index and the metrics, so they cannot disagree.
  * An execution sends one message, when it has ended; nothing is sent while it runs.
  */
-import type { ApprovalDecision, AttemptRecord, CapabilityDecision, ExecutionMode, ExecutionStatus, Face, IntentDecision } from "../contract.ts";
+import type { ApprovalDecision, AttemptRecord, CapabilityDecision, ExecutionIdentity, ExecutionMode, ExecutionStatus, IntentDecision } from "../contract.ts";
 import type { UsageReport } from "./tail-reports.ts";
 
-/** One audit record per execution, at its end. Parameters appear only as a hash. */
-export interface AuditRecord {
-  execution_id: string;
-  tenant: string;
-  agent: string;
-  project: string | null;
-  face: Face;
-  tool: string;
-  version: string;
+/**
+ * One execution's entry in the audit log, sent when it has ended (`GET /v1/audit` answers it as
+ * the contract's AuditRecord). Parameters appear only as a hash.
+ */
+export interface AuditEntry extends ExecutionIdentity {
   provider: string | null;
   mode: ExecutionMode;
   status: ExecutionStatus;
@@ -37,7 +33,7 @@ export type AuditMessage =
    * the edge: the audit store is where GET finds it for the retention window. `view_stored`:
    * the view was too large for a message and the edge wrote it to the store itself.
    */
-  | { kind: "finished"; record: AuditRecord; view?: string; view_stored?: boolean; retention_ms: number }
+  | { kind: "finished"; record: AuditEntry; view?: string; view_stored?: boolean; retention_ms: number }
   /** docs/contract.md#capabilities level 2 for a read-only tool: the verdict that arrived after its execution was recorded. */
   | { kind: "intent"; execution_id: string; decision: IntentDecision }
   /** Provider invocations' CPU reports (src/audit/tail.ts), kept until `expires_at` for the audit log and fast-path views. */

@@ -8,7 +8,8 @@
  * with another, which Workers refuses.
  */
 import type { ExecutionRecord } from "../execution/record.ts";
-import type { AuditMessage, AuditRecord } from "./messages.ts";
+import { outboxStub } from "../object-stubs.ts";
+import type { AuditEntry, AuditMessage } from "./messages.ts";
 
 export type AuditConfirm = "sent" | "failed";
 
@@ -28,7 +29,7 @@ export function sendDrillState(): { armed: number; failed: number } {
   return { armed: failNext, failed: failedByDrill };
 }
 
-export function auditEntryOf(r: ExecutionRecord): AuditRecord {
+export function auditEntryOf(r: ExecutionRecord): AuditEntry {
   return {
     execution_id: r.execution_id,
     tenant: r.tenant,
@@ -74,7 +75,7 @@ export async function deliverAudit(env: Env, message: AuditMessage): Promise<voi
   if ((await sendAudit(env, message)) === "sent") return;
   // Sharded so that a queue outage does not put every isolate's fallback on one object.
   const shard = Math.floor(Math.random() * OUTBOX_SHARDS);
-  await env.AUDIT_OUTBOX.get(env.AUDIT_OUTBOX.idFromName(`outbox-${shard}`)).keep(message);
+  await outboxStub(env, shard).keep(message);
 }
 
 export const OUTBOX_SHARDS = 8;

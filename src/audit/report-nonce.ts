@@ -15,7 +15,7 @@
  * The key is fetched once per isolate. When it cannot be had, an attempt goes out without a nonce
  * (the call is never held up for its CPU report) and its report is then not believed.
  */
-import { registryStub } from "../registry/snapshot-cache.ts";
+import { registryStub } from "../object-stubs.ts";
 import { withTimeout } from "../with-timeout.ts";
 
 const KEY_FETCH_MS = 2_000;

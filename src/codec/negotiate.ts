@@ -7,8 +7,8 @@
 import { decode, encode } from "@msgpack/msgpack";
 import { RuntimeError } from "../errors.ts";
 import { retryAfterHeaders } from "../retry-after.ts";
-import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
 import { fromJson, toJson } from "./bytes.ts";
+import { MAX_INPUT_DEPTH } from "./input-depth.ts";
 import { msgpackNestsDeeper } from "./msgpack-depth.ts";
 
 export type Format = "json" | "msgpack";
@@ -40,6 +40,13 @@ export function responseFormat(accept: string | null | undefined): Format {
     if (r.type === "application/json" || r.type === "application/*" || r.type === "*/*" || r.type === "text/event-stream") return "json";
   }
   throw new RuntimeError("not_acceptable", "this endpoint answers application/json or application/msgpack", { accept });
+}
+
+/** Decodes a JSON or MessagePack body (docs/contract.md#formats). */
+export function decodeBody(body: Uint8Array, contentType: string | null): unknown {
+  const format = requestFormat(contentType);
+  if (body.byteLength === 0) throw new RuntimeError("invalid_request", `request body is empty; send a ${format === "json" ? "JSON" : "MessagePack"} object`);
+  return decodeAs(format, body);
 }
 
 export function decodeAs(format: Format, body: Uint8Array): unknown {

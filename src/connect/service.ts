@@ -32,12 +32,12 @@ import { retryAfterHeaders } from "../retry-after.ts";
 import { ExecutionEventSchema, ExecutionSchema, ListApprovalsResponseSchema, ListToolsResponseSchema, ToolRuntimeService, type InvokeRequest } from "../gen/tool_runtime/v1/runtime_pb.ts";
 import { traceFrom } from "../audit/trace.ts";
 import { approvals, cancel, decide, execute, get, type CallContext } from "../execution/service.ts";
-import { toolList } from "../registry/tool-views.ts";
+import { toolList } from "../execution/tool-listing.ts";
 import { fromJson as parseStoredJson, toJson as storedJson } from "../codec/bytes.ts";
 import { cappedBody, readBody, refuseDeclaredLength } from "../codec/request-body.ts";
 import { loadConfig } from "../config.ts";
-import { MAX_INPUT_DEPTH } from "../pipeline/input-depth.ts";
-import { limitsFor } from "../policy/limits.ts";
+import { MAX_INPUT_DEPTH } from "../codec/input-depth.ts";
+import { payloadLimit } from "../policy/limits.ts";
 import { chargeRequests } from "../policy/request-rate.ts";
 import { CONNECT_PATH_PREFIX } from "./path.ts";
 
@@ -130,7 +130,7 @@ async function gate(env: Env, ctx: HandlerContext, waitUntil: (p: Promise<unknow
     if (failed) throw failed;
     const caller = ctx.values.get(CALLER) ?? (await authenticate(env, { url: ctx.url, headers: ctx.requestHeader }));
     const config = loadConfig(env);
-    refuseDeclaredLength(ctx.requestHeader, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
+    refuseDeclaredLength(ctx.requestHeader, payloadLimit(config, caller.tenant));
     ctx.values.set(CALLER, caller);
     // One of the tenant's tokens per request; a call's is taken by its admission (src/policy/request-rate.ts).
     if (!CALLS.has(ctx.method.name)) await chargeRequests(env, caller, waitUntil);
@@ -270,7 +270,7 @@ export async function serveConnect(request: Request, env: Env, waitUntil: (p: Pr
     return undefined;
   });
   const config = loadConfig(env);
-  const max = caller ? Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes) : config.maxRequestBytes;
+  const max = caller ? payloadLimit(config, caller.tenant) : config.maxRequestBytes;
   const { request: checked, refusal } = takesInput && caller ? await checkJsonInput(request, max) : { request, refusal: undefined };
   // The body the library reads is cut off past the limit, with the refusal REST would give.
   const capped = checked.body ? new Request(checked, { body: cappedBody(checked.body, max, (err) => refusalError(err.toBody())) }) : checked;

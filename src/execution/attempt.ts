@@ -13,7 +13,7 @@ import { traceparentOf } from "../audit/trace.ts";
 import { errorBody } from "../errors.ts";
 import { judge, report } from "../registry/health-reporter.ts";
 import type { EmittedEvent } from "../../providers/sdk/protocol.ts";
-import type { ExecutionPlan, PlannedProvider } from "./dispatch.ts";
+import type { ExecutionPlan, PlannedProvider } from "./execution-plan.ts";
 import { invokeProvider, StopLatch, type ProviderOutcome } from "./provider-call.ts";
 import type { AttemptResult } from "./retry.ts";
 import { settle } from "./settle.ts";

@@ -10,6 +10,8 @@
  * manage: a Durable Object namespace's `idFromName` is a deterministic function of the name and
  * the namespace's own key, the same in every isolate, and no caller can compute it.
  */
+import { executionStub } from "../object-stubs.ts";
+
 const PREFIX = "exec_";
 const OBJECT_ID = /^exec_([0-9a-f]{64})$/;
 const EDGE_ID = /^exec_e([0-9a-f]{12})([0-9a-f]{16})([0-9a-f]{16})$/;
@@ -53,7 +55,7 @@ export function locate(env: Env, executionId: string): ExecutionLocation | undef
   const object = OBJECT_ID.exec(executionId);
   if (!object) return undefined;
   try {
-    return { kind: "object", stub: env.EXECUTIONS.get(env.EXECUTIONS.idFromString(object[1])) };
+    return { kind: "object", stub: executionStub(env, object[1]) };
   } catch {
     return undefined; // well-formed hex that this namespace did not mint
   }

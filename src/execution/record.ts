@@ -8,21 +8,13 @@
  * source of an execution's view, of its `start` and terminal stream events, and of its audit
  * record; it is the same whether the execution ran at the edge or in its object.
  */
-import type { ApprovalDecision, AttemptRecord, Cancellation, CapabilityDecision, ExecutionMode, ExecutionStatus, ExecutionView, Face, Value } from "../contract.ts";
+import type { ApprovalDecision, AttemptRecord, Cancellation, CapabilityDecision, ExecutionIdentity, ExecutionMode, ExecutionStatus, ExecutionView, Value } from "../contract.ts";
 import { TERMINAL_STATUSES, WAITING_STATUSES } from "../contract.ts";
 import { statusOf, type ErrorBody } from "../errors.ts";
 import type { Effect, PartialMerge } from "../../providers/sdk/protocol.ts";
 import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "./usage.ts";
 
-export interface ExecutionRecord {
-  execution_id: string;
-  tenant: string;
-  agent: string;
-  /** docs/contract.md#request `project`, as the caller named it (recorded and filterable, never trusted). */
-  project: string | null;
-  face: Face;
-  tool: string;
-  version: string;
+export interface ExecutionRecord extends ExecutionIdentity {
   mode: ExecutionMode;
   status: ExecutionStatus;
   /** The provider that was called (null until one is). */

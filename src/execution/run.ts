@@ -9,7 +9,7 @@
 import type { AttemptRecord, CancellationOutcome, Value } from "../contract.ts";
 import { PartialOutput, PartialShapeError } from "./partial-output.ts";
 import { errorBody } from "../errors.ts";
-import type { ExecutionPlan } from "./dispatch.ts";
+import type { ExecutionPlan } from "./execution-plan.ts";
 import { remainingBudgetMs } from "../pipeline/budget.ts";
 import { EMITTED_EVENT_TYPES, type EmittedEvent } from "../../providers/sdk/protocol.ts";
 import { toJson } from "../codec/bytes.ts";
@@ -18,7 +18,7 @@ import { StopLatch, type ProviderOutcome } from "./provider-call.ts";
 import { isTerminal, transition, type ExecutionRecord } from "./record.ts";
 import { runAttempts } from "./retry.ts";
 import type { Settlement } from "./settle.ts";
-import { acquirePermit, type Permit } from "./capacity.ts";
+import { acquirePermit, type Permit } from "./provider-claim.ts";
 
 /** Where the run keeps what it produces. */
 export interface RunHost {
@@ -84,7 +84,7 @@ export class ExecutionRun {
    * Writes the record as running (one save before the provider is called) and starts the
    * attempts. `record`: one that has been waiting (queued or scheduled, docs/contract.md#waiting), moved on
    * from where it stands; otherwise a new one goes queued → scheduled → running at once.
-   * `permit`: the first provider's, when it has a limit (src/execution/capacity.ts).
+   * `permit`: the first provider's, when it has a limit (src/execution/provider-claim.ts).
    */
   static begin(env: Env, plan: ExecutionPlan, host: RunHost, o: { record?: ExecutionRecord; permit?: Permit | null; now?: number } = {}): ExecutionRun {
     const now = o.now ?? Date.now();

@@ -17,18 +17,20 @@ import type { TraceContext } from "../audit/trace.ts";
 import { parseExecutionRequest } from "../pipeline/initiation.ts";
 import { requestFingerprint } from "../pipeline/idempotency.ts";
 import { dryRun, planExecution, type DryRunReport } from "../pipeline/plan.ts";
-import { limitsFor, type TenantLimits } from "../policy/limits.ts";
+import { limitsFor, payloadLimit, type TenantLimits } from "../policy/limits.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
 import { EventStream } from "../stream/ndjson.ts";
 import { StreamSlot } from "../stream/tenant-streams.ts";
 import { readEdgeView } from "../audit/records.ts";
 import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
-import { admitFast, chargeCall, liveExecutions, tenantStub } from "../policy/admission.ts";
+import { admitFast, chargeCall, liveExecutions } from "../policy/admission.ts";
+import { tenantStub } from "../object-stubs.ts";
 import { approvalRuleFor, isApprover } from "../policy/approvals.ts";
 import { chargeRequests } from "../policy/request-rate.ts";
 import { executionScope, inScope, roleOf, type ExecutionScope } from "../auth/roles.ts";
 import { checkReach } from "../pipeline/plan.ts";
-import type { ExecutionPlan, StartAnswer } from "./dispatch.ts";
+import type { ExecutionPlan } from "./execution-plan.ts";
+import type { StartAnswer } from "./object-rpc.ts";
 import { runAtEdge, type Admitted } from "./edge-run.ts";
 import { isTerminal } from "./record.ts";
 import { mayWait } from "./waiting.ts";
@@ -355,7 +357,7 @@ function fromObject(answer: ObjectAnswer, slot?: StreamSlot): Outcome<CallAnswer
 /** The tenant's payload limit, on every face (a REST body was already cut off while it was read). */
 function checkPayload(ctx: CallContext, envelope: unknown): void {
   const config = loadConfig(ctx.env);
-  const max = Math.min(config.maxRequestBytes, limitsFor(config.limits, ctx.caller.tenant).max_payload_bytes);
+  const max = payloadLimit(config, ctx.caller.tenant);
   const bytes = ctx.requestBytes ?? new TextEncoder().encode(toJson(envelope)).byteLength;
   if (bytes > max) throw new RuntimeError("payload_too_large", `request is ${bytes} bytes; the maximum is ${max}`, { max_bytes: max, actual_bytes: bytes });
 }

@@ -7,7 +7,7 @@
  */
 import { RuntimeError } from "../errors.ts";
 import { remainingBudgetMs } from "../pipeline/budget.ts";
-import type { ExecutionPlan } from "./dispatch.ts";
+import type { ExecutionPlan } from "./execution-plan.ts";
 
 /** Below this much budget left at dispatch the call is shed. */
 export function shedBelowMs(timeoutMs: number): number {

@@ -6,7 +6,7 @@
  */
 import { noHealthyProvider } from "../pipeline/plan.ts";
 import { acquireTrial, returnTrial as handBack } from "../registry/health-client.ts";
-import type { ExecutionPlan } from "./dispatch.ts";
+import type { ExecutionPlan } from "./execution-plan.ts";
 
 /** How long a caller waits before trying again when another call holds the trial. */
 const TRIAL_RETRY_MS = 1_000;

@@ -14,7 +14,7 @@
 import type { ErrorBody } from "../contract.ts";
 import { errorBody } from "../errors.ts";
 import { remainingBudgetMs } from "../pipeline/budget.ts";
-import type { ExecutionPlan } from "./dispatch.ts";
+import type { ExecutionPlan } from "./execution-plan.ts";
 import { transition, type ExecutionRecord } from "./record.ts";
 import { SHED_RETRY_MS, shedBelowMs } from "./shed.ts";
 

@@ -20,12 +20,12 @@ import { RuntimeError, statusOf } from "../errors.ts";
 import { retryAfterHeaders } from "../retry-after.ts";
 import { cancel, execute, get, type CallAnswer } from "../execution/service.ts";
 import { isTerminalEvent } from "../execution/events.ts";
-import { toolDetail } from "../registry/tool-views.ts";
+import { callableOffering, toolDetail } from "../execution/tool-listing.ts";
 import { refusalError } from "./errors.ts";
 import { callToolResult, endingOfEvent, META_EXECUTION_ID, type Ending } from "./results.ts";
 import { callContext, type McpScope } from "./scope.ts";
 import { createdTask, declaresTasks } from "./tasks.ts";
-import { callableOffering, taskUseOf, type TaskUse } from "./tools.ts";
+import { taskUseOf, type TaskUse } from "./tools.ts";
 
 /** The `_meta` keys a call may carry, and the field of docs/contract.md#request each one sets. */
 export const META_OPTIONS = ["version", "provider", "project", "context", "limits", "idempotency_key"] as const;

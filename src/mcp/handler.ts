@@ -27,7 +27,7 @@ import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth/authenticate.ts";
 import { traceFrom } from "../audit/trace.ts";
 import { loadConfig } from "../config.ts";
-import { limitsFor } from "../policy/limits.ts";
+import { payloadLimit } from "../policy/limits.ts";
 import { chargeRequests } from "../policy/request-rate.ts";
 import type { Caller } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
@@ -64,7 +64,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   }
 
   const config = loadConfig(env);
-  const maxBytes = Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes);
+  const maxBytes = payloadLimit(config, caller.tenant);
   let text: string;
   try {
     text = new TextDecoder().decode(await readBody(request, maxBytes));

@@ -18,8 +18,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/server";
 import type { Caller, ToolOfferingView, ToolView } from "../contract.ts";
-import { coveringGrant } from "../pipeline/capability.ts";
-import { toolDetail, toolList } from "../registry/tool-views.ts";
+import { callableOffering, callableVersions, toolDetail, toolList } from "../execution/tool-listing.ts";
 import type { McpScope } from "./scope.ts";
 
 /** How a tool runs when a client can take a task (2026-07-28 extension, 2025-11-25 `taskSupport`). */
@@ -44,17 +43,11 @@ export async function listTools(scope: McpScope, era: "modern" | "legacy"): Prom
   return tools;
 }
 
-/** The offering that describes a version to this caller: the best-ranked one it could call. */
-export function callableOffering(view: ToolView, caller: Caller, version = view.active_version): ToolOfferingView | undefined {
-  const v = view.versions.find((x) => x.version === version);
-  return v?.providers.find((o) => mayEverHold(caller.capabilities, o.capability_required));
-}
-
 function mcpTool(view: ToolView, caller: Caller, era: "modern" | "legacy"): Tool | undefined {
   const offering = callableOffering(view, caller);
   // MCP tools take an object of arguments; a schema of another root type cannot be offered.
   if (!offering || (offering.input_schema as { type?: unknown }).type !== "object") return undefined;
-  const versions = view.versions.filter((v) => v.providers.some((o) => mayEverHold(caller.capabilities, o.capability_required))).map((v) => v.version);
+  const versions = callableVersions(view, caller);
   const output = offering.output_schema as { type?: unknown };
   return {
     name: view.name,
@@ -72,18 +65,6 @@ function mcpTool(view: ToolView, caller: Caller, era: "modern" | "legacy"): Tool
     ...(era === "legacy" ? { execution: { taskSupport: taskUseOf(offering.latency_class) === "never" ? "forbidden" : "optional" } } : {}),
     _meta: { "io.tool-runtime/version": view.active_version, "io.tool-runtime/versions": versions },
   } as Tool;
-}
-
-/**
- * Whether some call of a tool needing `template` could pass level 3 (docs/contract.md#capabilities) with these
- * grants. A template with an input placeholder (`network:{url.host}`) is satisfiable by any
- * grant of its kind, for the host that grant names.
- */
-export function mayEverHold(grants: readonly string[], template: string | null): boolean {
-  if (template === null) return true;
-  if (!/\{[^}]*\}/.test(template)) return coveringGrant(grants, template) !== undefined;
-  const kind = template.slice(0, template.indexOf(":"));
-  return grants.some((g) => g === "*" || g.slice(0, g.indexOf(":")) === kind);
 }
 
 function titleOf(name: string): string {

@@ -1,14 +1,13 @@
 /**
- * Stage 1 (docs/contract.md#initiation): call initiation. Decodes a body (read within the size limits by
- * src/codec/request-body.ts) and checks the docs/contract.md#request envelope. Everything wrong with the
+ * Stage 1 (docs/contract.md#initiation): call initiation. Checks the docs/contract.md#request envelope of a body read within the
+ * size limits (src/codec/request-body.ts) and decoded (src/codec/negotiate.ts). Everything wrong with the
  * request itself (not with the tool's input) ends here with `invalid_request` or
  * `payload_too_large`.
  */
 import type { ExecutionRequest } from "../contract.ts";
 import { toJson } from "../codec/bytes.ts";
-import { decodeAs, requestFormat } from "../codec/negotiate.ts";
 import { RuntimeError } from "../errors.ts";
-import { exceedsDepth, MAX_INPUT_DEPTH } from "./input-depth.ts";
+import { exceedsDepth, MAX_INPUT_DEPTH } from "../codec/input-depth.ts";
 
 const ENVELOPE_FIELDS = new Set(["tool", "version", "provider", "tenant", "project", "input", "context", "limits", "mode", "stream", "idempotency_key"]);
 const LIMIT_FIELDS = new Set(["timeout_ms", "max_output_bytes"]);
@@ -21,13 +20,6 @@ const LIMIT_FIELDS = new Set(["timeout_ms", "max_output_bytes"]);
  */
 export const MAX_CONTEXT_STRING_CHARS = 1_024;
 export const MAX_CONTEXT_BYTES = 16 * 1_024;
-
-/** Decodes a JSON or MessagePack body (docs/contract.md#formats). */
-export function decodeBody(body: Uint8Array, contentType: string | null): unknown {
-  const format = requestFormat(contentType);
-  if (body.byteLength === 0) throw new RuntimeError("invalid_request", `request body is empty; send a ${format === "json" ? "JSON" : "MessagePack"} object`);
-  return decodeAs(format, body);
-}
 
 /** docs/contract.md#request envelope check: known fields only, each of the right type. */
 export function parseExecutionRequest(value: unknown): ExecutionRequest {

@@ -14,9 +14,10 @@ import { pastSunset } from "../registry/compose.ts";
 import { breakerStateOf, partitionOfferings, statsFor, type Eligible, type Excluded } from "../registry/eligibility.ts";
 import { rankProviders, type RankedOffering } from "../registry/rank.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
+import { gateStub } from "../object-stubs.ts";
 import { effectiveTimeoutMs, LATENCY_CLASS_DEFAULT_MS } from "./budget.ts";
 import { checkToolCapability, reachableOfferings } from "./capability.ts";
-import type { ExecutionPlan } from "../execution/dispatch.ts";
+import type { ExecutionPlan } from "../execution/execution-plan.ts";
 import { resolveTool } from "./lookup.ts";
 import { checkIntent, verifyNow } from "./intent.ts";
 import { validateInput } from "./schema.ts";
@@ -212,7 +213,7 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
     d.ranked.map(async (r) => {
       const limit = limitOf(d.snapshot, r.offering.provider).max_concurrency ?? null;
       if (limit === null) return { max_concurrency: null, in_flight: null, room: true };
-      const load = await env.PROVIDER_GATES.get(env.PROVIDER_GATES.idFromName(r.offering.provider)).load();
+      const load = await gateStub(env, r.offering.provider).load();
       return { max_concurrency: limit, in_flight: load.in_flight, room: load.waiting === 0 && load.in_flight < limit };
     }),
   );

@@ -6,17 +6,14 @@
  */
 import type { Outcome } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
-import type { ExecutionPlan } from "../execution/dispatch.ts";
+import type { ExecutionPlan } from "../execution/execution-plan.ts";
+import { tenantStub } from "../object-stubs.ts";
 import type { Refusal } from "./ledger.ts";
 import { TenantLease, type Ticket } from "./lease.ts";
 import type { TenantLimits } from "./limits.ts";
 
 /** Lease length past the execution's own timeout: cancel grace and clock slack. */
 const LEASE_SLACK_MS = 60_000;
-
-function tenantStub(env: Env, tenant: string) {
-  return env.TENANTS.get(env.TENANTS.idFromName(tenant));
-}
 
 /**
  * An execution in its own object: one token and one slot, held until `releaseExecution` — or,
@@ -58,9 +55,6 @@ export function queuePosition(env: Env, tenant: string, executionId: string): Pr
 export function liveExecutions(env: Env, tenant: string) {
   return tenantStub(env, tenant).live();
 }
-
-/** The tenant's object (pending approvals live there too: durable-objects/tenant-object.ts). */
-export { tenantStub };
 
 /** This isolate's leases, one per tenant. */
 const leases = new Map<string, TenantLease>();

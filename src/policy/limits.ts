@@ -61,6 +61,14 @@ export function limitsFor(config: LimitsConfig, tenant: string): TenantLimits {
   return { ...config.default, ...(tenantEntry(config.tenants, tenant) ?? {}) };
 }
 
+/**
+ * The most a request body of this tenant may be, on every face: the system's `MAX_REQUEST_BYTES`
+ * or the tenant's `max_payload_bytes`, whichever is smaller.
+ */
+export function payloadLimit(config: { maxRequestBytes: number; limits: LimitsConfig }, tenant: string): number {
+  return Math.min(config.maxRequestBytes, limitsFor(config.limits, tenant).max_payload_bytes);
+}
+
 /** The entry for a tenant by the rule above: its own name, else the longest family that covers it. */
 export function tenantEntry<T>(entries: Record<string, T>, tenant: string): T | undefined {
   if (Object.hasOwn(entries, tenant)) return entries[tenant];

@@ -17,7 +17,7 @@
 import type { Caller } from "../contract.ts";
 import { loadConfig } from "../config.ts";
 import { RuntimeError } from "../errors.ts";
-import { tenantStub } from "./admission.ts";
+import { tenantStub } from "../object-stubs.ts";
 import { limitsFor } from "./limits.ts";
 import { RequestLease } from "./request-lease.ts";
 

@@ -4,25 +4,9 @@
  * which patches this isolate's snapshot copy at once: a refused trial is remembered (the view
  * says who holds it) rather than asked again by every call until the next refresh.
  */
+import { healthStub } from "../object-stubs.ts";
 import { policyOf } from "./health-view.ts";
-import { applyHealthPatch, currentSnapshot, REGISTRY_NAME } from "./snapshot-cache.ts";
-
-export { REGISTRY_NAME };
-
-/** A shard's name: `<registry>/<provider>` (a provider name has no slash). */
-export function healthShardName(registry: string, provider: string): string {
-  return `${registry}/${provider}`;
-}
-
-export function splitShardName(name: string): { registry: string | undefined; provider: string } {
-  const slash = name.indexOf("/");
-  return slash < 0 ? { registry: undefined, provider: name } : { registry: name.slice(0, slash), provider: name.slice(slash + 1) };
-}
-
-/** The health shard of one provider of the one registry, as a typed stub of its class. */
-export function healthStub(env: Env, provider: string) {
-  return env.HEALTH.get(env.HEALTH.idFromName(healthShardName(REGISTRY_NAME, provider)));
-}
+import { applyHealthPatch, currentSnapshot } from "./snapshot-cache.ts";
 
 /** Whether this call takes the provider's half-open trial; the answer patches this isolate's copy either way. */
 export async function acquireTrial(env: Env, provider: string, tool: string): Promise<boolean> {

@@ -15,7 +15,7 @@
  * Workers refuses one request awaiting another request's I/O.
  */
 import type { ProviderOutcome } from "../execution/provider-call.ts";
-import { healthStub } from "./health-client.ts";
+import { healthStub } from "../object-stubs.ts";
 import type { HealthReport } from "./health-shard.ts";
 import { policyOf } from "./health-view.ts";
 import type { BreakerPolicy, DeadReport, Sample } from "./provider-health.ts";

@@ -23,7 +23,8 @@
 import { loadConfig } from "../config.ts";
 import type { RegistrySnapshot } from "./catalog.ts";
 import { withPatches, type ProviderHealthView } from "./health-view.ts";
-import { relayName, type RelayedSnapshot } from "./snapshot-relay.ts";
+import { registryStub, relayStub } from "../object-stubs.ts";
+import type { RelayedSnapshot } from "./snapshot-relay.ts";
 
 /** The data center's entry, in a cache of the runtime's own. Versioned with the snapshot's shape, so two builds never read each other's. */
 export const CACHE_NAME = "tool-runtime";
@@ -40,17 +41,9 @@ let refreshing = false;
 /** The data center this isolate runs in (`cf.colo` of a request it served), once known. */
 let dataCenter: string | undefined;
 
-/** The one registry object's name; its health shards are named after it (health-client.ts). */
-export const REGISTRY_NAME = "registry";
-
 /** The data center this isolate runs in, from a request's `cf.colo`: refills go to its relay from then on. */
 export function noteDataCenter(colo: unknown): void {
   if (typeof colo === "string" && /^[A-Za-z0-9-]{1,16}$/.test(colo)) dataCenter = colo;
-}
-
-/** The one registry object, as a typed stub of its class. */
-export function registryStub(env: Env) {
-  return env.REGISTRY.get(env.REGISTRY.idFromName(REGISTRY_NAME));
 }
 
 export async function getSnapshot(env: Env, waitUntil?: (p: Promise<unknown>) => void): Promise<RegistrySnapshot> {
@@ -150,10 +143,6 @@ async function readRelayed(env: Env): Promise<RelayedSnapshot> {
     }
   }
   return { snapshot: await registryStub(env).snapshot(), fetched_at: Date.now() };
-}
-
-function relayStub(env: Env, dc: string) {
-  return env.SNAPSHOT_RELAY.get(env.SNAPSHOT_RELAY.idFromName(relayName(REGISTRY_NAME, dc)));
 }
 
 function adopt(snapshot: RegistrySnapshot): void {

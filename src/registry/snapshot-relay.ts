@@ -13,15 +13,6 @@
  */
 import type { RegistrySnapshot } from "./catalog.ts";
 
-/** A data center's relay is named after its registry and the data center (`registry@FRA`). */
-export const relayName = (registry: string, dataCenter: string) => `${registry}@${dataCenter}`;
-
-/** The registry a relay reads: its name up to the last `@`. */
-export function registryOfRelay(name: string): string {
-  const at = name.lastIndexOf("@");
-  return at > 0 ? name.slice(0, at) : name;
-}
-
 /** A copy, and when the registry answered it. */
 export interface RelayedSnapshot {
   snapshot: RegistrySnapshot;

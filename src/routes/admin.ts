@@ -4,7 +4,7 @@
  * center's edges at their next refresh, and every edge within two REGISTRY_SNAPSHOT_TTL_MS
  * (src/registry/snapshot-cache.ts).
  */
-import { reply } from "../codec/negotiate.ts";
+import { decodeBody, reply } from "../codec/negotiate.ts";
 import { Hono, type Context, type Next } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { FAIL_BATCHES, FAIL_NEXT_BATCH, tenantBatchesDrill } from "../audit/consumer.ts";
@@ -12,10 +12,10 @@ import { armSendFailure, sendDrillState } from "../audit/outbox.ts";
 import { loadConfig } from "../config.ts";
 import { TRUST_ORDER, type Trust } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
-import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
 import type { RegistrySnapshot } from "../registry/catalog.ts";
-import { publishSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { registryStub } from "../object-stubs.ts";
+import { publishSnapshot } from "../registry/snapshot-cache.ts";
 import { readiness } from "./health.ts";
 
 export const admin = new Hono<AppEnv>();

@@ -19,12 +19,11 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { ApiKeyStore } from "../auth/api-keys.ts";
-import { reply, requestFormat } from "../codec/negotiate.ts";
+import { decodeBody, reply, requestFormat } from "../codec/negotiate.ts";
 import { readBody } from "../codec/request-body.ts";
 import { loadConfig } from "../config.ts";
 import { RuntimeError } from "../errors.ts";
-import { decodeBody } from "../pipeline/initiation.ts";
-import { registryStub } from "../registry/snapshot-cache.ts";
+import { registryStub } from "../object-stubs.ts";
 
 export const BOOTSTRAP_PATH = "/v1/admin/bootstrap";
 

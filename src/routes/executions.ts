@@ -5,15 +5,14 @@
  */
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { reply } from "../codec/negotiate.ts";
+import { decodeBody, reply } from "../codec/negotiate.ts";
 import { loadConfig } from "../config.ts";
 import type { Outcome } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { httpStatusOf } from "../execution/record.ts";
 import { approvals, cancel, decide, events, execute, get, list, type CallAnswer } from "../execution/service.ts";
-import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
-import { limitsFor } from "../policy/limits.ts";
+import { payloadLimit } from "../policy/limits.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
 import { parseFilters } from "../audit/queries.ts";
 import { traceFrom, traceparentOf } from "../audit/trace.ts";
@@ -27,7 +26,7 @@ executions.post("/", async (c) => {
   const caller = c.get("caller");
   const config = loadConfig(c.env);
   // Stage 1: the body, within the system's and the tenant's payload limit, before it is parsed.
-  const body = await readBody(c.req.raw, Math.min(config.maxRequestBytes, limitsFor(config.limits, caller.tenant).max_payload_bytes));
+  const body = await readBody(c.req.raw, payloadLimit(config, caller.tenant));
   const envelope = decodeBody(body, c.req.header("content-type") ?? null);
   const trace = traceFrom(c.req.header("traceparent"));
   const outcome = await execute(

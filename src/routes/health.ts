@@ -11,7 +11,7 @@ import { Hono } from "hono";
 import { loadConfig, providerBinding } from "../config.ts";
 import type { AppEnv } from "../app-env.ts";
 import { auditSchemaReadiness, type AuditDbReadiness } from "../audit/schema.ts";
-import { registryStub } from "../registry/snapshot-cache.ts";
+import { registryStub } from "../object-stubs.ts";
 import { withTimeout } from "../with-timeout.ts";
 
 const PING_TIMEOUT_MS = 2_000;

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { reply } from "../codec/negotiate.ts";
-import { toolDetail, toolList } from "../registry/tool-views.ts";
+import { toolDetail, toolList } from "../execution/tool-listing.ts";
 import { refusalResponse } from "./refusal.ts";
 
 export const tools = new Hono<AppEnv>();

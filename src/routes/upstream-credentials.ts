@@ -11,15 +11,13 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { reply } from "../codec/negotiate.ts";
+import { decodeBody, reply } from "../codec/negotiate.ts";
 import type { Caller } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { requireTenantAdmin } from "../auth/roles.ts";
 import { loadConfig } from "../config.ts";
-import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
-import { registryStub } from "../registry/snapshot-cache.ts";
-import { credentialStore } from "../upstreams/authorization.ts";
+import { credentialStub, registryStub } from "../object-stubs.ts";
 import { checkToken, openToken, sealToken, tokenKey, type TokenUpstream } from "../upstreams/credentials.ts";
 
 export const upstreamCredentials = new Hono<AppEnv>();
@@ -27,7 +25,7 @@ export const upstreamCredentials = new Hono<AppEnv>();
 upstreamCredentials.get("/:name/credential", async (c) => {
   const tenant = c.get("caller").tenant;
   const upstream = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
-  const sealed = await credentialStore(c.env, tenant).get(upstream.name);
+  const sealed = await credentialStub(c.env, tenant).get(upstream.name);
   // Usable: it opens for the upstream as registered now (not one that had its name before, not under a key that is gone).
   const key = sealed ? await tokenKey(c.env).catch(() => undefined) : undefined;
   const usable = sealed !== null && key !== undefined && (await openToken(key, tenant, upstream, sealed)) !== undefined;
@@ -51,7 +49,7 @@ upstreamCredentials.put("/:name/credential", async (c) => {
   // Never stored in clear: without the key there is nowhere safe to put it.
   if (!key) throw new RuntimeError("forbidden", "this runtime has no key to encrypt tokens with, so it stores none (operators: set the UPSTREAM_TOKEN_KEY secret)", { reason: "no_token_key" });
   const sealed = await sealToken(key, caller.tenant, upstream, token as string);
-  const store = credentialStore(c.env, caller.tenant);
+  const store = credentialStub(c.env, caller.tenant);
   await store.put(name, sealed);
   return reply(c, state(name, { updated_at: sealed.updated_at }, true));
 });
@@ -59,7 +57,7 @@ upstreamCredentials.put("/:name/credential", async (c) => {
 upstreamCredentials.delete("/:name/credential", async (c) => {
   requireTenantAdmin(c.get("caller"), "deleting an upstream token");
   const { name } = await takesTenantTokens(c.env, c.get("caller"), c.req.param("name"));
-  await credentialStore(c.env, c.get("caller").tenant).delete(name);
+  await credentialStub(c.env, c.get("caller").tenant).delete(name);
   return reply(c, state(name, null, false));
 });
 

@@ -9,13 +9,13 @@
  */
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { reply } from "../codec/negotiate.ts";
+import { decodeBody, reply } from "../codec/negotiate.ts";
 import type { Outcome } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { loadConfig } from "../config.ts";
-import { decodeBody } from "../pipeline/initiation.ts";
 import { readBody } from "../codec/request-body.ts";
-import { publishSnapshot, registryStub } from "../registry/snapshot-cache.ts";
+import { registryStub } from "../object-stubs.ts";
+import { publishSnapshot } from "../registry/snapshot-cache.ts";
 import { operatorsOnly } from "./admin.ts";
 
 export const upstreamAdmin = new Hono<AppEnv>();

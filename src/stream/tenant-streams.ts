@@ -10,6 +10,7 @@
  */
 import type { ExecutionEvent } from "../contract.ts";
 import { loadConfig } from "../config.ts";
+import { tenantStub } from "../object-stubs.ts";
 import { refusal } from "../policy/admission.ts";
 import { limitsFor } from "../policy/limits.ts";
 
@@ -88,6 +89,6 @@ export class StreamSlot {
   }
 
   #stub() {
-    return this.#env.TENANTS.get(this.#env.TENANTS.idFromName(this.#tenant));
+    return tenantStub(this.#env, this.#tenant);
   }
 }

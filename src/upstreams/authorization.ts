@@ -4,6 +4,7 @@
  * otherwise the upstream's secret (a Worker secret named in its registration), otherwise none.
  * Never the caller's own credential to the runtime (MCP authorization: no token passthrough).
  */
+import { credentialStub } from "../object-stubs.ts";
 import { envValue } from "./config.ts";
 import { openToken, tokenKey } from "./credentials.ts";
 import { UpstreamFailure } from "./upstream-failure.ts";
@@ -15,14 +16,9 @@ export interface CallAuthorization {
   credential: "tenant" | "runtime" | "none";
 }
 
-/** The tenant's token store (one object per tenant). */
-export function credentialStore(env: Env, tenant: string) {
-  return env.UPSTREAM_CREDENTIALS.get(env.UPSTREAM_CREDENTIALS.idFromName(tenant));
-}
-
 export async function authorizationFor(env: Env, target: Pick<UpstreamTarget, "upstream" | "secret" | "tenant_credentials" | "url" | "binding">, tenant: string | undefined): Promise<CallAuthorization> {
   if (target.tenant_credentials && tenant !== undefined) {
-    const sealed = await credentialStore(env, tenant).get(target.upstream);
+    const sealed = await credentialStub(env, tenant).get(target.upstream);
     if (sealed) {
       const key = await tokenKey(env).catch(() => undefined);
       const token = key && (await openToken(key, tenant, { name: target.upstream, url: target.url, binding: target.binding }, sealed));

@@ -9,7 +9,7 @@
  */
 import type { ExecutionSink, InvokeResult, ProviderManifest, ProviderService, ToolCall } from "../../providers/sdk/protocol.ts";
 import { providerService } from "../config.ts";
-import type { PlannedProvider } from "../execution/dispatch.ts";
+import type { PlannedProvider } from "../execution/execution-plan.ts";
 import type { UpstreamTarget } from "./target.ts";
 
 export function serviceFor(env: Env, provider: PlannedProvider): ProviderService | undefined {

@@ -16,7 +16,7 @@ import { listAudit, listExecutions } from "../../src/audit/queries.ts";
 import { listRefusals } from "../../src/audit/refusal-counts.ts";
 import { readUsage } from "../../src/audit/records.ts";
 import { NOT_MIGRATED } from "../../src/audit/schema.ts";
-import { registryStub } from "../../src/registry/snapshot-cache.ts";
+import { registryStub } from "../../src/object-stubs.ts";
 import { readiness } from "../../src/routes/health.ts";
 import worker from "../../src/index.ts";
 import { LEGACY_AUDIT_DDL } from "../fixtures/audit-schema-before-migrations.ts";

@@ -8,7 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
-import { REGISTRY_NAME } from "../../src/registry/health-client.ts";
+import { registryStub } from "../../src/object-stubs.ts";
 
 const TOKEN = `bootstrap-${crypto.randomUUID()}-${crypto.randomUUID()}`;
 const withToken: Env = { ...env, BOOTSTRAP_TOKEN: TOKEN };
@@ -47,7 +47,7 @@ describe("POST /v1/admin/bootstrap", () => {
     expect(listed.body.keys.map((k: { key_id: string }) => k.key_id)).toEqual([minted.key_id]);
 
     // Durable, in the registry object: the row names the winner's key.
-    expect(await env.REGISTRY.get(env.REGISTRY.idFromName(REGISTRY_NAME)).bootstrapUsed()).toMatchObject({ key_id: minted.key_id, tenant, agent: "operator" });
+    expect(await registryStub(env).bootstrapUsed()).toMatchObject({ key_id: minted.key_id, tenant, agent: "operator" });
 
     const again = await bootstrap(TOKEN);
     expect(again).toMatchObject({ status: 403, body: { error: { code: "forbidden", details: { reason: "bootstrap_used" } } } });

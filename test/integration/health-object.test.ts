@@ -4,14 +4,14 @@ import { describe, expect, it } from "vitest";
 import type { HealthObject } from "../../durable-objects/health-object.ts";
 import type { RegistryObject } from "../../durable-objects/registry-object.ts";
 import { healthKey } from "../../src/registry/catalog.ts";
-import { healthShardName } from "../../src/registry/health-client.ts";
+import { healthStub, registryStub } from "../../src/object-stubs.ts";
 import { breakerView } from "../../src/registry/provider-health.ts";
 
 /** A registry of its own and the health shard of one of its providers (lab-twin: lab.route opens at 3 failures, 3 s cooldown). */
 async function setup() {
   const name = `test-${crypto.randomUUID()}`;
-  const registry = env.REGISTRY.get(env.REGISTRY.idFromName(name));
-  const shard = env.HEALTH.get(env.HEALTH.idFromName(healthShardName(name, "lab-twin")));
+  const registry = registryStub(env, name);
+  const shard = healthStub(env, "lab-twin", name);
   const snapshot = () => runInDurableObject(registry, (r: RegistryObject) => r.snapshot());
   await snapshot();
   return { registry, shard, snapshot };

@@ -14,7 +14,8 @@ import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryObject } from "../../durable-objects/registry-object.ts";
 import worker from "../../src/index.ts";
-import { CACHE_NAME, forgetSnapshot, REGISTRY_NAME, SNAPSHOT_URL } from "../../src/registry/snapshot-cache.ts";
+import { REGISTRY_NAME } from "../../src/object-stubs.ts";
+import { CACHE_NAME, forgetSnapshot, SNAPSHOT_URL } from "../../src/registry/snapshot-cache.ts";
 
 const admin = { authorization: `Bearer ${env.DEV_ADMIN_KEY}` };
 const caller = { authorization: `Bearer ${env.DEV_API_KEY}` };

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { ApprovalDecision, Caller, ExecutionView } from "../../src/contract.ts";
 import { executionScope } from "../../src/auth/roles.ts";
 import { traceFrom } from "../../src/audit/trace.ts";
-import type { ExecutionPlan } from "../../src/execution/dispatch.ts";
+import type { ExecutionPlan } from "../../src/execution/execution-plan.ts";
 import { newObjectExecutionId, objectStub } from "../../src/execution/ids.ts";
 import { parseExecutionRequest } from "../../src/pipeline/initiation.ts";
 import { planExecution } from "../../src/pipeline/plan.ts";

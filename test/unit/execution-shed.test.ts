@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RuntimeError } from "../../src/errors.ts";
-import type { ExecutionPlan } from "../../src/execution/dispatch.ts";
+import type { ExecutionPlan } from "../../src/execution/execution-plan.ts";
 import { shedBelowMs, shedIfLate } from "../../src/execution/shed.ts";
 import { judge } from "../../src/registry/health-reporter.ts";
 import { classifyRpcFailure } from "../../src/execution/provider-failure.ts";

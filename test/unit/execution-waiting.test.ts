@@ -1,6 +1,6 @@
 /** The rules of waiting (docs/contract.md#waiting), pure: how long each wait may last and how it ends. */
 import { describe, expect, it } from "vitest";
-import type { ExecutionPlan } from "../../src/execution/dispatch.ts";
+import type { ExecutionPlan } from "../../src/execution/execution-plan.ts";
 import { approvalExpiry, cancelledBeforeStart, mayWait, SYNC_WAIT_MIN_MS, waitEndsAt, waitExpiredError } from "../../src/execution/waiting.ts";
 import { DEFAULT_TENANT_LIMITS } from "../../src/policy/limits.ts";
 import { executionRecord } from "../fixtures/record.ts";

@@ -8,7 +8,8 @@ import { ERROR_TABLE } from "../../src/errors.ts";
 import { jsonRpcCodeOf } from "../../src/mcp/errors.ts";
 import { callToolResult, endingOfEvent } from "../../src/mcp/results.ts";
 import { taskStatusOf } from "../../src/mcp/task-status.ts";
-import { mayEverHold, taskUseOf } from "../../src/mcp/tools.ts";
+import { mayEverHold } from "../../src/execution/tool-listing.ts";
+import { taskUseOf } from "../../src/mcp/tools.ts";
 
 describe("refusal codes", () => {
   it("answers what the params name wrongly with -32602, as MCP says for an unknown tool", () => {

@@ -7,8 +7,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { msgpackNestsDeeper } from "../../src/codec/msgpack-depth.ts";
 import { RuntimeError } from "../../src/errors.ts";
-import { exceedsDepth, MAX_INPUT_DEPTH } from "../../src/pipeline/input-depth.ts";
-import { decodeBody, MAX_CONTEXT_BYTES, MAX_CONTEXT_STRING_CHARS, parseExecutionRequest } from "../../src/pipeline/initiation.ts";
+import { exceedsDepth, MAX_INPUT_DEPTH } from "../../src/codec/input-depth.ts";
+import { decodeBody } from "../../src/codec/negotiate.ts";
+import { MAX_CONTEXT_BYTES, MAX_CONTEXT_STRING_CHARS, parseExecutionRequest } from "../../src/pipeline/initiation.ts";
 
 const MSGPACK = "application/msgpack";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RuntimeError } from "../../src/errors.ts";
-import { decodeBody, parseExecutionRequest } from "../../src/pipeline/initiation.ts";
+import { decodeBody } from "../../src/codec/negotiate.ts";
+import { parseExecutionRequest } from "../../src/pipeline/initiation.ts";
 import { readBody } from "../../src/codec/request-body.ts";
 import { requestFingerprint } from "../../src/pipeline/idempotency.ts";
 import { validateInput } from "../../src/pipeline/schema.ts";

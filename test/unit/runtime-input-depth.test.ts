@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exceedsDepth, MAX_INPUT_DEPTH } from "../../src/pipeline/input-depth.ts";
+import { exceedsDepth, MAX_INPUT_DEPTH } from "../../src/codec/input-depth.ts";
 
 const nested = (depth: number) => JSON.parse("[".repeat(depth) + "]".repeat(depth));
 

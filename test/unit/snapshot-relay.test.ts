@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RegistrySnapshot } from "../../src/registry/catalog.ts";
-import { registryOfRelay, relayName, SnapshotRelay } from "../../src/registry/snapshot-relay.ts";
+import { registryOfRelay, relayName } from "../../src/object-stubs.ts";
+import { SnapshotRelay } from "../../src/registry/snapshot-relay.ts";
 
 const TTL = 5_000;
 const snap = (version: number) => ({ version }) as RegistrySnapshot;

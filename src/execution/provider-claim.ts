@@ -10,10 +10,10 @@
  * the edge, which never waits, goes down the object path to wait there. A tenant past its
  * share of that gate's line is refused (`rate_limited`, reason `provider_queue_share`).
  */
-import type { ExecutionPlan, PlannedProvider } from "./dispatch.ts";
+import type { ExecutionPlan, PlannedProvider } from "./execution-plan.ts";
 import { noHealthyProvider } from "../pipeline/plan.ts";
 import { RuntimeError } from "../errors.ts";
-import { registryStub } from "../registry/snapshot-cache.ts";
+import { gateStub, registryStub } from "../object-stubs.ts";
 import { returnTrial } from "./trial.ts";
 
 /** A permit's lease past the call's own budget: a provider call may outlive its execution this long (WORK_CAP_MS) and more. */
@@ -34,10 +34,6 @@ export type Claim =
   | { kind: "claimed"; plan: ExecutionPlan; permit: Permit | null }
   /** Every ranked provider is full: the call waits at `provider`'s gate (`position`, when it asked to wait). */
   | { kind: "full"; provider: string; position?: number };
-
-export function gateStub(env: Env, provider: string) {
-  return env.PROVIDER_GATES.get(env.PROVIDER_GATES.idFromName(provider));
-}
 
 /** A permit for a call at `p` now (or, with `wait`, a place in its queue); `null` permit: no limit. */
 export async function acquirePermit(

@@ -3,8 +3,7 @@
  * (ranked providers, validated input, the effective timeout, the time already spent), so the
  * run never looks anything up again, wherever it runs.
  */
-import type { Caller, CapabilityDecision, ExecutionMode, ExecutionRequest, ExecutionView, Face, Value } from "../contract.ts";
-import type { DeprecationNotice } from "../registry/catalog.ts";
+import type { CapabilityDecision, ExecutionIdentity, ExecutionMode, Value } from "../contract.ts";
 import type { Effect, JsonSchema, PartialMerge } from "../../providers/sdk/protocol.ts";
 import type { TraceContext } from "../audit/trace.ts";
 import type { TenantLimits } from "../policy/limits.ts";
@@ -30,14 +29,7 @@ export interface PlannedProvider {
 }
 
 /** Everything the execution object needs; nothing it has to look up again. */
-export interface ExecutionPlan {
-  execution_id: string;
-  tenant: string;
-  agent: string;
-  project: string | null;
-  face: Face;
-  tool: string;
-  version: string;
+export interface ExecutionPlan extends ExecutionIdentity {
   mode: ExecutionMode;
   /** Ranked, best first (docs/contract.md#ranking). */
   providers: PlannedProvider[];
@@ -87,31 +79,3 @@ export interface ExecutionPlan {
   /** Its rate token was taken at the edge before level 2: its object admits it without one. */
   paid?: boolean;
 }
-
-// What the execution object's RPC methods take and give (durable-objects/execution-object.ts).
-
-/** What a start asks for: wait for the end (sync), answer when accepted (async), or subscribe too (stream). */
-export type Delivery = "end" | "accepted" | "stream";
-
-export interface StartAnswer {
-  view: ExecutionView;
-  /** A keyed duplicate: the original execution (docs/contract.md#idempotency). */
-  replayed: boolean;
-  /** The event stream (NDJSON lines), when the delivery was "stream". */
-  stream?: ReadableStream<Uint8Array>;
-  deprecation?: DeprecationNotice;
-}
-
-/** A keyed call as the edge hands it over: stage 1 done, the rest runs here, once per key. */
-export interface KeyedCall {
-  caller: Caller;
-  request: ExecutionRequest;
-  fingerprint: string;
-  accepted_at: number;
-  trace: TraceContext;
-  face: Face;
-  /** Its rate token was taken at the edge (every keyed request takes one, duplicates too). */
-  paid?: boolean;
-}
-
-export type EventsAnswer = { kind: "stream"; stream: ReadableStream<Uint8Array> } | { kind: "ended" };
