@@ -1,9 +1,9 @@
 /**
  * The docs cannot drift from the tree: every relative link in README.md, every page under
  * docs/ (the guide and the decisions too), and the READMEs of bench/, test/, sim/, client/,
- * upstreams/example/ and each provider folder names a file that exists (and a heading that exists, when it has an
- * anchor), and every `npm run <script>` (and `npm start` / `npm test`) they name is a script
- * in package.json.
+ * upstreams/example/ and each provider folder names a file that exists (and a heading that
+ * exists, when it has an anchor), every `npm run <script>` (and `npm start` / `npm test`) they name is a script in
+ * package.json, and none cites an issue number or a document outside the repository.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -19,6 +19,8 @@ const READMES = ["bench", "test", "sim", "client", "upstreams/example", ...readd
   .filter((f) => existsSync(join(root, f)));
 const DOCS = ["README.md", ...markdownUnder("docs"), ...READMES];
 const read = (file: string) => readFileSync(join(root, file), "utf8");
+/** An issue number, or a document this repository does not hold (the specs and notes it grew from). */
+const OUTSIDE = /\bissue \d+|(?<![\w&/])#\d+\b|\bAIOS\b|TRT-002|DESIGN\.md|STYLE\.md|\.\.\/shared\b/i;
 
 const withoutFences = (markdown: string) => markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "");
 /** The text outside code blocks and inline code, where a link is a link. */
@@ -66,6 +68,19 @@ describe("the docs", () => {
     const scripts = Object.keys(JSON.parse(read("package.json")).scripts as Record<string, string>);
     const named = [...read(file).matchAll(/\bnpm (?:run(?:-script)? ([\w:.-]+)|(start|test)\b)/g)].map((m) => m[1] ?? m[2]);
     expect(named.filter((s) => !scripts.includes(s))).toEqual([]);
+  });
+
+  it.each(DOCS)("%s: cites no issue number and no document outside the repository", (file) => {
+    // A reader has only the repository: a rule is said plainly, or cited as a file in it.
+    const cited = read(file)
+      .split("\n")
+      .flatMap((line, i) => (OUTSIDE.test(line) ? [`${file}:${i + 1}: ${line.trim().slice(0, 120)}`] : []));
+    expect(cited).toEqual([]);
+  });
+
+  it("catches such citations, and lets anchors and code alone", () => {
+    for (const bad of ["see issue 12", "fixed in #12.", "AIOS §5.4", "TRT-002 §10", "(DESIGN.md 8)", "STYLE.md", "../shared/spec"]) expect(OUTSIDE.test(bad), bad).toBe(true);
+    for (const good of ["[x](#retries)", "`#/$defs/…`", "`e:<seq>`", "issues a token", "&#39;"]) expect(OUTSIDE.test(good), good).toBe(false);
   });
 
   it("finds GitHub's anchors, so a wrong one is caught", () => {
