@@ -397,7 +397,7 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
   const cost = (kind: string, cls: string) => r.cost[kind]?.per_execution[cls] ?? { requests: 0, rows_written: 0 };
   const cpu = (row: string) => median(r.cpu[row] ?? [NaN]);
   const drainRate = (kind: DrainResult["kind"]) => median(r.drains.filter((d) => d.kind === kind).map((d) => d.per_second));
-  lines.push(`queue drain: ${QUEUE_N} async executions, 16 submitters (docs/contract.md#waiting)`);
+  lines.push(`queue drain: ${QUEUE_N} async executions, 16 submitters`);
   for (const d of r.drains) lines.push(`  ${d.kind.padEnd(9)} ${fmt(d.per_second).padStart(6)}/s  ${d.succeeded}/${d.executions} succeeded, ${d.queued_at_start} queued at start, ${fmt(d.seconds, 1)} s`);
   const targets = [
     ["fast path (runtime sync) calls/s @1 ≥ 0.9 × F0", ratio("runtime sync", "F0 direct binding", 1), 0.9, ">="],

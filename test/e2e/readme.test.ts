@@ -1,16 +1,18 @@
 /**
- * The README's examples run as written, against the real stack (a reader's first hour).
+ * The examples of README.md and of the guide (docs/guide/*.md) run as written, against the
+ * real stack: a reader's first hour must work.
  *
- * Every ```sh block (not marked `no-run`) runs in document order in one bash session, so a
+ * Every ```sh block (not marked `no-run`) runs in order in one bash session — README.md first,
+ * then each guide page in the order the README links them (test/readme/markdown.ts) — so a
  * variable a block sets (`EXEC=$(…)`) is there for the next, as it is for a reader pasting
- * them into one terminal; the README's own variables (`TRT`, `KEY`, …) point at this run's
+ * them into one terminal; the documents' own variables (`TRT`, `KEY`, …) point at this run's
  * stack because its origin replaces http://127.0.0.1:8787 (and the example caller's :8788)
  * wherever it is written. A program marked ```js run runs with the system's Node (20: no
  * TypeScript), one marked ```ts run with the project's Node 22. The output block right after
  * a run block is compared with what it printed (test/readme/expect-output.ts); a block
  * without one must not fail: no command may exit non-zero (a `curl | head` that head closed
  * aside) and no answer may be 4xx or 5xx. The markup is described in test/readme/markdown.ts
- * and at the top of README.md.
+ * and test/README.md.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -18,13 +20,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { matchOutput } from "../readme/expect-output.ts";
-import { readme, runBlocks, type Block, type RunBlock } from "../readme/markdown.ts";
+import { allBlocks, runBlocks, type Block, type RunBlock } from "../readme/markdown.ts";
 import { NODE } from "./cli.ts";
 import { asAdmin, baseUrl, execute } from "./http.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const callerUrl = inject("callerUrl");
-const blocks = readme(join(root, "README.md"));
+const blocks = allBlocks(root);
 const runs = runBlocks(blocks);
 /** The project's Node (22, from the `node` devDependency): it runs .ts by stripping types. */
 const NODE_22 = join(root, "node_modules", ".bin", "node");
@@ -36,7 +38,7 @@ const written = ["runtime.d.ts"].map((f) => join(root, f)).filter((f) => !exists
 
 /** The README as run here: its local URLs are this run's stack. */
 const pointed = (code: string) => code.replaceAll("http://127.0.0.1:8787", baseUrl).replaceAll("http://127.0.0.1:8788", callerUrl);
-const where = (b: Block) => `README.md:${b.line} (${b.heading})`;
+const where = (b: Block) => `${b.file}:${b.line} (${b.heading})`;
 
 /** lab.route's providers as a fresh stack has them, so the routing walk-through's answers are its own. */
 async function freshRouting(): Promise<void> {
@@ -129,7 +131,7 @@ function problemsOf(n: number, block: RunBlock, stdout: string): string[] {
   // A block with an output block is judged by what it printed (a `trt cancel` exits 1 by design).
   const problems = block.expected ? [] : read(`failed.${n}`).split("\n").filter(Boolean);
   if (block.expected) {
-    problems.push(...matchOutput(block.expected.lang, block.expected.code, stdout).map((p) => `output (README.md:${block.expected!.line}): ${p}`));
+    problems.push(...matchOutput(block.expected.lang, block.expected.code, stdout).map((p) => `output (${block.expected!.file}:${block.expected!.line}): ${p}`));
   } else {
     const bad = statusesOf(n).filter((s) => s >= 400);
     if (bad.length > 0) problems.push(`answered ${bad.join(", ")} (a block without an output block must succeed)`);
@@ -157,11 +159,11 @@ async function runProgram(block: RunBlock, n: number): Promise<{ output: string;
   const rc = await new Promise<number | null>((r) => child.once("exit", r));
   clearTimeout(timer);
   const problems = rc === 0 ? [] : [`exited ${rc}: ${stderr.trim().split("\n").slice(0, 8).join("\n")}`];
-  if (block.expected) problems.push(...matchOutput(block.expected.lang, block.expected.code, stdout).map((p) => `output (README.md:${block.expected!.line}): ${p}`));
+  if (block.expected) problems.push(...matchOutput(block.expected.lang, block.expected.code, stdout).map((p) => `output (${block.expected!.file}:${block.expected!.line}): ${p}`));
   return { output: stdout + stderr, problems };
 }
 
-describe("the README", () => {
+describe("the README and the guide", () => {
   beforeAll(async () => {
     await freshRouting();
     // Warm the runtime's isolates: a cold first call of an instant tool can miss its 100 ms.

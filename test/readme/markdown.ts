@@ -1,6 +1,7 @@
 /**
- * The README's code blocks, as the tests that run them see them (test/e2e/readme.test.ts,
- * test/unit/readme-provider.test.ts). The markup, also stated at the top of README.md:
+ * The code blocks of README.md and the guide's pages (docs/guide/*.md), as the tests that run
+ * them see them (test/e2e/readme.test.ts, test/unit/readme-provider.test.ts). The markup, also
+ * stated in test/README.md:
  *
  *   ```sh                 run, in document order, in one bash session against the stack
  *   ```sh no-run          shown only (starts a server, needs an account, another program…)
@@ -12,10 +13,16 @@
  *                         standing for what varies (test/readme/expect-output.ts)
  *
  * Blocks may sit in list items (indented fences); their indentation is removed.
+ *
+ * The pages run in one bash session: README.md first, then each guide page in the order the
+ * README's links name them (`documents`), so a variable one block sets is there for the next.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 export interface Block {
+  /** The document it is in, relative to the repository (`README.md`, `docs/guide/mcp.md`). */
+  file: string;
   /** 1-based line of the opening fence. */
   line: number;
   lang: string;
@@ -31,7 +38,7 @@ export interface Block {
 export const RUN_LANGS = new Set(["sh", "bash"]);
 export const OUTPUT_LANGS = new Set(["json", "text", "http"]);
 
-export function blocksOf(markdown: string): Block[] {
+export function blocksOf(markdown: string, file = "README.md"): Block[] {
   const lines = markdown.split("\n");
   const blocks: Block[] = [];
   let heading = "";
@@ -52,6 +59,7 @@ export function blocksOf(markdown: string): Block[] {
     }
     const between = lines.slice(lastClose + 1, i);
     blocks.push({
+      file,
       line: i + 1,
       lang: lang.toLowerCase(),
       flags,
@@ -87,4 +95,25 @@ export function runBlocks(blocks: Block[]): RunBlock[] {
   return out;
 }
 
-export const readme = (path: string) => blocksOf(readFileSync(path, "utf8"));
+export const readme = (path: string, file?: string) => blocksOf(readFileSync(path, "utf8"), file);
+
+export const GUIDE = "docs/guide";
+
+/** The guide's pages that README.md links to, in the order it names them (each once). */
+export function guideOrder(readmeText: string): string[] {
+  const linked = [...readmeText.matchAll(/\]\((docs\/guide\/[\w.-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1]);
+  return [...new Set(linked)];
+}
+
+/** Every page in docs/guide/, linked or not (a page the README forgets would go unrun). */
+export const guidePages = (root: string) =>
+  readdirSync(join(root, GUIDE))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `${GUIDE}/${f}`)
+    .sort();
+
+/** The documents whose examples run, in run order: README.md, then the guide as it links it. */
+export const documents = (root: string) => ["README.md", ...guideOrder(readFileSync(join(root, "README.md"), "utf8"))];
+
+/** Every block of every document, in run order, each knowing its file. */
+export const allBlocks = (root: string) => documents(root).flatMap((f) => readme(join(root, f), f));

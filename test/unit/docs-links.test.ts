@@ -1,15 +1,22 @@
 /**
- * The docs cannot drift from the tree: every relative link in README.md, docs/*.md and
- * bench/README.md names a file that exists (and a heading that exists, when it has an
- * anchor), and every `npm run <script>` (and `npm start` / `npm test`) they name is a script
- * in package.json.
+ * The docs cannot drift from the tree: every relative link in README.md, every page under
+ * docs/ (the guide and the decisions too), and the READMEs of bench/, test/, sim/, client/,
+ * upstreams/example/ and each provider folder names a file that exists (and a heading that
+ * exists, when it has an anchor), every `npm run <script>` (and `npm start` / `npm test`) they name is a script in
+ * package.json. (Citations of issues or of documents outside the repository: citations.test.ts.)
  */
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { anchorsOf, prose, read, root } from "./docs-text.ts";
 
-const DOCS = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`), "bench/README.md"];
+/** Every Markdown file under a folder, as paths relative to the repository. */
+const markdownUnder = (dir: string): string[] =>
+  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? markdownUnder(`${dir}/${e.name}`) : e.name.endsWith(".md") ? [`${dir}/${e.name}`] : []));
+const READMES = ["bench", "test", "sim", "client", "upstreams/example", ...readdirSync(join(root, "providers")).map((p) => `providers/${p}`)]
+  .map((d) => `${d}/README.md`)
+  .filter((f) => existsSync(join(root, f)));
+const DOCS = ["README.md", ...markdownUnder("docs"), ...READMES];
 
 /** Relative links `[text](target)` and `![alt](target)` outside code, with where they point. */
 function relativeLinks(file: string): { target: string; path: string; anchor?: string }[] {

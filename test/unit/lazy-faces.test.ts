@@ -1,7 +1,7 @@
 /**
  * A new isolate of the runtime does not evaluate the MCP SDKs (server and client), zod under
  * them, protobuf, Connect or the OpenAPI document: they load on the first request that needs
- * them (docs/architecture.md#start-up-and-size). Read from the bundler's own account of the
+ * them (docs/architecture.md#start-up-and-size, docs/decisions/39-lazy-faces.md). Read from the bundler's own account of the
  * runtime's upload (`wrangler deploy --dry-run --metafile`): what the entry reaches by static
  * imports runs when the isolate starts; what only a dynamic `import()` reaches waits for it.
  */

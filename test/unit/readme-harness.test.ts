@@ -1,11 +1,12 @@
 /**
- * The README test's own parts can fail: the block markup is read as documented, and an output
- * that differs from the README's is reported (test/readme/).
+ * The README test's own parts can fail: the block markup is read as documented, the guide's
+ * pages are found in the README's order and none is left out, and an output that differs from
+ * the document's is reported (test/readme/).
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { matchHttp, matchJson, matchText } from "../readme/expect-output.ts";
-import { blocksOf, fileOf, isRun, readme, runBlocks } from "../readme/markdown.ts";
+import { allBlocks, blocksOf, documents, fileOf, guideOrder, guidePages, isRun, readme, runBlocks } from "../readme/markdown.ts";
 
 const fence = "```";
 
@@ -57,10 +58,33 @@ describe("README blocks", () => {
     expect(runs.map((r) => r.expected?.line)).toEqual([10, undefined]);
   });
 
-  it("finds the README's own run blocks", () => {
-    const runs = runBlocks(readme(join(import.meta.dirname, "..", "..", "README.md")));
-    expect(runs.length).toBeGreaterThan(10);
-    expect(runs.filter((r) => r.expected).length).toBeGreaterThan(5);
+  it("says which document a block is in", () => {
+    expect(blocksOf(md, "docs/guide/x.md").map((b) => b.file)).toEqual(Array(6).fill("docs/guide/x.md"));
+    expect(blocks[0].file).toBe("README.md");
+  });
+});
+
+describe("the documents that run", () => {
+  const root = join(import.meta.dirname, "..", "..");
+
+  it("orders the guide as the README links it, each page once, anchors and other links aside", () => {
+    const text = "[b](docs/guide/errors.md) then [a](docs/guide/calling.md#dry-run), [b again](docs/guide/errors.md), [other](docs/deploy.md)";
+    expect(guideOrder(text)).toEqual(["docs/guide/errors.md", "docs/guide/calling.md"]);
+  });
+
+  it("runs README.md first, then every page of docs/guide (none unlinked, so none unrun)", () => {
+    const docs = documents(root);
+    expect(docs[0]).toBe("README.md");
+    expect([...docs.slice(1)].sort()).toEqual(guidePages(root));
+  });
+
+  it("keeps every example that ran before the guide left the README: 34 run blocks, 25 with output, at least", () => {
+    const runs = runBlocks(allBlocks(root));
+    expect(runs.length).toBeGreaterThanOrEqual(34);
+    expect(runs.filter((r) => r.expected).length).toBeGreaterThanOrEqual(25);
+    // The README itself still shows calls that run, and so does every guide page with commands.
+    expect(runs.filter((r) => r.file === "README.md").length).toBeGreaterThanOrEqual(3);
+    expect(runBlocks(readme(join(root, "README.md"))).length).toBe(runs.filter((r) => r.file === "README.md").length);
   });
 });
 

@@ -1,11 +1,12 @@
 /**
- * The README's code compiles: "Writing a provider" is built as a real provider —
+ * The documents' code compiles: "Writing a provider" (providers/sdk/README.md) is built as a
+ * real provider —
  * its `file=` blocks written where they say, next to the project's SDK, type-checked with the
  * project's compiler options, bundled by wrangler as `npm run build:providers` bundles every
  * provider, its schemas compiled as `npm run build:schemas` compiles them, and its tool
- * called through the SDK — and the README's programs (```ts run, ```js run) type-check against
- * the project's generated code and the built client's declarations. (They run against the
- * stack in test/e2e/readme.test.ts.)
+ * called through the SDK — and the programs of README.md and the guide (```ts run, ```js run)
+ * type-check against the project's generated code and the built client's declarations. (They
+ * run against the stack in test/e2e/readme.test.ts.)
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -18,17 +19,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../providers/sdk/define.ts";
 import type { EmittedEvent, ExecutionSink, StopSignal } from "../../providers/sdk/protocol.ts";
 import { runTool } from "../../providers/sdk/run-tool.ts";
-import { fileOf, flag, readme } from "../readme/markdown.ts";
+import { allBlocks, fileOf, flag, readme } from "../readme/markdown.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-const blocks = readme(join(root, "README.md"));
-const files = blocks.filter((b) => fileOf(b)?.startsWith("providers/"));
-/** A project of the README's files: its own providers/ folder, with the real SDK beside them. */
+/** The provider guide: its `file=` blocks make a provider. */
+const PROVIDER_GUIDE = "providers/sdk/README.md";
+const files = readme(join(root, PROVIDER_GUIDE), PROVIDER_GUIDE).filter((b) => fileOf(b)?.startsWith("providers/"));
+/** A project of the guide's files: its own providers/ folder, with the real SDK beside them. */
 const project = join(root, ".build", "readme-provider");
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const run = promisify(execFile);
 
-/** The provider folders the README's files make (those with a wrangler.jsonc). */
+/** The provider folders the guide's files make (those with a wrangler.jsonc). */
 const providers = files.map((b) => fileOf(b)!).filter((f) => f.endsWith("/wrangler.jsonc")).map((f) => dirname(f));
 
 async function typecheck(tsconfig: object): Promise<string> {
@@ -50,7 +52,7 @@ beforeAll(() => {
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
-describe("README: Writing a provider", () => {
+describe("providers/sdk/README.md: Writing a provider", () => {
   it("shows a whole provider: a tool, its list, the Worker and its wrangler.jsonc", () => {
     expect(providers.length).toBeGreaterThan(0);
     for (const p of providers) {
@@ -82,7 +84,7 @@ describe("README: Writing a provider", () => {
     for (const tool of tools) {
       const input = ajv.compile(tool.manifest.input_schema as object);
       const output = ajv.compile(tool.manifest.output_schema as object);
-      // The README's tool takes {text}; a provider of other tools would need its own sample here.
+      // The guide's tool takes {text}; a provider of other tools would need its own sample here.
       const sample = { text: "hello" };
       expect(input(sample), `${tool.manifest.name} input`).toBe(true);
       const events: EmittedEvent[] = [];
@@ -95,16 +97,16 @@ describe("README: Writing a provider", () => {
   });
 });
 
-describe("README: programs", () => {
-  const programs = blocks.filter((b) => (b.lang === "ts" || b.lang === "js") && flag(b, "run"));
+describe("README and guide: programs", () => {
+  const programs = allBlocks(root).filter((b) => (b.lang === "ts" || b.lang === "js") && flag(b, "run"));
 
   it("type-check: TypeScript against the generated Connect code, JavaScript against the built client's declarations", async () => {
     expect(programs.length).toBeGreaterThan(0);
     const dir = join(project, "programs");
     mkdirSync(dir, { recursive: true });
     const names = programs.map((b) => {
-      const name = `line-${b.line}.${b.lang === "js" ? "mjs" : "ts"}`;
-      // As the README says to place them: in the project (its src/gen, its package name).
+      const name = `${b.file.replace(/[/.]/g, "-")}-line-${b.line}.${b.lang === "js" ? "mjs" : "ts"}`;
+      // As the guide says to place them: in the project (its src/gen, its package name).
       writeFileSync(join(dir, name), b.code.replaceAll('from "./src/', `from "${root}/src/`).replaceAll('from "tool-runtime/client"', `from "${root}/client/dist/index.js"`));
       return `programs/${name}`;
     });
