@@ -4,7 +4,7 @@
  * with where the runtime's bytes go (from the bundler's metafile). The dry run builds the upload
  * exactly as a deploy would and stops before contacting Cloudflare; where the machine allows it
  * runs with no network at all (`unshare -rn`). Needs the validators, the protobuf code and the
- * console's assets built first (the npm script builds them). test/unit/bundle-sizes.test.ts fails
+ * console's assets built first (the npm script builds them). test/unit/scripts/bundle-sizes.test.ts fails
  * when the committed figures drift from what the dry run reports.
  */
 import { execFile, spawnSync } from "node:child_process";

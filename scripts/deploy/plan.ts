@@ -3,7 +3,7 @@
  * migrations and the Workers in order, each with the exact wrangler command the runner runs.
  * Pure: it takes the configs as wrangler reads them (scripts/deploy/workers.ts) and, when the
  * account has been asked, what exists there; the runner (scripts/deploy.ts) prints it and runs
- * it, and docs/deploy.md is checked against it (test/unit/deploy-docs.test.ts).
+ * it, and docs/deploy.md is checked against it (test/unit/docs/deploy-docs.test.ts).
  *
  * Order on an account where nothing exists yet. A service binding needs its target to exist,
  * and so does a tail consumer: the runtime binds the providers and the verifier, and the

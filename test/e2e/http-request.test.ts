@@ -2,7 +2,7 @@
  * http.request end to end: the real std provider under wrangler dev reaches a
  * loopback HTTP server this file starts, on the one port the e2e stack allow-lists
  * (EGRESS_ALLOW, set by global-setup for this stack only; shipped configs keep it empty, see
- * test/unit/std-shipped-config.test.ts). Redirects and the caller's capability still apply.
+ * test/unit/providers/std/shipped-config.test.ts). Redirects and the caller's capability still apply.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

@@ -1,6 +1,6 @@
 /**
  * The code blocks of README.md and the guide's pages (docs/guide/*.md), as the tests that run
- * them see them (test/e2e/readme.test.ts, test/unit/readme-provider.test.ts). The markup, also
+ * them see them (test/e2e/readme.test.ts, test/unit/providers/sdk/readme-provider.test.ts). The markup, also
  * stated in test/README.md:
  *
  *   ```sh                 run, in document order, in one bash session against the stack
