@@ -85,9 +85,15 @@ export default defineConfig({
                 verifier,
                 upstream,
                 misbehavingVerifier("test-verifier-failing", 'throw new Error("the verifier broke");'),
-                misbehavingVerifier("test-verifier-slow", 'await new Promise((r) => setTimeout(r, 10_000)); return { verdict: "misaligned", reason: "too late", profile: "slow" };'),
+                misbehavingVerifier(
+                  "test-verifier-slow",
+                  'await new Promise((r) => setTimeout(r, 10_000)); return { verdict: "misaligned", reason: "too late", profile: "slow" };',
+                ),
               ],
-              serviceBindings: { TEST_VERIFIER_FAILING: "test-verifier-failing", TEST_VERIFIER_SLOW: "test-verifier-slow" },
+              serviceBindings: {
+                TEST_VERIFIER_FAILING: "test-verifier-failing",
+                TEST_VERIFIER_SLOW: "test-verifier-slow",
+              },
               bindings: { TEST_MIGRATIONS: migrations },
               d1Databases: { TEST_PREMIGRATION_DB: "test-premigration-audit" },
             },
@@ -95,7 +101,13 @@ export default defineConfig({
         ],
         // The first request of a file loads the whole Worker through vite's module runner
         // (seconds on 2 shared cores); the bound only keeps a hung test from running forever.
-        test: { name: "integration", include: ["test/integration/**/*.test.ts"], setupFiles: ["test/integration/apply-migrations.ts"], testTimeout: 30_000, sequence: shuffled },
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          setupFiles: ["test/integration/apply-migrations.ts"],
+          testTimeout: 30_000,
+          sequence: shuffled,
+        },
       },
       {
         test: {

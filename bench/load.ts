@@ -14,7 +14,12 @@ export interface LoadResult {
   firstError?: string;
 }
 
-export async function runLoad(o: { concurrency: number; durationMs: number; maxOps: number; op: (worker: number) => Promise<void> }): Promise<LoadResult> {
+export async function runLoad(o: {
+  concurrency: number;
+  durationMs: number;
+  maxOps: number;
+  op: (worker: number) => Promise<void>;
+}): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   let started = 0;
@@ -37,7 +42,15 @@ export async function runLoad(o: { concurrency: number; durationMs: number; maxO
   await Promise.all(Array.from({ length: o.concurrency }, (_, w) => worker(w)));
   const seconds = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
-  return { ops: latencies.length, errors, seconds, throughput: latencies.length / seconds, p50_ms: quantile(latencies, 0.5), p99_ms: quantile(latencies, 0.99), ...(firstError ? { firstError } : {}) };
+  return {
+    ops: latencies.length,
+    errors,
+    seconds,
+    throughput: latencies.length / seconds,
+    p50_ms: quantile(latencies, 0.5),
+    p99_ms: quantile(latencies, 0.99),
+    ...(firstError ? { firstError } : {}),
+  };
 }
 
 export function quantile(sorted: number[], q: number): number {

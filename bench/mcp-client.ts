@@ -33,12 +33,21 @@ export async function connectMcp(url: string, options: ConnectMcpOptions = {}): 
     { name: "tool-bench", version: "1.0.0" },
     { versionNegotiation: { mode: options.era === "legacy" ? "legacy" : "auto" } },
   );
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), options.headers ? { requestInit: { headers: options.headers } } : undefined));
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL(url),
+      options.headers ? { requestInit: { headers: options.headers } } : undefined,
+    ),
+  );
   const tool = options.tool ?? "echo";
 
   return {
     async echo(input) {
-      const result = await client.callTool({ name: tool, arguments: input, ...(options.meta ? { _meta: options.meta } : {}) });
+      const result = await client.callTool({
+        name: tool,
+        arguments: input,
+        ...(options.meta ? { _meta: options.meta } : {}),
+      });
       if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
       if (result.structuredContent !== undefined) return result.structuredContent;
       const text = result.content.find((block) => block.type === "text");

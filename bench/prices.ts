@@ -24,13 +24,17 @@ const QUEUE_OPERATIONS_PER_MESSAGE = 3;
 export type Counts = Record<string, { requests: number; rows_written: number }>;
 
 /** Per million executions, by line, from one execution's counts (the metered build's classes: Durable Objects, AuditQueue, AuditD1). */
-export function costPerMillion(perExecution: Counts, edgeRequests = 1): { lines: Record<string, number>; total: number } {
+export function costPerMillion(
+  perExecution: Counts,
+  edgeRequests = 1,
+): { lines: Record<string, number>; total: number } {
   const lines: Record<string, number> = { "Workers requests": edgeRequests * PRICE.workersRequest };
   let doRequests = 0;
   let doRows = 0;
   for (const [cls, c] of Object.entries(perExecution)) {
     if (cls.includes(".")) continue; // per-method breakdowns repeat their class's total
-    if (cls === "AuditQueue") lines["Queue operations"] = c.requests * QUEUE_OPERATIONS_PER_MESSAGE * PRICE.queueOperation;
+    if (cls === "AuditQueue")
+      lines["Queue operations"] = c.requests * QUEUE_OPERATIONS_PER_MESSAGE * PRICE.queueOperation;
     else if (cls === "AuditD1") lines["D1 rows written"] = c.rows_written * PRICE.d1RowWritten;
     else {
       doRequests += c.requests;

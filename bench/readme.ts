@@ -24,7 +24,8 @@ export interface BenchResult {
 /** The dated section for one run: when, how long each cell ran, and the table as printed. */
 export function renderLatest(r: BenchResult): string {
   const at = new Date(r.started_at);
-  if (Number.isNaN(at.getTime())) throw new Error(`bench result: started_at is not a time: ${JSON.stringify(r.started_at)}`);
+  if (Number.isNaN(at.getTime()))
+    throw new Error(`bench result: started_at is not a time: ${JSON.stringify(r.started_at)}`);
   if (typeof r.table !== "string" || r.table.trim() === "") throw new Error("bench result: no table");
   const when = `${at.toISOString().slice(0, 10)} ${at.toISOString().slice(11, 16)} UTC`;
   const how = r.quick
@@ -32,7 +33,17 @@ export function renderLatest(r: BenchResult): string {
     : `${r.rounds} interleaved round${r.rounds === 1 ? "" : "s"} of ${r.cell_ms / 1000} s per cell, median and min–max over rounds`;
   // A fence longer than any run of backticks in the table, so the table cannot close it.
   const fence = "`".repeat(Math.max(3, ...[...r.table.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-  return [START, "", `The last recorded run: **${when}**, ${how}.`, "", `${fence}text`, r.table.trimEnd(), fence, "", END].join("\n");
+  return [
+    START,
+    "",
+    `The last recorded run: **${when}**, ${how}.`,
+    "",
+    `${fence}text`,
+    r.table.trimEnd(),
+    fence,
+    "",
+    END,
+  ].join("\n");
 }
 
 /** The page with its section replaced; the markers must be there, once each, in order. */
@@ -57,7 +68,9 @@ function main() {
   const dir = join(root, "bench", "results");
   const name = newestResult(readdirSync(dir));
   if (!name) {
-    console.error("no bench/results/*.json: run `npm run bench` first (about 5 minutes; stop `npm start` for figures worth quoting)");
+    console.error(
+      "no bench/results/*.json: run `npm run bench` first (about 5 minutes; stop `npm start` for figures worth quoting)",
+    );
     process.exit(1);
   }
   const result = JSON.parse(readFileSync(join(dir, name), "utf8")) as BenchResult;

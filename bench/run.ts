@@ -61,12 +61,17 @@ interface DrainResult {
 }
 
 async function drain(stack: Stack, kind: DrainResult["kind"]): Promise<DrainResult> {
-  const post = (url: string, body: string, h: Record<string, string>) => fetch(url, { method: "POST", headers: h, body });
+  const post = (url: string, body: string, h: Record<string, string>) =>
+    fetch(url, { method: "POST", headers: h, body });
   let headers: Record<string, string> = jsonHeaders;
   if (kind === "queued") {
     const made = JSON.parse(
       await ok(
-        await post(`${stack.runtime}/v1/admin/keys`, JSON.stringify({ tenant: `bench-queue-${Date.now()}`, agent: "bench", channels: ["*"] }), { "content-type": "application/json", authorization: `Bearer ${devVars.DEV_ADMIN_KEY}` }),
+        await post(
+          `${stack.runtime}/v1/admin/keys`,
+          JSON.stringify({ tenant: `bench-queue-${Date.now()}`, agent: "bench", channels: ["*"] }),
+          { "content-type": "application/json", authorization: `Bearer ${devVars.DEV_ADMIN_KEY}` },
+        ),
         201,
       ),
     );
@@ -102,24 +107,45 @@ async function drain(stack: Stack, kind: DrainResult["kind"]): Promise<DrainResu
     );
   }
   const seconds = (performance.now() - t0) / 1000;
-  return { kind, executions: QUEUE_N, succeeded, queued_at_start: queuedAtStart, seconds: round2(seconds), per_second: round2(QUEUE_N / seconds) };
+  return {
+    kind,
+    executions: QUEUE_N,
+    succeeded,
+    queued_at_start: queuedAtStart,
+    seconds: round2(seconds),
+    per_second: round2(QUEUE_N / seconds),
+  };
 }
 
 type McpClients = Awaited<ReturnType<typeof connectMcp>>[];
 
 /** The runtime's own MCP face: the same lab.echo and budget as the REST rows, through /mcp. */
-const connectRuntimeMcp = (stack: Stack) => connectMcp(`${stack.runtime}/mcp`, { headers: auth, tool: "lab.echo", meta: { "io.tool-runtime/limits": LIMITS } });
+const connectRuntimeMcp = (stack: Stack) =>
+  connectMcp(`${stack.runtime}/mcp`, { headers: auth, tool: "lab.echo", meta: { "io.tool-runtime/limits": LIMITS } });
 
 /** The example upstream (upstreams/example) called directly: its `echo`, with the official client. */
 const connectUpstream = (stack: Stack) => connectMcp(stack.upstream, { tool: "echo" });
 const UPSTREAM_ECHO = JSON.stringify({ text: "hello" });
 
-function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = [], upstream: McpClients = []): Record<string, Op> {
-  const post = (url: string, body: string, headers: Record<string, string> = { "content-type": "application/json" }) => fetch(url, { method: "POST", headers, body });
+function rows(
+  stack: Stack,
+  mcp: McpClients,
+  runtimeMcp: McpClients = [],
+  upstream: McpClients = [],
+): Record<string, Op> {
+  const post = (url: string, body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
+    fetch(url, { method: "POST", headers, body });
   return {
     "F0 direct binding": async () => void (await ok(await post(`${stack.floor}/f0`, ECHO))),
     "F1 new DO + row": async () => void (await ok(await post(`${stack.floor}/f1`, ECHO))),
-    "runtime sync": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders))),
+    "runtime sync": async () =>
+      void (await ok(
+        await post(
+          `${stack.runtime}/v1/executions`,
+          JSON.stringify({ tool: "lab.echo", input: JSON.parse(ECHO), limits: LIMITS }),
+          jsonHeaders,
+        ),
+      )),
     "runtime sync msgpack": async () => {
       const res = await fetch(`${stack.runtime}/v1/executions`, {
         method: "POST",
@@ -131,11 +157,29 @@ function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = [], upstre
     },
     // Stages 1-4 alone (credential, decode, lookup, ranking, capability incl. the verifier,
     // schema): what the edge costs before anything is dispatched.
-    "runtime dry_run 1-4": async () => void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "dry_run", input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders))),
+    "runtime dry_run 1-4": async () =>
+      void (await ok(
+        await post(
+          `${stack.runtime}/v1/executions`,
+          JSON.stringify({ tool: "lab.echo", mode: "dry_run", input: JSON.parse(ECHO), limits: LIMITS }),
+          jsonHeaders,
+        ),
+      )),
     "runtime async+poll": async () => {
-      const started = JSON.parse(await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", mode: "async", input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders), 202));
+      const started = JSON.parse(
+        await ok(
+          await post(
+            `${stack.runtime}/v1/executions`,
+            JSON.stringify({ tool: "lab.echo", mode: "async", input: JSON.parse(ECHO), limits: LIMITS }),
+            jsonHeaders,
+          ),
+          202,
+        ),
+      );
       for (let i = 0; i < 1000; i++) {
-        const view = JSON.parse(await ok(await fetch(`${stack.runtime}/v1/executions/${started.execution_id}`, { headers: auth })));
+        const view = JSON.parse(
+          await ok(await fetch(`${stack.runtime}/v1/executions/${started.execution_id}`, { headers: auth })),
+        );
         if (TERMINAL.has(view.status)) return;
         await new Promise((r) => setTimeout(r, 2));
       }
@@ -143,9 +187,26 @@ function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = [], upstre
     },
     // A keyed call (docs/contract.md#idempotency): its own execution object, planned there; a new key each time.
     "runtime keyed sync": async () =>
-      void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", input: JSON.parse(ECHO), limits: LIMITS, idempotency_key: crypto.randomUUID() }), jsonHeaders))),
+      void (await ok(
+        await post(
+          `${stack.runtime}/v1/executions`,
+          JSON.stringify({
+            tool: "lab.echo",
+            input: JSON.parse(ECHO),
+            limits: LIMITS,
+            idempotency_key: crypto.randomUUID(),
+          }),
+          jsonHeaders,
+        ),
+      )),
     "runtime stream": async () => {
-      const text = await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "lab.echo", stream: true, input: JSON.parse(ECHO), limits: LIMITS }), jsonHeaders));
+      const text = await ok(
+        await post(
+          `${stack.runtime}/v1/executions`,
+          JSON.stringify({ tool: "lab.echo", stream: true, input: JSON.parse(ECHO), limits: LIMITS }),
+          jsonHeaders,
+        ),
+      );
       if (!text.includes("event: done")) throw new Error("stream ended without done");
     },
     // The official client's tools/call to the runtime's /mcp (2026-07-28): the sync fast path.
@@ -155,7 +216,13 @@ function rows(stack: Stack, mcp: McpClients, runtimeMcp: McpClients = [], upstre
     // development as `example.echo`: egress, credential, the MCP adapter, run-time schemas), and
     // the same tool on the upstream directly.
     "runtime → upstream": async () =>
-      void (await ok(await post(`${stack.runtime}/v1/executions`, JSON.stringify({ tool: "example.echo", input: JSON.parse(UPSTREAM_ECHO), limits: LIMITS }), jsonHeaders))),
+      void (await ok(
+        await post(
+          `${stack.runtime}/v1/executions`,
+          JSON.stringify({ tool: "example.echo", input: JSON.parse(UPSTREAM_ECHO), limits: LIMITS }),
+          jsonHeaders,
+        ),
+      )),
     "upstream direct (MCP)": async (w) => void (await upstream[w].echo(JSON.parse(UPSTREAM_ECHO))),
   };
 }
@@ -168,11 +235,17 @@ interface Cell {
 
 async function throughputTable(stack: Stack): Promise<Cell[]> {
   const clients = await Promise.all(Array.from({ length: Math.max(...CONCURRENCY) }, () => connectMcp(stack.mcp)));
-  const runtimeClients = await Promise.all(Array.from({ length: Math.max(...CONCURRENCY) }, () => connectRuntimeMcp(stack)));
-  const upstreamClients = await Promise.all(Array.from({ length: Math.max(...CONCURRENCY) }, () => connectUpstream(stack)));
+  const runtimeClients = await Promise.all(
+    Array.from({ length: Math.max(...CONCURRENCY) }, () => connectRuntimeMcp(stack)),
+  );
+  const upstreamClients = await Promise.all(
+    Array.from({ length: Math.max(...CONCURRENCY) }, () => connectUpstream(stack)),
+  );
   try {
     const all = rows(stack, clients, runtimeClients, upstreamClients);
-    const ops = only ? Object.fromEntries(Object.entries(all).filter(([name]) => /^F[01] /.test(name) || new RegExp(only).test(name))) : all;
+    const ops = only
+      ? Object.fromEntries(Object.entries(all).filter(([name]) => /^F[01] /.test(name) || new RegExp(only).test(name)))
+      : all;
     // Warm every path once (first-call costs: module load, registry snapshot, DO classes).
     for (const op of Object.values(ops)) await runLoad({ concurrency: 4, durationMs: 500, maxOps: 50, op });
     const cells = new Map<string, Cell>();
@@ -184,7 +257,9 @@ async function throughputTable(stack: Stack): Promise<Cell[]> {
           const key = `${row}@${c}`;
           if (!cells.has(key)) cells.set(key, { row, concurrency: c, rounds: [] });
           cells.get(key)!.rounds.push(r);
-          process.stderr.write(`round ${round + 1}/${ROUNDS} ${key}: ${r.throughput.toFixed(0)}/s p50 ${r.p50_ms.toFixed(1)} ms${r.errors ? ` errors ${r.errors} (${r.firstError})` : ""}\n`);
+          process.stderr.write(
+            `round ${round + 1}/${ROUNDS} ${key}: ${r.throughput.toFixed(0)}/s p50 ${r.p50_ms.toFixed(1)} ms${r.errors ? ` errors ${r.errors} (${r.firstError})` : ""}\n`,
+          );
         }
       }
     }
@@ -209,7 +284,12 @@ async function fanout(stack: Stack, subscribers: number): Promise<FanoutResult> 
       await fetch(`${stack.runtime}/v1/executions`, {
         method: "POST",
         headers: jsonHeaders,
-        body: JSON.stringify({ tool: "lab.burst", mode: "async", input: { count: COUNT, wait_ms: 2_000, interval_ms: 5 }, limits: { timeout_ms: 60_000 } }),
+        body: JSON.stringify({
+          tool: "lab.burst",
+          mode: "async",
+          input: { count: COUNT, wait_ms: 2_000, interval_ms: 5 },
+          limits: { timeout_ms: 60_000 },
+        }),
       }),
       202,
     ),
@@ -241,7 +321,13 @@ async function fanout(stack: Stack, subscribers: number): Promise<FanoutResult> 
     }),
   );
   lags.sort((a, b) => a - b);
-  return { subscribers, delivered_min: Math.min(...delivered), expected: COUNT + 2, p50_lag_ms: quantile(lags, 0.5), p99_lag_ms: quantile(lags, 0.99) };
+  return {
+    subscribers,
+    delivered_min: Math.min(...delivered),
+    expected: COUNT + 2,
+    p50_lag_ms: quantile(lags, 0.5),
+    p99_lag_ms: quantile(lags, 0.99),
+  };
 }
 
 type Costs = Record<string, { requests: number; rows_written: number }>;
@@ -252,7 +338,13 @@ async function costs(stack: Stack): Promise<Record<string, { per_execution: Cost
   const snapshot = async (): Promise<Costs> => (await (await fetch(`${stack.runtime}/__bench/cost`)).json()) as Costs;
   const diff = (a: Costs, b: Costs, n: number): Costs =>
     Object.fromEntries(
-      Object.keys(b).map((k) => [k, { requests: round2((b[k].requests - (a[k]?.requests ?? 0)) / n), rows_written: round2((b[k].rows_written - (a[k]?.rows_written ?? 0)) / n) }]),
+      Object.keys(b).map((k) => [
+        k,
+        {
+          requests: round2((b[k].requests - (a[k]?.requests ?? 0)) / n),
+          rows_written: round2((b[k].rows_written - (a[k]?.rows_written ?? 0)) / n),
+        },
+      ]),
     );
   const ops = rows(stack, []);
   const out: Record<string, { per_execution: Costs; note: string }> = {};
@@ -271,10 +363,21 @@ async function costs(stack: Stack): Promise<Record<string, { per_execution: Cost
   return out;
 }
 
-async function cpuPer1000(stack: Stack, selected = ["F0 direct binding", "F1 new DO + row", "runtime sync", "runtime keyed sync", "runtime → upstream", "upstream direct (MCP)"]): Promise<Record<string, number[]>> {
+async function cpuPer1000(
+  stack: Stack,
+  selected = [
+    "F0 direct binding",
+    "F1 new DO + row",
+    "runtime sync",
+    "runtime keyed sync",
+    "runtime → upstream",
+    "upstream direct (MCP)",
+  ],
+): Promise<Record<string, number[]>> {
   // The MCP rows (chosen with --only) need one connected client per concurrent worker (16 here),
   // connected before the count starts; the default selection needs none.
-  const clients = (row: RegExp, connect: () => Promise<McpClients[number]>) => (selected.some((r) => row.test(r)) ? Promise.all(Array.from({ length: 16 }, connect)) : Promise.resolve([]));
+  const clients = (row: RegExp, connect: () => Promise<McpClients[number]>) =>
+    selected.some((r) => row.test(r)) ? Promise.all(Array.from({ length: 16 }, connect)) : Promise.resolve([]);
   const [peer, runtimeMcp, upstream] = await Promise.all([
     clients(/^MCP peer/, () => connectMcp(stack.mcp)),
     clients(/^runtime MCP/, () => connectRuntimeMcp(stack)),
@@ -314,9 +417,13 @@ async function main(): Promise<void> {
     }
     const cells = await throughputTable(stack);
     if (only) {
-      for (const cell of cells.map(summary)) console.log(`${cell.row.padEnd(22)} ${String(cell.concurrency).padStart(4)}  ${fmt(cell.throughput.median).padStart(6)}/s  p50 ${fmt(cell.p50_ms, 1)} ms`);
+      for (const cell of cells.map(summary))
+        console.log(
+          `${cell.row.padEnd(22)} ${String(cell.concurrency).padStart(4)}  ${fmt(cell.throughput.median).padStart(6)}/s  p50 ${fmt(cell.p50_ms, 1)} ms`,
+        );
       const selected = [...new Set(cells.map((c) => c.row))];
-      for (const [row, xs] of Object.entries(await cpuPer1000(stack, selected))) console.log(`cpu ${row.padEnd(22)} ${fmt(median(xs), 2)} s per 1,000 (${xs.map((x) => fmt(x, 2)).join(", ")})`);
+      for (const [row, xs] of Object.entries(await cpuPer1000(stack, selected)))
+        console.log(`cpu ${row.padEnd(22)} ${fmt(median(xs), 2)} s per 1,000 (${xs.map((x) => fmt(x, 2)).join(", ")})`);
       return;
     }
     const fan: FanoutResult[][] = [];
@@ -330,7 +437,8 @@ async function main(): Promise<void> {
     const cpu = await cpuPer1000(stack);
     // Unqueued first, then queued, twice: drift hits each alike.
     const drains: DrainResult[] = [];
-    for (let round = 0; round < (quick ? 1 : 2); round++) for (const kind of ["unqueued", "queued"] as const) drains.push(await drain(stack, kind));
+    for (let round = 0; round < (quick ? 1 : 2); round++)
+      for (const kind of ["unqueued", "queued"] as const) drains.push(await drain(stack, kind));
     report({ startedAt, cells, fan, cost, cpu, drains });
   } finally {
     await stack.stop();
@@ -349,19 +457,32 @@ function summary(cell: Cell) {
   };
 }
 
-function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost: Awaited<ReturnType<typeof costs>>; cpu: Record<string, number[]>; drains: DrainResult[] }): void {
+function report(r: {
+  startedAt: Date;
+  cells: Cell[];
+  fan: FanoutResult[][];
+  cost: Awaited<ReturnType<typeof costs>>;
+  cpu: Record<string, number[]>;
+  drains: DrainResult[];
+}): void {
   const sums = r.cells.map(summary);
   const at = (row: string, c: number) => sums.find((s) => s.row === row && s.concurrency === c)!;
   const lines: string[] = [];
-  lines.push(`tool-runtime benchmark, ${r.startedAt.toISOString()}, ${cpus().length} cores, ${ROUNDS} interleaved round(s) of ${CELL_MS / 1000} s per cell${quick ? " (quick)" : ""}`);
+  lines.push(
+    `tool-runtime benchmark, ${r.startedAt.toISOString()}, ${cpus().length} cores, ${ROUNDS} interleaved round(s) of ${CELL_MS / 1000} s per cell${quick ? " (quick)" : ""}`,
+  );
   lines.push("");
-  lines.push("row                    conc   calls/s (min-max)     p50 ms   p99 ms   ×F0 tput  ×F1 tput  ×F1 p50  errors");
+  lines.push(
+    "row                    conc   calls/s (min-max)     p50 ms   p99 ms   ×F0 tput  ×F1 tput  ×F1 p50  errors",
+  );
   for (const c of CONCURRENCY) {
     for (const s of sums.filter((x) => x.concurrency === c)) {
       const f0 = at("F0 direct binding", c);
       const f1 = at("F1 new DO + row", c);
       lines.push(
-        `${s.row.padEnd(22)} ${String(c).padStart(4)}   ${fmt(s.throughput.median).padStart(6)} (${fmt(s.throughput.min)}-${fmt(s.throughput.max)})`.padEnd(52) +
+        `${s.row.padEnd(22)} ${String(c).padStart(4)}   ${fmt(s.throughput.median).padStart(6)} (${fmt(s.throughput.min)}-${fmt(s.throughput.max)})`.padEnd(
+          52,
+        ) +
           `${fmt(s.p50_ms, 1).padStart(7)}  ${fmt(s.p99_ms, 1).padStart(7)}   ${fmt(s.throughput.median / f0.throughput.median, 2).padStart(6)}    ${fmt(s.throughput.median / f1.throughput.median, 2).padStart(6)}    ${fmt(s.p50_ms / f1.p50_ms, 2).padStart(5)}   ${s.errors}`,
       );
     }
@@ -369,12 +490,22 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
   }
   const fanRows = FANOUT.map((n) => {
     const rs = r.fan.map((round) => round.find((f) => f.subscribers === n)!);
-    return { subscribers: n, delivered_min: Math.min(...rs.map((x) => x.delivered_min)), expected: rs[0].expected, p50_lag_ms: median(rs.map((x) => x.p50_lag_ms)), p99_lag_ms: median(rs.map((x) => x.p99_lag_ms)) };
+    return {
+      subscribers: n,
+      delivered_min: Math.min(...rs.map((x) => x.delivered_min)),
+      expected: rs[0].expected,
+      p50_lag_ms: median(rs.map((x) => x.p50_lag_ms)),
+      p99_lag_ms: median(rs.map((x) => x.p99_lag_ms)),
+    };
   });
   const single = fanRows[0];
-  lines.push("fan-out: one execution, 200 events   subscribers  delivered (min/expected)  p50 lag ms  p99 lag ms  ×1-sub p99");
+  lines.push(
+    "fan-out: one execution, 200 events   subscribers  delivered (min/expected)  p50 lag ms  p99 lag ms  ×1-sub p99",
+  );
   for (const f of fanRows) {
-    lines.push(`${"".padEnd(37)}${String(f.subscribers).padStart(11)}  ${`${f.delivered_min}/${f.expected}`.padStart(24)}  ${fmt(f.p50_lag_ms, 1).padStart(10)}  ${fmt(f.p99_lag_ms, 1).padStart(10)}  ${fmt(f.p99_lag_ms / single.p99_lag_ms, 2).padStart(10)}`);
+    lines.push(
+      `${"".padEnd(37)}${String(f.subscribers).padStart(11)}  ${`${f.delivered_min}/${f.expected}`.padStart(24)}  ${fmt(f.p50_lag_ms, 1).padStart(10)}  ${fmt(f.p99_lag_ms, 1).padStart(10)}  ${fmt(f.p99_lag_ms / single.p99_lag_ms, 2).padStart(10)}`,
+    );
   }
   lines.push("");
   lines.push("cost per execution (counted at the objects)   Durable Object requests / SQLite rows written");
@@ -384,21 +515,33 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
   }
   lines.push("");
   // docs/scale.md section 6: the counted part of a million executions at published prices.
-  lines.push(`cost per million executions at published prices (read ${PRICES_READ_ON}; counted lines only, polls not included: docs/scale.md section 6)`);
+  lines.push(
+    `cost per million executions at published prices (read ${PRICES_READ_ON}; counted lines only, polls not included: docs/scale.md section 6)`,
+  );
   for (const [kind, c] of Object.entries(r.cost)) {
     const { lines: items, total } = costPerMillion(c.per_execution);
-    lines.push(`  ${kind.padEnd(7)} $${total.toFixed(2)}   (${Object.entries(items).map(([k, v]) => `${k} $${v.toFixed(2)}`).join(", ")})`);
+    lines.push(
+      `  ${kind.padEnd(7)} $${total.toFixed(2)}   (${Object.entries(items)
+        .map(([k, v]) => `${k} $${v.toFixed(2)}`)
+        .join(", ")})`,
+    );
   }
   lines.push("");
   lines.push("workerd CPU seconds per 1,000 executions (all workerd processes, concurrency 16): median (min-max)");
-  for (const [row, xs] of Object.entries(r.cpu)) lines.push(`  ${row.padEnd(20)} ${fmt(median(xs), 2)} (${fmt(Math.min(...xs), 2)}-${fmt(Math.max(...xs), 2)})`);
+  for (const [row, xs] of Object.entries(r.cpu))
+    lines.push(`  ${row.padEnd(20)} ${fmt(median(xs), 2)} (${fmt(Math.min(...xs), 2)}-${fmt(Math.max(...xs), 2)})`);
   lines.push("");
-  const ratio = (row: string, floor: string, c: number) => at(row, c).throughput.median / at(floor, c).throughput.median;
+  const ratio = (row: string, floor: string, c: number) =>
+    at(row, c).throughput.median / at(floor, c).throughput.median;
   const cost = (kind: string, cls: string) => r.cost[kind]?.per_execution[cls] ?? { requests: 0, rows_written: 0 };
   const cpu = (row: string) => median(r.cpu[row] ?? [NaN]);
-  const drainRate = (kind: DrainResult["kind"]) => median(r.drains.filter((d) => d.kind === kind).map((d) => d.per_second));
+  const drainRate = (kind: DrainResult["kind"]) =>
+    median(r.drains.filter((d) => d.kind === kind).map((d) => d.per_second));
   lines.push(`queue drain: ${QUEUE_N} async executions, 16 submitters`);
-  for (const d of r.drains) lines.push(`  ${d.kind.padEnd(9)} ${fmt(d.per_second).padStart(6)}/s  ${d.succeeded}/${d.executions} succeeded, ${d.queued_at_start} queued at start, ${fmt(d.seconds, 1)} s`);
+  for (const d of r.drains)
+    lines.push(
+      `  ${d.kind.padEnd(9)} ${fmt(d.per_second).padStart(6)}/s  ${d.succeeded}/${d.executions} succeeded, ${d.queued_at_start} queued at start, ${fmt(d.seconds, 1)} s`,
+    );
   const targets = [
     ["fast path (runtime sync) calls/s @1 ≥ 0.9 × F0", ratio("runtime sync", "F0 direct binding", 1), 0.9, ">="],
     ["fast path (runtime sync) calls/s @16 ≥ 0.9 × F0", ratio("runtime sync", "F0 direct binding", 16), 0.9, ">="],
@@ -406,7 +549,12 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
     ["keyed sync calls/s @16 ≥ 0.8 × F1", ratio("runtime keyed sync", "F1 new DO + row", 16), 0.8, ">="],
     ["async+poll calls/s @16 ≥ 0.8 × F1", ratio("runtime async+poll", "F1 new DO + row", 16), 0.8, ">="],
     ["stream calls/s @16 ≥ 0.8 × F1", ratio("runtime stream", "F1 new DO + row", 16), 0.8, ">="],
-    ["fan-out to 100: all 200 events to every subscriber", fanRows.every((f) => f.delivered_min === f.expected) ? 1 : 0, 1, ">="],
+    [
+      "fan-out to 100: all 200 events to every subscriber",
+      fanRows.every((f) => f.delivered_min === f.expected) ? 1 : 0,
+      1,
+      ">=",
+    ],
     ["fan-out to 100: p99 lag ≤ 2 × single-subscriber p99", fanRows[2].p99_lag_ms / single.p99_lag_ms, 2, "<="],
     ["fast path: execution objects per call = 0", cost("fast", "ExecutionObject").requests, 0, "<="],
     ["object path: rows written per execution ≤ 3 (keyed)", cost("keyed", "ExecutionObject").rows_written, 3, "<="],
@@ -419,8 +567,13 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
   const [via, direct] = ["runtime → upstream", "upstream direct (MCP)"];
   if (sums.some((x) => x.row === via) && sums.some((x) => x.row === direct)) {
     lines.push("upstream MCP server (example.echo through the runtime ÷ the upstream's echo called directly)");
-    lines.push(`  calls/s: ${CONCURRENCY.map((c) => `@${c} ${fmt(ratio(via, direct, c), 2)}`).join(", ")};  p50: ${CONCURRENCY.map((c) => `@${c} ${fmt(at(via, c).p50_ms / at(direct, c).p50_ms, 2)}`).join(", ")}`);
-    if (r.cpu[via] && r.cpu[direct]) lines.push(`  CPU s per 1,000: ${fmt(cpu(via), 2)} vs ${fmt(cpu(direct), 2)} (the runtime's part: ${fmt(cpu(via) - cpu(direct), 2)}; runtime sync alone: ${fmt(cpu("runtime sync"), 2)})`);
+    lines.push(
+      `  calls/s: ${CONCURRENCY.map((c) => `@${c} ${fmt(ratio(via, direct, c), 2)}`).join(", ")};  p50: ${CONCURRENCY.map((c) => `@${c} ${fmt(at(via, c).p50_ms / at(direct, c).p50_ms, 2)}`).join(", ")}`,
+    );
+    if (r.cpu[via] && r.cpu[direct])
+      lines.push(
+        `  CPU s per 1,000: ${fmt(cpu(via), 2)} vs ${fmt(cpu(direct), 2)} (the runtime's part: ${fmt(cpu(via) - cpu(direct), 2)}; runtime sync alone: ${fmt(cpu("runtime sync"), 2)})`,
+      );
     lines.push('  where the time goes: bench/README.md, "The upstream rows"');
     lines.push("");
   }
@@ -433,7 +586,26 @@ function report(r: { startedAt: Date; cells: Cell[]; fan: FanoutResult[][]; cost
   console.log(text);
   mkdirSync(join(root, "bench", "results"), { recursive: true });
   const file = join(root, "bench", "results", `${r.startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(file, JSON.stringify({ started_at: r.startedAt, quick, rounds: ROUNDS, cell_ms: CELL_MS, cells: sums, raw: r.cells, fanout: fanRows, cost: r.cost, cpu_per_1000: r.cpu, queue_drain: r.drains, table: text }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        started_at: r.startedAt,
+        quick,
+        rounds: ROUNDS,
+        cell_ms: CELL_MS,
+        cells: sums,
+        raw: r.cells,
+        fanout: fanRows,
+        cost: r.cost,
+        cpu_per_1000: r.cpu,
+        queue_drain: r.drains,
+        table: text,
+      },
+      null,
+      2,
+    ),
+  );
   console.log(`\nwritten to ${file}`);
 }
 

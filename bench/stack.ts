@@ -48,7 +48,12 @@ export interface Session {
  * `ready` says so. `migrate` names the config whose audit database the session uses: its
  * migrations are applied into the session's new state folder first, as `npm run stack` does.
  */
-export async function session(name: string, args: string[], ready: (url: string) => Promise<boolean>, migrate?: string): Promise<Session> {
+export async function session(
+  name: string,
+  args: string[],
+  ready: (url: string) => Promise<boolean>,
+  migrate?: string,
+): Promise<Session> {
   const port = await freePort();
   const inspector = await freePort();
   const state = mkdtempSync(join(tmpdir(), `tool-runtime-bench-${name}-`));
@@ -60,12 +65,28 @@ export async function session(name: string, args: string[], ready: (url: string)
       throw err;
     }
   }
-  const child = spawn("npx", ["wrangler", "dev", ...args, "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", state], {
-    cwd: root,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: ENV,
-  });
+  const child = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      ...args,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspector),
+      "--persist-to",
+      state,
+    ],
+    {
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: ENV,
+    },
+  );
   let log = "";
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));
@@ -108,7 +129,15 @@ export interface Stack {
 
 /** Limits out of the way: the benchmark measures the call path, not the rate limiter's refusals. */
 const BENCH_LIMITS = JSON.stringify({
-  default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000, max_queued: 100_000, max_streams: 100_000 },
+  default: {
+    requests_per_second: 1e6,
+    burst: 1e6,
+    tool_requests_per_second: 1e6,
+    tool_burst: 1e6,
+    max_concurrent: 100_000,
+    max_queued: 100_000,
+    max_streams: 100_000,
+  },
   // The queue-drain row (docs/contract.md#waiting): a tenant that runs 8 at once and queues the rest.
   tenants: { "bench-queue-*": { max_concurrent: 8, max_queued: 1_000, max_wait_ms: 600_000 } },
 });
@@ -133,12 +162,37 @@ export async function startStack(): Promise<Stack> {
     for (const s of sessions) await stopSession(s);
   };
   try {
-    sessions.push(await session("runtime", [...configs, "--var", `TENANT_LIMITS:${BENCH_LIMITS}`], async (u) => (await fetch(`${u}/readyz`)).status === 200, meteredConfig()));
-    sessions.push(await session("floor", ["-c", "bench/workers/floor/wrangler.jsonc"], async (u) => (await fetch(`${u}/f0`, { method: "POST", body: "{}" })).status === 200));
-    sessions.push(await session("mcp", ["-c", "bench/workers/mcp-peer/wrangler.jsonc"], async (u) => (await fetch(`${u}/mcp`, { method: "GET" })).status < 500));
+    sessions.push(
+      await session(
+        "runtime",
+        [...configs, "--var", `TENANT_LIMITS:${BENCH_LIMITS}`],
+        async (u) => (await fetch(`${u}/readyz`)).status === 200,
+        meteredConfig(),
+      ),
+    );
+    sessions.push(
+      await session(
+        "floor",
+        ["-c", "bench/workers/floor/wrangler.jsonc"],
+        async (u) => (await fetch(`${u}/f0`, { method: "POST", body: "{}" })).status === 200,
+      ),
+    );
+    sessions.push(
+      await session(
+        "mcp",
+        ["-c", "bench/workers/mcp-peer/wrangler.jsonc"],
+        async (u) => (await fetch(`${u}/mcp`, { method: "GET" })).status < 500,
+      ),
+    );
     // The same example upstream the stack serves as `example.*`, alone, under another name (the
     // stack's copy is registered in the dev registry under its own).
-    sessions.push(await session("upstream", ["-c", "upstreams/example/wrangler.jsonc", "--name", "mcp-upstream-example-direct"], async (u) => (await fetch(`${u}/healthz`)).status === 200));
+    sessions.push(
+      await session(
+        "upstream",
+        ["-c", "upstreams/example/wrangler.jsonc", "--name", "mcp-upstream-example-direct"],
+        async (u) => (await fetch(`${u}/healthz`)).status === 200,
+      ),
+    );
   } catch (err) {
     await stop();
     throw err;
@@ -148,7 +202,8 @@ export async function startStack(): Promise<Stack> {
     floor: sessions[1].url,
     mcp: `${sessions[2].url}/mcp`,
     upstream: `${sessions[3].url}/mcp`,
-    workerdPids: () => sessions.flatMap((s) => descendants(s.child.pid!)).filter((pid) => readCmd(pid).includes("workerd")),
+    workerdPids: () =>
+      sessions.flatMap((s) => descendants(s.child.pid!)).filter((pid) => readCmd(pid).includes("workerd")),
     stop,
   };
 }

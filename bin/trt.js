@@ -27,7 +27,10 @@ if (hasSource && process.features.typescript) {
 } else if (hasSource && existsSync(projectNode) && !process.env.TRT_LAUNCHED) {
   // The child gets the terminal's Ctrl-C itself (same process group): this process only waits.
   process.on("SIGINT", () => {});
-  const child = spawn(projectNode, [fileURLToPath(source), ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, TRT_LAUNCHED: "1" } });
+  const child = spawn(projectNode, [fileURLToPath(source), ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { ...process.env, TRT_LAUNCHED: "1" },
+  });
   // A signal sent to this process alone (not the terminal's) is passed on.
   process.on("SIGTERM", () => child.kill("SIGTERM"));
   child.on("exit", (code, signal) => {
@@ -36,6 +39,8 @@ if (hasSource && process.features.typescript) {
 } else if (existsSync(built)) {
   await import(built.href);
 } else {
-  process.stderr.write("trt: cannot start: this Node cannot run cli/trt.ts and dist/cli/trt.js is not built; run npm install, or npm run build:client\n");
+  process.stderr.write(
+    "trt: cannot start: this Node cannot run cli/trt.ts and dist/cli/trt.js is not built; run npm install, or npm run build:client\n",
+  );
   process.exitCode = 2;
 }

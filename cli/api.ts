@@ -25,20 +25,38 @@ export async function api<T>(conn: Connection, method: string, path: string, bod
   try {
     res = await fetch(`${base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${conn.key}`, accept: "application/json", ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      headers: {
+        authorization: `Bearer ${conn.key}`,
+        accept: "application/json",
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause;
-    throw new ApiError("network_error", `could not reach the runtime at ${base} (${cause?.code ?? (err as Error).message})`, 0);
+    throw new ApiError(
+      "network_error",
+      `could not reach the runtime at ${base} (${cause?.code ?? (err as Error).message})`,
+      0,
+    );
   }
   const text = await res.text();
   let parsed: any;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
-    throw new ApiError("bad_response", `the runtime answered HTTP ${res.status} with a body that is not JSON (is ${base} the runtime?)`, 0);
+    throw new ApiError(
+      "bad_response",
+      `the runtime answered HTTP ${res.status} with a body that is not JSON (is ${base} the runtime?)`,
+      0,
+    );
   }
-  if (!res.ok) throw new ApiError(parsed?.error?.code ?? "internal", parsed?.error?.message ?? `HTTP ${res.status}`, res.status, parsed?.error?.details);
+  if (!res.ok)
+    throw new ApiError(
+      parsed?.error?.code ?? "internal",
+      parsed?.error?.message ?? `HTTP ${res.status}`,
+      res.status,
+      parsed?.error?.details,
+    );
   return parsed as T;
 }

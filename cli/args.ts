@@ -5,7 +5,16 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "./exit-codes.ts";
-import { COMMAND_SPECS, FLAGS, GLOBAL_FLAGS, specOf, subcommandsOf, TOP_LEVEL, type CommandSpec, type FlagName } from "./spec.ts";
+import {
+  COMMAND_SPECS,
+  FLAGS,
+  GLOBAL_FLAGS,
+  specOf,
+  subcommandsOf,
+  TOP_LEVEL,
+  type CommandSpec,
+  type FlagName,
+} from "./spec.ts";
 
 export type OutputFormat = "table" | "json";
 
@@ -54,7 +63,9 @@ export interface Parsed {
   flags: Flags;
 }
 
-const SHORT: Record<string, string> = Object.fromEntries(Object.entries(FLAGS).flatMap(([name, f]) => ("short" in f ? [[f.short, name]] : [])));
+const SHORT: Record<string, string> = Object.fromEntries(
+  Object.entries(FLAGS).flatMap(([name, f]) => ("short" in f ? [[f.short, name]] : [])),
+);
 const isGroup = (word: string) => subcommandsOf(word).length > 0;
 const EMPTY: Flags = { output: "table", json: false, async: false, stream: false, secretStore: false, default: false };
 
@@ -80,7 +91,8 @@ export function parseCommandLine(argv: string[]): Parsed {
   }
   const v = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const args = parsed.positionals.slice(spec.name.split(" ").length);
-  if (args.length < spec.min || args.length > spec.max) throw new UsageError(`usage: trt ${spec.name} ${spec.args}`.trim() + ` (trt ${spec.name} --help)`);
+  if (args.length < spec.min || args.length > spec.max)
+    throw new UsageError(`usage: trt ${spec.name} ${spec.args}`.trim() + ` (trt ${spec.name} --help)`);
   return { command: spec.name, spec, args, flags: toFlags(v, spec) };
 }
 
@@ -118,14 +130,18 @@ function scan(argv: string[]) {
 
 /** The command `first second` names; for a group without a subcommand, undefined when help is asked. */
 function resolve(first: string, second: string | undefined, forHelp: boolean): CommandSpec | undefined {
-  if (!TOP_LEVEL.includes(first)) throw new UsageError(`unknown command "${first}"${suggest(first, TOP_LEVEL)}; trt --help lists the commands`);
+  if (!TOP_LEVEL.includes(first))
+    throw new UsageError(`unknown command "${first}"${suggest(first, TOP_LEVEL)}; trt --help lists the commands`);
   if (!isGroup(first)) return specOf(first);
   const subs = subcommandsOf(first).map((c) => c.name.split(" ")[1]);
   if (second === undefined) {
     if (forHelp) return undefined;
     throw new UsageError(`trt ${first} needs a subcommand: ${subs.join(", ")} (trt ${first} --help)`);
   }
-  if (!subs.includes(second)) throw new UsageError(`unknown command "${first} ${second}"${suggest(second, subs)}; the ${first} commands are ${subs.join(", ")}`);
+  if (!subs.includes(second))
+    throw new UsageError(
+      `unknown command "${first} ${second}"${suggest(second, subs)}; the ${first} commands are ${subs.join(", ")}`,
+    );
   return specOf(`${first} ${second}`);
 }
 
@@ -135,8 +151,10 @@ function toFlags(v: Record<string, string | boolean | string[] | undefined>, spe
   if (output !== "table" && output !== "json") throw new UsageError(`--output must be table or json, not "${output}"`);
   if (v.json && str("output") === "table") throw new UsageError("--json and --output table contradict each other");
   const role = str("role");
-  if (role !== undefined && !["agent", "tenant_admin", "approver", "admin", "tenant"].includes(role)) throw new UsageError(`--role must be agent, tenant_admin, approver or admin, not "${role}"`);
-  if (str("version") !== undefined && str("tool-version") !== undefined) throw new UsageError("--version and --tool-version say the same thing; give one");
+  if (role !== undefined && !["agent", "tenant_admin", "approver", "admin", "tenant"].includes(role))
+    throw new UsageError(`--role must be agent, tenant_admin, approver or admin, not "${role}"`);
+  if (str("version") !== undefined && str("tool-version") !== undefined)
+    throw new UsageError("--version and --tool-version say the same thing; give one");
   const flags: Flags = {
     url: str("url"),
     key: str("key"),
@@ -174,15 +192,24 @@ function toFlags(v: Record<string, string | boolean | string[] | undefined>, spe
 
 /** Flags a command cannot do without, refused before anything is sent. */
 function required(spec: CommandSpec, f: Flags): void {
-  if (spec.name === "reject" && !f.reason?.trim()) throw new UsageError("trt reject needs --reason TEXT: a rejection says why");
-  if (f.async && f.stream) throw new UsageError("--async and --stream exclude each other: --async returns at once, --stream follows the events");
-  if (spec.name === "keys create" && (!f.tenant || !f.agent)) throw new UsageError("trt keys create needs --tenant T and --agent A");
-  if ((spec.name === "upstreams approve" || spec.name === "upstreams reject") && !f.hash) throw new UsageError(`trt ${spec.name} needs --hash H: the new_hash that trt upstreams show lists`);
+  if (spec.name === "reject" && !f.reason?.trim())
+    throw new UsageError("trt reject needs --reason TEXT: a rejection says why");
+  if (f.async && f.stream)
+    throw new UsageError(
+      "--async and --stream exclude each other: --async returns at once, --stream follows the events",
+    );
+  if (spec.name === "keys create" && (!f.tenant || !f.agent))
+    throw new UsageError("trt keys create needs --tenant T and --agent A");
+  if ((spec.name === "upstreams approve" || spec.name === "upstreams reject") && !f.hash)
+    throw new UsageError(`trt ${spec.name} needs --hash H: the new_hash that trt upstreams show lists`);
   if (spec.name === "profile add") {
     if (!f.url) throw new UsageError("trt profile add needs --url URL");
     const sources = [f.keyEnv, f.keyFile, f.secretStore || undefined].filter((x) => x !== undefined);
     if (sources.length > 1) throw new UsageError("give one of --key-env, --key-file and --secret-store");
-    if (f.key) throw new UsageError("a profile keeps where the key is, never the key: use --key-env VAR, --key-file PATH or --secret-store");
+    if (f.key)
+      throw new UsageError(
+        "a profile keeps where the key is, never the key: use --key-env VAR, --key-file PATH or --secret-store",
+      );
   }
 }
 
@@ -196,7 +223,8 @@ function flagProblem(err: Error & { code?: string }, spec: CommandSpec): string 
   const missing = /Option '(?:-\w, )?(--[\w-]+)[^']*' argument (?:missing|is ambiguous)/.exec(err.message);
   if (missing) {
     const flag = missing[1];
-    const why = flag === "--version" ? ": after `call` it is the tool's version (--version V); trt's own is trt --version" : "";
+    const why =
+      flag === "--version" ? ": after `call` it is the tool's version (--version V); trt's own is trt --version" : "";
     return `${flag} needs a value${why}; ${see}`;
   }
   return `${err.message.split(". ")[0]}; ${see}`;
@@ -204,7 +232,10 @@ function flagProblem(err: Error & { code?: string }, spec: CommandSpec): string 
 
 /** "; did you mean …?" for a near miss (at most two edits), else "". */
 export function suggest(word: string, known: readonly string[], prefix = ""): string {
-  const near = known.map((k) => [k, distance(word, k)] as const).filter(([, d]) => d <= 2).sort((a, b) => a[1] - b[1])[0];
+  const near = known
+    .map((k) => [k, distance(word, k)] as const)
+    .filter(([, d]) => d <= 2)
+    .sort((a, b) => a[1] - b[1])[0];
   return near ? ` (did you mean ${prefix}${near[0]}?)` : "";
 }
 
@@ -224,13 +255,15 @@ function distance(a: string, b: string): number {
 function integer(name: string, raw: string | undefined, min: number): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${name} must be a whole number of at least ${min}, not "${raw}"`);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new UsageError(`${name} must be a whole number of at least ${min}, not "${raw}"`);
   return n;
 }
 
 function time(name: string, raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  if (Number.isNaN(Date.parse(raw))) throw new UsageError(`${name} must be an ISO 8601 date-time such as 2026-12-01T12:00:00Z, not "${raw}"`);
+  if (Number.isNaN(Date.parse(raw)))
+    throw new UsageError(`${name} must be an ISO 8601 date-time such as 2026-12-01T12:00:00Z, not "${raw}"`);
   return raw;
 }
 

@@ -3,7 +3,15 @@
  * subcommands, each command's flags, the values of flags that have a fixed set). zsh runs the
  * bash script through its bashcompinit, so the two shells complete alike.
  */
-import { COMMAND_SPECS, FLAGS, GLOBAL_FLAGS, subcommandsOf, TOP_LEVEL, type CommandSpec, type FlagName } from "./spec.ts";
+import {
+  COMMAND_SPECS,
+  FLAGS,
+  GLOBAL_FLAGS,
+  subcommandsOf,
+  TOP_LEVEL,
+  type CommandSpec,
+  type FlagName,
+} from "./spec.ts";
 
 const flagWords = (names: readonly FlagName[]) => names.map((n) => `--${n}`);
 const valued = (Object.keys(FLAGS) as FlagName[]).filter((n) => FLAGS[n].type === "string");
@@ -19,8 +27,12 @@ export function bashCompletion(): string {
   for (const top of TOP_LEVEL) {
     const subs = subcommandsOf(top);
     if (subs.length > 0) {
-      const inner = subs.map((c) => `        ${leafOf(c)[1]}) words="${[...flagWords(c.flags), ...globals].join(" ")}" ;;`).join("\n");
-      cases.push(`    ${top})\n      case "$sub" in\n        "") words="${subs.map((c) => leafOf(c)[1]).join(" ")}" ;;\n${inner}\n      esac ;;`);
+      const inner = subs
+        .map((c) => `        ${leafOf(c)[1]}) words="${[...flagWords(c.flags), ...globals].join(" ")}" ;;`)
+        .join("\n");
+      cases.push(
+        `    ${top})\n      case "$sub" in\n        "") words="${subs.map((c) => leafOf(c)[1]).join(" ")}" ;;\n${inner}\n      esac ;;`,
+      );
     } else {
       const c = COMMAND_SPECS.find((s) => s.name === top)!;
       const first = top === "help" ? TOP_LEVEL : (c.argChoices ?? []);
@@ -33,7 +45,9 @@ export function bashCompletion(): string {
   const choices = (Object.keys(FLAGS) as FlagName[]).flatMap((n) => {
     const f = FLAGS[n];
     if (!("choices" in f)) return [];
-    return [`    --${n}${"short" in f ? `|-${f.short}` : ""}) COMPREPLY=($(compgen -W "${f.choices.join(" ")}" -- "$cur")); return ;;`];
+    return [
+      `    --${n}${"short" in f ? `|-${f.short}` : ""}) COMPREPLY=($(compgen -W "${f.choices.join(" ")}" -- "$cur")); return ;;`,
+    ];
   });
   return `# trt completion for bash; load it with: source <(trt completion bash)
 _trt() {
@@ -74,20 +88,31 @@ export function fishCompletion(): string {
   const flagLine = (n: FlagName, cond?: string) => {
     const f = FLAGS[n];
     const parts = ["complete -c trt", cond ? `-n ${q(cond)}` : "", "short" in f ? `-s ${f.short}` : "", `-l ${n}`];
-    if (f.type === "string") parts.push("choices" in f ? `-x -a ${q(f.choices.join(" "))}` : n === "key-file" ? "-r -F" : "-x");
+    if (f.type === "string")
+      parts.push("choices" in f ? `-x -a ${q(f.choices.join(" "))}` : n === "key-file" ? "-r -F" : "-x");
     parts.push(`-d ${q(f.help)}`);
     return parts.filter(Boolean).join(" ");
   };
-  const lines = ["# trt completion for fish; save it as ~/.config/fish/completions/trt.fish", "complete -c trt -f", "complete -c trt -s V -d \"trt's version\"", "complete -c trt -n '__fish_use_subcommand' -l version -d \"trt's version\""];
+  const lines = [
+    "# trt completion for fish; save it as ~/.config/fish/completions/trt.fish",
+    "complete -c trt -f",
+    'complete -c trt -s V -d "trt\'s version"',
+    "complete -c trt -n '__fish_use_subcommand' -l version -d \"trt's version\"",
+  ];
   for (const n of GLOBAL_FLAGS) lines.push(flagLine(n));
   for (const top of TOP_LEVEL) {
     const subs = subcommandsOf(top);
-    const summary = subs.length ? subs.map((c) => leafOf(c)[1]).join(", ") : COMMAND_SPECS.find((c) => c.name === top)!.summary;
+    const summary = subs.length
+      ? subs.map((c) => leafOf(c)[1]).join(", ")
+      : COMMAND_SPECS.find((c) => c.name === top)!.summary;
     lines.push(`complete -c trt -n '__fish_use_subcommand' -a ${top} -d ${q(summary)}`);
     for (const c of subs) {
       const [, sub] = leafOf(c);
-      lines.push(`complete -c trt -n ${q(`__fish_seen_subcommand_from ${top}; and not __fish_seen_subcommand_from ${subs.map((s) => leafOf(s)[1]).join(" ")}`)} -a ${sub} -d ${q(c.summary)}`);
-      for (const n of c.flags) lines.push(flagLine(n, `__fish_seen_subcommand_from ${top}; and __fish_seen_subcommand_from ${sub}`));
+      lines.push(
+        `complete -c trt -n ${q(`__fish_seen_subcommand_from ${top}; and not __fish_seen_subcommand_from ${subs.map((s) => leafOf(s)[1]).join(" ")}`)} -a ${sub} -d ${q(c.summary)}`,
+      );
+      for (const n of c.flags)
+        lines.push(flagLine(n, `__fish_seen_subcommand_from ${top}; and __fish_seen_subcommand_from ${sub}`));
     }
     const c = COMMAND_SPECS.find((s) => s.name === top);
     if (c && !subs.length) {

@@ -23,20 +23,29 @@ export interface Connection {
   keySource: string;
 }
 
-export function resolveConnection(flags: Pick<Flags, "url" | "key" | "profile">, env: Env, warn: (line: string) => void = () => {}): Connection {
+export function resolveConnection(
+  flags: Pick<Flags, "url" | "key" | "profile">,
+  env: Env,
+  warn: (line: string) => void = () => {},
+): Connection {
   const path = configPath(env);
   const file = readProfiles(path);
   const chosenName = flags.profile ?? env.TRT_PROFILE;
   if (chosenName !== undefined && !(chosenName in file.profiles)) {
     const known = Object.keys(file.profiles);
-    throw new UsageError(`no profile "${chosenName}" in ${path}${known.length ? ` (it has ${known.join(", ")})` : ""}; trt profile add ${chosenName} --url URL …`);
+    throw new UsageError(
+      `no profile "${chosenName}" in ${path}${known.length ? ` (it has ${known.join(", ")})` : ""}; trt profile add ${chosenName} --url URL …`,
+    );
   }
   const chosen = chosenName !== undefined ? file.profiles[chosenName] : undefined;
   const fallbackName = file.default;
   const fallback = fallbackName !== undefined ? file.profiles[fallbackName] : undefined;
 
   // --key works, but other users of the machine see argv in `ps` and shells keep it in history.
-  if (flags.key !== undefined) warn("trt: warning: --key shows the key in process lists and shell history; prefer TRT_KEY or a profile (trt profile --help)");
+  if (flags.key !== undefined)
+    warn(
+      "trt: warning: --key shows the key in process lists and shell history; prefer TRT_KEY or a profile (trt profile --help)",
+    );
   const envKey = env.TRT_KEY || env.TRT_API_KEY;
   const envKeyName = env.TRT_KEY ? "TRT_KEY" : "TRT_API_KEY";
 
@@ -66,9 +75,14 @@ export function readKeyFile(path: string, profile: string): string {
   try {
     mode = statSync(path).mode;
   } catch (err) {
-    throw new UsageError(`profile "${profile}": cannot read its key file ${path} (${(err as NodeJS.ErrnoException).code})`);
+    throw new UsageError(
+      `profile "${profile}": cannot read its key file ${path} (${(err as NodeJS.ErrnoException).code})`,
+    );
   }
-  if (process.platform !== "win32" && (mode & 0o077) !== 0) throw new UsageError(`profile "${profile}": its key file ${path} is readable by others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${path}`);
+  if (process.platform !== "win32" && (mode & 0o077) !== 0)
+    throw new UsageError(
+      `profile "${profile}": its key file ${path} is readable by others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${path}`,
+    );
   const key = readFileSync(path, "utf8").trim();
   if (!key) throw new UsageError(`profile "${profile}": its key file ${path} is empty`);
   return key;

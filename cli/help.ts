@@ -1,6 +1,15 @@
 /** `trt --help`, `trt help COMMAND` and `trt COMMAND --help`, written from spec.ts. */
 import { UsageError } from "./exit-codes.ts";
-import { COMMAND_SPECS, EXIT_CODES_TEXT, FLAGS, GLOBAL_FLAGS, specOf, subcommandsOf, type CommandSpec, type FlagName } from "./spec.ts";
+import {
+  COMMAND_SPECS,
+  EXIT_CODES_TEXT,
+  FLAGS,
+  GLOBAL_FLAGS,
+  specOf,
+  subcommandsOf,
+  type CommandSpec,
+  type FlagName,
+} from "./spec.ts";
 
 const synopsis = (c: CommandSpec) => `${c.name}${c.args ? ` ${c.args}` : ""}`;
 
@@ -40,7 +49,8 @@ export function commandUsage(words: string[]): string {
   const spec = specOf(name);
   if (!spec) {
     const subs = subcommandsOf(words[0]);
-    if (subs.length === 0 || words.length > 1) throw new UsageError(`no help for "${name}": trt --help lists the commands`);
+    if (subs.length === 0 || words.length > 1)
+      throw new UsageError(`no help for "${name}": trt --help lists the commands`);
     return `usage: trt ${words[0]} <command> [arguments] [options]\n\n${columns(subs.map((c) => [synopsis(c), c.summary]))}\n\ntrt ${words[0]} COMMAND --help shows one.\n`;
   }
   const own = spec.flags.length ? `\noptions:\n${columns(flagRows(spec.flags))}\n` : "";

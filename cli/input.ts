@@ -2,7 +2,10 @@
 import { readFile } from "node:fs/promises";
 import { UsageError } from "./exit-codes.ts";
 
-export async function readInput(arg: string | undefined, stdin: NodeJS.ReadableStream = process.stdin): Promise<unknown> {
+export async function readInput(
+  arg: string | undefined,
+  stdin: NodeJS.ReadableStream = process.stdin,
+): Promise<unknown> {
   let text: string;
   let from: string;
   if (arg === undefined) return {};
@@ -16,7 +19,9 @@ export async function readInput(arg: string | undefined, stdin: NodeJS.ReadableS
     try {
       text = await readFile(from, "utf8");
     } catch (err) {
-      throw new UsageError(`cannot read the input file ${from}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new UsageError(
+        `cannot read the input file ${from}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
   } else {
     from = "the command line";
@@ -25,6 +30,8 @@ export async function readInput(arg: string | undefined, stdin: NodeJS.ReadableS
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`the input from ${from} is not valid JSON (${(err as Error).message}); pass a JSON value, @file or - for standard input`);
+    throw new UsageError(
+      `the input from ${from} is not valid JSON (${(err as Error).message}); pass a JSON value, @file or - for standard input`,
+    );
   }
 }

@@ -50,19 +50,28 @@ export function readProfiles(path: string): ProfilesFile {
     throw new UsageError(`the profiles file ${path} is not JSON (${(err as Error).message})`);
   }
   const file = raw as Partial<ProfilesFile> | null;
-  if (!file || typeof file !== "object" || typeof file.profiles !== "object" || file.profiles === null) throw new UsageError(`the profiles file ${path} needs a "profiles" object`);
+  if (!file || typeof file !== "object" || typeof file.profiles !== "object" || file.profiles === null)
+    throw new UsageError(`the profiles file ${path} needs a "profiles" object`);
   for (const [name, p] of Object.entries(file.profiles)) checkProfile(name, p, path);
-  if (file.default !== undefined && !(file.default in file.profiles)) throw new UsageError(`the profiles file ${path} names default "${file.default}", which is not one of its profiles`);
+  if (file.default !== undefined && !(file.default in file.profiles))
+    throw new UsageError(`the profiles file ${path} names default "${file.default}", which is not one of its profiles`);
   return { default: file.default, profiles: file.profiles };
 }
 
 export function checkProfile(name: string, p: Profile, where: string): void {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) throw new UsageError(`profile name "${name}" (in ${where}) must be letters, digits, . _ - (at most 64)`);
-  if (!p || typeof p !== "object" || typeof p.url !== "string" || !/^https?:\/\//.test(p.url)) throw new UsageError(`profile "${name}" in ${where} needs a "url" (http:// or https://)`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name))
+    throw new UsageError(`profile name "${name}" (in ${where}) must be letters, digits, . _ - (at most 64)`);
+  if (!p || typeof p !== "object" || typeof p.url !== "string" || !/^https?:\/\//.test(p.url))
+    throw new UsageError(`profile "${name}" in ${where} needs a "url" (http:// or https://)`);
   const sources = [p.key_env, p.key_file, p.key_store].filter((x) => x !== undefined);
-  if (sources.length > 1) throw new UsageError(`profile "${name}" in ${where} has more than one of key_env, key_file and key_store`);
-  if (p.key_store !== undefined && p.key_store !== "secret-tool" && p.key_store !== "keychain") throw new UsageError(`profile "${name}" in ${where}: key_store is secret-tool or keychain`);
-  if ("key" in p) throw new UsageError(`profile "${name}" in ${where} holds a key: keep it in key_env, key_file or key_store instead`);
+  if (sources.length > 1)
+    throw new UsageError(`profile "${name}" in ${where} has more than one of key_env, key_file and key_store`);
+  if (p.key_store !== undefined && p.key_store !== "secret-tool" && p.key_store !== "keychain")
+    throw new UsageError(`profile "${name}" in ${where}: key_store is secret-tool or keychain`);
+  if ("key" in p)
+    throw new UsageError(
+      `profile "${name}" in ${where} holds a key: keep it in key_env, key_file or key_store instead`,
+    );
 }
 
 /** Written whole and renamed into place (a crash leaves the old file), readable by its owner only. */

@@ -44,6 +44,9 @@ export function escapeC1(json: string): string {
  * is stripped, JSON (`json()` true) has its C1 controls escaped. The progress bar draws on the
  * raw stream, since its control codes are trt's own.
  */
-export function terminalSafe<T extends { write(text: string): unknown; isTTY?: boolean }>(out: T, json: () => boolean): { write(text: string): unknown; isTTY?: boolean } {
+export function terminalSafe<T extends { write(text: string): unknown; isTTY?: boolean }>(
+  out: T,
+  json: () => boolean,
+): { write(text: string): unknown; isTTY?: boolean } {
   return { write: (text: string) => out.write(json() ? escapeC1(text) : stripControl(text)), isTTY: out.isTTY };
 }

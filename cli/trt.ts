@@ -11,7 +11,15 @@ import { call } from "./commands/call.ts";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.ts";
 import { ls, tools } from "./commands/listings.ts";
 import { profileAdd, profileList, profileRemove, profileShow, type ProfileCli } from "./commands/profile.ts";
-import { upstreamsAdd, upstreamsApprove, upstreamsList, upstreamsRefresh, upstreamsReject, upstreamsRemove, upstreamsShow } from "./commands/upstreams.ts";
+import {
+  upstreamsAdd,
+  upstreamsApprove,
+  upstreamsList,
+  upstreamsRefresh,
+  upstreamsReject,
+  upstreamsRemove,
+  upstreamsShow,
+} from "./commands/upstreams.ts";
 import { approvals, approve, cancel, get, reject, watch } from "./commands/watch.ts";
 import { completionScript } from "./completion.ts";
 import { resolveConnection } from "./connection.ts";
@@ -54,7 +62,9 @@ const PROFILE: Record<string, (cli: ProfileCli, args: string[]) => Promise<numbe
 };
 
 async function main(argv: string[]): Promise<number> {
-  let json = argv.includes("--json") || argv.some((a, i) => a === "--output=json" || ((a === "--output" || a === "-o") && argv[i + 1] === "json"));
+  let json =
+    argv.includes("--json") ||
+    argv.some((a, i) => a === "--output=json" || ((a === "--output" || a === "-o") && argv[i + 1] === "json"));
   // Provider and server text reaches a terminal: nothing in it may drive the terminal.
   const stdout = terminalSafe(process.stdout, () => json);
   const stderr = terminalSafe(process.stderr, () => false);
@@ -71,7 +81,10 @@ async function main(argv: string[]): Promise<number> {
     // The bootstrap's credential is the deployment's BOOTSTRAP_TOKEN, not an API key.
     if (command === "admin bootstrap") return await bootstrap({ ...io, url: conn.url });
     const key = conn.key;
-    if (!key) throw new UsageError("no API key: set TRT_KEY, or add a profile (trt profile add NAME --url URL --key-env VAR), or pass --profile");
+    if (!key)
+      throw new UsageError(
+        "no API key: set TRT_KEY, or add a profile (trt profile add NAME --url URL --key-env VAR), or pass --profile",
+      );
     const cli: Cli = {
       client: createClient({ baseUrl: conn.url, apiKey: key }),
       conn: { ...conn, key },
@@ -104,7 +117,10 @@ function report(err: unknown, json: boolean, stdout: Out, stderr: Out): number {
   }
   const e = err as { code?: unknown; status?: unknown; message?: string; details?: unknown; execution?: unknown };
   if (typeof e?.code === "string" && typeof e.status === "number") {
-    if (json) stdout.write(`${JSON.stringify(e.execution ?? { error: { code: e.code, message: e.message, status: e.status, details: e.details } }, null, 2)}\n`);
+    if (json)
+      stdout.write(
+        `${JSON.stringify(e.execution ?? { error: { code: e.code, message: e.message, status: e.status, details: e.details } }, null, 2)}\n`,
+      );
     if (err instanceof ToolRuntimeError) stderr.write(renderError(err));
     else stderr.write(`trt: ${e.message} (${e.code}${e.status ? `, HTTP ${e.status}` : ""})\n${hint(e.status)}`);
     return code;
@@ -114,7 +130,8 @@ function report(err: unknown, json: boolean, stdout: Out, stderr: Out): number {
 }
 
 function hint(status: number): string {
-  if (status === 401) return "  The runtime did not accept this API key: check TRT_KEY or the profile (trt profile show).\n";
+  if (status === 401)
+    return "  The runtime did not accept this API key: check TRT_KEY or the profile (trt profile show).\n";
   if (status === 403) return "  This needs an operator's key (role admin).\n";
   if (status === 0) return "  Check TRT_URL, --url or the profile's url, and that the runtime is running.\n";
   return "";

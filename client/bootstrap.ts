@@ -26,8 +26,19 @@ export interface BootstrapOptions {
 
 /** Mints the first operator key; its `key` is shown in this answer only. */
 export async function bootstrapOperator(options: BootstrapOptions): Promise<ApiKeyRecord & { key: string }> {
-  if (typeof options.bootstrapToken !== "string" || options.bootstrapToken.trim() === "") throw localError("invalid_argument", "no bootstrap token was given; pass bootstrapToken (the deployment's BOOTSTRAP_TOKEN)");
-  const t = createTransport(options.baseUrl, options.bootstrapToken, options.fetch ?? ((input, init) => fetch(input, init)));
-  const body = { ...(options.tenant !== undefined ? { tenant: options.tenant } : {}), ...(options.agent !== undefined ? { agent: options.agent } : {}) };
+  if (typeof options.bootstrapToken !== "string" || options.bootstrapToken.trim() === "")
+    throw localError(
+      "invalid_argument",
+      "no bootstrap token was given; pass bootstrapToken (the deployment's BOOTSTRAP_TOKEN)",
+    );
+  const t = createTransport(
+    options.baseUrl,
+    options.bootstrapToken,
+    options.fetch ?? ((input, init) => fetch(input, init)),
+  );
+  const body = {
+    ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+    ...(options.agent !== undefined ? { agent: options.agent } : {}),
+  };
   return t.json(await t.request("POST", "/v1/admin/bootstrap", { body }));
 }

@@ -55,7 +55,10 @@ export function openScope(o: Pick<CallOptions, "signal" | "timeoutMs"> = {}): Ca
   const fromOuter = () => controller.abort(outer!.reason);
   if (outer?.aborted) fromOuter();
   else outer?.addEventListener("abort", fromOuter, { once: true });
-  const timer = o.timeoutMs !== undefined && !controller.signal.aborted ? setTimeout(() => controller.abort(new ClientTimeoutError(o.timeoutMs!)), o.timeoutMs) : undefined;
+  const timer =
+    o.timeoutMs !== undefined && !controller.signal.aborted
+      ? setTimeout(() => controller.abort(new ClientTimeoutError(o.timeoutMs!)), o.timeoutMs)
+      : undefined;
   return {
     signal: controller.signal,
     deadline: o.timeoutMs !== undefined ? Date.now() + o.timeoutMs : undefined,

@@ -77,11 +77,21 @@ export class LocalError extends ToolRuntimeError {
 export class ClientTimeoutError extends LocalError {
   override name = "ClientTimeoutError";
   constructor(timeoutMs: number) {
-    super({ code: "client_timeout", message: `no answer within the call's timeoutMs (${timeoutMs} ms)`, retryable: true, details: { timeout_ms: timeoutMs } });
+    super({
+      code: "client_timeout",
+      message: `no answer within the call's timeoutMs (${timeoutMs} ms)`,
+      retryable: true,
+      details: { timeout_ms: timeoutMs },
+    });
   }
 }
 
-export function localError(code: LocalErrorCode, message: string, details?: Record<string, unknown>, status = 0): LocalError {
+export function localError(
+  code: LocalErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+  status = 0,
+): LocalError {
   const retryable = code === "network_error" || (code === "bad_response" && status >= 500);
   return new LocalError({ code, message, retryable, ...(details ? { details } : {}) }, status);
 }
@@ -96,7 +106,15 @@ export function checkHeaderValue(what: string, value: string): void {
   const bad = chars.findIndex((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) > 0x7e);
   if (bad < 0) return;
   const code = chars[bad].charCodeAt(0);
-  const shown = code < 0x20 ? `a control character (U+${code.toString(16).padStart(4, "0").toUpperCase()})` : `"${chars[bad]}"`;
-  const hint = what === "the API key" ? " API keys are plain ASCII: was a placeholder such as trt_… pasted instead of the key?" : "";
-  throw localError("invalid_argument", `${what} contains ${shown} at position ${bad + 1}, which an HTTP header cannot carry; nothing was sent.${hint}`, { position: bad + 1 });
+  const shown =
+    code < 0x20 ? `a control character (U+${code.toString(16).padStart(4, "0").toUpperCase()})` : `"${chars[bad]}"`;
+  const hint =
+    what === "the API key"
+      ? " API keys are plain ASCII: was a placeholder such as trt_… pasted instead of the key?"
+      : "";
+  throw localError(
+    "invalid_argument",
+    `${what} contains ${shown} at position ${bad + 1}, which an HTTP header cannot carry; nothing was sent.${hint}`,
+    { position: bad + 1 },
+  );
 }

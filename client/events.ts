@@ -33,7 +33,13 @@ export interface StreamOptions extends CallOptions {
  * `scope` is the call's when the stream belongs to a call already under way (invokeStream);
  * the generator closes it when it ends.
  */
-export async function* followEvents(t: Transport, executionId: string, o: StreamOptions, first?: Response, given?: CallScope): AsyncGenerator<StreamEvent> {
+export async function* followEvents(
+  t: Transport,
+  executionId: string,
+  o: StreamOptions,
+  first?: Response,
+  given?: CallScope,
+): AsyncGenerator<StreamEvent> {
   const scope = given ?? openScope(o);
   let last = o.after ?? 0;
   let failures = 0;
@@ -49,23 +55,31 @@ export async function* followEvents(t: Transport, executionId: string, o: Stream
     for (;;) {
       let dropped: unknown = null;
       try {
-        res ??= await t.send("GET", `/v1/executions/${encodeURIComponent(executionId)}/stream`, { headers: { accept: "text/event-stream", "last-event-id": String(last) } }, {
-          scope,
-          options: o,
-          idempotent: true,
-          read: async (r) => {
-            if (r.status === 204) return null; // resumed past the terminal event: nothing more will come
-            if (!r.ok || !r.body) await t.json(r, scope.signal); // throws the error envelope
-            return r;
+        res ??= await t.send(
+          "GET",
+          `/v1/executions/${encodeURIComponent(executionId)}/stream`,
+          { headers: { accept: "text/event-stream", "last-event-id": String(last) } },
+          {
+            scope,
+            options: o,
+            idempotent: true,
+            read: async (r) => {
+              if (r.status === 204) return null; // resumed past the terminal event: nothing more will come
+              if (!r.ok || !r.body) await t.json(r, scope.signal); // throws the error envelope
+              return r;
+            },
           },
-        });
+        );
         if (res === null) return;
         for await (const message of readSse(res.body!)) {
           let event: StreamEvent;
           try {
             event = JSON.parse(message.data);
           } catch {
-            throw localError("bad_response", `the event stream sent data that is not JSON: ${message.data.slice(0, 80)}`);
+            throw localError(
+              "bad_response",
+              `the event stream sent data that is not JSON: ${message.data.slice(0, 80)}`,
+            );
           }
           if (event.seq <= last) continue;
           last = event.seq;
@@ -84,7 +98,12 @@ export async function* followEvents(t: Transport, executionId: string, o: Stream
         res?.body?.cancel().catch(() => {});
       }
       res = undefined;
-      if (++failures > max) throw localError("network_error", `the event stream dropped ${failures} times in a row; the execution itself goes on (resume with its id after event ${last})`, { after: last });
+      if (++failures > max)
+        throw localError(
+          "network_error",
+          `the event stream dropped ${failures} times in a row; the execution itself goes on (resume with its id after event ${last})`,
+          { after: last },
+        );
       o.onDrop?.({ reconnect: failures, after: last, error: dropped });
       try {
         await pause(Math.min(2_000, 100 * 2 ** failures), scope.signal);

@@ -19,22 +19,49 @@ export interface Transport {
   request(method: string, path: string, init?: RequestParts & { signal?: AbortSignal }): Promise<Response>;
   json<T>(res: Response, signal?: AbortSignal): Promise<T>;
   /** Sends inside an open scope, retrying as `policy` allows; `read` turns the answer into the result. */
-  send<T>(method: string, path: string, parts: RequestParts, s: { scope: CallScope; options?: CallOptions; idempotent: boolean; read?: (res: Response) => Promise<T> }): Promise<T>;
+  send<T>(
+    method: string,
+    path: string,
+    parts: RequestParts,
+    s: { scope: CallScope; options?: CallOptions; idempotent: boolean; read?: (res: Response) => Promise<T> },
+  ): Promise<T>;
   /** One call with its own scope: `send`, then the scope is closed. */
-  call<T>(method: string, path: string, parts: RequestParts, options: CallOptions | undefined, idempotent: boolean, read?: (res: Response) => Promise<T>): Promise<T>;
+  call<T>(
+    method: string,
+    path: string,
+    parts: RequestParts,
+    options: CallOptions | undefined,
+    idempotent: boolean,
+    read?: (res: Response) => Promise<T>,
+  ): Promise<T>;
 }
 
-export function createTransport(baseUrl: string, apiKey: string, doFetch: typeof fetch, retries?: RetryPolicy): Transport {
-  if (typeof apiKey !== "string" || apiKey.trim() === "") throw localError("invalid_argument", "no API key was given; pass apiKey (a trt_… key or a JWT)");
+export function createTransport(
+  baseUrl: string,
+  apiKey: string,
+  doFetch: typeof fetch,
+  retries?: RetryPolicy,
+): Transport {
+  if (typeof apiKey !== "string" || apiKey.trim() === "")
+    throw localError("invalid_argument", "no API key was given; pass apiKey (a trt_… key or a JWT)");
   checkHeaderValue("the API key", apiKey);
   const base = baseUrl.replace(/\/+$/, "");
   const auth = `Bearer ${apiKey}`;
   const t: Transport = {
     async request(method, path, init = {}) {
-      const headers: Record<string, string> = { authorization: auth, ...(init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers };
+      const headers: Record<string, string> = {
+        authorization: auth,
+        ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+        ...init.headers,
+      };
       for (const [name, value] of Object.entries(init.headers ?? {})) checkHeaderValue(`the ${name} header`, value);
       try {
-        return await doFetch(`${base}${path}`, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal: init.signal });
+        return await doFetch(`${base}${path}`, {
+          method,
+          headers,
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+          signal: init.signal,
+        });
       } catch (err) {
         if (init.signal?.aborted) throw init.signal.reason;
         // Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is its cause.
@@ -52,11 +79,22 @@ export function createTransport(baseUrl: string, apiKey: string, doFetch: typeof
       try {
         body = text ? JSON.parse(text) : undefined;
       } catch {
-        throw localError("bad_response", `the runtime answered HTTP ${res.status} with a body that is not JSON (is the URL that of the runtime?)`, undefined, res.status);
+        throw localError(
+          "bad_response",
+          `the runtime answered HTTP ${res.status} with a body that is not JSON (is the URL that of the runtime?)`,
+          undefined,
+          res.status,
+        );
       }
       if (res.ok) return body as T;
-      const execution = body && typeof body === "object" && "execution_id" in body ? (body as ExecutionView) : undefined;
-      const error = body?.error ?? { code: "internal", message: `HTTP ${res.status}`, type: "runtime_error", retryable: res.status >= 500 };
+      const execution =
+        body && typeof body === "object" && "execution_id" in body ? (body as ExecutionView) : undefined;
+      const error = body?.error ?? {
+        code: "internal",
+        message: `HTTP ${res.status}`,
+        type: "runtime_error",
+        retryable: res.status >= 500,
+      };
       throw wireError(error, res.status, execution, retryAfterMs(res.headers.get("retry-after")));
     },
     send(method, path, parts, { scope, options = {}, idempotent, read }) {
@@ -65,7 +103,12 @@ export function createTransport(baseUrl: string, apiKey: string, doFetch: typeof
         const res = await t.request(method, path, { ...parts, signal: scope.signal });
         return read ? read(res) : t.json<any>(res, scope.signal);
       };
-      return withRetries(once, { policy: options.retries ?? retries, idempotent, scope, deadline: scope.deadline }).catch((err) => {
+      return withRetries(once, {
+        policy: options.retries ?? retries,
+        idempotent,
+        scope,
+        deadline: scope.deadline,
+      }).catch((err) => {
         scope.throwIfAborted();
         throw err;
       });

@@ -13,20 +13,64 @@
  * wire-errors.ts) and carries the runtime's `code`; a LocalError carries the client's own
  * (`network_error`, `invalid_argument`, `bad_response`, `client_timeout`).
  */
-import type { ApiKeyRecord, ApprovalDecision, ApprovalState, AuditRecord, DryRunReport, ExecutionRequest, ExecutionSummary, ExecutionView, Page, PendingApproval, ToolOfferingView, ToolVersionView, ToolView } from "../src/contract.ts";
+import type {
+  ApiKeyRecord,
+  ApprovalDecision,
+  ApprovalState,
+  AuditRecord,
+  DryRunReport,
+  ExecutionRequest,
+  ExecutionSummary,
+  ExecutionView,
+  Page,
+  PendingApproval,
+  ToolOfferingView,
+  ToolVersionView,
+  ToolView,
+} from "../src/contract.ts";
 import { openScope, type CallOptions, type RetryPolicy } from "./call-options.ts";
 import { localError } from "./errors.ts";
 import { followEvents, type StreamEvent, type StreamOptions } from "./events.ts";
 import { createTransport } from "./http.ts";
 import { allPages } from "./pages.ts";
 
-export type { ApiKeyRecord, ApprovalDecision, ApprovalState, AuditRecord, DryRunReport, PendingApproval, ExecutionSummary, ExecutionView, StreamEvent, StreamOptions, ToolOfferingView, ToolVersionView, ToolView };
+export type {
+  ApiKeyRecord,
+  ApprovalDecision,
+  ApprovalState,
+  AuditRecord,
+  DryRunReport,
+  PendingApproval,
+  ExecutionSummary,
+  ExecutionView,
+  StreamEvent,
+  StreamOptions,
+  ToolOfferingView,
+  ToolVersionView,
+  ToolView,
+};
 export type { CallOptions, RetryPolicy } from "./call-options.ts";
 export { ClientTimeoutError, LocalError, ToolRuntimeError, type LocalErrorCode } from "./errors.ts";
-export { AuthError, ExecutionError, InputValidationError, RateLimitError, RegistryError, RequestError, RuntimeError } from "./wire-errors.ts";
+export {
+  AuthError,
+  ExecutionError,
+  InputValidationError,
+  RateLimitError,
+  RegistryError,
+  RequestError,
+  RuntimeError,
+} from "./wire-errors.ts";
 export { explainError, type Explanation } from "./explain.ts";
 export { bootstrapOperator, type BootstrapOptions } from "./bootstrap.ts";
-export { describeEvent, describeStatus, KNOWN_STATUSES, progressFraction, STATUS_INFO, type StatusInfo, type StatusTone } from "./statuses.ts";
+export {
+  describeEvent,
+  describeStatus,
+  KNOWN_STATUSES,
+  progressFraction,
+  STATUS_INFO,
+  type StatusInfo,
+  type StatusTone,
+} from "./statuses.ts";
 
 export interface ClientOptions {
   baseUrl: string;
@@ -46,7 +90,9 @@ export interface ClientOptions {
  * A call's envelope fields and its CallOptions. `limits.timeout_ms` is the runtime's budget
  * for the execution; `timeoutMs` is how long this client waits for the answer.
  */
-export type InvokeOptions = Partial<Pick<ExecutionRequest, "version" | "provider" | "context" | "limits" | "idempotency_key">> &
+export type InvokeOptions = Partial<
+  Pick<ExecutionRequest, "version" | "provider" | "context" | "limits" | "idempotency_key">
+> &
   CallOptions & {
     traceparent?: string;
   };
@@ -98,7 +144,11 @@ export interface ToolRuntimeClient {
   /** Starts a tool and returns at once (mode async). */
   start(tool: string, input: unknown, options?: InvokeOptions): Promise<{ execution_id: string; status: string }>;
   /** Runs a tool and answers with its event stream (docs/contract.md#streaming), ending with `done` or `error`. */
-  invokeStream(tool: string, input: unknown, options?: InvokeOptions & Omit<StreamOptions, "after">): Promise<StreamedCall>;
+  invokeStream(
+    tool: string,
+    input: unknown,
+    options?: InvokeOptions & Omit<StreamOptions, "after">,
+  ): Promise<StreamedCall>;
   /** Which provider would serve, the capability decision and the schema verdict; runs nothing. */
   dryRun(tool: string, input: unknown, options?: InvokeOptions): Promise<DryRunReport>;
   get(executionId: string, options?: CallOptions): Promise<ExecutionView>;
@@ -135,7 +185,12 @@ export interface ToolRuntimeClient {
 }
 
 export function createClient(options: ClientOptions): ToolRuntimeClient {
-  const t = createTransport(options.baseUrl, options.apiKey, options.fetch ?? ((input, init) => fetch(input, init)), options.retries);
+  const t = createTransport(
+    options.baseUrl,
+    options.apiKey,
+    options.fetch ?? ((input, init) => fetch(input, init)),
+    options.retries,
+  );
   const maxReconnects = options.maxReconnects;
   const id = encodeURIComponent;
   // The client's default deadline applies to calls, not to streams, which last as long as their execution.
@@ -145,22 +200,39 @@ export function createClient(options: ClientOptions): ToolRuntimeClient {
     const { signal, timeoutMs, retries, ...rest } = o;
     return { call: withDefaults({ signal, timeoutMs, retries }), rest };
   };
-  const envelope = (tool: string, input: unknown, mode: "sync" | "async" | "dry_run", o: InvokeOptions = {}, stream = false) => {
+  const envelope = (
+    tool: string,
+    input: unknown,
+    mode: "sync" | "async" | "dry_run",
+    o: InvokeOptions = {},
+    stream = false,
+  ) => {
     const { traceparent: _t, signal: _s, timeoutMs: _m, retries: _r, ...rest } = o;
     return { tool, input, mode, ...(stream ? { stream } : {}), ...rest };
   };
-  const headersOf = (o?: InvokeOptions): Record<string, string> => (o?.traceparent ? { traceparent: o.traceparent } : {});
+  const headersOf = (o?: InvokeOptions): Record<string, string> =>
+    o?.traceparent ? { traceparent: o.traceparent } : {};
   const query = (f: object = {}) => {
-    const q = new URLSearchParams(Object.entries(f).filter(([, v]) => v !== undefined && v !== "") as [string, string][]);
+    const q = new URLSearchParams(
+      Object.entries(f).filter(([, v]) => v !== undefined && v !== "") as [string, string][],
+    );
     const s = q.toString();
     return s ? `?${s}` : "";
   };
   // A call that creates an execution may be sent twice only under an idempotency key (RetryPolicy).
   const execute = <T>(mode: "sync" | "async" | "dry_run", tool: string, input: unknown, o?: InvokeOptions) =>
-    t.call<T>("POST", "/v1/executions", { body: envelope(tool, input, mode, o), headers: headersOf(o) }, split(o).call, mode === "dry_run" || !!o?.idempotency_key);
+    t.call<T>(
+      "POST",
+      "/v1/executions",
+      { body: envelope(tool, input, mode, o), headers: headersOf(o) },
+      split(o).call,
+      mode === "dry_run" || !!o?.idempotency_key,
+    );
   const get = <T>(path: string, o?: CallOptions) => t.call<T>("GET", path, {}, withDefaults(o), true);
-  const listExecutions = (f?: ListFilters, o?: CallOptions) => get<Page & { executions: ExecutionSummary[] }>(`/v1/executions${query(f)}`, o);
-  const listAudit = (f?: AuditFilters, o?: CallOptions) => get<Page & { records: AuditRecord[] }>(`/v1/audit${query(f)}`, o);
+  const listExecutions = (f?: ListFilters, o?: CallOptions) =>
+    get<Page & { executions: ExecutionSummary[] }>(`/v1/executions${query(f)}`, o);
+  const listAudit = (f?: AuditFilters, o?: CallOptions) =>
+    get<Page & { records: AuditRecord[] }>(`/v1/audit${query(f)}`, o);
 
   return {
     invoke: (tool, input, o) => execute<ExecutionView>("sync", tool, input, o),
@@ -170,18 +242,31 @@ export function createClient(options: ClientOptions): ToolRuntimeClient {
       const { onDrop, maxReconnects: max, ...invoke } = o;
       const scope = openScope(o);
       try {
-        const res = await t.send("POST", "/v1/executions", { body: envelope(tool, input, "sync", invoke, true), headers: { ...headersOf(invoke), accept: "text/event-stream" } }, {
-          scope,
-          options: o,
-          idempotent: !!o.idempotency_key,
-          read: async (r) => {
-            if (!r.ok || !(r.headers.get("content-type") ?? "").startsWith("text/event-stream")) await t.json(r, scope.signal);
-            return r;
+        const res = await t.send(
+          "POST",
+          "/v1/executions",
+          {
+            body: envelope(tool, input, "sync", invoke, true),
+            headers: { ...headersOf(invoke), accept: "text/event-stream" },
           },
-        });
+          {
+            scope,
+            options: o,
+            idempotent: !!o.idempotency_key,
+            read: async (r) => {
+              if (!r.ok || !(r.headers.get("content-type") ?? "").startsWith("text/event-stream"))
+                await t.json(r, scope.signal);
+              return r;
+            },
+          },
+        );
         const executionId = res.headers.get("x-execution-id") ?? res.headers.get("location")?.split("/").pop();
-        if (!executionId) throw localError("bad_response", "the runtime answered a streamed call without its execution id");
-        return { execution_id: executionId, events: followEvents(t, executionId, { ...o, onDrop, maxReconnects: max ?? maxReconnects }, res, scope) };
+        if (!executionId)
+          throw localError("bad_response", "the runtime answered a streamed call without its execution id");
+        return {
+          execution_id: executionId,
+          events: followEvents(t, executionId, { ...o, onDrop, maxReconnects: max ?? maxReconnects }, res, scope),
+        };
       } catch (err) {
         scope.close();
         throw err;
@@ -199,7 +284,8 @@ export function createClient(options: ClientOptions): ToolRuntimeClient {
       const { call, rest } = split(o);
       return t.call("POST", `/v1/executions/${id(executionId)}/approve`, { body: rest }, call, false);
     },
-    reject: (executionId, reason, o) => t.call("POST", `/v1/executions/${id(executionId)}/reject`, { body: { reason } }, withDefaults(o), false),
+    reject: (executionId, reason, o) =>
+      t.call("POST", `/v1/executions/${id(executionId)}/reject`, { body: { reason } }, withDefaults(o), false),
     listExecutions,
     listTools: (o) => get("/v1/tools", o),
     getTool: (name, o) => get(`/v1/tools/${id(name)}`, o),
@@ -213,16 +299,18 @@ export function createClient(options: ClientOptions): ToolRuntimeClient {
     listKeys: (tenant, o) => get(`/v1/admin/keys${query({ tenant })}`, o),
     revokeKey: (keyId, o) => t.call("DELETE", `/v1/admin/keys/${id(keyId)}`, {}, withDefaults(o), true),
     executions: {
-      all: (f = {}, o) => allPages(async (cursor) => {
-        const page = await listExecutions({ ...f, cursor }, o);
-        return { items: page.executions, next_cursor: page.next_cursor };
-      }, f.cursor),
+      all: (f = {}, o) =>
+        allPages(async (cursor) => {
+          const page = await listExecutions({ ...f, cursor }, o);
+          return { items: page.executions, next_cursor: page.next_cursor };
+        }, f.cursor),
     },
     audit: {
-      all: (f = {}, o) => allPages(async (cursor) => {
-        const page = await listAudit({ ...f, cursor }, o);
-        return { items: page.records, next_cursor: page.next_cursor };
-      }, f.cursor),
+      all: (f = {}, o) =>
+        allPages(async (cursor) => {
+          const page = await listAudit({ ...f, cursor }, o);
+          return { items: page.records, next_cursor: page.next_cursor };
+        }, f.cursor),
     },
   };
 }

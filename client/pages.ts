@@ -16,7 +16,11 @@ export async function* allPages<T>(fetchPage: PageFetcher<T>, first?: string): A
     yield* items;
     if (next_cursor === null || next_cursor === undefined) return;
     // A cursor seen before would loop for ever; the runtime never sends one.
-    if (seen.has(next_cursor)) throw localError("bad_response", `the runtime sent the cursor ${next_cursor.slice(0, 40)} twice; stopping rather than looping`);
+    if (seen.has(next_cursor))
+      throw localError(
+        "bad_response",
+        `the runtime sent the cursor ${next_cursor.slice(0, 40)} twice; stopping rather than looping`,
+      );
     seen.add(next_cursor);
     cursor = next_cursor;
   }

@@ -17,7 +17,12 @@ export interface RetryContext {
 }
 
 /** How long to wait before retry number `attempt` (0-based), or undefined to give up. */
-export function retryDelay(err: unknown, attempt: number, policy: RetryPolicy, random: () => number = Math.random): number | undefined {
+export function retryDelay(
+  err: unknown,
+  attempt: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number | undefined {
   if (!(err instanceof ToolRuntimeError) || !err.retryable || attempt >= policy.max) return undefined;
   // A timeout of our own already spent the call's time; trying again would not fit in it.
   if (err.code === "client_timeout") return undefined;

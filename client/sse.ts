@@ -23,7 +23,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
       parser.feed(decoder.decode(value, { stream: true }));
       const batch = ready;
       ready = [];
-      for (const m of batch) yield { ...(m.id !== undefined ? { id: m.id } : {}), event: m.event ?? "message", data: m.data };
+      for (const m of batch)
+        yield { ...(m.id !== undefined ? { id: m.id } : {}), event: m.event ?? "message", data: m.data };
     }
   } finally {
     reader.releaseLock();

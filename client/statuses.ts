@@ -19,13 +19,33 @@ export interface StatusInfo {
 }
 
 export const STATUS_INFO = {
-  awaiting_approval: { label: "awaiting approval", tone: "waiting", terminal: false, meaning: "waiting for a person with the approver role to approve or reject it" },
-  queued: { label: "queued", tone: "waiting", terminal: false, meaning: "accepted and waiting for one of its tenant's slots" },
-  scheduled: { label: "scheduled", tone: "waiting", terminal: false, meaning: "has a slot and waits for room at its provider" },
+  awaiting_approval: {
+    label: "awaiting approval",
+    tone: "waiting",
+    terminal: false,
+    meaning: "waiting for a person with the approver role to approve or reject it",
+  },
+  queued: {
+    label: "queued",
+    tone: "waiting",
+    terminal: false,
+    meaning: "accepted and waiting for one of its tenant's slots",
+  },
+  scheduled: {
+    label: "scheduled",
+    tone: "waiting",
+    terminal: false,
+    meaning: "has a slot and waits for room at its provider",
+  },
   running: { label: "running", tone: "active", terminal: false, meaning: "the tool is running" },
   succeeded: { label: "succeeded", tone: "good", terminal: true, meaning: "the tool finished and its output is valid" },
   failed: { label: "failed", tone: "bad", terminal: true, meaning: "the execution ended with an error" },
-  cancelled: { label: "cancelled", tone: "stopped", terminal: true, meaning: "the execution was cancelled; any partial output is kept" },
+  cancelled: {
+    label: "cancelled",
+    tone: "stopped",
+    terminal: true,
+    meaning: "the execution was cancelled; any partial output is kept",
+  },
   timed_out: { label: "timed out", tone: "bad", terminal: true, meaning: "the execution ran out of time" },
 } as const satisfies Record<ExecutionStatus, StatusInfo>;
 
@@ -35,7 +55,12 @@ export const KNOWN_STATUSES = Object.keys(STATUS_INFO) as ExecutionStatus[];
 /** The words for any status string, known or not; an unknown one is not assumed to be final. */
 export function describeStatus(status: string): StatusInfo {
   if (Object.hasOwn(STATUS_INFO, status)) return STATUS_INFO[status as ExecutionStatus];
-  return { label: status.replace(/_/g, " "), tone: "unknown", terminal: false, meaning: `"${status}" is a status this client does not know yet` };
+  return {
+    label: status.replace(/_/g, " "),
+    tone: "unknown",
+    terminal: false,
+    meaning: `"${status}" is a status this client does not know yet`,
+  };
 }
 
 /** docs/contract.md#streaming event types; every stream ends with exactly one terminal event. */

@@ -50,7 +50,12 @@ export class RuntimeError extends ToolRuntimeError {
 }
 
 /** The class for an error envelope: by code where a code has its own class, else by type. */
-export function wireError(body: ErrorBody, status: number, execution?: ExecutionView, retryAfterMs?: number): ToolRuntimeError {
+export function wireError(
+  body: ErrorBody,
+  status: number,
+  execution?: ExecutionView,
+  retryAfterMs?: number,
+): ToolRuntimeError {
   if (body.code === "invalid_input") return new InputValidationError(body, status, execution, retryAfterMs);
   if (body.code === "rate_limited") return new RateLimitError(body, status, execution, retryAfterMs);
   switch (body.type) {

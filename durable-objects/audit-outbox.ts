@@ -24,7 +24,8 @@ export class AuditOutboxObject extends DurableObject<Env> {
       if ((await sendAudit(this.env, message)) === "sent") this.ctx.storage.kv.delete(key);
       else left++;
     }
-    if (left > 0 || [...this.ctx.storage.kv.list({ prefix: "m:", limit: 1 })].length > 0) await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
+    if (left > 0 || [...this.ctx.storage.kv.list({ prefix: "m:", limit: 1 })].length > 0)
+      await this.ctx.storage.setAlarm(Date.now() + RETRY_MS);
   }
 
   /** Messages still waiting (operators; tests). */

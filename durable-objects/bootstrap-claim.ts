@@ -18,17 +18,29 @@ export class BootstrapClaim {
 
   constructor(sql: SqlStorage) {
     this.sql = sql;
-    sql.exec("CREATE TABLE IF NOT EXISTS bootstrap (id INTEGER PRIMARY KEY CHECK (id = 1), key_id TEXT NOT NULL, tenant TEXT NOT NULL, agent TEXT NOT NULL, used_at INTEGER NOT NULL)");
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS bootstrap (id INTEGER PRIMARY KEY CHECK (id = 1), key_id TEXT NOT NULL, tenant TEXT NOT NULL, agent TEXT NOT NULL, used_at INTEGER NOT NULL)",
+    );
   }
 
   /** The bootstrap that happened, if one did. */
   used(): BootstrapUse | undefined {
-    return this.sql.exec<{ key_id: string; tenant: string; agent: string; used_at: number }>("SELECT key_id, tenant, agent, used_at FROM bootstrap WHERE id = 1").toArray()[0];
+    return this.sql
+      .exec<{ key_id: string; tenant: string; agent: string; used_at: number }>(
+        "SELECT key_id, tenant, agent, used_at FROM bootstrap WHERE id = 1",
+      )
+      .toArray()[0];
   }
 
   /** Records `use` as the bootstrap, unless one was recorded before: true for the first claim only. */
   claim(use: BootstrapUse): boolean {
-    const cursor = this.sql.exec("INSERT INTO bootstrap (id, key_id, tenant, agent, used_at) VALUES (1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING", use.key_id, use.tenant, use.agent, use.used_at);
+    const cursor = this.sql.exec(
+      "INSERT INTO bootstrap (id, key_id, tenant, agent, used_at) VALUES (1, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+      use.key_id,
+      use.tenant,
+      use.agent,
+      use.used_at,
+    );
     return cursor.rowsWritten === 1;
   }
 }

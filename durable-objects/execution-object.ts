@@ -13,17 +13,36 @@ import { DurableObject } from "cloudflare:workers";
 import type { ApprovalDecision, ExecutionEvent, ExecutionView, Outcome, Value } from "../src/contract.ts";
 import { errorBody, RuntimeError } from "../src/errors.ts";
 import { auditEntryOf, sendAudit, type AuditConfirm } from "../src/audit/outbox.ts";
-import { abandonTrial, claimGranted, claimProvider, permitOf, type Claim, type Permit } from "../src/execution/provider-claim.ts";
+import {
+  abandonTrial,
+  claimGranted,
+  claimProvider,
+  permitOf,
+  type Claim,
+  type Permit,
+} from "../src/execution/provider-claim.ts";
 import type { ExecutionPlan } from "../src/execution/execution-plan.ts";
 import { terminalEvent, startEvent, withRecordEvents } from "../src/execution/events.ts";
 import { newObjectExecutionId, objectStub } from "../src/execution/ids.ts";
 import { isTerminal, isWaiting, toView, transition, type ExecutionRecord } from "../src/execution/record.ts";
 import { ExecutionRun, lostRecord, newRecord } from "../src/execution/run.ts";
-import { approvalExpiry, cancelledBeforeStart, endedBeforeStart, mayWait, waitEndsAt, waitExpiredError } from "../src/execution/waiting.ts";
+import {
+  approvalExpiry,
+  cancelledBeforeStart,
+  endedBeforeStart,
+  mayWait,
+  waitEndsAt,
+  waitExpiredError,
+} from "../src/execution/waiting.ts";
 import { MAX_ATTEMPT } from "../src/execution/usage.ts";
 import { planExecution } from "../src/pipeline/plan.ts";
 import { shedIfLate } from "../src/execution/shed.ts";
-import { admitExecution, queuePosition, refusal as admissionRefusal, releaseExecution } from "../src/policy/admission.ts";
+import {
+  admitExecution,
+  queuePosition,
+  refusal as admissionRefusal,
+  releaseExecution,
+} from "../src/policy/admission.ts";
 import { gateStub, tenantStub } from "../src/object-stubs.ts";
 import { Fanout } from "../src/stream/fanout.ts";
 import { encodeEventLine } from "../src/stream/ndjson.ts";
@@ -89,9 +108,12 @@ export class ExecutionObject extends DurableObject<Env> {
     const now = Date.now();
     if (binding && (now < binding.expires_at || !this.#boundEnded(binding))) {
       if (binding.fingerprint !== call.fingerprint) {
-        return refusal("idempotency_conflict", "this idempotency key was used with a different request", { execution_id: binding.execution_id });
+        return refusal("idempotency_conflict", "this idempotency key was used with a different request", {
+          execution_id: binding.execution_id,
+        });
       }
-      if (binding.execution_id === this.#record?.execution_id) return this.#attach(this.#record.tenant === call.caller.tenant, delivery, true);
+      if (binding.execution_id === this.#record?.execution_id)
+        return this.#attach(this.#record.tenant === call.caller.tenant, delivery, true);
       return objectStub(this.env, binding.execution_id).attach(call.caller.tenant, delivery);
     }
     const here = this.#record === undefined;
@@ -102,7 +124,14 @@ export class ExecutionObject extends DurableObject<Env> {
     let begun: Outcome<StartAnswer>;
     let deprecation: DeprecationNotice | undefined;
     try {
-      const planned = await planExecution(this.env, call.caller, call.request, { acceptedAt: call.accepted_at, trace: call.trace, face: call.face, executionId, fingerprint: call.fingerprint, paid: call.paid });
+      const planned = await planExecution(this.env, call.caller, call.request, {
+        acceptedAt: call.accepted_at,
+        trace: call.trace,
+        face: call.face,
+        executionId,
+        fingerprint: call.fingerprint,
+        paid: call.paid,
+      });
       deprecation = planned.deprecation;
       if (here) {
         begun = await this.#begin(planned.plan, "accepted");
@@ -110,7 +139,12 @@ export class ExecutionObject extends DurableObject<Env> {
         // Past its TTL the key moves on to a new execution under a new id (docs/contract.md#idempotency); the
         // old one stays readable here under its own id until its retention ends.
         begun = await objectStub(this.env, executionId).start(planned.plan, "accepted");
-        if (begun.ok) this.#store.saveKey({ execution_id: executionId, fingerprint: call.fingerprint, expires_at: now + planned.plan.idempotency!.ttl_ms });
+        if (begun.ok)
+          this.#store.saveKey({
+            execution_id: executionId,
+            fingerprint: call.fingerprint,
+            expires_at: now + planned.plan.idempotency!.ttl_ms,
+          });
       }
     } catch (err) {
       return internal(err);
@@ -119,7 +153,11 @@ export class ExecutionObject extends DurableObject<Env> {
       started();
     }
     if (!begun.ok) return begun;
-    if (!here) return withDeprecation(await objectStub(this.env, executionId).attach(call.caller.tenant, delivery, false), deprecation);
+    if (!here)
+      return withDeprecation(
+        await objectStub(this.env, executionId).attach(call.caller.tenant, delivery, false),
+        deprecation,
+      );
     return withDeprecation(await this.#attach(true, delivery, false), deprecation);
   }
 
@@ -145,13 +183,21 @@ export class ExecutionObject extends DurableObject<Env> {
     // Resuming at or past the terminal event leaves nothing to send (exactly one terminal event).
     if (isTerminal(record.status) && after >= record.last_seq + 1) return { ok: true, value: { kind: "ended" } };
     const stream = this.#subscribe(after);
-    if (!stream) return refusal("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers", retry_after_ms: 5_000 });
+    if (!stream)
+      return refusal("rate_limited", "this execution has as many stream subscribers as it serves", {
+        reason: "subscribers",
+        retry_after_ms: 5_000,
+      });
     return { ok: true, value: { kind: "stream", stream } };
   }
 
   /** Its event streams: subscribers, event bytes waiting for them now and at most so far (≤ MAX_FANOUT_BYTES). For tests and operators. */
   async streams(): Promise<{ subscribers: number; queued_bytes: number; peak_queued_bytes: number }> {
-    return { subscribers: this.#fanout.size, queued_bytes: this.#fanout.queuedBytes, peak_queued_bytes: this.#fanout.peakQueuedBytes };
+    return {
+      subscribers: this.#fanout.size,
+      queued_bytes: this.#fanout.queuedBytes,
+      peak_queued_bytes: this.#fanout.peakQueuedBytes,
+    };
   }
 
   /**
@@ -165,9 +211,12 @@ export class ExecutionObject extends DurableObject<Env> {
     const record = this.#record!;
     if (isTerminal(record.status)) {
       const view = this.#view(record);
-      return view.cancellation ? view : { ...view, cancellation: { requested_at: new Date().toISOString(), outcome: "already_finished" } };
+      return view.cancellation
+        ? view
+        : { ...view, cancellation: { requested_at: new Date().toISOString(), outcome: "already_finished" } };
     }
-    if (isWaiting(record.status) && !this.#run) return this.#view(this.#endWaiting(cancelledBeforeStart(record, Date.now())));
+    if (isWaiting(record.status) && !this.#run)
+      return this.#view(this.#endWaiting(cancelledBeforeStart(record, Date.now())));
     return this.#view(await this.#run!.cancel(graceMs));
   }
 
@@ -178,7 +227,10 @@ export class ExecutionObject extends DurableObject<Env> {
   async recordUsage(attempt: number, cpuMs: number | null): Promise<void> {
     this.#recover();
     if (!this.#record || !Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return;
-    this.#store.saveUsage({ attempt, cpu_ms: typeof cpuMs === "number" && Number.isFinite(cpuMs) && cpuMs >= 0 ? cpuMs : null });
+    this.#store.saveUsage({
+      attempt,
+      cpu_ms: typeof cpuMs === "number" && Number.isFinite(cpuMs) && cpuMs >= 0 ? cpuMs : null,
+    });
   }
 
   /**
@@ -186,29 +238,52 @@ export class ExecutionObject extends DurableObject<Env> {
    * tenant's queue; rejected: it ends `failed` with `approval_rejected`. Anything but a pending
    * approval is `approval_not_pending` and changes nothing; another tenant's id is not found.
    */
-  async decide(tenant: string, decision: ApprovalDecision, selfApproval = false): Promise<Outcome<ExecutionView> | null> {
+  async decide(
+    tenant: string,
+    decision: ApprovalDecision,
+    selfApproval = false,
+  ): Promise<Outcome<ExecutionView> | null> {
     this.#recover();
     if (!this.#owned({ tenant, agent: null })) return null;
     const record = this.#record!;
     // Four eyes: the agent that made the call does not decide it, unless APPROVALS allows it.
     if (!selfApproval && record.agent === decision.approver) {
-      return refusal("forbidden", "an approver does not decide its own call (APPROVALS self_approval is off)", { reason: "self approval", execution_id: record.execution_id });
-    }
-    if (record.status !== "awaiting_approval") {
-      return refusal("approval_not_pending", record.approval?.decision ? `the call was already ${record.approval.decision.decision}` : `the execution is ${record.status}, not awaiting approval`, {
-        status: record.status,
-        decision: record.approval?.decision?.decision ?? null,
+      return refusal("forbidden", "an approver does not decide its own call (APPROVALS self_approval is off)", {
+        reason: "self approval",
+        execution_id: record.execution_id,
       });
     }
+    if (record.status !== "awaiting_approval") {
+      return refusal(
+        "approval_not_pending",
+        record.approval?.decision
+          ? `the call was already ${record.approval.decision.decision}`
+          : `the execution is ${record.status}, not awaiting approval`,
+        {
+          status: record.status,
+          decision: record.approval?.decision?.decision ?? null,
+        },
+      );
+    }
     const approval = { ...record.approval!, decision };
-    void tenantStub(this.env, record.tenant).approvalDone(record.execution_id).catch(() => {});
+    void tenantStub(this.env, record.tenant)
+      .approvalDone(record.execution_id)
+      .catch(() => {});
     const now = Date.parse(decision.at);
     if (decision.decision === "rejected") {
-      const error = errorBody("approval_rejected", `${decision.approver} rejected the call: ${decision.reason}`, { approver: decision.approver, reason: decision.reason });
+      const error = errorBody("approval_rejected", `${decision.approver} rejected the call: ${decision.reason}`, {
+        approver: decision.approver,
+        reason: decision.reason,
+      });
       return { ok: true, value: toView(this.#endWaiting(transition(record, "failed", now, { error, approval }))) };
     }
     this.#save(transition(record, "queued", now, { approval }));
-    this.#emitWaiting({ message: `approved by ${decision.approver}`, approval: "approved", approver: decision.approver, ...(decision.reason ? { reason: decision.reason } : {}) });
+    this.#emitWaiting({
+      message: `approved by ${decision.approver}`,
+      approval: "approved",
+      approver: decision.approver,
+      ...(decision.reason ? { reason: decision.reason } : {}),
+    });
     await this.#admit(this.#plan!, true);
     return { ok: true, value: this.#view(this.#record!, this.#position) };
   }
@@ -217,7 +292,8 @@ export class ExecutionObject extends DurableObject<Env> {
   async granted(): Promise<boolean> {
     this.#recover();
     const record = this.#record;
-    if (!record || record.status !== "queued" || !this.#plan) return record?.status === "scheduled" || record?.status === "running";
+    if (!record || record.status !== "queued" || !this.#plan)
+      return record?.status === "scheduled" || record?.status === "running";
     if (!this.#proceeding) {
       // Stored before the grant is confirmed: a restart after this goes on from `scheduled`.
       this.#save(transition(record, "scheduled", Date.now()));
@@ -245,7 +321,13 @@ export class ExecutionObject extends DurableObject<Env> {
     if (isWaiting(record.status) && !this.#run) {
       const ends = this.#plan ? waitEndsAt(record, this.#plan) : 0;
       if (Date.now() < ends) return this.ctx.storage.setAlarm(ends);
-      this.#endWaiting(endedBeforeStart(record, this.#plan ? waitExpiredError(record, this.#plan, Date.now()) : lostPlan(), Date.now()));
+      this.#endWaiting(
+        endedBeforeStart(
+          record,
+          this.#plan ? waitExpiredError(record, this.#plan, Date.now()) : lostPlan(),
+          Date.now(),
+        ),
+      );
       return;
     }
     if (!isTerminal(record.status)) {
@@ -275,7 +357,10 @@ export class ExecutionObject extends DurableObject<Env> {
       return this.#attach(true, delivery, false);
     }
     // Admission (rate and concurrency) before anything is written: a refused call leaves nothing.
-    const admitted = await admitExecution(this.env, planned, { wait: mayWait(planned, Date.now()), paid: planned.paid });
+    const admitted = await admitExecution(this.env, planned, {
+      wait: mayWait(planned, Date.now()),
+      paid: planned.paid,
+    });
     if (!admitted.ok) return admitted;
     if (admitted.value.queued !== undefined) {
       this.#wait(planned, newRecord(planned, Date.now()), admitted.value.queued);
@@ -310,18 +395,30 @@ export class ExecutionObject extends DurableObject<Env> {
       planned.paid,
     );
     if (!accepted.ok) return { ok: false, error: admissionRefusal(accepted, planned.tool).toBody() };
-    const record: ExecutionRecord = { ...newRecord(planned, now), status: "awaiting_approval", approval: { rule: planned.approval!.rule, expires_at: expires } };
+    const record: ExecutionRecord = {
+      ...newRecord(planned, now),
+      status: "awaiting_approval",
+      approval: { rule: planned.approval!.rule, expires_at: expires },
+    };
     this.#plan = planned;
     this.#store.savePlan(planned);
     this.#save(record);
-    this.#emitWaiting({ message: `waiting for a person to approve the call (${planned.approval!.rule})`, approval: "requested", rule: planned.approval!.rule, expires_at: new Date(expires).toISOString() });
+    this.#emitWaiting({
+      message: `waiting for a person to approve the call (${planned.approval!.rule})`,
+      approval: "requested",
+      rule: planned.approval!.rule,
+      expires_at: new Date(expires).toISOString(),
+    });
     void this.ctx.storage.setAlarm(expires);
     return undefined;
   }
 
   /** After approval: a slot of its tenant now, or a place in the tenant's queue (its tokens were taken when it was accepted). */
   async #admit(plan: ExecutionPlan, paid: boolean): Promise<void> {
-    const admitted = await admitExecution(this.env, plan, { wait: mayWait(plan, Date.now()), paid }).catch((err) => ({ ok: false as const, error: internalBody(err) }));
+    const admitted = await admitExecution(this.env, plan, { wait: mayWait(plan, Date.now()), paid }).catch((err) => ({
+      ok: false as const,
+      error: internalBody(err),
+    }));
     const record = this.#record!;
     if (record.status !== "queued") return; // cancelled meanwhile
     if (!admitted.ok) return void this.#endWaiting(endedBeforeStart(record, admitted.error, Date.now()));
@@ -338,7 +435,12 @@ export class ExecutionObject extends DurableObject<Env> {
     this.#position = position;
     this.#toldPosition = position;
     const where = provider ? `room at provider ${provider}` : "a free slot of its tenant";
-    this.#emitWaiting({ message: `waiting for ${where}${position ? `, position ${position}` : ""}`, waiting: record.status, ...(provider ? { provider } : {}), ...(position ? { position } : {}) });
+    this.#emitWaiting({
+      message: `waiting for ${where}${position ? `, position ${position}` : ""}`,
+      waiting: record.status,
+      ...(provider ? { provider } : {}),
+      ...(position ? { position } : {}),
+    });
     void this.ctx.storage.setAlarm(waitEndsAt(this.#record!, plan));
     if (this.#fanout.size > 0) this.#watch();
   }
@@ -375,7 +477,12 @@ export class ExecutionObject extends DurableObject<Env> {
     }
     if (claim.kind === "full") {
       const waiting = record ?? transition(newRecord(plan, Date.now()), "scheduled", Date.now());
-      this.#wait(plan, waiting.status === "queued" ? transition(waiting, "scheduled", Date.now()) : waiting, claim.position, claim.provider);
+      this.#wait(
+        plan,
+        waiting.status === "queued" ? transition(waiting, "scheduled", Date.now()) : waiting,
+        claim.position,
+        claim.provider,
+      );
       return { ok: true, value: undefined };
     }
     this.#startRun(claim.plan, record, claim.permit);
@@ -419,10 +526,17 @@ export class ExecutionObject extends DurableObject<Env> {
   /** A waiting execution ends without running: it lets go of whatever it waited in, and says so. */
   #endWaiting(ended: ExecutionRecord): ExecutionRecord {
     const was = this.#record!;
-    if (was.status === "awaiting_approval") void tenantStub(this.env, was.tenant).approvalDone(was.execution_id).catch(() => {});
-    if (was.status === "queued" || was.status === "scheduled") void releaseExecution(this.env, was.tenant, was.execution_id);
+    if (was.status === "awaiting_approval")
+      void tenantStub(this.env, was.tenant)
+        .approvalDone(was.execution_id)
+        .catch(() => {});
+    if (was.status === "queued" || was.status === "scheduled")
+      void releaseExecution(this.env, was.tenant, was.execution_id);
     if (was.status === "scheduled") {
-      for (const p of this.#plan?.providers.filter((c) => c.max_concurrency) ?? []) void gateStub(this.env, p.provider).leave(was.execution_id).catch(() => {});
+      for (const p of this.#plan?.providers.filter((c) => c.max_concurrency) ?? [])
+        void gateStub(this.env, p.provider)
+          .leave(was.execution_id)
+          .catch(() => {});
     }
     this.#store.dropPlan();
     this.#plan = undefined;
@@ -434,13 +548,20 @@ export class ExecutionObject extends DurableObject<Env> {
   async #attach(owned: boolean, delivery: Delivery, replayed: boolean): Promise<Outcome<StartAnswer>> {
     if (!owned) return refusal("execution_not_found", "no such execution");
     const stream = delivery === "stream" ? this.#subscribe(0) : undefined;
-    if (delivery === "stream" && !stream) return refusal("rate_limited", "this execution has as many stream subscribers as it serves", { reason: "subscribers", retry_after_ms: 5_000 });
+    if (delivery === "stream" && !stream)
+      return refusal("rate_limited", "this execution has as many stream subscribers as it serves", {
+        reason: "subscribers",
+        retry_after_ms: 5_000,
+      });
     if (delivery === "end" && !isTerminal(this.#record!.status)) {
       await new Promise<ExecutionRecord>((resolve) => this.#enders.push(resolve));
     }
     // The answer to a POST is the record as it ended, the same for its replays (docs/contract.md#idempotency);
     // CPU reports arrive after the end and show in GET (src/execution/usage.ts).
-    return { ok: true, value: { view: toView(this.#record!, [], this.#position), replayed, ...(stream ? { stream } : {}) } };
+    return {
+      ok: true,
+      value: { view: toView(this.#record!, [], this.#position), replayed, ...(stream ? { stream } : {}) },
+    };
   }
 
   #ended(record: ExecutionRecord): void {
@@ -451,7 +572,11 @@ export class ExecutionObject extends DurableObject<Env> {
   }
 
   async #sendAudit(record: ExecutionRecord): Promise<void> {
-    const confirm: AuditConfirm = await sendAudit(this.env, { kind: "finished", record: auditEntryOf(record), retention_ms: record.retention_ms });
+    const confirm: AuditConfirm = await sendAudit(this.env, {
+      kind: "finished",
+      record: auditEntryOf(record),
+      retention_ms: record.retention_ms,
+    });
     if (confirm !== "sent") return;
     this.#auditConfirmed = true;
     await this.ctx.storage.setAlarm(record.ended_at! + record.retention_ms);
@@ -507,7 +632,12 @@ export class ExecutionObject extends DurableObject<Env> {
     this.#watching = true;
     const tick = async () => {
       const record = this.#record;
-      if (!record || this.#fanout.size === 0 || (record.status !== "queued" && record.status !== "scheduled") || this.#run) {
+      if (
+        !record ||
+        this.#fanout.size === 0 ||
+        (record.status !== "queued" && record.status !== "scheduled") ||
+        this.#run
+      ) {
         this.#watching = false;
         return;
       }
@@ -543,7 +673,9 @@ export class ExecutionObject extends DurableObject<Env> {
     const moved = this.#store.key();
     if (moved) return moved;
     const r = this.#record;
-    return r?.idempotency ? { execution_id: r.execution_id, fingerprint: r.idempotency.fingerprint, expires_at: r.idempotency.expires_at } : undefined;
+    return r?.idempotency
+      ? { execution_id: r.execution_id, fingerprint: r.idempotency.fingerprint, expires_at: r.idempotency.expires_at }
+      : undefined;
   }
 
   #boundEnded(binding: KeyBinding): boolean {
@@ -592,7 +724,11 @@ export class ExecutionObject extends DurableObject<Env> {
   }
 }
 
-function refusal<T>(code: Parameters<typeof errorBody>[0], message: string, details?: Record<string, unknown>): Outcome<T> {
+function refusal<T>(
+  code: Parameters<typeof errorBody>[0],
+  message: string,
+  details?: Record<string, unknown>,
+): Outcome<T> {
   return { ok: false, error: errorBody(code, message, details as Record<string, Value>) };
 }
 
@@ -607,9 +743,17 @@ function internal<T>(err: unknown): Outcome<T> {
 }
 
 function lostPlan() {
-  return errorBody("internal", "the waiting execution's plan was lost; it never ran", { reason: "plan missing" }, false);
+  return errorBody(
+    "internal",
+    "the waiting execution's plan was lost; it never ran",
+    { reason: "plan missing" },
+    false,
+  );
 }
 
-function withDeprecation(outcome: Outcome<StartAnswer>, deprecation: DeprecationNotice | undefined): Outcome<StartAnswer> {
+function withDeprecation(
+  outcome: Outcome<StartAnswer>,
+  deprecation: DeprecationNotice | undefined,
+): Outcome<StartAnswer> {
   return outcome.ok && deprecation ? { ok: true, value: { ...outcome.value, deprecation } } : outcome;
 }

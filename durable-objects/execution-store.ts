@@ -70,7 +70,10 @@ export class ExecutionStore {
   }
 
   usage(): AttemptUsage[] {
-    return [...this.#kv.list<number | null>({ prefix: "u:" })].map(([key, cpu_ms]) => ({ attempt: Number(key.slice(2)), cpu_ms }));
+    return [...this.#kv.list<number | null>({ prefix: "u:" })].map(([key, cpu_ms]) => ({
+      attempt: Number(key.slice(2)),
+      cpu_ms,
+    }));
   }
 
   appendEvent(event: ExecutionEvent): void {
@@ -80,7 +83,11 @@ export class ExecutionStore {
   /** Stored events after `after`, at most `limit`, in order. */
   events(after: number, limit = REPLAY_PAGE): ExecutionEvent[] {
     const out: ExecutionEvent[] = [];
-    for (const [key, value] of this.#kv.list<{ type: string; data: unknown; at: number }>({ prefix: "e:", startAfter: eventKey(after), limit })) {
+    for (const [key, value] of this.#kv.list<{ type: string; data: unknown; at: number }>({
+      prefix: "e:",
+      startAfter: eventKey(after),
+      limit,
+    })) {
       out.push({ seq: Number(key.slice(2)), ...value });
     }
     return out;

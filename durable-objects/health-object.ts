@@ -51,7 +51,11 @@ export class HealthObject extends DurableObject<Env> {
   }
 
   /** docs/contract.md#circuit-breakers: whether this caller takes the half-open trial, and the view that says who holds it. */
-  async acquireTrial(tool: string, policy?: BreakerPolicy, asker?: RegistryAsker): Promise<{ granted: boolean; view: ProviderHealthView }> {
+  async acquireTrial(
+    tool: string,
+    policy?: BreakerPolicy,
+    asker?: RegistryAsker,
+  ): Promise<{ granted: boolean; view: ProviderHealthView }> {
     const granted = this.#shard.acquireTrial(tool, policy, asker?.now ?? this.clock());
     return { granted, view: await this.#changed(asker) };
   }

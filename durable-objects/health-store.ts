@@ -22,13 +22,21 @@ export class HealthStore implements HealthShardStore {
   }
 
   windows(provider: string): Map<string, ToolWindow> {
-    const rows = this.sql.exec<{ tool: string; policy: string | null; samples: string }>("SELECT tool, policy, samples FROM windows").toArray();
+    const rows = this.sql
+      .exec<{ tool: string; policy: string | null; samples: string }>("SELECT tool, policy, samples FROM windows")
+      .toArray();
     return new Map(
       rows.map((r) => [
         r.tool,
         {
           policy: r.policy ? JSON.parse(r.policy) : undefined,
-          samples: (JSON.parse(r.samples) as Stored[]).map(([at, latency_ms, ok]) => ({ provider, tool: r.tool, at, latency_ms, ok: ok === 1 })),
+          samples: (JSON.parse(r.samples) as Stored[]).map(([at, latency_ms, ok]) => ({
+            provider,
+            tool: r.tool,
+            at,
+            latency_ms,
+            ok: ok === 1,
+          })),
         },
       ]),
     );
@@ -50,7 +58,11 @@ export class HealthStore implements HealthShardStore {
   }
 
   saveBreaker(tool: string, b: BreakerRecord): void {
-    this.sql.exec("INSERT INTO breakers (tool, body) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET body = excluded.body", tool, JSON.stringify(b));
+    this.sql.exec(
+      "INSERT INTO breakers (tool, body) VALUES (?, ?) ON CONFLICT (tool) DO UPDATE SET body = excluded.body",
+      tool,
+      JSON.stringify(b),
+    );
   }
 
   /** Forgets everything calls taught (an operator's reset). */

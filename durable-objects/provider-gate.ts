@@ -57,7 +57,13 @@ export class ProviderGate extends DurableObject<Env> {
     const answer = this.#capacity.acquire(r, Date.now());
     if (!answer.ok && "position" in answer && answer.position !== undefined && !this.#waiters.has(r.execution_id)) {
       const ticket = this.#capacity.nextTicket - 1;
-      this.#putWaiter({ execution_id: r.execution_id, permit_id: r.permit_id, ticket, lease_ms: r.lease_ms, tenant: r.tenant });
+      this.#putWaiter({
+        execution_id: r.execution_id,
+        permit_id: r.permit_id,
+        ticket,
+        lease_ms: r.lease_ms,
+        tenant: r.tenant,
+      });
       kv.put("t", this.#capacity.nextTicket);
     }
     await this.#afterChange();
@@ -127,7 +133,14 @@ export class ProviderGate extends DurableObject<Env> {
             if (!taken) this.#capacity.release(w.permit_id, Date.now());
             await this.#afterChange();
           },
-          (err) => console.warn(JSON.stringify({ msg: "permit grant not delivered; the alarm tries again", execution_id: w.execution_id, error: String(err) })),
+          (err) =>
+            console.warn(
+              JSON.stringify({
+                msg: "permit grant not delivered; the alarm tries again",
+                execution_id: w.execution_id,
+                error: String(err),
+              }),
+            ),
         )
         .finally(() => this.#delivering.delete(w.execution_id));
     }

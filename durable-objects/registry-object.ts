@@ -17,7 +17,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { loadConfig, providerBinding, type ProviderConfig } from "../src/config.ts";
 import { hasValidator } from "../src/pipeline/schema.ts";
-import { buildCatalog, healthKey, type OfferingHealth, type ProviderLoad, type RegistrySnapshot } from "../src/registry/catalog.ts";
+import {
+  buildCatalog,
+  healthKey,
+  type OfferingHealth,
+  type ProviderLoad,
+  type RegistrySnapshot,
+} from "../src/registry/catalog.ts";
 import { composeSnapshot } from "../src/registry/compose.ts";
 import { healthStub, REGISTRY_NAME } from "../src/object-stubs.ts";
 import { policyOf, viewDigest, type ProviderHealthView } from "../src/registry/health-view.ts";
@@ -111,8 +117,13 @@ export class RegistryObject extends DurableObject<Env> {
     const providers = new Set([...samples.map((s) => s.provider), ...unreachable.map((d) => d.provider)]);
     for (const provider of providers) {
       const mine = samples.filter((s) => s.provider === provider);
-      const policies = Object.fromEntries([...new Set(mine.map((s) => s.tool))].map((tool) => [tool, this.#policyFor(provider, tool)]));
-      const view = await this.#health(provider).report({ provider, samples: mine, unreachable: unreachable.filter((d) => d.provider === provider), policies }, { now: this.clock() });
+      const policies = Object.fromEntries(
+        [...new Set(mine.map((s) => s.tool))].map((tool) => [tool, this.#policyFor(provider, tool)]),
+      );
+      const view = await this.#health(provider).report(
+        { provider, samples: mine, unreachable: unreachable.filter((d) => d.provider === provider), policies },
+        { now: this.clock() },
+      );
       await this.#applyHealth(view);
     }
     return this.#store.version();
@@ -154,7 +165,9 @@ export class RegistryObject extends DurableObject<Env> {
 
   /** docs/contract.md#circuit-breakers, half-open, asked of the provider's shard (edges ask it themselves; see `report`). */
   async acquireTrial(provider: string, tool: string): Promise<boolean> {
-    const { granted, view } = await this.#health(provider).acquireTrial(tool, this.#policyFor(provider, tool), { now: this.clock() });
+    const { granted, view } = await this.#health(provider).acquireTrial(tool, this.#policyFor(provider, tool), {
+      now: this.clock(),
+    });
     await this.#applyHealth(view);
     return granted;
   }
@@ -188,7 +201,11 @@ export class RegistryObject extends DurableObject<Env> {
   }
 
   /** Operator: deprecate a tool version with a sunset and a replacement, or lift it (null). */
-  async deprecate(tool: string, version: string, deprecation: Deprecation | null): Promise<RegistrySnapshot | undefined> {
+  async deprecate(
+    tool: string,
+    version: string,
+    deprecation: Deprecation | null,
+  ): Promise<RegistrySnapshot | undefined> {
     await this.snapshot();
     if (!this.#catalog()?.tools[tool]?.versions[version]) return undefined;
     if (deprecation) this.#store.saveDeprecation(tool, version, deprecation);
@@ -243,7 +260,13 @@ export class RegistryObject extends DurableObject<Env> {
    * Operator: rejects a changed definition by its hash. Nothing that serves changes (the
    * approved definition, or the tool withheld), so there is no listing to redo.
    */
-  async rejectUpstreamChange(name: string, tool: string, hash: string, by: string, reason: string | null): Promise<Outcome<UpstreamView>> {
+  async rejectUpstreamChange(
+    name: string,
+    tool: string,
+    hash: string,
+    by: string,
+    reason: string | null,
+  ): Promise<Outcome<UpstreamView>> {
     const rejected = this.#upstreams.rejectChange(name, tool, hash, by, reason);
     if (!rejected.ok) return rejected;
     await this.snapshot();
@@ -252,7 +275,11 @@ export class RegistryObject extends DurableObject<Env> {
 
   /** Definitions waiting for an operator, for /metrics. */
   async upstreamChanges(): Promise<{ upstream: string; tool: string; seen_at: number }[]> {
-    return [...this.#upstreams.store.pending().values()].map((c) => ({ upstream: c.upstream, tool: c.tool, seen_at: c.seen_at }));
+    return [...this.#upstreams.store.pending().values()].map((c) => ({
+      upstream: c.upstream,
+      tool: c.tool,
+      seen_at: c.seen_at,
+    }));
   }
 
   #upstreamView(name: string): UpstreamView | undefined {
@@ -320,8 +347,10 @@ export class RegistryObject extends DurableObject<Env> {
 
   /** Schedules the next liveness probe while any provider is dead or unreachable. */
   async #probeLater(): Promise<void> {
-    const needed = this.#store.dead().size > 0 || (this.#store.catalog()?.catalog.providers.some((p) => !p.reachable) ?? false);
-    if (needed && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + PROBE_EVERY_MS);
+    const needed =
+      this.#store.dead().size > 0 || (this.#store.catalog()?.catalog.providers.some((p) => !p.reachable) ?? false);
+    if (needed && (await this.ctx.storage.getAlarm()) === null)
+      await this.ctx.storage.setAlarm(Date.now() + PROBE_EVERY_MS);
   }
 
   #reloadDue(): boolean {
@@ -357,7 +386,13 @@ export class RegistryObject extends DurableObject<Env> {
     let revived = false;
     for (const load of loads) {
       const dead = this.#store.dead().get(load.config.name);
-      if (load.manifest && !load.error && dead && now - dead.since >= LIVENESS_PROBE_MS && this.#store.markAlive(load.config.name)) {
+      if (
+        load.manifest &&
+        !load.error &&
+        dead &&
+        now - dead.since >= LIVENESS_PROBE_MS &&
+        this.#store.markAlive(load.config.name)
+      ) {
         revived = true;
         // The shard forgets its own verdict too, so that no edge is told "dead" again.
         this.#store.saveEdgeHealth(await this.#health(load.config.name).revive());
@@ -381,7 +416,11 @@ export class RegistryObject extends DurableObject<Env> {
     let error: string;
     try {
       if (!service || typeof service.manifest !== "function") throw new Error(`no service binding ${config.binding}`);
-      const manifest = await withTimeout<ProviderManifest>(service.manifest(), MANIFEST_TIMEOUT_MS, `manifest() took over ${MANIFEST_TIMEOUT_MS} ms`);
+      const manifest = await withTimeout<ProviderManifest>(
+        service.manifest(),
+        MANIFEST_TIMEOUT_MS,
+        `manifest() took over ${MANIFEST_TIMEOUT_MS} ms`,
+      );
       if (!manifest || !Array.isArray(manifest.tools)) throw new Error("manifest() returned no tool list");
       return { config, seq, manifest };
     } catch (err) {

@@ -30,16 +30,28 @@ export class RegistryPublisher {
     if (next === this.#given) return next;
     const last = this.#store.published();
     const tools = toolCount(next);
-    const decision = publishDecision(last, { version: next.version, tools, explainedTools: this.#store.explainedTools() });
+    const decision = publishDecision(last, {
+      version: next.version,
+      tools,
+      explainedTools: this.#store.explainedTools(),
+    });
     if (decision.publish) {
-      if (!last || last.version !== next.version || last.tools !== tools) this.#store.savePublished({ version: next.version, tools });
+      if (!last || last.version !== next.version || last.tools !== tools)
+        this.#store.savePublished({ version: next.version, tools });
       this.#given = next;
       this.#heldBack = undefined;
       return next;
     }
     if (this.#heldBack !== next) {
       this.#heldBack = next;
-      console.warn(JSON.stringify({ msg: "registry snapshot held back", registry: this.#registry, reason: decision.reason, answering_version: this.#given?.version ?? null }));
+      console.warn(
+        JSON.stringify({
+          msg: "registry snapshot held back",
+          registry: this.#registry,
+          reason: decision.reason,
+          answering_version: this.#given?.version ?? null,
+        }),
+      );
     }
     return this.#given;
   }

@@ -56,7 +56,10 @@ export class RegistryStore {
 
   bumpVersion(): number {
     const next = this.version() + 1;
-    this.sql.exec("INSERT INTO meta (key, value) VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", next);
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      next,
+    );
     return next;
   }
 
@@ -83,15 +86,26 @@ export class RegistryStore {
   }
 
   #meta(): Map<string, number> {
-    return new Map(this.sql.exec<{ key: string; value: number }>("SELECT key, value FROM meta").toArray().map((r) => [r.key, r.value]));
+    return new Map(
+      this.sql
+        .exec<{ key: string; value: number }>("SELECT key, value FROM meta")
+        .toArray()
+        .map((r) => [r.key, r.value]),
+    );
   }
 
   #setMeta(key: string, value: number): void {
-    this.sql.exec("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value);
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      key,
+      value,
+    );
   }
 
   catalog(): { configKey: string; loadedAt: number; catalog: Catalog } | undefined {
-    const row = this.sql.exec<{ config_key: string; loaded_at: number; body: string }>("SELECT config_key, loaded_at, body FROM catalog").toArray()[0];
+    const row = this.sql
+      .exec<{ config_key: string; loaded_at: number; body: string }>("SELECT config_key, loaded_at, body FROM catalog")
+      .toArray()[0];
     return row ? { configKey: row.config_key, loadedAt: row.loaded_at, catalog: JSON.parse(row.body) } : undefined;
   }
 
@@ -113,12 +127,18 @@ export class RegistryStore {
   saveEdgeHealth(view: ProviderHealthView): void {
     this.sql.exec(
       "INSERT INTO edge_health (provider, seq, body) VALUES (?, ?, ?) ON CONFLICT (provider) DO UPDATE SET seq = excluded.seq, body = excluded.body",
-      view.provider, view.seq, JSON.stringify(view),
+      view.provider,
+      view.seq,
+      JSON.stringify(view),
     );
   }
 
   dead(): Map<string, { since: number; reason: string }> {
-    const rows = this.sql.exec<{ provider: string; dead_since: number; reason: string }>("SELECT provider, dead_since, reason FROM liveness").toArray();
+    const rows = this.sql
+      .exec<{ provider: string; dead_since: number; reason: string }>(
+        "SELECT provider, dead_since, reason FROM liveness",
+      )
+      .toArray();
     return new Map(rows.map((r) => [r.provider, { since: r.dead_since, reason: r.reason }]));
   }
 
@@ -144,18 +164,26 @@ export class RegistryStore {
   }
 
   saveOverride(provider: string, o: ProviderOverride): void {
-    this.sql.exec("INSERT INTO overrides (provider, body) VALUES (?, ?) ON CONFLICT (provider) DO UPDATE SET body = excluded.body", provider, JSON.stringify(o));
+    this.sql.exec(
+      "INSERT INTO overrides (provider, body) VALUES (?, ?) ON CONFLICT (provider) DO UPDATE SET body = excluded.body",
+      provider,
+      JSON.stringify(o),
+    );
   }
 
   deprecations(): Map<string, Deprecation> {
-    const rows = this.sql.exec<{ tool: string; version: string; body: string }>("SELECT tool, version, body FROM deprecations").toArray();
+    const rows = this.sql
+      .exec<{ tool: string; version: string; body: string }>("SELECT tool, version, body FROM deprecations")
+      .toArray();
     return new Map(rows.map((r) => [`${r.tool}@${r.version}`, JSON.parse(r.body)]));
   }
 
   saveDeprecation(tool: string, version: string, d: Deprecation): void {
     this.sql.exec(
       "INSERT INTO deprecations (tool, version, body) VALUES (?, ?, ?) ON CONFLICT (tool, version) DO UPDATE SET body = excluded.body",
-      tool, version, JSON.stringify(d),
+      tool,
+      version,
+      JSON.stringify(d),
     );
   }
 

@@ -23,7 +23,17 @@
 import { DurableObject } from "cloudflare:workers";
 import type { PendingApproval } from "../src/contract.ts";
 import { objectStub } from "../src/execution/ids.ts";
-import { TenantLedger, type AdmitRequest, type Admission, type LeaseGrant, type LeaseRequest, type LiveExecution, type QueuedExecution, type Refusal, type RequestLeaseRequest } from "../src/policy/ledger.ts";
+import {
+  TenantLedger,
+  type AdmitRequest,
+  type Admission,
+  type LeaseGrant,
+  type LeaseRequest,
+  type LiveExecution,
+  type QueuedExecution,
+  type Refusal,
+  type RequestLeaseRequest,
+} from "../src/policy/ledger.ts";
 import type { TenantLimits } from "../src/policy/limits.ts";
 
 /** How soon an undelivered grant is tried again, and how often a waiting queue is looked at. */
@@ -92,7 +102,16 @@ export class TenantObject extends DurableObject<Env> {
 
   /** The tenant's executions that hold a slot, wait for one, or wait for a person (the live part of the index). */
   async live(): Promise<LiveItem[]> {
-    const pending = this.#approvals().map((a): LiveItem => ({ execution_id: a.execution_id, status: "awaiting_approval", tool: a.tool, version: a.version, mode: a.mode, project: a.project, agent: a.agent, accepted_at: Date.parse(a.accepted_at) }));
+    const pending = this.#approvals().map((a): LiveItem => ({
+      execution_id: a.execution_id,
+      status: "awaiting_approval",
+      tool: a.tool,
+      version: a.version,
+      mode: a.mode,
+      project: a.project,
+      agent: a.agent,
+      accepted_at: Date.parse(a.accepted_at),
+    }));
     return [...this.#ledger.live(Date.now()), ...pending].sort((a, b) => a.accepted_at - b.accepted_at);
   }
 
@@ -116,7 +135,8 @@ export class TenantObject extends DurableObject<Env> {
    */
   async awaitApproval(pending: PendingApprovalEntry, limits: TenantLimits, paid = false): Promise<Admission> {
     if (this.ctx.storage.kv.get(`a:${pending.execution_id}`)) return { ok: true };
-    if (this.#approvals().length >= limits.max_queued) return { ok: false, reason: "queue_full", retry_after_ms: 5_000, limit: limits.max_queued };
+    if (this.#approvals().length >= limits.max_queued)
+      return { ok: false, reason: "queue_full", retry_after_ms: 5_000, limit: limits.max_queued };
     // `paid`: the edge took its tokens before level 2 (src/policy/admission.ts `chargeCall`).
     const accepted: Admission = paid ? { ok: true } : this.#ledger.accept({ tool: pending.tool, limits }, Date.now());
     if (accepted.ok) this.ctx.storage.kv.put(`a:${pending.execution_id}`, pending);
@@ -180,7 +200,14 @@ export class TenantObject extends DurableObject<Env> {
             this.#ledger.release(g.execution_id, Date.now());
             await this.#afterChange();
           },
-          (err) => console.warn(JSON.stringify({ msg: "grant not delivered; the alarm tries again", execution_id: g.execution_id, error: String(err) })),
+          (err) =>
+            console.warn(
+              JSON.stringify({
+                msg: "grant not delivered; the alarm tries again",
+                execution_id: g.execution_id,
+                error: String(err),
+              }),
+            ),
         )
         .finally(() => this.#delivering.delete(g.execution_id));
     }
@@ -204,4 +231,7 @@ export class TenantObject extends DurableObject<Env> {
 export type PendingApprovalEntry = PendingApproval & { mode: string };
 
 /** One row of the live part of the execution index. */
-export type LiveItem = Omit<LiveExecution, "expires" | "status"> & { status: LiveExecution["status"] | "awaiting_approval"; expires?: number };
+export type LiveItem = Omit<LiveExecution, "expires" | "status"> & {
+  status: LiveExecution["status"] | "awaiting_approval";
+  expires?: number;
+};

@@ -71,18 +71,46 @@ export class UpstreamRegistry {
     } catch (err) {
       const error = (err as Error).message;
       const previous = this.store.status(upstream.name);
-      this.store.saveStatus(upstream.name, { ...(previous ?? { tools: [], withheld: [], not_allowed: 0 }), listed_at: now, error });
+      this.store.saveStatus(upstream.name, {
+        ...(previous ?? { tools: [], withheld: [], not_allowed: 0 }),
+        listed_at: now,
+        error,
+      });
       if (lastKnown.length === 0) return { config, seq, error, upstream: { targets: {} }, problems: [] };
-      const targets: Record<string, UpstreamTarget> = Object.fromEntries(lastKnown.map((o) => [o.manifest.name, o.upstream!]));
-      return { config, seq, error, manifest: { provider: upstream.name, sdk_version: "mcp (last known)", tools: lastKnown.map((o) => o.manifest) }, upstream: { targets }, problems: [] };
+      const targets: Record<string, UpstreamTarget> = Object.fromEntries(
+        lastKnown.map((o) => [o.manifest.name, o.upstream!]),
+      );
+      return {
+        config,
+        seq,
+        error,
+        manifest: { provider: upstream.name, sdk_version: "mcp (last known)", tools: lastKnown.map((o) => o.manifest) },
+        upstream: { targets },
+        problems: [],
+      };
     }
-    const d = decidePins(found.listed, this.store.pins(upstream.name), this.store.pending(upstream.name), upstream.on_change, now, rejectedHashes(this.store.rejections(upstream.name)));
+    const d = decidePins(
+      found.listed,
+      this.store.pins(upstream.name),
+      this.store.pending(upstream.name),
+      upstream.on_change,
+      now,
+      rejectedHashes(this.store.rejections(upstream.name)),
+    );
     for (const pin of d.newPins) this.store.savePin(upstream.name, pin);
     for (const change of d.newPending) this.store.savePending(upstream.name, change);
     for (const tool of d.cleared) this.store.clearPending(upstream.name, tool);
     for (const e of d.events) {
       // The log says it too (docs/contract.md#upstreams): a changed definition is what an operator must look at.
-      const line = { msg: `upstream tool definition ${e.kind}`, upstream: upstream.name, tool: e.tool, hash: e.hash, ...(e.approved_hash ? { approved_hash: e.approved_hash, serving: upstream.on_change === "keep" ? "approved" : "withheld" } : {}) };
+      const line = {
+        msg: `upstream tool definition ${e.kind}`,
+        upstream: upstream.name,
+        tool: e.tool,
+        hash: e.hash,
+        ...(e.approved_hash
+          ? { approved_hash: e.approved_hash, serving: upstream.on_change === "keep" ? "approved" : "withheld" }
+          : {}),
+      };
       if (e.kind === "changed") console.warn(JSON.stringify(line));
       else console.log(JSON.stringify(line));
     }
@@ -93,13 +121,25 @@ export class UpstreamRegistry {
       tools.push(entry);
       targets[entry.name] = target;
     }
-    this.store.saveStatus(upstream.name, { listed_at: now, era: found.era.kind, tools: found.listed.map((l) => l.definition.name), withheld: d.withheld, not_allowed: found.notAllowed });
+    this.store.saveStatus(upstream.name, {
+      listed_at: now,
+      era: found.era.kind,
+      tools: found.listed.map((l) => l.definition.name),
+      withheld: d.withheld,
+      not_allowed: found.notAllowed,
+    });
     const problems = d.withheld.map((tool) =>
       d.rejected.includes(tool)
         ? `${upstream.name}: ${tool} withheld: it lists a definition an operator rejected`
         : `${upstream.name}: ${tool} withheld: its definition changed; approve or reject it (GET /v1/admin/upstreams/${upstream.name})`,
     );
-    return { config, seq, manifest: { provider: upstream.name, sdk_version: "mcp", tools }, upstream: { targets }, problems };
+    return {
+      config,
+      seq,
+      manifest: { provider: upstream.name, sdk_version: "mcp", tools },
+      upstream: { targets },
+      problems,
+    };
   }
 
   /** An operator's registration: checked whole (shape, environment, unique name) before it is kept. */
@@ -112,17 +152,31 @@ export class UpstreamRegistry {
       if (err instanceof UpstreamConfigError) return refused("invalid_request", err.message, { field: err.field });
       throw err;
     }
-    const taken = loadConfig(this.#env).providers.some((p) => p.name === upstream.name) || loadUpstreams(this.#env).some((u) => u.name === upstream.name);
-    if (taken) return refused("invalid_request", `${upstream.name} is already a provider or an upstream in deploy configuration`, { field: "name" });
-    if (this.store.registered().some((u) => u.name === upstream.name)) return refused("invalid_request", `an upstream named ${upstream.name} is already registered; delete it first`, { field: "name" });
+    const taken =
+      loadConfig(this.#env).providers.some((p) => p.name === upstream.name) ||
+      loadUpstreams(this.#env).some((u) => u.name === upstream.name);
+    if (taken)
+      return refused(
+        "invalid_request",
+        `${upstream.name} is already a provider or an upstream in deploy configuration`,
+        { field: "name" },
+      );
+    if (this.store.registered().some((u) => u.name === upstream.name))
+      return refused("invalid_request", `an upstream named ${upstream.name} is already registered; delete it first`, {
+        field: "name",
+      });
     this.store.saveRegistration(upstream);
     return { ok: true, value: upstream };
   }
 
   /** Removes an admin registration; one from deploy configuration is removed there. */
   remove(name: string): Outcome<{ name: string }> {
-    if (loadUpstreams(this.#env).some((u) => u.name === name)) return refused("invalid_request", `${name} is registered in deploy configuration (UPSTREAMS); remove it there`, { upstream: name });
-    if (!this.store.registered().some((u) => u.name === name)) return refused("not_found", `no upstream ${name}`, { upstream: name });
+    if (loadUpstreams(this.#env).some((u) => u.name === name))
+      return refused("invalid_request", `${name} is registered in deploy configuration (UPSTREAMS); remove it there`, {
+        upstream: name,
+      });
+    if (!this.store.registered().some((u) => u.name === name))
+      return refused("not_found", `no upstream ${name}`, { upstream: name });
     this.store.remove(name);
     return { ok: true, value: { name } };
   }
@@ -143,7 +197,13 @@ export class UpstreamRegistry {
    * Rejects the pending definition of `tool`, if `hash` is the one that is pending: it is
    * dismissed and remembered, so listings do not raise it again; what served before serves on.
    */
-  rejectChange(name: string, tool: string, hash: string, by: string, reason: string | null): Outcome<{ tool: string; hash: string }> {
+  rejectChange(
+    name: string,
+    tool: string,
+    hash: string,
+    by: string,
+    reason: string | null,
+  ): Outcome<{ tool: string; hash: string }> {
     const upstream = this.find(name);
     if (!upstream) return refused("not_found", `no upstream ${name}`, { upstream: name });
     const pending = this.store.pending(name).get(tool);
@@ -152,7 +212,18 @@ export class UpstreamRegistry {
     this.store.saveRejection(name, rejection);
     this.store.clearPending(name, tool);
     const serving = upstream.on_change === "keep" ? "approved" : "withheld";
-    console.log(JSON.stringify({ msg: "upstream tool definition rejected", upstream: name, tool, hash, approved_hash: this.store.pins(name).get(tool)?.hash, serving, rejected_by: by, reason }));
+    console.log(
+      JSON.stringify({
+        msg: "upstream tool definition rejected",
+        upstream: name,
+        tool,
+        hash,
+        approved_hash: this.store.pins(name).get(tool)?.hash,
+        serving,
+        rejected_by: by,
+        reason,
+      }),
+    );
     return { ok: true, value: { tool, hash } };
   }
 
@@ -162,7 +233,17 @@ export class UpstreamRegistry {
     const status = this.store.status(name);
     return upstreamView({
       upstream,
-      ...(status ? { status: { listed_at: status.listed_at, error: status.error, era: status.era, withheld: status.withheld, not_allowed: status.not_allowed } } : {}),
+      ...(status
+        ? {
+            status: {
+              listed_at: status.listed_at,
+              error: status.error,
+              era: status.era,
+              withheld: status.withheld,
+              not_allowed: status.not_allowed,
+            },
+          }
+        : {}),
       served,
       pins: this.store.pins(name),
       pending: this.store.pending(name),
@@ -174,10 +255,18 @@ export class UpstreamRegistry {
 /** Why a decision on `hash` was refused: another hash is pending (400), or nothing is (404). */
 function undecided<T>(name: string, tool: string, hash: string, pending: PendingChange | undefined): Outcome<T> {
   return pending
-    ? refused("invalid_request", `the pending definition of ${tool} has hash ${pending.hash}, not ${hash}; review it again`, { field: "hash", pending_hash: pending.hash })
+    ? refused(
+        "invalid_request",
+        `the pending definition of ${tool} has hash ${pending.hash}, not ${hash}; review it again`,
+        { field: "hash", pending_hash: pending.hash },
+      )
     : refused("not_found", `no change of ${tool} is waiting for approval`, { upstream: name, tool });
 }
 
-function refused<T>(code: "invalid_request" | "not_found", message: string, details: Record<string, string>): Outcome<T> {
+function refused<T>(
+  code: "invalid_request" | "not_found",
+  message: string,
+  details: Record<string, string>,
+): Outcome<T> {
   return { ok: false, error: new RuntimeError(code, message, details).toBody() };
 }

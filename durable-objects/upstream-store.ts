@@ -37,45 +37,91 @@ export class UpstreamStore {
   }
 
   registered(): UpstreamConfig[] {
-    return this.sql.exec<{ body: string }>("SELECT body FROM upstreams ORDER BY name").toArray().map((r) => JSON.parse(r.body));
+    return this.sql
+      .exec<{ body: string }>("SELECT body FROM upstreams ORDER BY name")
+      .toArray()
+      .map((r) => JSON.parse(r.body));
   }
 
   saveRegistration(upstream: UpstreamConfig): void {
-    this.sql.exec("INSERT INTO upstreams (name, body) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET body = excluded.body", upstream.name, JSON.stringify(upstream));
+    this.sql.exec(
+      "INSERT INTO upstreams (name, body) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET body = excluded.body",
+      upstream.name,
+      JSON.stringify(upstream),
+    );
   }
 
   /** Forgets an upstream entirely: its registration, pins, pending and rejected changes, and status. */
   remove(name: string): void {
     for (const table of ["upstreams", "upstream_status"]) this.sql.exec(`DELETE FROM ${table} WHERE name = ?`, name);
-    for (const table of ["upstream_pins", "upstream_changes", "upstream_rejections"]) this.sql.exec(`DELETE FROM ${table} WHERE upstream = ?`, name);
+    for (const table of ["upstream_pins", "upstream_changes", "upstream_rejections"])
+      this.sql.exec(`DELETE FROM ${table} WHERE upstream = ?`, name);
   }
 
   pins(upstream: string): Map<string, Pin> {
-    const rows = this.sql.exec<{ tool: string; hash: string; definition: string; approved_at: number; approved_by: string }>(
-      "SELECT tool, hash, definition, approved_at, approved_by FROM upstream_pins WHERE upstream = ?", upstream,
-    ).toArray();
-    return new Map(rows.map((r) => [r.tool, { tool: r.tool, hash: r.hash, definition: JSON.parse(r.definition) as ToolDefinition, approved_at: r.approved_at, approved_by: r.approved_by as Pin["approved_by"] }]));
+    const rows = this.sql
+      .exec<{ tool: string; hash: string; definition: string; approved_at: number; approved_by: string }>(
+        "SELECT tool, hash, definition, approved_at, approved_by FROM upstream_pins WHERE upstream = ?",
+        upstream,
+      )
+      .toArray();
+    return new Map(
+      rows.map((r) => [
+        r.tool,
+        {
+          tool: r.tool,
+          hash: r.hash,
+          definition: JSON.parse(r.definition) as ToolDefinition,
+          approved_at: r.approved_at,
+          approved_by: r.approved_by as Pin["approved_by"],
+        },
+      ]),
+    );
   }
 
   savePin(upstream: string, pin: Pin): void {
     this.sql.exec(
       "INSERT INTO upstream_pins (upstream, tool, hash, definition, approved_at, approved_by) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (upstream, tool) DO UPDATE SET hash = excluded.hash, definition = excluded.definition, approved_at = excluded.approved_at, approved_by = excluded.approved_by",
-      upstream, pin.tool, pin.hash, JSON.stringify(pin.definition), pin.approved_at, pin.approved_by,
+      upstream,
+      pin.tool,
+      pin.hash,
+      JSON.stringify(pin.definition),
+      pin.approved_at,
+      pin.approved_by,
     );
   }
 
   pending(upstream?: string): Map<string, PendingChange & { upstream: string }> {
-    const rows = this.sql.exec<{ upstream: string; tool: string; hash: string; definition: string; seen_at: number }>(
-      upstream === undefined ? "SELECT upstream, tool, hash, definition, seen_at FROM upstream_changes ORDER BY upstream, tool" : "SELECT upstream, tool, hash, definition, seen_at FROM upstream_changes WHERE upstream = ? ORDER BY tool",
-      ...(upstream === undefined ? [] : [upstream]),
-    ).toArray();
-    return new Map(rows.map((r) => [upstream === undefined ? `${r.upstream}/${r.tool}` : r.tool, { upstream: r.upstream, tool: r.tool, hash: r.hash, definition: JSON.parse(r.definition) as ToolDefinition, seen_at: r.seen_at }]));
+    const rows = this.sql
+      .exec<{ upstream: string; tool: string; hash: string; definition: string; seen_at: number }>(
+        upstream === undefined
+          ? "SELECT upstream, tool, hash, definition, seen_at FROM upstream_changes ORDER BY upstream, tool"
+          : "SELECT upstream, tool, hash, definition, seen_at FROM upstream_changes WHERE upstream = ? ORDER BY tool",
+        ...(upstream === undefined ? [] : [upstream]),
+      )
+      .toArray();
+    return new Map(
+      rows.map((r) => [
+        upstream === undefined ? `${r.upstream}/${r.tool}` : r.tool,
+        {
+          upstream: r.upstream,
+          tool: r.tool,
+          hash: r.hash,
+          definition: JSON.parse(r.definition) as ToolDefinition,
+          seen_at: r.seen_at,
+        },
+      ]),
+    );
   }
 
   savePending(upstream: string, change: PendingChange): void {
     this.sql.exec(
       "INSERT INTO upstream_changes (upstream, tool, hash, definition, seen_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (upstream, tool) DO UPDATE SET hash = excluded.hash, definition = excluded.definition, seen_at = excluded.seen_at",
-      upstream, change.tool, change.hash, JSON.stringify(change.definition), change.seen_at,
+      upstream,
+      change.tool,
+      change.hash,
+      JSON.stringify(change.definition),
+      change.seen_at,
     );
   }
 
@@ -85,15 +131,30 @@ export class UpstreamStore {
 
   /** Every rejected definition of an upstream's tools, oldest first. */
   rejections(upstream: string): Rejection[] {
-    return this.sql.exec<{ tool: string; hash: string; rejected_at: number; rejected_by: string; reason: string | null }>(
-      "SELECT tool, hash, rejected_at, rejected_by, reason FROM upstream_rejections WHERE upstream = ? ORDER BY rejected_at, tool", upstream,
-    ).toArray().map((r) => ({ tool: r.tool, hash: r.hash, rejected_at: r.rejected_at, rejected_by: r.rejected_by, reason: r.reason }));
+    return this.sql
+      .exec<{ tool: string; hash: string; rejected_at: number; rejected_by: string; reason: string | null }>(
+        "SELECT tool, hash, rejected_at, rejected_by, reason FROM upstream_rejections WHERE upstream = ? ORDER BY rejected_at, tool",
+        upstream,
+      )
+      .toArray()
+      .map((r) => ({
+        tool: r.tool,
+        hash: r.hash,
+        rejected_at: r.rejected_at,
+        rejected_by: r.rejected_by,
+        reason: r.reason,
+      }));
   }
 
   saveRejection(upstream: string, r: Rejection): void {
     this.sql.exec(
       "INSERT INTO upstream_rejections (upstream, tool, hash, rejected_at, rejected_by, reason) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (upstream, tool, hash) DO NOTHING",
-      upstream, r.tool, r.hash, r.rejected_at, r.rejected_by, r.reason,
+      upstream,
+      r.tool,
+      r.hash,
+      r.rejected_at,
+      r.rejected_by,
+      r.reason,
     );
   }
 
@@ -103,6 +164,10 @@ export class UpstreamStore {
   }
 
   saveStatus(name: string, status: ListingStatus): void {
-    this.sql.exec("INSERT INTO upstream_status (name, body) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET body = excluded.body", name, JSON.stringify(status));
+    this.sql.exec(
+      "INSERT INTO upstream_status (name, body) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET body = excluded.body",
+      name,
+      JSON.stringify(status),
+    );
   }
 }

@@ -21,7 +21,16 @@ const WRANGLER = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
 
 /** `wrangler …` arguments that apply the audit migrations of `config` locally (into `persistTo`, else wrangler's default state folder) or remotely. */
 export function migrationsApplyArgs(config: string, target: "--local" | "--remote", persistTo?: string): string[] {
-  return ["d1", "migrations", "apply", AUDIT_DB_BINDING, target, "-c", config, ...(persistTo === undefined ? [] : ["--persist-to", persistTo])];
+  return [
+    "d1",
+    "migrations",
+    "apply",
+    AUDIT_DB_BINDING,
+    target,
+    "-c",
+    config,
+    ...(persistTo === undefined ? [] : ["--persist-to", persistTo]),
+  ];
 }
 
 /** The `--persist-to` among wrangler dev arguments (either spelling), if any. */
@@ -48,9 +57,17 @@ export function applyLocalMigrations(config: string, persistTo?: string): Promis
   return new Promise((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (code) => {
-      if (code !== 0) return reject(new Error(`applying the audit migrations (${migrationsApplyArgs(config, "--local", persistTo).join(" ")}) failed:\n${out}`));
+      if (code !== 0)
+        return reject(
+          new Error(
+            `applying the audit migrations (${migrationsApplyArgs(config, "--local", persistTo).join(" ")}) failed:\n${out}`,
+          ),
+        );
       const applied = [...new Set(out.match(/\b\d+_[\w.-]*\.sql\b/g) ?? [])];
-      if (applied.length > 0) process.stderr.write(`audit database (local${persistTo ? `, ${persistTo}` : ""}): applied ${applied.join(", ")}\n`);
+      if (applied.length > 0)
+        process.stderr.write(
+          `audit database (local${persistTo ? `, ${persistTo}` : ""}): applied ${applied.join(", ")}\n`,
+        );
       resolve(applied);
     });
   });

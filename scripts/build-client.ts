@@ -52,4 +52,6 @@ chmodSync(join(out, "cli", "trt.js"), 0o755);
 // The built CLI is an ES module whatever the surrounding package says.
 writeFileSync(join(out, "package.json"), JSON.stringify({ type: "module" }, null, 2) + "\n");
 const size = (f: string) => `${(readFileSync(f).length / 1024).toFixed(1)} KiB`;
-console.log(`client -> client/dist/ (index.js ${size(join(clientOut, "index.js"))}), cli -> dist/cli/ (trt.js ${size(join(out, "cli", "trt.js"))})`);
+console.log(
+  `client -> client/dist/ (index.js ${size(join(clientOut, "index.js"))}), cli -> dist/cli/ (trt.js ${size(join(out, "cli", "trt.js"))})`,
+);

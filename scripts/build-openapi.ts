@@ -21,5 +21,7 @@ export async function buildOpenApi(): Promise<void> {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildOpenApi();
-  console.log(`openapi: ${Object.keys(openApiDocument.paths).length} paths -> .build/openapi/{openapi.json,schema.d.ts}`);
+  console.log(
+    `openapi: ${Object.keys(openApiDocument.paths).length} paths -> .build/openapi/{openapi.json,schema.d.ts}`,
+  );
 }

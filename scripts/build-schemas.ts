@@ -51,7 +51,10 @@ async function main(): Promise<void> {
 
   for (const { where, tool } of tools) {
     const m = tool.manifest;
-    for (const [which, schema] of [["input", m.input_schema], ["output", m.output_schema]] as const) {
+    for (const [which, schema] of [
+      ["input", m.input_schema],
+      ["output", m.output_schema],
+    ] as const) {
       const hash = await schemaHash(schema);
       if (exportsByHash.has(hash)) continue;
       try {
@@ -74,7 +77,7 @@ async function main(): Promise<void> {
   // object whose `default` is its exports. `__cjs` gives back the exports either way, which is
   // what the generated `require(...)` expected (every ajv runtime module sets `exports.default`).
   const imports: string[] = [
-    "const __cjs = (ns) => (ns.default && typeof ns.default === \"object\" && \"default\" in ns.default ? ns.default : ns);",
+    'const __cjs = (ns) => (ns.default && typeof ns.default === "object" && "default" in ns.default ? ns.default : ns);',
   ];
   code = code.replace(/require\("(ajv\/dist\/runtime\/[a-z0-9_]+)"\)/g, (_m, spec: string) => {
     const local = `__ajv_runtime_${imports.length}`;
@@ -102,7 +105,9 @@ async function main(): Promise<void> {
       "",
     ].join("\n"),
   );
-  console.log(`schema build: ${exportsByHash.size} validators for ${tools.length} tools -> ${relative(root, outDir)}/validators.js`);
+  console.log(
+    `schema build: ${exportsByHash.size} validators for ${tools.length} tools -> ${relative(root, outDir)}/validators.js`,
+  );
 }
 
 main().catch((err) => {

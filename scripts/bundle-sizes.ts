@@ -45,12 +45,22 @@ export const offline = spawnSync("unshare", ["-rn", "true"]).status === 0;
 export async function dryRun(config: string, outdir: string, metafile?: string): Promise<BundleSize> {
   const wrangler = join(ROOT, "node_modules", ".bin", "wrangler");
   const args = ["deploy", "--dry-run", "--outdir", outdir, "-c", config, ...(metafile ? ["--metafile", metafile] : [])];
-  const { stdout, stderr } = await promisify(execFile)(offline ? "unshare" : wrangler, offline ? ["-rn", wrangler, ...args] : args, {
-    cwd: ROOT,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true", NO_COLOR: "1" },
-    timeout: 120_000,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const { stdout, stderr } = await promisify(execFile)(
+    offline ? "unshare" : wrangler,
+    offline ? ["-rn", wrangler, ...args] : args,
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: "false",
+        CLOUDFLARE_CF_FETCH_ENABLED: "false",
+        CI: "true",
+        NO_COLOR: "1",
+      },
+      timeout: 120_000,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   const size = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(`${stdout}${stderr}`);
   if (!size) throw new Error(`${config}: the dry run printed no upload size:\n${stdout}${stderr}`);
   return { config, upload: Number(size[1]), gzip: Number(size[2]) };
@@ -117,19 +127,27 @@ export function sharesOf(meta: Pick<Metafile, "outputs">): Share[] {
     }
     bytes.set(source, (bytes.get(source) ?? 0) + bytesInOutput);
   }
-  return [...bytes].map(([source, b]) => ({ source, kib: Math.round((b / 1024) * 10) / 10 })).sort((a, b) => b.kib - a.kib);
+  return [...bytes]
+    .map(([source, b]) => ({ source, kib: Math.round((b / 1024) * 10) / 10 }))
+    .sort((a, b) => b.kib - a.kib);
 }
 
 /** How many of the runtime's sources the page lists by name; the rest are summed in one row. */
 const LISTED = 14;
 
-const workerName = (config: string) => (config.includes("/") ? `\`${dirname(config)}\`` : "the runtime (the console's assets not counted)");
+const workerName = (config: string) =>
+  config.includes("/") ? `\`${dirname(config)}\`` : "the runtime (the console's assets not counted)";
 
 export function render(m: Measured, date: string): string {
-  const rows = m.sizes.map((s) => `| ${workerName(s.config)} | \`${s.config}\` | ${s.upload.toFixed(2)} KiB | ${s.gzip.toFixed(2)} KiB |`);
+  const rows = m.sizes.map(
+    (s) => `| ${workerName(s.config)} | \`${s.config}\` | ${s.upload.toFixed(2)} KiB | ${s.gzip.toFixed(2)} KiB |`,
+  );
   const listed = m.shares.slice(0, LISTED);
   const rest = m.shares.slice(LISTED).reduce((sum, s) => sum + s.kib, 0);
-  const shareRows = [...listed.map((s) => `| \`${s.source}\` | ${s.kib.toFixed(1)} KiB |`), `| everything else (${m.shares.length - listed.length} sources) | ${rest.toFixed(1)} KiB |`];
+  const shareRows = [
+    ...listed.map((s) => `| \`${s.source}\` | ${s.kib.toFixed(1)} KiB |`),
+    `| everything else (${m.shares.length - listed.length} sources) | ${rest.toFixed(1)} KiB |`,
+  ];
   return [
     START,
     `Measured ${date} with \`wrangler deploy --dry-run\`.`,
@@ -174,5 +192,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const measured = await measure();
   const page = readFileSync(PAGE, "utf8");
   writeFileSync(PAGE, replaceBlock(page, render(measured, new Date().toISOString().slice(0, 10))));
-  for (const s of measured.sizes) console.log(`${s.config}: ${s.upload.toFixed(2)} KiB (gzip ${s.gzip.toFixed(2)} KiB)${offline ? ", built without a network" : ""}`);
+  for (const s of measured.sizes)
+    console.log(
+      `${s.config}: ${s.upload.toFixed(2)} KiB (gzip ${s.gzip.toFixed(2)} KiB)${offline ? ", built without a network" : ""}`,
+    );
 }

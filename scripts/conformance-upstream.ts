@@ -31,7 +31,18 @@ const RUNS: Record<string, string[]> = {
 const BASELINE = "upstreams/example/conformance-baseline.yml";
 
 function conformance(url: string, spec: string, scenario: string): Promise<{ code: number; output: string }> {
-  const args = ["conformance", "server", "--url", url, "--scenario", scenario, "--spec-version", spec, "--expected-failures", BASELINE];
+  const args = [
+    "conformance",
+    "server",
+    "--url",
+    url,
+    "--scenario",
+    scenario,
+    "--spec-version",
+    spec,
+    "--expected-failures",
+    BASELINE,
+  ];
   return new Promise((resolve) => {
     const child = spawn("npx", args, { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
@@ -48,7 +59,9 @@ try {
     for (const scenario of scenarios) {
       const { code, output } = await conformance(`${upstream.origin}/mcp`, spec, scenario);
       const passed = /Passed: (\d+)\/(\d+)/.exec(output);
-      console.log(`${code === 0 ? "✓" : "✗"} ${spec} ${scenario}${passed ? ` (${passed[1]}/${passed[2]} checks)` : ""}`);
+      console.log(
+        `${code === 0 ? "✓" : "✗"} ${spec} ${scenario}${passed ? ` (${passed[1]}/${passed[2]} checks)` : ""}`,
+      );
       if (code !== 0) {
         failed += 1;
         console.log(output);

@@ -58,37 +58,61 @@ function main(): void {
       const c = unstable_readConfig({ config: path, env });
       console.log(`   ✓ ${path.slice(root.length + 1)} read by wrangler: ${c.name}, no tail consumer`);
     }
-    console.log(`   ✓ migrations: ${migrations === null ? "no migrations folder" : migrations.length === 0 ? "no migration files" : migrations.join(", ")}`);
+    console.log(
+      `   ✓ migrations: ${migrations === null ? "no migrations folder" : migrations.length === 0 ? "no migration files" : migrations.join(", ")}`,
+    );
     for (const w of workers) {
       const argv = bundleCommand(w.config, bundleDir(env, w.name), env);
       const r = npx(root, argv);
       const size = /Total Upload: ([\d.]+ KiB) \/ gzip: ([\d.]+ KiB)/.exec(r.out);
-      if (r.status !== 0 || !/--dry-run: exiting now\./.test(r.out)) fail(`bundling ${w.name} failed: $ ${shell(argv)}`, "read wrangler's error above and correct the Worker or its config", r.out);
-      console.log(`   ✓ bundled ${w.name}: ${size ? `${size[1]} (gzip ${size[2]})` : "built"} in ${bundleDir(env, w.name)}  ($ ${shell(argv)})`);
+      if (r.status !== 0 || !/--dry-run: exiting now\./.test(r.out))
+        fail(
+          `bundling ${w.name} failed: $ ${shell(argv)}`,
+          "read wrangler's error above and correct the Worker or its config",
+          r.out,
+        );
+      console.log(
+        `   ✓ bundled ${w.name}: ${size ? `${size[1]} (gzip ${size[2]})` : "built"} in ${bundleDir(env, w.name)}  ($ ${shell(argv)})`,
+      );
     }
     console.log("\nDry run complete: nothing was asked of Cloudflare or uploaded.");
     return;
   }
 
   const who = signedIn(root);
-  if (!who.ok) fail("no Cloudflare account: `npx wrangler whoami` names none (its output is below); nothing was asked or uploaded", "run `npx wrangler login`, or export CLOUDFLARE_API_TOKEN (docs/deploy.md lists its permissions), then run the deploy again", who.out);
+  if (!who.ok)
+    fail(
+      "no Cloudflare account: `npx wrangler whoami` names none (its output is below); nothing was asked or uploaded",
+      "run `npx wrangler login`, or export CLOUDFLARE_API_TOKEN (docs/deploy.md lists its permissions), then run the deploy again",
+      who.out,
+    );
   let facts;
   try {
     facts = accountFacts(root, workers, env);
   } catch (err) {
-    fail("asking the account what exists failed", "check the token's permissions (docs/deploy.md), then run the deploy again", String(err instanceof Error ? err.message : err));
+    fail(
+      "asking the account what exists failed",
+      "check the token's permissions (docs/deploy.md), then run the deploy again",
+      String(err instanceof Error ? err.message : err),
+    );
   }
   const plan = buildPlan(workers, migrations, env, facts);
   console.log(renderPlan(plan, false));
   if (plan.problems.length > 0) fail("the configuration has problems (above)", "correct the configs named above");
-  if (plan.missingSecrets.length > 0) fail("required secrets are missing: nothing was uploaded", `set them with the commands above, then run the deploy again`);
+  if (plan.missingSecrets.length > 0)
+    fail(
+      "required secrets are missing: nothing was uploaded",
+      `set them with the commands above, then run the deploy again`,
+    );
   for (const step of plan.steps) {
     if (!step.command || step.phase === "account" || step.phase === "secrets") continue;
     console.log(`\n→ ${step.what}\n  $ ${shell(step.command)}`);
     const r = npx(root, step.command, true);
     if (r.status !== 0) fail(`${step.what}: failed`, step.fix);
   }
-  console.log(`\nDeployed${env ? ` (environment "${env}")` : ""}. Next: the first operator key (docs/deploy.md, step "The first operator").`);
+  console.log(
+    `\nDeployed${env ? ` (environment "${env}")` : ""}. Next: the first operator key (docs/deploy.md, step "The first operator").`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

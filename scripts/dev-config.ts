@@ -22,7 +22,10 @@ export const RUNTIME_CONFIG = "wrangler.jsonc";
 export const DEV_CONFIG = ".wrangler-dev.jsonc";
 export const OVERLAY = "wrangler.dev-overlay.jsonc";
 
-type Config = Record<string, unknown> & { services?: unknown[]; vars?: Record<string, unknown> & { PROVIDERS?: unknown[] } };
+type Config = Record<string, unknown> & {
+  services?: unknown[];
+  vars?: Record<string, unknown> & { PROVIDERS?: unknown[] };
+};
 
 /** The shipped runtime config with the overlay's services and PROVIDERS appended. */
 export function devConfig(root: string): Config {
@@ -30,7 +33,10 @@ export function devConfig(root: string): Config {
   const overlay = readJsonc<Config>(join(root, OVERLAY));
   const extra = Object.keys(overlay).filter((k) => k !== "services" && k !== "vars");
   const extraVars = Object.keys(overlay.vars ?? {}).filter((k) => k !== "PROVIDERS");
-  if (extra.length > 0 || extraVars.length > 0) throw new Error(`${OVERLAY} may add services and vars.PROVIDERS only, not ${[...extra, ...extraVars.map((k) => `vars.${k}`)].join(", ")}`);
+  if (extra.length > 0 || extraVars.length > 0)
+    throw new Error(
+      `${OVERLAY} may add services and vars.PROVIDERS only, not ${[...extra, ...extraVars.map((k) => `vars.${k}`)].join(", ")}`,
+    );
   // `secrets.required` would make wrangler dev load only the named secrets from .dev.vars, and
   // local development runs on the others (its well-known keys, the example upstream's token).
   const { secrets: _required, ...rest } = shipped;
@@ -57,7 +63,11 @@ export function writeGenerated(path: string, generator: string, config: object):
 
 /** Writes `.wrangler-dev.jsonc` under `root` and returns its path. */
 export function writeDevConfig(root: string): string {
-  return writeGenerated(join(root, DEV_CONFIG), `scripts/dev-config.ts from ${RUNTIME_CONFIG} and ${OVERLAY}`, devConfig(root));
+  return writeGenerated(
+    join(root, DEV_CONFIG),
+    `scripts/dev-config.ts from ${RUNTIME_CONFIG} and ${OVERLAY}`,
+    devConfig(root),
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

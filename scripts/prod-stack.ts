@@ -49,7 +49,10 @@ const randomBase64 = (bytes: number) => Buffer.from(crypto.getRandomValues(new U
 
 /** Fresh secrets; `upstreamTokenKey` keeps a state folder's earlier key, so the tokens sealed with it stay readable. */
 export function freshSecrets(upstreamTokenKey?: string): ProdSecrets {
-  return { BOOTSTRAP_TOKEN: `trt_boot_${randomBase64(24).replace(/[+/=]/g, "")}`, UPSTREAM_TOKEN_KEY: upstreamTokenKey ?? randomBase64(32) };
+  return {
+    BOOTSTRAP_TOKEN: `trt_boot_${randomBase64(24).replace(/[+/=]/g, "")}`,
+    UPSTREAM_TOKEN_KEY: upstreamTokenKey ?? randomBase64(32),
+  };
 }
 
 /** The env file's text (dotenv: one NAME=value a line; base64 and the token need no quoting). */
@@ -66,14 +69,41 @@ export interface Command {
 /** `wrangler d1 migrations apply` for the audit database into `persistTo`; undefined while the repository has no migrations/ folder (the code then creates the schema on first use). */
 export function migrationsCommand(root: string, persistTo: string): Command | undefined {
   if (!existsSync(join(root, "migrations"))) return undefined;
-  return { command: "npx", args: ["wrangler", "d1", "migrations", "apply", "AUDIT_DB", "--local", "--persist-to", persistTo, "-c", RUNTIME_CONFIG] };
+  return {
+    command: "npx",
+    args: [
+      "wrangler",
+      "d1",
+      "migrations",
+      "apply",
+      "AUDIT_DB",
+      "--local",
+      "--persist-to",
+      persistTo,
+      "-c",
+      RUNTIME_CONFIG,
+    ],
+  };
 }
 
 /** The production-mode wrangler dev: SHIPPED's configs, loopback, its own state, the env file instead of .dev.vars; `extra` goes last (e.g. --inspector-port). */
 export function devCommand(options: { envFile: string; persistTo: string; port: number; extra?: string[] }): Command {
   return {
     command: "npx",
-    args: ["wrangler", "dev", ...PROD_CONFIGS.flatMap((c) => ["-c", c]), "--ip", "127.0.0.1", "--port", String(options.port), "--persist-to", options.persistTo, "--env-file", options.envFile, ...(options.extra ?? [])],
+    args: [
+      "wrangler",
+      "dev",
+      ...PROD_CONFIGS.flatMap((c) => ["-c", c]),
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(options.port),
+      "--persist-to",
+      options.persistTo,
+      "--env-file",
+      options.envFile,
+      ...(options.extra ?? []),
+    ],
   };
 }
 
@@ -82,4 +112,5 @@ export const bootstrapCommand = (baseUrl: string, token: string): string =>
   `curl -sS -X POST ${baseUrl}/v1/admin/bootstrap -H 'Authorization: Bearer ${token}' -H 'content-type: application/json' -d '{"tenant":"ops","agent":"operator"}'`;
 
 /** A command as a shell line, for the terminal. */
-export const shellLine = ({ command, args }: Command): string => [command, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(" ");
+export const shellLine = ({ command, args }: Command): string =>
+  [command, ...args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(" ");

@@ -12,7 +12,17 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bootstrapCommand, DEFAULT_PORT, devCommand, envFileText, freshSecrets, migrationsCommand, PROD_STATE, shellLine, wranglerEnv } from "./prod-stack.ts";
+import {
+  bootstrapCommand,
+  DEFAULT_PORT,
+  devCommand,
+  envFileText,
+  freshSecrets,
+  migrationsCommand,
+  PROD_STATE,
+  shellLine,
+  wranglerEnv,
+} from "./prod-stack.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -50,7 +60,11 @@ const migrations = migrationsCommand(root, state);
 if (migrations) {
   console.log(`$ ${shellLine(migrations)}`);
   // CI=true: apply without asking (a local database, rebuilt from the same migrations any time).
-  const run = spawnSync(migrations.command, migrations.args, { cwd: root, stdio: "inherit", env: { ...wranglerEnv(), CI: "true" } });
+  const run = spawnSync(migrations.command, migrations.args, {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...wranglerEnv(), CI: "true" },
+  });
   if (run.status !== 0) {
     cleanup();
     process.exit(run.status ?? 1);

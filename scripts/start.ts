@@ -9,10 +9,25 @@ import { spawn } from "node:child_process";
 
 const children = [
   spawn("npm", ["run", "stack", "--", ...process.argv.slice(2)], { stdio: "inherit" }),
-  spawn("npx", ["wrangler", "dev", "-c", "examples/caller/wrangler.jsonc", "--ip", "127.0.0.1", "--port", process.env.CALLER_PORT ?? "8788", "--inspector-port", "0"], {
-    stdio: "inherit",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-  }),
+  spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      "-c",
+      "examples/caller/wrangler.jsonc",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      process.env.CALLER_PORT ?? "8788",
+      "--inspector-port",
+      "0",
+    ],
+    {
+      stdio: "inherit",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    },
+  ),
 ];
 
 let stopping = false;

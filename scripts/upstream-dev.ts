@@ -36,10 +36,23 @@ function freePort(): Promise<number> {
  * resolves once GET /healthz answers 200. `port`: a fixed one (a runtime's egress allow-list
  * names it), else a free one.
  */
-export async function startUpstreamDev(vars: Record<string, string> = {}, readyWithinMs = 120_000, fixedPort?: number): Promise<UpstreamDev> {
+export async function startUpstreamDev(
+  vars: Record<string, string> = {},
+  readyWithinMs = 120_000,
+  fixedPort?: number,
+): Promise<UpstreamDev> {
   const [port, inspectorPort] = [fixedPort ?? (await freePort()), await freePort()];
   const state = mkdtempSync(join(tmpdir(), "mcp-upstream-"));
-  const args = ["wrangler", "dev", "-c", "upstreams/example/wrangler.jsonc", "--ip", "127.0.0.1", "--port", String(port)];
+  const args = [
+    "wrangler",
+    "dev",
+    "-c",
+    "upstreams/example/wrangler.jsonc",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+  ];
   args.push("--inspector-port", String(inspectorPort), "--persist-to", join(state, "data"));
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn("npx", args, {
@@ -70,12 +83,15 @@ export async function startUpstreamDev(vars: Record<string, string> = {}, readyW
   };
 
   const origin = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + readyWithinMs; ; ) {
+  for (const deadline = Date.now() + readyWithinMs; ;) {
     if (child.exitCode !== null) {
       await stop();
       throw new Error(`the upstream's wrangler dev exited early:\n${log}`);
     }
-    const ready = await fetch(`${origin}/healthz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${origin}/healthz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       await stop();

@@ -59,10 +59,16 @@ for (const n of setup.isolates) {
 await Promise.all(edges.map((edge) => retry(() => edge.warm(), 5)));
 port.postMessage({ kind: "ready" });
 
-const start = await new Promise<number>((resolve) => port.once("message", (m: { kind: "start"; at: number }) => resolve(m.at)));
+const start = await new Promise<number>((resolve) =>
+  port.once("message", (m: { kind: "start"; at: number }) => resolve(m.at)),
+);
 await new Promise((r) => setTimeout(r, Math.max(0, start - Date.now())));
 startedAt = Date.now();
-const report: GroupReport = { calls: 0, outcomes: { ok: 0, failed: 0, no_provider: 0, refused: 0, error: 0 }, requests };
+const report: GroupReport = {
+  calls: 0,
+  outcomes: { ok: 0, failed: 0, no_provider: 0, refused: 0, error: 0 },
+  requests,
+};
 const inFlight = new Set<Promise<void>>();
 const end = startedAt + setup.durationMs;
 await Promise.all(edges.map((edge) => takeCalls(edge)));

@@ -16,18 +16,24 @@ export function remoteCaches(gateway: string, onCall: OnCall, delayMs = 0): Pick
     async match(request: RequestInfo | URL): Promise<Response | undefined> {
       onCall("CACHE", "match");
       await delay();
-      const res = await fetch(`${gateway}/sim/cache?name=${encodeURIComponent(name)}&url=${encodeURIComponent(urlOf(request))}`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const res = await fetch(
+        `${gateway}/sim/cache?name=${encodeURIComponent(name)}&url=${encodeURIComponent(urlOf(request))}`,
+        { signal: AbortSignal.timeout(TIMEOUT_MS) },
+      );
       return res.status === 200 ? new Response(await res.arrayBuffer(), { headers: res.headers }) : undefined;
     },
     async put(request: RequestInfo | URL, response: Response): Promise<void> {
       onCall("CACHE", "put");
       await delay();
-      const res = await fetch(`${gateway}/sim/cache?name=${encodeURIComponent(name)}&url=${encodeURIComponent(urlOf(request))}`, {
-        method: "PUT",
-        headers: response.headers,
-        body: await response.arrayBuffer(),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
+      const res = await fetch(
+        `${gateway}/sim/cache?name=${encodeURIComponent(name)}&url=${encodeURIComponent(urlOf(request))}`,
+        {
+          method: "PUT",
+          headers: response.headers,
+          body: await response.arrayBuffer(),
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        },
+      );
       if (res.status !== 204) throw new Error(`cache put: HTTP ${res.status}`);
     },
   });

@@ -35,10 +35,18 @@ function remoteStub(gateway: string, binding: string, name: string, onCall: OnCa
         if (typeof method !== "string" || method === "then") return undefined;
         return async (...args: unknown[]) => {
           onCall(binding, method);
-          const res = await fetch(`${gateway}/sim/rpc`, { method: "POST", body: JSON.stringify({ binding, name, method, args }), signal: AbortSignal.timeout(RPC_TIMEOUT_MS) });
+          const res = await fetch(`${gateway}/sim/rpc`, {
+            method: "POST",
+            body: JSON.stringify({ binding, name, method, args }),
+            signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
+          });
           const text = await res.text();
           // An overloaded local stack answers with plain text (e.g. workerd's "Network connection lost").
-          const body = (res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : { ok: false, error: `HTTP ${res.status} ${text.slice(0, 80)}` }) as { ok: boolean; value?: unknown; error?: string };
+          const body = (
+            res.headers.get("content-type")?.includes("json")
+              ? JSON.parse(text)
+              : { ok: false, error: `HTTP ${res.status} ${text.slice(0, 80)}` }
+          ) as { ok: boolean; value?: unknown; error?: string };
           if (!body.ok) throw new Error(`${binding}.${method}: ${body.error}`);
           return body.value;
         };

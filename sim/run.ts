@@ -58,10 +58,17 @@ const LATENCY_MS = Number(args["latency-ms"]);
 const TENANTS = Number(args.tenants);
 const THREADS = Math.max(1, Number(args.threads));
 const CACHE_DELAY_MS = Number(args["cache-delay-ms"]);
-if (!ISOLATES.every((n) => Number.isInteger(n) && n > 0 && n <= 200) || !(RATE > 0) || !(FAILURE >= 0 && FAILURE <= 1) || !(CELL_MS > 0 && CELL_MS <= 120_000) || !(CACHE_DELAY_MS >= 0 && CACHE_DELAY_MS <= 5_000)) {
-  throw new Error("--isolates takes 1-200 each, --rate > 0, --failure 0..1, --cell-seconds up to 120, --cache-delay-ms 0..5000");
+if (
+  !ISOLATES.every((n) => Number.isInteger(n) && n > 0 && n <= 200) ||
+  !(RATE > 0) ||
+  !(FAILURE >= 0 && FAILURE <= 1) ||
+  !(CELL_MS > 0 && CELL_MS <= 120_000) ||
+  !(CACHE_DELAY_MS >= 0 && CACHE_DELAY_MS <= 5_000)
+) {
+  throw new Error(
+    "--isolates takes 1-200 each, --rate > 0, --failure 0..1, --cell-seconds up to 120, --cache-delay-ms 0..5000",
+  );
 }
-
 
 type Costs = Record<string, { requests: number; rows_written: number }>;
 
@@ -88,7 +95,8 @@ function stopLive(): Promise<void> {
   live = undefined;
   return s ? stopSession(s) : Promise.resolve();
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stopLive().finally(() => process.exit(130)));
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => void stopLive().finally(() => process.exit(130)));
 process.on("unhandledRejection", (err) => {
   console.error(err);
   void stopLive().finally(() => process.exit(1));
@@ -98,7 +106,12 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const vars = await runtimeVars();
   process.stderr.write("starting the stack and the simulation gateway under wrangler dev...\n");
-  const stack = (live = await session("sim", ["-c", "sim/gateway/wrangler.jsonc", ...stackConfigArgs()], async (u) => (await fetch(`${u}/readyz`)).status === 200, meteredConfig()));
+  const stack = (live = await session(
+    "sim",
+    ["-c", "sim/gateway/wrangler.jsonc", ...stackConfigArgs()],
+    async (u) => (await fetch(`${u}/readyz`)).status === 200,
+    meteredConfig(),
+  ));
   try {
     const tools = cellTools(await rpc<RegistrySnapshot>(stack.url, "REGISTRY", "registry", "snapshot"), args.provider);
     const cells: CellResult[] = [];
@@ -109,7 +122,9 @@ async function main(): Promise<void> {
       // (a TTL later) no copy of the registry anywhere that says otherwise.
       await rpc(stack.url, "REGISTRY", "registry", "resetHealth", args.provider);
       await new Promise((r) => setTimeout(r, Number(vars.REGISTRY_SNAPSHOT_TTL_MS ?? 5_000) + 500));
-      process.stderr.write(`cell ${i + 1}/${plan.length}: ${design}, ${isolates} isolate(s), ${tool}, ${CELL_MS / 1000} s...\n`);
+      process.stderr.write(
+        `cell ${i + 1}/${plan.length}: ${design}, ${isolates} isolate(s), ${tool}, ${CELL_MS / 1000} s...\n`,
+      );
       cells.push(await runCell(stack.url, vars, design, isolates, tool));
     }
     report(startedAt, cells);
@@ -123,7 +138,15 @@ async function main(): Promise<void> {
 async function runtimeVars(): Promise<Record<string, unknown>> {
   const { unstable_readConfig } = await import("wrangler");
   const vars = { ...(unstable_readConfig({ config: writeDevConfig(root) }).vars as Record<string, unknown>) };
-  vars.TENANT_LIMITS = { default: { requests_per_second: 1e6, burst: 1e6, tool_requests_per_second: 1e6, tool_burst: 1e6, max_concurrent: 100_000 } };
+  vars.TENANT_LIMITS = {
+    default: {
+      requests_per_second: 1e6,
+      burst: 1e6,
+      tool_requests_per_second: 1e6,
+      tool_burst: 1e6,
+      max_concurrent: 100_000,
+    },
+  };
   return vars;
 }
 
@@ -143,7 +166,13 @@ function cellTools(snapshot: RegistrySnapshot, provider: string): string[] {
   return tools;
 }
 
-async function runCell(gateway: string, vars: Record<string, unknown>, design: string, isolates: number, tool: string): Promise<CellResult> {
+async function runCell(
+  gateway: string,
+  vars: Record<string, unknown>,
+  design: string,
+  isolates: number,
+  tool: string,
+): Promise<CellResult> {
   const workers: Worker[] = [];
   try {
     const ready: Promise<void>[] = [];
@@ -169,7 +198,12 @@ async function runCell(gateway: string, vars: Record<string, unknown>, design: s
       done.push(
         Promise.race([
           failed,
-          new Promise<GroupReport>((resolve) => worker.on("message", (m: { kind: string; report?: GroupReport }) => m.kind === "done" && resolve(m.report!))),
+          new Promise<GroupReport>((resolve) =>
+            worker.on(
+              "message",
+              (m: { kind: string; report?: GroupReport }) => m.kind === "done" && resolve(m.report!),
+            ),
+          ),
         ]),
       );
       // Whichever of these is not awaited (a failure during warm-up ends the cell) must not crash the run.
@@ -207,12 +241,21 @@ async function runCell(gateway: string, vars: Record<string, unknown>, design: s
   }
 }
 
-function summarize(design: string, isolates: number, tool: string, reports: GroupReport[], before: Costs, after: Costs, perSecond: number[]): CellResult {
+function summarize(
+  design: string,
+  isolates: number,
+  tool: string,
+  reports: GroupReport[],
+  before: Costs,
+  after: Costs,
+  perSecond: number[],
+): CellResult {
   const outcomes: Record<string, number> = {};
   const sent: Record<string, number> = {};
   for (const r of reports) {
     for (const [k, n] of Object.entries(r.outcomes)) outcomes[k] = (outcomes[k] ?? 0) + n;
-    for (const [key, series] of Object.entries(r.requests)) sent[key] = (sent[key] ?? 0) + series.reduce((s, n) => s + (n ?? 0), 0);
+    for (const [key, series] of Object.entries(r.requests))
+      sent[key] = (sent[key] ?? 0) + series.reduce((s, n) => s + (n ?? 0), 0);
   }
   return {
     design,
@@ -221,7 +264,11 @@ function summarize(design: string, isolates: number, tool: string, reports: Grou
     seconds: CELL_MS / 1000,
     calls: reports.reduce((s, r) => s + r.calls, 0),
     outcomes,
-    at_objects: Object.fromEntries(Object.keys(after).map((k) => [k, after[k].requests - (before[k]?.requests ?? 0)]).filter(([, n]) => (n as number) > 0)),
+    at_objects: Object.fromEntries(
+      Object.keys(after)
+        .map((k) => [k, after[k].requests - (before[k]?.requests ?? 0)])
+        .filter(([, n]) => (n as number) > 0),
+    ),
     sent,
     registry_per_second: perSecond,
     errors: reports.flatMap((r) => (r.firstError ? [r.firstError] : [])),
@@ -257,7 +304,10 @@ function report(startedAt: Date, cells: CellResult[]): void {
     const objects = Object.entries(c.at_objects)
       .filter(([k]) => !k.includes("."))
       .map(([k, n]) => `${k} ${fmt(n / c.seconds, 2)}/s`);
-    const sentTo = (binding: string) => Object.entries(c.sent).filter(([k]) => k.startsWith(`${binding}.`)).reduce((s, [, n]) => s + n, 0);
+    const sentTo = (binding: string) =>
+      Object.entries(c.sent)
+        .filter(([k]) => k.startsWith(`${binding}.`))
+        .reduce((s, [, n]) => s + n, 0);
     lines.push(
       `  ${c.design.padEnd(8)} ${String(c.isolates).padStart(3)} isolate(s): ${objects.join(", ") || "none"}; sent to the registry ${sentTo("REGISTRY")}, to health shards ${sentTo("HEALTH")}, cache ops ${sentTo("CACHE")}` +
         `${c.errors.length ? `; errors: ${c.errors[0]}` : ""}`,
@@ -266,13 +316,27 @@ function report(startedAt: Date, cells: CellResult[]): void {
   const text = lines.join("\n");
   console.log(text);
   mkdirSync(join(root, "sim", "results"), { recursive: true });
-  const file = join(root, "sim", "results", `${DESIGNS.join("+")}-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
+  const file = join(
+    root,
+    "sim",
+    "results",
+    `${DESIGNS.join("+")}-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`,
+  );
   writeFileSync(file, JSON.stringify({ started_at: startedAt, args, cells, table: text }, null, 2));
   console.log(`\nwritten to ${file}`);
 }
 
-async function rpc<T>(gateway: string, binding: string, name: string, method: string, ...rpcArgs: unknown[]): Promise<T> {
-  const res = await fetch(`${gateway}/sim/rpc`, { method: "POST", body: JSON.stringify({ binding, name, method, args: rpcArgs }) });
+async function rpc<T>(
+  gateway: string,
+  binding: string,
+  name: string,
+  method: string,
+  ...rpcArgs: unknown[]
+): Promise<T> {
+  const res = await fetch(`${gateway}/sim/rpc`, {
+    method: "POST",
+    body: JSON.stringify({ binding, name, method, args: rpcArgs }),
+  });
   const body = (await res.json()) as { ok: boolean; value: T; error?: string };
   if (!body.ok) throw new Error(body.error);
   return body.value;
@@ -287,7 +351,9 @@ async function costs(gateway: string): Promise<Costs> {
 
 function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 

@@ -35,7 +35,8 @@ app.use("*", localOnly(MCP_PATH));
 // The answer's format, from Accept, before anything else (an unacceptable Accept is 406, in JSON).
 app.use("*", async (c, next) => {
   // Connect, gRPC-Web and MCP negotiate their own formats.
-  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX) && c.req.path !== MCP_PATH) c.set("format", responseFormat(c.req.header("accept")));
+  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX) && c.req.path !== MCP_PATH)
+    c.set("format", responseFormat(c.req.header("accept")));
   await next();
 });
 
@@ -49,9 +50,13 @@ app.get("/metrics", async (c) => {
   const caller = await authenticate(c.env, c.req.raw);
   c.set("caller", caller);
   await chargeRequests(c.env, caller, (p) => c.executionCtx.waitUntil(p));
-  if (caller.role !== "admin") throw new RuntimeError("forbidden", "/metrics is for operators", { reason: "admin role required" });
+  if (caller.role !== "admin")
+    throw new RuntimeError("forbidden", "/metrics is for operators", { reason: "admin role required" });
   if (!c.env.AUDIT_DB) throw new RuntimeError("internal", "no AUDIT_DB database is bound");
-  const [snapshot, upstreamChanges] = await Promise.all([getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)), registryStub(c.env).upstreamChanges()]);
+  const [snapshot, upstreamChanges] = await Promise.all([
+    getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)),
+    registryStub(c.env).upstreamChanges(),
+  ]);
   const body = await renderMetrics(c.env.AUDIT_DB, snapshot, Date.now(), upstreamChanges);
   return c.body(body, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
 });
@@ -62,7 +67,9 @@ app.get("/metrics", async (c) => {
 // (docs/architecture.md#start-up-and-size). The module system keeps each one once loaded.
 
 /** Connect and gRPC-Web (docs/contract.md#faces), authenticated like REST inside the service. */
-app.all(`${CONNECT_PATH_PREFIX}*`, async (c) => (await import("./connect/service.ts")).serveConnect(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)));
+app.all(`${CONNECT_PATH_PREFIX}*`, async (c) =>
+  (await import("./connect/service.ts")).serveConnect(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)),
+);
 
 /** MCP (Streamable HTTP, 2026-07-28 and 2025): the same tools and executions, authenticated like /v1 (src/mcp/). */
 app.all(MCP_PATH, async (c) => (await import("./mcp/handler.ts")).serveMcp(c));
@@ -83,7 +90,8 @@ app.post(BOOTSTRAP_PATH, bootstrap);
 app.use("/v1/*", async (c, next) => {
   const caller = await authenticate(c.env, c.req.raw);
   c.set("caller", caller);
-  if (!(c.req.method === "POST" && CALL_PATH.test(c.req.path))) await chargeRequests(c.env, caller, (p) => c.executionCtx.waitUntil(p));
+  if (!(c.req.method === "POST" && CALL_PATH.test(c.req.path)))
+    await chargeRequests(c.env, caller, (p) => c.executionCtx.waitUntil(p));
   await next();
 });
 app.route("/v1/tools", tools);
@@ -101,7 +109,12 @@ app.notFound((c) => {
   // A known path asked with a method it does not answer: 405 with the methods it does (RFC 9110 §15.5.6).
   const allow = allowedMethods(app.routes, path);
   if (allow.length > 0) {
-    return respond(c.get("format") ?? "json", { error: errorBody("method_not_allowed", `${path} answers ${allow.join(", ")}, not ${c.req.method}`, { allow }) }, 405, { Allow: allow.join(", ") });
+    return respond(
+      c.get("format") ?? "json",
+      { error: errorBody("method_not_allowed", `${path} answers ${allow.join(", ")}, not ${c.req.method}`, { allow }) },
+      405,
+      { Allow: allow.join(", ") },
+    );
   }
   return respond(c.get("format") ?? "json", { error: errorBody("not_found", `no route ${c.req.method} ${path}`) }, 404);
 });
@@ -110,6 +123,18 @@ app.onError((err, c) => {
   if (err instanceof RuntimeError) return refusalResponse(c, err.toBody());
   // Anything else is our fault: log it whole with a reference, answer without internals.
   const ref = crypto.randomUUID();
-  console.error(JSON.stringify({ msg: "unhandled error", ref, path: new URL(c.req.url).pathname, error: String(err), stack: (err as Error)?.stack }));
-  return respond(c.get("format") ?? "json", { error: errorBody("internal", "the runtime failed while handling the request", { ref }, false) }, 500);
+  console.error(
+    JSON.stringify({
+      msg: "unhandled error",
+      ref,
+      path: new URL(c.req.url).pathname,
+      error: String(err),
+      stack: (err as Error)?.stack,
+    }),
+  );
+  return respond(
+    c.get("format") ?? "json",
+    { error: errorBody("internal", "the runtime failed while handling the request", { ref }, false) },
+    500,
+  );
 });

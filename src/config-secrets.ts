@@ -12,14 +12,19 @@ export const MIN_BOOTSTRAP_TOKEN_LENGTH = 32;
  * Values of the upstream token key that this repository publishes or published (.dev.vars):
  * anyone can open what they seal, so they are for local development only.
  */
-export const PUBLISHED_TOKEN_KEYS: readonly string[] = ["LocalDevelopmentOnly0NeverDeploy0ThisKey000=", "unuef2MnbGQ2ssWQFUrNYj4YF9RHl2f3fAv35P08Mvk="];
+export const PUBLISHED_TOKEN_KEYS: readonly string[] = [
+  "LocalDevelopmentOnly0NeverDeploy0ThisKey000=",
+  "unuef2MnbGQ2ssWQFUrNYj4YF9RHl2f3fAv35P08Mvk=",
+];
 
 /** BOOTSTRAP_TOKEN (src/routes/bootstrap.ts): undefined when unset, else at least 32 characters. */
 export function parseBootstrapToken(env: Env): string | undefined {
   const token = env.BOOTSTRAP_TOKEN;
   if (token === undefined || token === "") return undefined;
   if (typeof token !== "string" || token.length < MIN_BOOTSTRAP_TOKEN_LENGTH) {
-    throw new ConfigError(`BOOTSTRAP_TOKEN must be at least ${MIN_BOOTSTRAP_TOKEN_LENGTH} characters: openssl rand -base64 32 | npx wrangler secret put BOOTSTRAP_TOKEN`);
+    throw new ConfigError(
+      `BOOTSTRAP_TOKEN must be at least ${MIN_BOOTSTRAP_TOKEN_LENGTH} characters: openssl rand -base64 32 | npx wrangler secret put BOOTSTRAP_TOKEN`,
+    );
   }
   return token;
 }
@@ -28,7 +33,10 @@ export function parseBootstrapToken(env: Env): string | undefined {
 export function refusePublishedTokenKey(env: Env): void {
   if (env.LOCAL_DEVELOPMENT === "true") return;
   // The secret's name is configurable (src/upstreams/credentials.ts); UPSTREAM_TOKEN_KEY by default.
-  const name = typeof env.UPSTREAM_TOKEN_KEY_SECRET === "string" && env.UPSTREAM_TOKEN_KEY_SECRET !== "" ? env.UPSTREAM_TOKEN_KEY_SECRET : "UPSTREAM_TOKEN_KEY";
+  const name =
+    typeof env.UPSTREAM_TOKEN_KEY_SECRET === "string" && env.UPSTREAM_TOKEN_KEY_SECRET !== ""
+      ? env.UPSTREAM_TOKEN_KEY_SECRET
+      : "UPSTREAM_TOKEN_KEY";
   const value: unknown = Reflect.get(env, name);
   if (typeof value === "string" && PUBLISHED_TOKEN_KEYS.includes(value.trim())) {
     throw new ConfigError(

@@ -83,10 +83,15 @@ export function parseConfig(env: Env): RuntimeConfig {
   refusePublishedTokenKey(env);
   const config = readConfig(env);
   // docs/contract.md#idempotency and docs/contract.md#retention: a key must never outlive the execution it names.
-  for (const [name, limits] of [["default", config.limits.default], ...Object.entries(config.limits.tenants)] as const) {
+  for (const [name, limits] of [
+    ["default", config.limits.default],
+    ...Object.entries(config.limits.tenants),
+  ] as const) {
     const ttl = limits.idempotency_ttl_ms;
     if (ttl !== undefined && ttl > config.retentionMs) {
-      throw new ConfigError(`TENANT_LIMITS ${name}: idempotency_ttl_ms (${ttl}) is longer than EXECUTION_RETENTION_MS (${config.retentionMs}); a key would outlive its execution`);
+      throw new ConfigError(
+        `TENANT_LIMITS ${name}: idempotency_ttl_ms (${ttl}) is longer than EXECUTION_RETENTION_MS (${config.retentionMs}); a key would outlive its execution`,
+      );
     }
   }
   return config;
@@ -98,8 +103,14 @@ function readConfig(env: Env): RuntimeConfig {
     devKeys: parseDevKeys(env),
     bootstrapToken: parseBootstrapToken(env),
     jwt: parseJwtConfig(env),
-    limits: guard("TENANT_LIMITS", () => parseLimitsConfig(typeof env.TENANT_LIMITS === "string" ? safeJson("TENANT_LIMITS", env.TENANT_LIMITS) : env.TENANT_LIMITS)),
-    approvals: guard("APPROVALS", () => parseApprovalsConfig(typeof env.APPROVALS === "string" ? safeJson("APPROVALS", env.APPROVALS) : env.APPROVALS)),
+    limits: guard("TENANT_LIMITS", () =>
+      parseLimitsConfig(
+        typeof env.TENANT_LIMITS === "string" ? safeJson("TENANT_LIMITS", env.TENANT_LIMITS) : env.TENANT_LIMITS,
+      ),
+    ),
+    approvals: guard("APPROVALS", () =>
+      parseApprovalsConfig(typeof env.APPROVALS === "string" ? safeJson("APPROVALS", env.APPROVALS) : env.APPROVALS),
+    ),
     maxRequestBytes: positiveInt("MAX_REQUEST_BYTES", env.MAX_REQUEST_BYTES, 1024 * 1024),
     systemMaxTimeoutMs: positiveInt("SYSTEM_MAX_TIMEOUT_MS", env.SYSTEM_MAX_TIMEOUT_MS, 600_000),
     snapshotTtlMs: positiveInt("REGISTRY_SNAPSHOT_TTL_MS", env.REGISTRY_SNAPSHOT_TTL_MS, 5_000),
@@ -109,7 +120,11 @@ function readConfig(env: Env): RuntimeConfig {
     cancelGraceMs: positiveInt("CANCEL_GRACE_MS", env.CANCEL_GRACE_MS, 5_000),
     maxCancelGraceMs: positiveInt("MAX_CANCEL_GRACE_MS", env.MAX_CANCEL_GRACE_MS, 30_000),
     verifierFailurePolicy: guard("VERIFIER_FAILURE_POLICY", () =>
-      parseVerifierFailurePolicy(typeof env.VERIFIER_FAILURE_POLICY === "string" && env.VERIFIER_FAILURE_POLICY !== "" ? safeJson("VERIFIER_FAILURE_POLICY", env.VERIFIER_FAILURE_POLICY) : env.VERIFIER_FAILURE_POLICY),
+      parseVerifierFailurePolicy(
+        typeof env.VERIFIER_FAILURE_POLICY === "string" && env.VERIFIER_FAILURE_POLICY !== ""
+          ? safeJson("VERIFIER_FAILURE_POLICY", env.VERIFIER_FAILURE_POLICY)
+          : env.VERIFIER_FAILURE_POLICY,
+      ),
     ),
     retry: {
       max_attempts: positiveInt("RETRY_MAX_ATTEMPTS", env.RETRY_MAX_ATTEMPTS, DEFAULT_RETRY.max_attempts),
@@ -126,7 +141,9 @@ function readConfig(env: Env): RuntimeConfig {
  */
 export function providerService(env: Env, binding: string): ProviderService | undefined {
   const service: unknown = Reflect.get(env, binding);
-  return service !== null && typeof service === "object" && typeof (service as ProviderService).invoke === "function" ? (service as ProviderService) : undefined;
+  return service !== null && typeof service === "object" && typeof (service as ProviderService).invoke === "function"
+    ? (service as ProviderService)
+    : undefined;
 }
 
 export function providerBinding(env: Env, provider: ProviderConfig): ProviderService | undefined {
@@ -135,14 +152,18 @@ export function providerBinding(env: Env, provider: ProviderConfig): ProviderSer
 
 function parseProviders(env: Env): ProviderConfig[] {
   const raw = typeof env.PROVIDERS === "string" ? safeJson("PROVIDERS", env.PROVIDERS) : env.PROVIDERS;
-  if (!Array.isArray(raw) || raw.length === 0) throw new ConfigError("PROVIDERS must be a non-empty list of {name, binding, trust}");
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new ConfigError("PROVIDERS must be a non-empty list of {name, binding, trust}");
   const names = new Set<string>();
   return raw.map((p, i) => {
-    if (typeof p?.name !== "string" || !/^[a-z][a-z0-9-]*$/.test(p.name)) throw new ConfigError(`PROVIDERS[${i}].name must be a lowercase word`);
+    if (typeof p?.name !== "string" || !/^[a-z][a-z0-9-]*$/.test(p.name))
+      throw new ConfigError(`PROVIDERS[${i}].name must be a lowercase word`);
     if (names.has(p.name)) throw new ConfigError(`PROVIDERS[${i}].name ${p.name} is listed twice`);
     names.add(p.name);
-    if (typeof p.binding !== "string" || p.binding === "") throw new ConfigError(`PROVIDERS[${i}].binding must name a service binding`);
-    if (!TRUST_ORDER.includes(p.trust)) throw new ConfigError(`PROVIDERS[${i}].trust must be one of ${TRUST_ORDER.join(", ")}`);
+    if (typeof p.binding !== "string" || p.binding === "")
+      throw new ConfigError(`PROVIDERS[${i}].binding must name a service binding`);
+    if (!TRUST_ORDER.includes(p.trust))
+      throw new ConfigError(`PROVIDERS[${i}].trust must be one of ${TRUST_ORDER.join(", ")}`);
     return { name: p.name, binding: p.binding, trust: p.trust };
   });
 }
@@ -150,21 +171,36 @@ function parseProviders(env: Env): ProviderConfig[] {
 function parseCaller(name: string, value: unknown, role: "tenant" | "admin"): CallerConfig {
   const raw = (typeof value === "string" ? safeJson(name, value) : value) as Partial<CallerConfig> | undefined;
   // Least privilege: capabilities and channels are what the configuration names, nothing more.
-  const caller = { tenant: "dev", agent: "dev", capabilities: [] as string[], channels: [] as string[], ...(raw ?? {}), role };
-  if (typeof caller.tenant !== "string" || typeof caller.agent !== "string") throw new ConfigError(`${name} needs tenant and agent strings`);
-  if (!isStringList(caller.capabilities) || !isStringList(caller.channels)) throw new ConfigError(`${name} capabilities and channels must be lists of strings`);
+  const caller = {
+    tenant: "dev",
+    agent: "dev",
+    capabilities: [] as string[],
+    channels: [] as string[],
+    ...(raw ?? {}),
+    role,
+  };
+  if (typeof caller.tenant !== "string" || typeof caller.agent !== "string")
+    throw new ConfigError(`${name} needs tenant and agent strings`);
+  if (!isStringList(caller.capabilities) || !isStringList(caller.channels))
+    throw new ConfigError(`${name} capabilities and channels must be lists of strings`);
   return caller;
 }
 
 function parseDevKeys(env: Env): RuntimeConfig["devKeys"] {
   const keys: RuntimeConfig["devKeys"] = [];
   if (env.LOCAL_DEVELOPMENT !== "true") {
-    if (env.DEV_API_KEY || env.DEV_ADMIN_KEY) console.warn(JSON.stringify({ msg: "DEV_API_KEY / DEV_ADMIN_KEY ignored: LOCAL_DEVELOPMENT is not true (only .dev.vars sets it)" }));
+    if (env.DEV_API_KEY || env.DEV_ADMIN_KEY)
+      console.warn(
+        JSON.stringify({
+          msg: "DEV_API_KEY / DEV_ADMIN_KEY ignored: LOCAL_DEVELOPMENT is not true (only .dev.vars sets it)",
+        }),
+      );
     return keys;
   }
   const add = (keyName: string, key: unknown, callerName: string, caller: unknown, role: "tenant" | "admin") => {
     if (key === undefined || key === "") return;
-    if (typeof key !== "string" || !/^trt_[A-Za-z0-9_-]{16,}$/.test(key)) throw new ConfigError(`${keyName} must look like trt_ followed by at least 16 characters`);
+    if (typeof key !== "string" || !/^trt_[A-Za-z0-9_-]{16,}$/.test(key))
+      throw new ConfigError(`${keyName} must look like trt_ followed by at least 16 characters`);
     keys.push({ key, caller: parseCaller(callerName, caller, role) });
   };
   add("DEV_API_KEY", env.DEV_API_KEY, "DEV_CALLER", env.DEV_CALLER, "tenant");
@@ -183,7 +219,8 @@ function guard<T>(name: string, parse: () => T): T {
 function positiveInt(name: string, value: unknown, fallback: number): number {
   if (value === undefined || value === "") return fallback;
   const n = typeof value === "string" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive integer`);
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n <= 0)
+    throw new ConfigError(`${name} must be a positive integer`);
   return n;
 }
 

@@ -3,7 +3,15 @@
  * object, the faces and the tests, so none of them can drift. The bottom of the house: it depends on
  * nothing but the provider wire protocol's types, which depend on nothing either.
  */
-import type { CoercionMode, Effect, JsonSchema, LatencyClass, PartialMerge, ToolErrorCode, Value } from "../providers/sdk/protocol.ts";
+import type {
+  CoercionMode,
+  Effect,
+  JsonSchema,
+  LatencyClass,
+  PartialMerge,
+  ToolErrorCode,
+  Value,
+} from "../providers/sdk/protocol.ts";
 
 export type { Value };
 
@@ -15,11 +23,33 @@ export type ErrorType = "request_error" | "auth_error" | "registry_error" | "exe
  * in the same style. src/errors.ts gives each its HTTP status, type and default `retryable`.
  */
 export const ERROR_CODES = [
-  "unauthenticated", "forbidden", "tool_not_found", "invalid_input", "invalid_output", "timeout", "resource_exceeded",
-  "sandbox_unavailable", "tool_error", "rate_limited",
-  "invalid_request", "payload_too_large", "tool_deprecated", "provider_crashed", "no_healthy_provider", "idempotency_conflict",
-  "cancelled", "execution_not_found", "not_found", "not_acceptable", "unsupported_media_type", "method_not_allowed", "overloaded", "internal",
-  "approval_rejected", "approval_expired", "approval_not_pending",
+  "unauthenticated",
+  "forbidden",
+  "tool_not_found",
+  "invalid_input",
+  "invalid_output",
+  "timeout",
+  "resource_exceeded",
+  "sandbox_unavailable",
+  "tool_error",
+  "rate_limited",
+  "invalid_request",
+  "payload_too_large",
+  "tool_deprecated",
+  "provider_crashed",
+  "no_healthy_provider",
+  "idempotency_conflict",
+  "cancelled",
+  "execution_not_found",
+  "not_found",
+  "not_acceptable",
+  "unsupported_media_type",
+  "method_not_allowed",
+  "overloaded",
+  "internal",
+  "approval_rejected",
+  "approval_expired",
+  "approval_not_pending",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -115,7 +145,8 @@ export type ExecutionMode = "sync" | "async";
  * `queued`: waiting for one of its tenant's slots; `scheduled`: it has a slot and waits for room
  * at its provider (max_concurrency); `awaiting_approval`: waiting for a person's decision.
  */
-export type ExecutionStatus = "awaiting_approval" | "queued" | "scheduled" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+export type ExecutionStatus =
+  "awaiting_approval" | "queued" | "scheduled" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
 
 /** Statuses of an execution that waits: nothing has been sent to a provider yet. */
 export const WAITING_STATUSES: readonly ExecutionStatus[] = ["awaiting_approval", "queued", "scheduled"];
@@ -390,7 +421,11 @@ export interface DryRunReport {
   /** The tenant's approval rule that would hold the call for a person, or null. */
   approval: { rule: string; window_ms: number } | null;
   excluded: { provider: string; reason: string; retry_at: string | null }[];
-  capability: { allowed: boolean; decision?: CapabilityDecision; denial?: { level: unknown; reason: string; required?: unknown } };
+  capability: {
+    allowed: boolean;
+    decision?: CapabilityDecision;
+    denial?: { level: unknown; reason: string; required?: unknown };
+  };
   schema: { valid: boolean; violations: Violation[] };
   deprecation: DeprecationNotice | null;
 }

@@ -24,7 +24,10 @@ export default {
     return app.fetch(request, env, ctx);
   },
   /** The audit queue's consumer (src/audit/consumer.ts), and its dead letter queue's (src/audit/dead-letters.ts). */
-  queue: (batch, env) => (batch.queue === (env.AUDIT_DEAD_LETTER_QUEUE || DEAD_LETTER_QUEUE) ? consumeDeadLetters(batch, env) : consumeAudit(batch, env)),
+  queue: (batch, env) =>
+    batch.queue === (env.AUDIT_DEAD_LETTER_QUEUE || DEAD_LETTER_QUEUE)
+      ? consumeDeadLetters(batch, env)
+      : consumeAudit(batch, env),
   /** The provider Workers' tail consumer: their invocations' CPU time (src/audit/tail.ts). */
   tail: consumeTail,
 } satisfies ExportedHandler<Env, AuditMessage>;

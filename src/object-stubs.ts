@@ -15,7 +15,9 @@ export function healthShardName(registry: string, provider: string): string {
 
 export function splitShardName(name: string): { registry: string | undefined; provider: string } {
   const slash = name.indexOf("/");
-  return slash < 0 ? { registry: undefined, provider: name } : { registry: name.slice(0, slash), provider: name.slice(slash + 1) };
+  return slash < 0
+    ? { registry: undefined, provider: name }
+    : { registry: name.slice(0, slash), provider: name.slice(slash + 1) };
 }
 
 /** A data center's relay is named after its registry and the data center (`registry@FRA`). */

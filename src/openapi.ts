@@ -19,19 +19,32 @@ import { RETRY_AFTER_STATUSES } from "./retry-after.ts";
 const JSON_TYPE = "application/json";
 /** Every JSON answer can also be had in MessagePack (`Accept: application/msgpack`). */
 const body = (schema: object) => ({ [JSON_TYPE]: { schema }, "application/msgpack": { schema } });
-const requestBody = (schema: object, required = true) => ({ required, content: { ...body(schema), "application/vnd.msgpack": { schema } } });
-const ok = (description: string, schema: object, headers?: object) => ({ description, ...(headers ? { headers } : {}), content: body(schema) });
+const requestBody = (schema: object, required = true) => ({
+  required,
+  content: { ...body(schema), "application/vnd.msgpack": { schema } },
+});
+const ok = (description: string, schema: object, headers?: object) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: body(schema),
+});
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 // ── errors, from the table ─────────────────────────────────────────────────────────────
 
 const statusOf = (code: ErrorCode) => ERROR_TABLE[code].status;
 const codesByStatus = new Map<number, ErrorCode[]>();
-for (const code of Object.keys(ERROR_TABLE) as ErrorCode[]) codesByStatus.set(statusOf(code), [...(codesByStatus.get(statusOf(code)) ?? []), code]);
+for (const code of Object.keys(ERROR_TABLE) as ErrorCode[])
+  codesByStatus.set(statusOf(code), [...(codesByStatus.get(statusOf(code)) ?? []), code]);
 
 /** Every 429 and 503 says when (src/retry-after.ts): `Retry-After`, and `details.retry_after_ms` when there is an error. */
-const retryAfter = (status: number) => (RETRY_AFTER_STATUSES.has(status) ? { headers: { "Retry-After": header("RetryAfter") } } : {});
-const describeStatus = (status: number) => codesByStatus.get(status)!.map((c) => `\`${c}\`: ${ERROR_TABLE[c].meaning}`).join("; ");
+const retryAfter = (status: number) =>
+  RETRY_AFTER_STATUSES.has(status) ? { headers: { "Retry-After": header("RetryAfter") } } : {};
+const describeStatus = (status: number) =>
+  codesByStatus
+    .get(status)!
+    .map((c) => `\`${c}\`: ${ERROR_TABLE[c].meaning}`)
+    .join("; ");
 
 /** Every route may answer these: an unanswerable Accept, and a runtime fault. */
 const ALWAYS: ErrorCode[] = ["not_acceptable", "internal"];
@@ -51,14 +64,25 @@ function errors(codes: ErrorCode[]): Record<string, object> {
 }
 /** One component per status some operation answers (an unreferenced component is noise). */
 const errorResponses = () =>
-  Object.fromEntries([...usedErrorStatuses].sort().map((status) => [`Error${status}`, { description: describeStatus(status), ...retryAfter(status), content: body(ref("ErrorEnvelope")) }]));
+  Object.fromEntries(
+    [...usedErrorStatuses]
+      .sort()
+      .map((status) => [
+        `Error${status}`,
+        { description: describeStatus(status), ...retryAfter(status), content: body(ref("ErrorEnvelope")) },
+      ]),
+  );
 
 /**
  * A sync execution that ran and failed answers with its error's status and the execution
  * view plus `error` (README "Every error is one envelope"); refusals before it ran are the
  * plain envelope. Both carry `error.code`.
  */
-const ENDS_AN_EXECUTION = new Set((Object.keys(ERROR_TABLE) as ErrorCode[]).filter((c) => ERROR_TABLE[c].type === "execution_error" || c === "internal").map(statusOf));
+const ENDS_AN_EXECUTION = new Set(
+  (Object.keys(ERROR_TABLE) as ErrorCode[])
+    .filter((c) => ERROR_TABLE[c].type === "execution_error" || c === "internal")
+    .map(statusOf),
+);
 function executionErrors(codes: ErrorCode[]): Record<string, object> {
   const out = errors(codes.filter((c) => !ENDS_AN_EXECUTION.has(statusOf(c))));
   for (const status of ENDS_AN_EXECUTION) {
@@ -73,8 +97,20 @@ function executionErrors(codes: ErrorCode[]): Record<string, object> {
 
 // ── parameters and headers ─────────────────────────────────────────────────────────────
 
-const path = (name: string, description: string) => ({ name, in: "path", required: true, description, schema: { type: "string" } });
-const query = (name: string, schema: object, description: string) => ({ name, in: "query", required: false, description, schema });
+const path = (name: string, description: string) => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+const query = (name: string, schema: object, description: string) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+});
 const executionId = path("id", "An execution id (exec_…). Unknown, expired and other tenants' ids answer alike.");
 const listFilters = [
   query("tool", { type: "string" }, "Only this tool."),
@@ -89,8 +125,14 @@ const headers = {
   Location: { description: "Where the execution can be read.", schema: { type: "string" } },
   RetryAfter: { description: "Whole seconds until a retry may succeed.", schema: { type: "integer" } },
   Traceparent: { description: "W3C Trace Context: the caller's trace id, or a new trace.", schema: { type: "string" } },
-  IdempotentReplayed: { description: "`true` when a duplicate of a keyed call got the original execution.", schema: { type: "string", enum: ["true"] } },
-  Deprecation: { description: "RFC 9745: when the version was deprecated (`@<epoch seconds>`).", schema: { type: "string" } },
+  IdempotentReplayed: {
+    description: "`true` when a duplicate of a keyed call got the original execution.",
+    schema: { type: "string", enum: ["true"] },
+  },
+  Deprecation: {
+    description: "RFC 9745: when the version was deprecated (`@<epoch seconds>`).",
+    schema: { type: "string" },
+  },
   Sunset: { description: "RFC 8594: when the version stops working.", schema: { type: "string" } },
 };
 const executionHeaders = {
@@ -141,7 +183,8 @@ const paths = withExamples({
     get: {
       operationId: "listExecutions",
       tags: ["executions"],
-      summary: "Executions the caller may see, newest first: its own (agent, approver), or its tenant's (tenant_admin, operator)",
+      summary:
+        "Executions the caller may see, newest first: its own (agent, approver), or its tenant's (tenant_admin, operator)",
       parameters: listFilters,
       responses: { "200": ok("a page", ref("ExecutionList")), ...errors([...CALLER, "invalid_request"]) },
     },
@@ -163,7 +206,13 @@ const paths = withExamples({
       parameters: [
         executionId,
         query("after", { type: "integer", minimum: 0 }, "Resume after this seq (Last-Event-ID wins)."),
-        { name: "Last-Event-ID", in: "header", required: false, description: "Resume after this seq.", schema: { type: "integer", minimum: 0 } },
+        {
+          name: "Last-Event-ID",
+          in: "header",
+          required: false,
+          description: "Resume after this seq.",
+          schema: { type: "integer", minimum: 0 },
+        },
       ],
       responses: {
         "200": { description: `the event stream. ${SSE_NOTE}`, content: sse },
@@ -180,7 +229,10 @@ const paths = withExamples({
       parameters: [executionId],
       // Like every body: JSON or MessagePack, anything else 415 (docs/contract.md#formats).
       requestBody: requestBody(ref("CancelRequest"), false),
-      responses: { "200": ok("the execution, ended (or as it already was)", ref("ExecutionView")), ...errors([...CALLER, "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found"]) },
+      responses: {
+        "200": ok("the execution, ended (or as it already was)", ref("ExecutionView")),
+        ...errors([...CALLER, "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found"]),
+      },
     },
   },
   "/v1/executions/{id}/approve": {
@@ -193,7 +245,15 @@ const paths = withExamples({
       requestBody: requestBody(ref("ApprovalRequest"), false),
       responses: {
         "200": ok("the execution, now queued, scheduled or running", ref("ExecutionView")),
-        ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found", "approval_not_pending"]),
+        ...errors([
+          ...CALLER,
+          "forbidden",
+          "invalid_request",
+          "payload_too_large",
+          "unsupported_media_type",
+          "execution_not_found",
+          "approval_not_pending",
+        ]),
       },
     },
   },
@@ -207,7 +267,15 @@ const paths = withExamples({
       requestBody: requestBody(ref("ApprovalRequest"), true),
       responses: {
         "200": ok("the execution, failed with approval_rejected", ref("ExecutionView")),
-        ...errors([...CALLER, "forbidden", "invalid_request", "payload_too_large", "unsupported_media_type", "execution_not_found", "approval_not_pending"]),
+        ...errors([
+          ...CALLER,
+          "forbidden",
+          "invalid_request",
+          "payload_too_large",
+          "unsupported_media_type",
+          "execution_not_found",
+          "approval_not_pending",
+        ]),
       },
     },
   },
@@ -220,7 +288,12 @@ const paths = withExamples({
     },
   },
   "/v1/tools": {
-    get: { operationId: "listTools", tags: ["tools"], summary: "Every tool", responses: { "200": ok("the registry's view", ref("ToolList")), ...errors(CALLER) } },
+    get: {
+      operationId: "listTools",
+      tags: ["tools"],
+      summary: "Every tool",
+      responses: { "200": ok("the registry's view", ref("ToolList")), ...errors(CALLER) },
+    },
   },
   "/v1/tools/{name}": {
     get: {
@@ -237,7 +310,13 @@ const paths = withExamples({
       tags: ["operations"],
       summary: "This document",
       security: PUBLIC,
-      responses: { "200": { description: "OpenAPI 3.1", content: { [JSON_TYPE]: { schema: { type: "object", additionalProperties: true } } } }, ...errors(ALWAYS) },
+      responses: {
+        "200": {
+          description: "OpenAPI 3.1",
+          content: { [JSON_TYPE]: { schema: { type: "object", additionalProperties: true } } },
+        },
+        ...errors(ALWAYS),
+      },
     },
   },
   "/.well-known/oauth-protected-resource": {
@@ -245,9 +324,16 @@ const paths = withExamples({
       operationId: "getProtectedResourceMetadata",
       tags: ["operations"],
       summary: "RFC 9728 metadata of the MCP endpoint (/mcp)",
-      description: "How an MCP client finds out which authorization server issues tokens for /mcp. The same document as the /mcp-suffixed form.",
+      description:
+        "How an MCP client finds out which authorization server issues tokens for /mcp. The same document as the /mcp-suffixed form.",
       security: PUBLIC,
-      responses: { "200": { description: "RFC 9728 metadata", content: { [JSON_TYPE]: { schema: ref("ProtectedResourceMetadata") } } }, ...errors(ALWAYS) },
+      responses: {
+        "200": {
+          description: "RFC 9728 metadata",
+          content: { [JSON_TYPE]: { schema: ref("ProtectedResourceMetadata") } },
+        },
+        ...errors(ALWAYS),
+      },
     },
   },
   "/.well-known/oauth-protected-resource/mcp": {
@@ -257,19 +343,36 @@ const paths = withExamples({
       summary: "RFC 9728 metadata of /mcp, at the path-suffixed location (RFC 9728 §3.1)",
       description: "Named by the `resource_metadata` parameter of /mcp's 401 challenge.",
       security: PUBLIC,
-      responses: { "200": { description: "RFC 9728 metadata", content: { [JSON_TYPE]: { schema: ref("ProtectedResourceMetadata") } } }, ...errors(ALWAYS) },
+      responses: {
+        "200": {
+          description: "RFC 9728 metadata",
+          content: { [JSON_TYPE]: { schema: ref("ProtectedResourceMetadata") } },
+        },
+        ...errors(ALWAYS),
+      },
     },
   },
   "/healthz": {
-    get: { operationId: "getHealth", tags: ["operations"], summary: "The Worker answers", security: PUBLIC, responses: { "200": ok("alive", ref("Health")), ...errors(ALWAYS) } },
+    get: {
+      operationId: "getHealth",
+      tags: ["operations"],
+      summary: "The Worker answers",
+      security: PUBLIC,
+      responses: { "200": ok("alive", ref("Health")), ...errors(ALWAYS) },
+    },
   },
   "/readyz": {
     get: {
       operationId: "getReadiness",
       tags: ["operations"],
-      summary: "The registry is loaded, every provider answers and the audit database is migrated (status only; the details are for operators: GET /v1/admin/readiness)",
+      summary:
+        "The registry is loaded, every provider answers and the audit database is migrated (status only; the details are for operators: GET /v1/admin/readiness)",
       security: PUBLIC,
-      responses: { "200": ok("ready (a check at most 2 s old)", ref("Readiness")), "503": ok("not ready", ref("Readiness"), { "Retry-After": header("RetryAfter") }), ...errors(ALWAYS) },
+      responses: {
+        "200": ok("ready (a check at most 2 s old)", ref("Readiness")),
+        "503": ok("not ready", ref("Readiness"), { "Retry-After": header("RetryAfter") }),
+        ...errors(ALWAYS),
+      },
     },
   },
   "/metrics": {
@@ -277,7 +380,10 @@ const paths = withExamples({
       operationId: "getMetrics",
       tags: ["operations"],
       summary: "Prometheus text format (operators)",
-      responses: { "200": { description: "exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } }, ...errors(OPERATOR) },
+      responses: {
+        "200": { description: "exposition format 0.0.4", content: { "text/plain": { schema: { type: "string" } } } },
+        ...errors(OPERATOR),
+      },
     },
   },
   "/v1/audit": {
@@ -285,8 +391,12 @@ const paths = withExamples({
       operationId: "listAuditRecords",
       tags: ["operators"],
       summary: "The audit log: every tenant's (operators), or the caller's tenant's (tenant_admin)",
-      description: "Other roles: 403 `forbidden` (`details.reason: tenant_admin role required`). A tenant admin naming another tenant: 403.",
-      parameters: [...listFilters, query("tenant", { type: "string" }, "Only this tenant (a tenant admin: its own only).")],
+      description:
+        "Other roles: 403 `forbidden` (`details.reason: tenant_admin role required`). A tenant admin naming another tenant: 403.",
+      parameters: [
+        ...listFilters,
+        query("tenant", { type: "string" }, "Only this tenant (a tenant admin: its own only)."),
+      ],
       responses: { "200": ok("a page", ref("AuditList")), ...errors([...OPERATOR, "invalid_request"]) },
     },
   },
@@ -295,16 +405,26 @@ const paths = withExamples({
       operationId: "listRefusalCounts",
       tags: ["operators"],
       summary: "Rate-limit refusals by tenant, tool and reason (the metric has no tenant label: tenants are unbounded)",
-      parameters: [query("tenant", { type: "string" }, "Only this tenant."), query("tool", { type: "string" }, "Only this tool.")],
-      responses: { "200": ok("counts since the audit database began", ref("RefusalCounts")), ...errors([...OPERATOR, "invalid_request"]) },
+      parameters: [
+        query("tenant", { type: "string" }, "Only this tenant."),
+        query("tool", { type: "string" }, "Only this tool."),
+      ],
+      responses: {
+        "200": ok("counts since the audit database began", ref("RefusalCounts")),
+        ...errors([...OPERATOR, "invalid_request"]),
+      },
     },
   },
   "/v1/admin/readiness": {
     get: {
       operationId: "getReadinessReport",
       tags: ["operators"],
-      summary: "What /readyz found: registry version, tools, each provider's reachability and error, whether the audit database is migrated, the catalog's problems",
-      responses: { "200": ok("the latest readiness check (at most 2 s old)", ref("ReadinessReport")), ...errors(OPERATOR) },
+      summary:
+        "What /readyz found: registry version, tools, each provider's reachability and error, whether the audit database is migrated, the catalog's problems",
+      responses: {
+        "200": ok("the latest readiness check (at most 2 s old)", ref("ReadinessReport")),
+        ...errors(OPERATOR),
+      },
     },
   },
   "/v1/admin/registry/refresh": {
@@ -322,7 +442,10 @@ const paths = withExamples({
       summary: "Change a provider's trust or max_concurrency, or disable it",
       parameters: [path("name", "The provider's configured name.")],
       requestBody: requestBody(ref("ProviderPatch")),
-      responses: { "200": ok("the provider", ref("Provider")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]) },
+      responses: {
+        "200": ok("the provider", ref("Provider")),
+        ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]),
+      },
     },
   },
   "/v1/admin/providers/{name}/health": {
@@ -341,13 +464,19 @@ const paths = withExamples({
       tags: ["operators"],
       summary: "Deprecate a version with a sunset and a replacement",
       requestBody: requestBody(ref("DeprecationRequest")),
-      responses: { "200": ok("the version's deprecation", ref("DeprecationState")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "tool_not_found"]) },
+      responses: {
+        "200": ok("the version's deprecation", ref("DeprecationState")),
+        ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "tool_not_found"]),
+      },
     },
     delete: {
       operationId: "undeprecateToolVersion",
       tags: ["operators"],
       summary: "Lift a version's deprecation",
-      responses: { "200": ok("the version, no longer deprecated", ref("DeprecationState")), ...errors([...OPERATOR, "tool_not_found"]) },
+      responses: {
+        "200": ok("the version, no longer deprecated", ref("DeprecationState")),
+        ...errors([...OPERATOR, "tool_not_found"]),
+      },
     },
   },
   "/v1/admin/bootstrap": {
@@ -360,7 +489,10 @@ const paths = withExamples({
         "every later attempt, with any token, is 403 `forbidden` (`details.reason: bootstrap_used`): further keys come from `POST /v1/admin/keys` with an operator's key. " +
         "A wrong token is 401; without a BOOTSTRAP_TOKEN the route answers 404 like an unknown one. The key is an operator's (role admin, every channel).",
       requestBody: requestBody(ref("BootstrapRequest"), false),
-      responses: { "201": ok("the operator's key", ref("NewApiKey")), ...errors([...OPERATOR, "not_found", "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+      responses: {
+        "201": ok("the operator's key", ref("NewApiKey")),
+        ...errors([...OPERATOR, "not_found", "invalid_request", "payload_too_large", "unsupported_media_type"]),
+      },
     },
   },
   "/v1/admin/keys": {
@@ -368,15 +500,21 @@ const paths = withExamples({
       operationId: "createApiKey",
       tags: ["operators"],
       summary: "Create an API key (its secret is in this answer only)",
-      description: "Operators make keys of any tenant and role; a tenant admin makes keys of its own tenant only, never role admin (403 `forbidden`). Other roles: 403 (`details.reason: tenant_admin role required`).",
+      description:
+        "Operators make keys of any tenant and role; a tenant admin makes keys of its own tenant only, never role admin (403 `forbidden`). Other roles: 403 (`details.reason: tenant_admin role required`).",
       requestBody: requestBody(ref("ApiKeyRequest")),
-      responses: { "201": ok("the key", ref("NewApiKey")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+      responses: {
+        "201": ok("the key", ref("NewApiKey")),
+        ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]),
+      },
     },
     get: {
       operationId: "listApiKeys",
       tags: ["operators"],
       summary: "API keys, without secrets (a tenant admin: its own tenant's, operators' keys left out)",
-      parameters: [query("tenant", { type: "string" }, "Only this tenant's keys (a tenant admin: its own only, else 403).")],
+      parameters: [
+        query("tenant", { type: "string" }, "Only this tenant's keys (a tenant admin: its own only, else 403)."),
+      ],
       responses: { "200": ok("the keys", ref("ApiKeyList")), ...errors(OPERATOR) },
     },
   },
@@ -401,7 +539,10 @@ const paths = withExamples({
       tags: ["operators"],
       summary: "Register an upstream MCP server; its allowed tools are listed and served at once",
       requestBody: requestBody(ref("UpstreamRegistration")),
-      responses: { "201": ok("the upstream, listed", ref("Upstream")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+      responses: {
+        "201": ok("the upstream, listed", ref("Upstream")),
+        ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]),
+      },
     },
   },
   "/v1/admin/upstreams/{name}": {
@@ -416,7 +557,10 @@ const paths = withExamples({
       operationId: "removeUpstream",
       tags: ["operators"],
       summary: "Remove an upstream registered through this API (one from UPSTREAMS is removed there)",
-      responses: { "200": ok("removed", ref("UpstreamRemoved")), ...errors([...OPERATOR, "invalid_request", "not_found"]) },
+      responses: {
+        "200": ok("removed", ref("UpstreamRemoved")),
+        ...errors([...OPERATOR, "invalid_request", "not_found"]),
+      },
     },
   },
   "/v1/admin/upstreams/{name}/refresh": {
@@ -435,17 +579,24 @@ const paths = withExamples({
       summary: "Approve a changed tool definition by the hash that was reviewed; it serves at once",
       parameters: [path("name", "The upstream's name."), path("tool", "The tool's name on the upstream.")],
       requestBody: requestBody(ref("DefinitionApproval")),
-      responses: { "200": ok("the upstream", ref("Upstream")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]) },
+      responses: {
+        "200": ok("the upstream", ref("Upstream")),
+        ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]),
+      },
     },
   },
   "/v1/admin/upstreams/{name}/tools/{tool}/reject": {
     post: {
       operationId: "rejectUpstreamChange",
       tags: ["operators"],
-      summary: "Reject a changed tool definition by the hash that was reviewed; what served before serves on, and that hash is not raised again",
+      summary:
+        "Reject a changed tool definition by the hash that was reviewed; what served before serves on, and that hash is not raised again",
       parameters: [path("name", "The upstream's name."), path("tool", "The tool's name on the upstream.")],
       requestBody: requestBody(ref("DefinitionRejection")),
-      responses: { "200": ok("the upstream", ref("Upstream")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]) },
+      responses: {
+        "200": ok("the upstream", ref("Upstream")),
+        ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type", "not_found"]),
+      },
     },
   },
   "/v1/upstreams/{name}/credential": {
@@ -454,20 +605,38 @@ const paths = withExamples({
       operationId: "getUpstreamCredential",
       tags: ["tools"],
       summary: "Whether your tenant stored a token for this upstream (never the token)",
-      responses: { "200": ok("the credential's state", ref("UpstreamCredential")), ...errors([...CALLER, "not_found"]) },
+      responses: {
+        "200": ok("the credential's state", ref("UpstreamCredential")),
+        ...errors([...CALLER, "not_found"]),
+      },
     },
     put: {
       operationId: "putUpstreamCredential",
       tags: ["tools"],
-      summary: "Store your tenant's own token for this upstream, encrypted; used for your tenant's calls to it only (tenant_admin or operator; others 403 `forbidden`)",
+      summary:
+        "Store your tenant's own token for this upstream, encrypted; used for your tenant's calls to it only (tenant_admin or operator; others 403 `forbidden`)",
       requestBody: requestBody(ref("UpstreamCredentialRequest")),
-      responses: { "200": ok("stored", ref("UpstreamCredential")), ...errors([...CALLER, "invalid_request", "payload_too_large", "unsupported_media_type", "forbidden", "not_found"]) },
+      responses: {
+        "200": ok("stored", ref("UpstreamCredential")),
+        ...errors([
+          ...CALLER,
+          "invalid_request",
+          "payload_too_large",
+          "unsupported_media_type",
+          "forbidden",
+          "not_found",
+        ]),
+      },
     },
     delete: {
       operationId: "deleteUpstreamCredential",
       tags: ["tools"],
-      summary: "Forget your tenant's token for this upstream (its own credential serves your calls again; tenant_admin or operator, others 403 `forbidden`)",
-      responses: { "200": ok("forgotten", ref("UpstreamCredential")), ...errors([...CALLER, "forbidden", "not_found"]) },
+      summary:
+        "Forget your tenant's token for this upstream (its own credential serves your calls again; tenant_admin or operator, others 403 `forbidden`)",
+      responses: {
+        "200": ok("forgotten", ref("UpstreamCredential")),
+        ...errors([...CALLER, "forbidden", "not_found"]),
+      },
     },
   },
   "/v1/admin/audit/drill/fail-next-batch": {
@@ -482,9 +651,13 @@ const paths = withExamples({
     post: {
       operationId: "armAuditBatchesDrill",
       tags: ["operators"],
-      summary: "Drill: the audit consumer fails its next `count` batches before writing anything (with `tenant`: hands back that tenant's records only, message by message); past max_retries they reach the dead letter queue, whose consumer must write them",
+      summary:
+        "Drill: the audit consumer fails its next `count` batches before writing anything (with `tenant`: hands back that tenant's records only, message by message); past max_retries they reach the dead letter queue, whose consumer must write them",
       requestBody: requestBody(ref("BatchesDrillRequest")),
-      responses: { "200": ok("armed", ref("BatchesDrill")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+      responses: {
+        "200": ok("armed", ref("BatchesDrill")),
+        ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]),
+      },
     },
   },
   "/v1/admin/audit/drills": {
@@ -499,9 +672,13 @@ const paths = withExamples({
     post: {
       operationId: "armAuditSendDrill",
       tags: ["operators"],
-      summary: "Drill: the next audit sends of the isolate serving this request fail; the durable outbox must deliver them",
+      summary:
+        "Drill: the next audit sends of the isolate serving this request fail; the durable outbox must deliver them",
       requestBody: requestBody(ref("SendDrillRequest"), false),
-      responses: { "200": ok("armed", ref("SendDrill")), ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]) },
+      responses: {
+        "200": ok("armed", ref("SendDrill")),
+        ...errors([...OPERATOR, "invalid_request", "payload_too_large", "unsupported_media_type"]),
+      },
     },
   },
 });
@@ -523,14 +700,24 @@ export const openApiDocument = {
     { name: "approvals", description: "A person's approval of calls the tenant's policy holds (approver role)." },
     { name: "tools", description: "The registry's view of tools, versions and providers." },
     { name: "operations", description: "Health, readiness, metrics and this document." },
-    { name: "operators", description: "Operators (admin role): registry, upstreams, drills; the audit log and API keys also for a tenant's admins, within their tenant." },
+    {
+      name: "operators",
+      description:
+        "Operators (admin role): registry, upstreams, drills; the audit log and API keys also for a tenant's admins, within their tenant.",
+    },
   ],
   security: [{ bearer: [] }],
   components: {
     schemas,
     responses: errorResponses(),
     headers,
-    securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key (trt_…) or a JWT from the configured issuer." } },
+    securitySchemes: {
+      bearer: {
+        type: "http",
+        scheme: "bearer",
+        description: "An API key (trt_…) or a JWT from the configured issuer.",
+      },
+    },
   },
   paths,
 } as const;

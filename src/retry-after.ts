@@ -17,7 +17,10 @@ export const RETRY_AFTER_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 export const DEFAULT_RETRY_AFTER_MS = 5_000;
 
 /** `details` with `retry_after_ms`, the default when a 429/503 error does not say. */
-export function withRetryAfter(status: number, details: Record<string, Value> | undefined): Record<string, Value> | undefined {
+export function withRetryAfter(
+  status: number,
+  details: Record<string, Value> | undefined,
+): Record<string, Value> | undefined {
   if (!RETRY_AFTER_STATUSES.has(status) || typeof details?.retry_after_ms === "number") return details;
   return { ...details, retry_after_ms: DEFAULT_RETRY_AFTER_MS };
 }
@@ -41,6 +44,9 @@ export function retryAfterMsOf(error: Pick<ErrorBody, "details"> | undefined): n
  */
 export function retryAfterHeaders(status: number, answer: unknown): Record<string, string> {
   if (!RETRY_AFTER_STATUSES.has(status)) return {};
-  const error = answer !== null && typeof answer === "object" ? (answer as { error?: Pick<ErrorBody, "details"> }).error : undefined;
+  const error =
+    answer !== null && typeof answer === "object"
+      ? (answer as { error?: Pick<ErrorBody, "details"> }).error
+      : undefined;
   return { "Retry-After": retryAfterSeconds(retryAfterMsOf(error)) };
 }

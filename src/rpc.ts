@@ -62,16 +62,25 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
   }
 
   /** Starts a tool and answers at once (mode async). */
-  async start(tool: string, input?: unknown, options: RpcCallOptions = {}): Promise<RpcResult<{ execution_id: string; status: string }>> {
+  async start(
+    tool: string,
+    input?: unknown,
+    options: RpcCallOptions = {},
+  ): Promise<RpcResult<{ execution_id: string; status: string }>> {
     return this.#call(tool, input, options, { mode: "async" }, (a) => {
       if (a.kind === "accepted") return { ok: true, value: { execution_id: a.execution_id, status: a.status } };
-      if (a.kind === "finished") return { ok: true, value: { execution_id: a.view.execution_id, status: a.view.status } };
+      if (a.kind === "finished")
+        return { ok: true, value: { execution_id: a.view.execution_id, status: a.view.status } };
       throw new Error(`unexpected answer ${a.kind}`);
     });
   }
 
   /** Starts a tool and answers with its event stream (SSE bytes, as REST sends them). */
-  async invokeStream(tool: string, input?: unknown, options: RpcCallOptions = {}): Promise<RpcResult<{ execution_id: string; stream: ReadableStream<Uint8Array> }>> {
+  async invokeStream(
+    tool: string,
+    input?: unknown,
+    options: RpcCallOptions = {},
+  ): Promise<RpcResult<{ execution_id: string; stream: ReadableStream<Uint8Array> }>> {
     return this.#call(tool, input, options, { mode: "async", stream: true }, (a) => {
       if (a.kind !== "stream") throw new Error(`unexpected answer ${a.kind}`);
       return { ok: true, value: { execution_id: a.execution_id, stream: sseStream(a.events) } };
@@ -91,13 +100,17 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
   /** Approver role (docs/contract.md#approvals): let a call that awaits approval go on to run. */
   async approve(executionId: string, options: { reason?: string } = {}): Promise<RpcResult<ExecutionView>> {
     const caller = await this.#charged();
-    return caller.ok ? decide({ env: this.env, caller: caller.value }, executionId, "approved", options?.reason) : caller;
+    return caller.ok
+      ? decide({ env: this.env, caller: caller.value }, executionId, "approved", options?.reason)
+      : caller;
   }
 
   /** Approver role: end a call that awaits approval without running it; a reason is required. */
   async reject(executionId: string, options: { reason?: string } = {}): Promise<RpcResult<ExecutionView>> {
     const caller = await this.#charged();
-    return caller.ok ? decide({ env: this.env, caller: caller.value }, executionId, "rejected", options?.reason) : caller;
+    return caller.ok
+      ? decide({ env: this.env, caller: caller.value }, executionId, "rejected", options?.reason)
+      : caller;
   }
 
   /** Approver role: the tenant's calls waiting for a person, oldest first. */
@@ -110,16 +123,35 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
     const caller = await this.#charged();
     if (!caller.ok) return caller;
     const list = await toolList(this.env, caller.value, (p) => this.ctx.waitUntil(p));
-    return list.ok ? { ok: true, value: list.value.tools.map((t) => ({ name: t.name, active_version: t.active_version, versions: t.versions })) } : list;
+    return list.ok
+      ? {
+          ok: true,
+          value: list.value.tools.map((t) => ({
+            name: t.name,
+            active_version: t.active_version,
+            versions: t.versions,
+          })),
+        }
+      : list;
   }
 
-  async #call<T>(tool: string, input: unknown, options: RpcCallOptions, delivery: Record<string, unknown>, shape: (a: CallAnswer) => RpcResult<T>): Promise<RpcResult<T>> {
+  async #call<T>(
+    tool: string,
+    input: unknown,
+    options: RpcCallOptions,
+    delivery: Record<string, unknown>,
+    shape: (a: CallAnswer) => RpcResult<T>,
+  ): Promise<RpcResult<T>> {
     const caller = this.#caller();
     if (!caller.ok) return caller;
     const given = (options ?? {}) as Record<string, unknown>;
     for (const key of Object.keys(given)) {
       // Identity is the binding's, and the mode is the method's: neither is an option here.
-      if (!RPC_OPTIONS.has(key)) return { ok: false, error: new RuntimeError("invalid_request", `unknown option ${JSON.stringify(key)}`, { field: key }).toBody() };
+      if (!RPC_OPTIONS.has(key))
+        return {
+          ok: false,
+          error: new RuntimeError("invalid_request", `unknown option ${JSON.stringify(key)}`, { field: key }).toBody(),
+        };
     }
     const { traceparent, ...envelope } = given;
     const ctx: CallContext = {
@@ -152,9 +184,24 @@ export class ToolRuntime extends WorkerEntrypoint<Env, RpcProps> {
   #caller(): Outcome<Caller> {
     const p = this.ctx.props ?? {};
     if (typeof p.tenant !== "string" || p.tenant === "" || typeof p.agent !== "string" || p.agent === "") {
-      return { ok: false, error: new RuntimeError("unauthenticated", "this service binding carries no caller identity (props.tenant and props.agent)").toBody() };
+      return {
+        ok: false,
+        error: new RuntimeError(
+          "unauthenticated",
+          "this service binding carries no caller identity (props.tenant and props.agent)",
+        ).toBody(),
+      };
     }
     // Least privilege: what the binding's props name, nothing more (no channels: no provider).
-    return { ok: true, value: { tenant: p.tenant, agent: p.agent, capabilities: p.capabilities ?? [], channels: p.channels ?? [], role: p.role === "approver" || p.role === "tenant_admin" ? p.role : "agent" } };
+    return {
+      ok: true,
+      value: {
+        tenant: p.tenant,
+        agent: p.agent,
+        capabilities: p.capabilities ?? [],
+        channels: p.channels ?? [],
+        role: p.role === "approver" || p.role === "tenant_admin" ? p.role : "agent",
+      },
+    };
   }
 }

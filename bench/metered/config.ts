@@ -12,6 +12,10 @@ export const METERED_CONFIG = ".wrangler-metered.jsonc";
 
 export function writeMeteredConfig(root: string): string {
   const product = devConfig(root);
-  if (product.main !== "src/index.ts") throw new Error("wrangler.jsonc's main is not src/index.ts: update bench/metered/config.ts");
-  return writeGenerated(join(root, METERED_CONFIG), "bench/metered/config.ts for the benchmark and the simulation", { ...product, main: "bench/metered/entry.ts" });
+  if (product.main !== "src/index.ts")
+    throw new Error("wrangler.jsonc's main is not src/index.ts: update bench/metered/config.ts");
+  return writeGenerated(join(root, METERED_CONFIG), "bench/metered/config.ts for the benchmark and the simulation", {
+    ...product,
+    main: "bench/metered/entry.ts",
+  });
 }

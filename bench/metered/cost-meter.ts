@@ -58,7 +58,11 @@ export function meterStorage(ctx: DurableObjectState, name: string): void {
   };
   patch(ctx.storage.kv, "put", () => 1);
   patch(ctx.storage.kv, "delete", () => 1);
-  patch(ctx.storage.sql, "exec", (_args, cursor) => (cursor as SqlStorageCursor<Record<string, SqlStorageValue>>).rowsWritten);
+  patch(
+    ctx.storage.sql,
+    "exec",
+    (_args, cursor) => (cursor as SqlStorageCursor<Record<string, SqlStorageValue>>).rowsWritten,
+  );
 }
 
 /** The Worker's bindings, with queue messages and D1 rows written counted. */
@@ -66,8 +70,16 @@ export function meteredEnv(env: Env): Env {
   const queue = new Proxy(env.AUDIT_QUEUE, {
     get(target, prop) {
       const value = Reflect.get(target, prop);
-      if (prop === "send") return (...args: unknown[]) => (costOf("AuditQueue").requests++, (value as (...a: unknown[]) => unknown).apply(target, args));
-      if (prop === "sendBatch") return (messages: unknown[], ...rest: unknown[]) => ((costOf("AuditQueue").requests += messages.length), (value as (...a: unknown[]) => unknown).apply(target, [messages, ...rest]));
+      if (prop === "send")
+        return (...args: unknown[]) => (
+          costOf("AuditQueue").requests++,
+          (value as (...a: unknown[]) => unknown).apply(target, args)
+        );
+      if (prop === "sendBatch")
+        return (messages: unknown[], ...rest: unknown[]) => (
+          (costOf("AuditQueue").requests += messages.length),
+          (value as (...a: unknown[]) => unknown).apply(target, [messages, ...rest])
+        );
       return bind(target, value);
     },
   });
@@ -84,5 +96,7 @@ export function meteredEnv(env: Env): Env {
       };
     },
   });
-  return new Proxy(env, { get: (target, prop) => (prop === "AUDIT_QUEUE" ? queue : prop === "AUDIT_DB" ? db : Reflect.get(target, prop)) });
+  return new Proxy(env, {
+    get: (target, prop) => (prop === "AUDIT_QUEUE" ? queue : prop === "AUDIT_DB" ? db : Reflect.get(target, prop)),
+  });
 }

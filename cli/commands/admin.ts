@@ -22,15 +22,27 @@ export interface AdminCli {
 
 export async function bootstrap(cli: AdminCli): Promise<number> {
   const bootstrapToken = cli.env.TRT_BOOTSTRAP_TOKEN?.trim() || (await readToken(cli));
-  if (!bootstrapToken) throw new UsageError("no bootstrap token: set TRT_BOOTSTRAP_TOKEN or pipe it on standard input (never as an argument)");
+  if (!bootstrapToken)
+    throw new UsageError(
+      "no bootstrap token: set TRT_BOOTSTRAP_TOKEN or pipe it on standard input (never as an argument)",
+    );
   let minted;
   try {
-    minted = await bootstrapOperator({ baseUrl: cli.url, bootstrapToken, tenant: cli.flags.tenant, agent: cli.flags.agent, fetch: cli.fetch });
+    minted = await bootstrapOperator({
+      baseUrl: cli.url,
+      bootstrapToken,
+      tenant: cli.flags.tenant,
+      agent: cli.flags.agent,
+      fetch: cli.fetch,
+    });
   } catch (err) {
     // The general advice (set TRT_KEY…) is about API keys; the bootstrap's refusals say their own.
     const why = err instanceof ToolRuntimeError && !err.local ? refusalOf(err) : undefined;
     if (!why || !(err instanceof ToolRuntimeError)) throw err;
-    if (cli.flags.json) cli.stdout.write(`${pretty({ error: { code: err.code, message: err.message, retryable: err.retryable, status: err.status, details: err.details } })}\n`);
+    if (cli.flags.json)
+      cli.stdout.write(
+        `${pretty({ error: { code: err.code, message: err.message, retryable: err.retryable, status: err.status, details: err.details } })}\n`,
+      );
     cli.stderr.write(`trt: ${why}\n`);
     return EXIT.refused;
   }
@@ -52,9 +64,11 @@ export async function bootstrap(cli: AdminCli): Promise<number> {
 }
 
 function refusalOf(err: ToolRuntimeError): string | undefined {
-  if (err.code === "unauthenticated") return "the runtime did not accept this bootstrap token: it is not the deployment's BOOTSTRAP_TOKEN.";
+  if (err.code === "unauthenticated")
+    return "the runtime did not accept this bootstrap token: it is not the deployment's BOOTSTRAP_TOKEN.";
   if (err.code === "forbidden") return `${err.message}.`;
-  if (err.code === "not_found") return "this runtime offers no bootstrap: it has no BOOTSTRAP_TOKEN (npx wrangler secret put BOOTSTRAP_TOKEN), or --url is not the runtime.";
+  if (err.code === "not_found")
+    return "this runtime offers no bootstrap: it has no BOOTSTRAP_TOKEN (npx wrangler secret put BOOTSTRAP_TOKEN), or --url is not the runtime.";
   return undefined;
 }
 

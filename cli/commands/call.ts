@@ -22,13 +22,19 @@ export async function call(cli: Cli, [tool, inputArg]: string[]): Promise<number
   };
   if (flags.async) {
     const started = await client.start(tool, input, options);
-    cli.stdout.write(flags.json ? `${pretty(started)}\n` : `started ${started.execution_id} (${started.status})\n  trt watch ${started.execution_id}\n`);
+    cli.stdout.write(
+      flags.json
+        ? `${pretty(started)}\n`
+        : `started ${started.execution_id} (${started.status})\n  trt watch ${started.execution_id}\n`,
+    );
     return EXIT.ok;
   }
 
   if (!flags.stream && (await isQuick(cli, tool))) {
     const stopListening = cli.onInterrupt(() => {
-      cli.stderr.write("\ninterrupted; a quick call cannot be cancelled from here (its id comes with its answer), and it ends within its timeout\n");
+      cli.stderr.write(
+        "\ninterrupted; a quick call cannot be cancelled from here (its id comes with its answer), and it ends within its timeout\n",
+      );
       process.exit(EXIT.interrupted);
     });
     try {
@@ -60,7 +66,11 @@ export async function call(cli: Cli, [tool, inputArg]: string[]): Promise<number
     if (executionId) cancel();
   });
   try {
-    const streamed = await client.invokeStream(tool, input, { ...options, signal: abort.signal, onDrop: dropNote(cli) });
+    const streamed = await client.invokeStream(tool, input, {
+      ...options,
+      signal: abort.signal,
+      onDrop: dropNote(cli),
+    });
     executionId = streamed.execution_id;
     if (interrupts > 0) cancel();
     const { terminal } = await follow(cli, streamed.events, { show: flags.stream });
@@ -81,7 +91,8 @@ export async function call(cli: Cli, [tool, inputArg]: string[]): Promise<number
 /** Instant and fast tools (the active version's best provider says) are called plainly. */
 async function isQuick(cli: Cli, tool: string): Promise<boolean> {
   const view = await cli.client.getTool(tool);
-  const version = view.versions.find((v) => (cli.flags.version ? v.version === cli.flags.version : v.active)) ?? view.versions[0];
+  const version =
+    view.versions.find((v) => (cli.flags.version ? v.version === cli.flags.version : v.active)) ?? view.versions[0];
   const latency = version?.providers[0]?.latency_class;
   return latency === "instant" || latency === "fast";
 }

@@ -13,11 +13,16 @@ export interface FollowResult {
   terminal: StreamEvent | null;
 }
 
-export async function follow(cli: Cli, events: AsyncIterable<StreamEvent>, o: { show: boolean }): Promise<FollowResult> {
+export async function follow(
+  cli: Cli,
+  events: AsyncIterable<StreamEvent>,
+  o: { show: boolean },
+): Promise<FollowResult> {
   const bar = new ProgressBar(cli.terminal);
   for await (const event of events) {
     const fraction = event.type === "progress" ? progressFraction(event.data) : null;
-    if (fraction !== null && !cli.flags.json) bar.update(fraction, typeof event.data?.remaining === "number" ? `${event.data.remaining} to go` : "");
+    if (fraction !== null && !cli.flags.json)
+      bar.update(fraction, typeof event.data?.remaining === "number" ? `${event.data.remaining} to go` : "");
     if (o.show) {
       bar.clear();
       cli.stdout.write(cli.flags.json ? `${JSON.stringify(event)}\n` : renderEvent(event));

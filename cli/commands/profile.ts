@@ -21,7 +21,8 @@ export interface ProfileCli {
   stderr: Out;
 }
 
-const sourceOf = (p: Profile) => (p.key_env ? `$${p.key_env}` : p.key_file ? `file ${p.key_file}` : p.key_store ? p.key_store : "none");
+const sourceOf = (p: Profile) =>
+  p.key_env ? `$${p.key_env}` : p.key_file ? `file ${p.key_file}` : p.key_store ? p.key_store : "none";
 
 export async function profileAdd(cli: ProfileCli, [name]: string[]): Promise<number> {
   const path = configPath(cli.env);
@@ -32,8 +33,10 @@ export async function profileAdd(cli: ProfileCli, [name]: string[]): Promise<num
   if (f.keyFile) {
     profile.key_file = f.keyFile;
     const real = expandHome(f.keyFile, cli.env);
-    if (!existsSync(real)) cli.stderr.write(`trt: note: ${real} does not exist yet; put the key there, readable by you only (chmod 600)\n`);
-    else if (process.platform !== "win32" && (statSync(real).mode & 0o077) !== 0) throw new UsageError(`${real} is readable by others; chmod 600 ${real} first`);
+    if (!existsSync(real))
+      cli.stderr.write(`trt: note: ${real} does not exist yet; put the key there, readable by you only (chmod 600)\n`);
+    else if (process.platform !== "win32" && (statSync(real).mode & 0o077) !== 0)
+      throw new UsageError(`${real} is readable by others; chmod 600 ${real} first`);
   }
   if (f.secretStore) profile.key_store = storeOfPlatform();
   checkProfile(name, profile, "the command line");
@@ -48,7 +51,10 @@ export async function profileAdd(cli: ProfileCli, [name]: string[]): Promise<num
   if (f.default || file.default === undefined) file.default = name;
   writeProfiles(path, file);
   if (f.json) cli.stdout.write(`${pretty({ name, ...profile, default: file.default === name, path })}\n`);
-  else cli.stdout.write(`✓ ${replaced ? "replaced" : "added"} profile ${name}${file.default === name ? " (the default)" : ""} in ${path}\n`);
+  else
+    cli.stdout.write(
+      `✓ ${replaced ? "replaced" : "added"} profile ${name}${file.default === name ? " (the default)" : ""} in ${path}\n`,
+    );
   return EXIT.ok;
 }
 
@@ -57,8 +63,15 @@ export async function profileList(cli: ProfileCli): Promise<number> {
   const file = readProfiles(path);
   const names = Object.keys(file.profiles).sort();
   if (cli.flags.json) cli.stdout.write(`${pretty({ path, default: file.default ?? null, profiles: file.profiles })}\n`);
-  else if (names.length === 0) cli.stdout.write(`no profiles in ${path} (trt profile add NAME --url URL --key-env VAR)\n`);
-  else cli.stdout.write(table(["NAME", "URL", "KEY FROM", "DEFAULT"], names.map((n) => [n, file.profiles[n].url, sourceOf(file.profiles[n]), n === file.default ? "yes" : ""])));
+  else if (names.length === 0)
+    cli.stdout.write(`no profiles in ${path} (trt profile add NAME --url URL --key-env VAR)\n`);
+  else
+    cli.stdout.write(
+      table(
+        ["NAME", "URL", "KEY FROM", "DEFAULT"],
+        names.map((n) => [n, file.profiles[n].url, sourceOf(file.profiles[n]), n === file.default ? "yes" : ""]),
+      ),
+    );
   return EXIT.ok;
 }
 
@@ -67,8 +80,21 @@ export async function profileShow(cli: ProfileCli, [name]: string[]): Promise<nu
   const path = configPath(cli.env);
   if (name === undefined) {
     const conn = resolveConnection(cli.flags, cli.env, (line) => cli.stderr.write(`${line}\n`));
-    const view = { path, url: conn.url, profile: conn.profile ?? null, key_from: conn.keySource, key_found: conn.key !== undefined };
-    cli.stdout.write(cli.flags.json ? `${pretty(view)}\n` : table(["PROFILE", "URL", "KEY FROM", "KEY FOUND"], [[view.profile, view.url, view.key_from, view.key_found ? "yes" : "no"]]));
+    const view = {
+      path,
+      url: conn.url,
+      profile: conn.profile ?? null,
+      key_from: conn.keySource,
+      key_found: conn.key !== undefined,
+    };
+    cli.stdout.write(
+      cli.flags.json
+        ? `${pretty(view)}\n`
+        : table(
+            ["PROFILE", "URL", "KEY FROM", "KEY FOUND"],
+            [[view.profile, view.url, view.key_from, view.key_found ? "yes" : "no"]],
+          ),
+    );
     return EXIT.ok;
   }
   const file = readProfiles(path);
@@ -81,7 +107,14 @@ export async function profileShow(cli: ProfileCli, [name]: string[]): Promise<nu
     cli.stderr.write(`trt: ${(err as Error).message}\n`);
   }
   const view = { name, ...p, default: file.default === name, key_found: found };
-  cli.stdout.write(cli.flags.json ? `${pretty(view)}\n` : table(["NAME", "URL", "KEY FROM", "KEY FOUND", "DEFAULT"], [[name, p.url, sourceOf(p), found ? "yes" : "no", view.default ? "yes" : ""]]));
+  cli.stdout.write(
+    cli.flags.json
+      ? `${pretty(view)}\n`
+      : table(
+          ["NAME", "URL", "KEY FROM", "KEY FOUND", "DEFAULT"],
+          [[name, p.url, sourceOf(p), found ? "yes" : "no", view.default ? "yes" : ""]],
+        ),
+  );
   return EXIT.ok;
 }
 

@@ -19,8 +19,20 @@ export async function upstreamsList(cli: Cli): Promise<number> {
   if (cli.flags.json) cli.stdout.write(`${pretty({ upstreams })}\n`);
   else if (upstreams.length === 0) cli.stdout.write("no upstreams\n");
   else {
-    const rows = upstreams.map((u) => [u.name, u.source, u.trust, u.url ?? `binding ${u.binding}`, u.status.served.length, u.status.withheld.length, u.changes.length, u.status.listed_at, u.status.error]);
-    cli.stdout.write(table(["NAME", "SOURCE", "TRUST", "TARGET", "SERVED", "WITHHELD", "CHANGES", "LISTED", "ERROR"], rows));
+    const rows = upstreams.map((u) => [
+      u.name,
+      u.source,
+      u.trust,
+      u.url ?? `binding ${u.binding}`,
+      u.status.served.length,
+      u.status.withheld.length,
+      u.changes.length,
+      u.status.listed_at,
+      u.status.error,
+    ]);
+    cli.stdout.write(
+      table(["NAME", "SOURCE", "TRUST", "TARGET", "SERVED", "WITHHELD", "CHANGES", "LISTED", "ERROR"], rows),
+    );
   }
   return EXIT.ok;
 }
@@ -31,7 +43,10 @@ export async function upstreamsShow(cli: Cli, [name]: string[]): Promise<number>
 
 export async function upstreamsAdd(cli: Cli, [input]: string[]): Promise<number> {
   const body = await readInput(input);
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new UsageError("an upstream's registration is a JSON object: {\"name\", \"url\", \"trust\", \"tools\", …} (docs/trt.md)");
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new UsageError(
+      'an upstream\'s registration is a JSON object: {"name", "url", "trust", "tools", …} (docs/trt.md)',
+    );
   const view = await api<UpstreamView>(cli.conn, "POST", "/v1/admin/upstreams", body);
   if (!cli.flags.json) cli.stderr.write(`✓ registered ${view.name}\n`);
   return printView(cli, view);
@@ -48,15 +63,22 @@ export async function upstreamsRefresh(cli: Cli, [name]: string[]): Promise<numb
 }
 
 export async function upstreamsApprove(cli: Cli, [name, tool]: string[]): Promise<number> {
-  const view = await api<UpstreamView>(cli.conn, "POST", `${path(name)}/tools/${encodeURIComponent(tool)}/approve`, { hash: cli.flags.hash });
-  if (!cli.flags.json) cli.stderr.write(`✓ approved ${tool}'s definition ${cli.flags.hash!.slice(0, 12)}… of ${name}\n`);
+  const view = await api<UpstreamView>(cli.conn, "POST", `${path(name)}/tools/${encodeURIComponent(tool)}/approve`, {
+    hash: cli.flags.hash,
+  });
+  if (!cli.flags.json)
+    cli.stderr.write(`✓ approved ${tool}'s definition ${cli.flags.hash!.slice(0, 12)}… of ${name}\n`);
   return printView(cli, view);
 }
 
 export async function upstreamsReject(cli: Cli, [name, tool]: string[]): Promise<number> {
   const reason = cli.flags.reason?.trim();
-  const view = await api<UpstreamView>(cli.conn, "POST", `${path(name)}/tools/${encodeURIComponent(tool)}/reject`, { hash: cli.flags.hash, ...(reason ? { reason } : {}) });
-  if (!cli.flags.json) cli.stderr.write(`✓ rejected ${tool}'s definition ${cli.flags.hash!.slice(0, 12)}… of ${name}\n`);
+  const view = await api<UpstreamView>(cli.conn, "POST", `${path(name)}/tools/${encodeURIComponent(tool)}/reject`, {
+    hash: cli.flags.hash,
+    ...(reason ? { reason } : {}),
+  });
+  if (!cli.flags.json)
+    cli.stderr.write(`✓ rejected ${tool}'s definition ${cli.flags.hash!.slice(0, 12)}… of ${name}\n`);
   return printView(cli, view);
 }
 
@@ -75,11 +97,17 @@ function printView(cli: Cli, u: UpstreamView): number {
   let out = lines.join("\n") + "\n";
   if (u.changes.length) {
     out += "\nchanges awaiting approval (trt upstreams approve|reject NAME TOOL --hash NEW_HASH):\n";
-    out += table(["TOOL", "SERVING", "SEEN", "DIFFS", "NEW_HASH"], u.changes.map((c) => [c.tool, c.serving, c.seen_at, c.diff.length, c.new_hash]));
+    out += table(
+      ["TOOL", "SERVING", "SEEN", "DIFFS", "NEW_HASH"],
+      u.changes.map((c) => [c.tool, c.serving, c.seen_at, c.diff.length, c.new_hash]),
+    );
   }
   if (u.rejections.length) {
     out += "\nrejected definitions (not raised again):\n";
-    out += table(["TOOL", "REJECTED", "BY", "HASH", "REASON"], u.rejections.map((r) => [r.tool, r.rejected_at, r.rejected_by, r.hash, r.reason]));
+    out += table(
+      ["TOOL", "REJECTED", "BY", "HASH", "REASON"],
+      u.rejections.map((r) => [r.tool, r.rejected_at, r.rejected_by, r.hash, r.reason]),
+    );
   }
   cli.stdout.write(out);
   return EXIT.ok;

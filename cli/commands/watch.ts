@@ -8,7 +8,9 @@ export async function watch(cli: Cli, [id]: string[]): Promise<number> {
   const abort = new AbortController();
   const stopListening = cli.onInterrupt(() => abort.abort());
   try {
-    const { terminal } = await follow(cli, cli.client.stream(id, { signal: abort.signal, onDrop: dropNote(cli) }), { show: true });
+    const { terminal } = await follow(cli, cli.client.stream(id, { signal: abort.signal, onDrop: dropNote(cli) }), {
+      show: true,
+    });
     if (!terminal) {
       cli.stderr.write(`stopped watching; ${id} goes on (trt cancel ${id} stops it)\n`);
       return EXIT.interrupted;

@@ -76,24 +76,40 @@ export function App() {
     <AppContext.Provider value={app}>
       <div inert={expired}>
         <header class="top">
-          <button type="button" class="skip" onClick={() => (document.querySelector("main h1") as HTMLElement | null)?.focus()}>
+          <button
+            type="button"
+            class="skip"
+            onClick={() => (document.querySelector("main h1") as HTMLElement | null)?.focus()}
+          >
             Skip to content
           </button>
           <span class="brand">Tool Runtime</span>
           <nav aria-label="Main">
-            <a href={href("tools")} aria-current={section === "tools" ? "page" : undefined}>Tools</a>
-            <a href={href("executions")} aria-current={section === "executions" ? "page" : undefined}>Executions</a>
+            <a href={href("tools")} aria-current={section === "tools" ? "page" : undefined}>
+              Tools
+            </a>
+            <a href={href("executions")} aria-current={section === "executions" ? "page" : undefined}>
+              Executions
+            </a>
             {session.approver && (
-              <a href={href("approvals")} aria-current={section === "approvals" ? "page" : undefined}>Approvals</a>
+              <a href={href("approvals")} aria-current={section === "approvals" ? "page" : undefined}>
+                Approvals
+              </a>
             )}
             {session.role === "operator" && (
               <>
-                <a href={href("operators")} aria-current={section === "operators" ? "page" : undefined}>Operators</a>
-                <a href={href("upstreams")} aria-current={section === "upstreams" ? "page" : undefined}>Upstreams</a>
+                <a href={href("operators")} aria-current={section === "operators" ? "page" : undefined}>
+                  Operators
+                </a>
+                <a href={href("upstreams")} aria-current={section === "upstreams" ? "page" : undefined}>
+                  Upstreams
+                </a>
               </>
             )}
           </nav>
-          <span class="muted">{session.role === "operator" ? "operator key" : session.approver ? "approver key" : "tenant key"}</span>
+          <span class="muted">
+            {session.role === "operator" ? "operator key" : session.approver ? "approver key" : "tenant key"}
+          </span>
           <button type="button" onClick={signOut}>
             Sign out
           </button>
@@ -124,13 +140,22 @@ function page(route: Route, session: Session) {
       return id ? <ExecutionPage key={id} id={id} /> : <ExecutionsPage />;
     case "operators":
       if (session.role === "operator") return <OperatorsPage />;
-      return <Message title="Operators only" text="This key is a tenant's key: the operators' pages are not shown to it." />;
+      return (
+        <Message title="Operators only" text="This key is a tenant's key: the operators' pages are not shown to it." />
+      );
     case "upstreams":
       if (session.role === "operator") return <UpstreamsPage />;
-      return <Message title="Operators only" text="This key is a tenant's key: the operators' pages are not shown to it." />;
+      return (
+        <Message title="Operators only" text="This key is a tenant's key: the operators' pages are not shown to it." />
+      );
     case "approvals":
       if (session.approver) return <ApprovalsPage />;
-      return <Message title="Approvers only" text="This key cannot decide approvals: only a key with the approver role sees its tenant's calls waiting for a person." />;
+      return (
+        <Message
+          title="Approvers only"
+          text="This key cannot decide approvals: only a key with the approver role sees its tenant's calls waiting for a person."
+        />
+      );
     default:
       return <Message title="No such page" text="That address names no page of the console." />;
   }

@@ -19,10 +19,12 @@ export function useLoad<T>(load: (client: ToolRuntimeClient) => Promise<T>, deps
   useEffect(() => {
     let current = true;
     setLoading(true);
-    load(client).then(
-      (value) => current && (setData(value), setError(null)),
-      (err) => current && !problem(err) && setError(err),
-    ).finally(() => current && setLoading(false));
+    load(client)
+      .then(
+        (value) => current && (setData(value), setError(null)),
+        (err) => current && !problem(err) && setError(err),
+      )
+      .finally(() => current && setLoading(false));
     return () => {
       current = false;
     };

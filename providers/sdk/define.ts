@@ -106,7 +106,8 @@ export function defineTool<I = any, O = any>(spec: ToolSpec<I, O>): ToolDefiniti
   const where = `tool ${JSON.stringify(spec.name)}`;
   if (!TOOL_NAME.test(spec.name)) throw new Error(`${where}: name must be dotted lowercase words`);
   if (!SEMVER.test(spec.version)) throw new Error(`${where}: version ${spec.version} is not semver`);
-  if (!LATENCY_CLASSES.includes(spec.latency_class)) throw new Error(`${where}: unknown latency_class ${spec.latency_class}`);
+  if (!LATENCY_CLASSES.includes(spec.latency_class))
+    throw new Error(`${where}: unknown latency_class ${spec.latency_class}`);
   if (!EFFECTS.includes(spec.effects)) throw new Error(`${where}: unknown effects ${spec.effects}`);
   if (typeof spec.handler !== "function") throw new Error(`${where}: handler must be a function`);
   if (spec.partial_merge !== undefined && !PARTIAL_MERGES.includes(spec.partial_merge)) {
@@ -127,7 +128,9 @@ export function defineTool<I = any, O = any>(spec: ToolSpec<I, O>): ToolDefiniti
       coercion: spec.coercion ?? "strict",
       ...(spec.max_timeout_ms !== undefined ? { max_timeout_ms: spec.max_timeout_ms } : {}),
       ...(spec.breaker !== undefined ? { breaker: spec.breaker } : {}),
-      ...(spec.error_codes !== undefined ? { error_codes: spec.error_codes.map(({ code, description }) => ({ code, description })) } : {}),
+      ...(spec.error_codes !== undefined
+        ? { error_codes: spec.error_codes.map(({ code, description }) => ({ code, description })) }
+        : {}),
       partial_merge: spec.partial_merge ?? "replace",
     },
     handler: spec.handler,

@@ -182,8 +182,7 @@ export interface ProviderError {
 
 /** A provider's answer (docs/contract.md#provider-execution); latency is the handler's own time in microseconds. */
 export type InvokeResult =
-  | { ok: true; output: Value; latency_us: number }
-  | { ok: false; error: ProviderError; latency_us: number };
+  { ok: true; output: Value; latency_us: number } | { ok: false; error: ProviderError; latency_us: number };
 
 /** What a provider Worker offers over Workers RPC (docs/contract.md#provider-execution); the runtime reaches it by a configured binding name. */
 export interface ProviderService {

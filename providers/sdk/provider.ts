@@ -20,14 +20,20 @@ export interface ProviderOptions {
 
 export function createProvider(name: string, tools: ToolDefinition[], options: ProviderOptions = {}) {
   const limit = options.max_concurrency;
-  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) throw new Error(`provider ${name}: max_concurrency must be a positive integer`);
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
+    throw new Error(`provider ${name}: max_concurrency must be a positive integer`);
   const byKey = new Map<string, ToolDefinition>();
   for (const tool of tools) {
     const key = `${tool.manifest.name}@${tool.manifest.version}`;
     if (byKey.has(key)) throw new Error(`provider ${name}: ${key} is declared twice`);
     byKey.set(key, tool);
   }
-  const manifest: ProviderManifest = { provider: name, sdk_version: SDK_VERSION, tools: tools.map((t) => t.manifest), ...(limit !== undefined ? { max_concurrency: limit } : {}) };
+  const manifest: ProviderManifest = {
+    provider: name,
+    sdk_version: SDK_VERSION,
+    tools: tools.map((t) => t.manifest),
+    ...(limit !== undefined ? { max_concurrency: limit } : {}),
+  };
 
   return class Provider extends WorkerEntrypoint {
     manifest(): ProviderManifest {

@@ -9,7 +9,14 @@
  * gets only that id (docs/contract.md#errors: no internals in errors).
  */
 import { ToolError, type ToolContext, type ToolDefinition } from "./define.ts";
-import { INVOCATION_LOG, type ExecutionSink, type InvocationLogLine, type InvokeResult, type ProviderError, type ToolCall } from "./protocol.ts";
+import {
+  INVOCATION_LOG,
+  type ExecutionSink,
+  type InvocationLogLine,
+  type InvokeResult,
+  type ProviderError,
+  type ToolCall,
+} from "./protocol.ts";
 
 /** The reason a handler's signal carries when the runtime stops it. */
 export class ToolStopped extends Error {
@@ -26,8 +33,17 @@ export class ToolStopped extends Error {
  * handler reads it from the platform's report of the invocation to know whose CPU time that is.
  */
 export function invocationLogLine(call: ToolCall): InvocationLogLine {
-  const attempt = typeof call.attempt === "number" ? call.attempt : typeof call.context?.attempt === "number" ? call.context.attempt : null;
-  const line: InvocationLogLine = { msg: INVOCATION_LOG, execution_id: String(call.execution_id).slice(0, 100), attempt };
+  const attempt =
+    typeof call.attempt === "number"
+      ? call.attempt
+      : typeof call.context?.attempt === "number"
+        ? call.context.attempt
+        : null;
+  const line: InvocationLogLine = {
+    msg: INVOCATION_LOG,
+    execution_id: String(call.execution_id).slice(0, 100),
+    attempt,
+  };
   if (typeof call.report_nonce === "string") line.nonce = call.report_nonce.slice(0, 64);
   return line;
 }
@@ -53,9 +69,11 @@ export async function runTool(def: ToolDefinition, call: ToolCall, sink: Executi
   const ctx: ToolContext = {
     emit(type, data) {
       if (type === "partial") checkPartial?.(data);
-      delivered = delivered.then(() => sink.emit({ type, data })).catch((e) => {
-        emitFailure ??= e;
-      });
+      delivered = delivered
+        .then(() => sink.emit({ type, data }))
+        .catch((e) => {
+          emitFailure ??= e;
+        });
     },
     signal: controller.signal,
     remainingMs: () => Math.max(0, deadline - Date.now()),
@@ -92,7 +110,13 @@ function toolError(def: ToolDefinition, call: ToolCall, err: ToolError): Provide
   // An undeclared code still reaches the caller (it is the tool's answer); the author hears of it.
   if (err.code !== undefined && !declared?.some((c) => c.code === err.code)) {
     console.warn(
-      JSON.stringify({ msg: "tool error code not declared in error_codes", tool: call.tool, version: call.version, tool_code: err.code, execution_id: call.execution_id }),
+      JSON.stringify({
+        msg: "tool error code not declared in error_codes",
+        tool: call.tool,
+        version: call.version,
+        tool_code: err.code,
+        execution_id: call.execution_id,
+      }),
     );
   }
   return {
@@ -140,10 +164,14 @@ function appendShapeCheck(tool: string): (data: unknown) => void {
     const given = Array.isArray(data) ? "array" : typeof data === "string" ? "string" : undefined;
     if (given === undefined) {
       const what = data === null ? "null" : typeof data;
-      throw new TypeError(`${tool} declares partial_merge "append": a partial event must carry a JSON array (items to append) or a string (text to add), not ${what}`);
+      throw new TypeError(
+        `${tool} declares partial_merge "append": a partial event must carry a JSON array (items to append) or a string (text to add), not ${what}`,
+      );
     }
     if (shape !== undefined && given !== shape) {
-      throw new TypeError(`${tool} declares partial_merge "append" and its partial events so far were ${shape}s; a ${given} cannot be appended to them`);
+      throw new TypeError(
+        `${tool} declares partial_merge "append" and its partial events so far were ${shape}s; a ${given} cannot be appended to them`,
+      );
     }
     shape = given;
   };

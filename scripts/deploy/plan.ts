@@ -18,7 +18,12 @@
  */
 
 /** What `npm run deploy` ships, in deploy order (a Worker before the ones that bind it). */
-export const SHIPPED = ["providers/std/wrangler.jsonc", "providers/community/wrangler.jsonc", "verifiers/intent/wrangler.jsonc", "wrangler.jsonc"] as const;
+export const SHIPPED = [
+  "providers/std/wrangler.jsonc",
+  "providers/community/wrangler.jsonc",
+  "verifiers/intent/wrangler.jsonc",
+  "wrangler.jsonc",
+] as const;
 /** The runtime's config: the one Worker with resources, migrations and secrets. */
 export const RUNTIME = "wrangler.jsonc";
 /** The generated first-pass config's file name, beside each provider's config (git-ignored). */
@@ -29,7 +34,8 @@ export const FIRST_PASS = ".wrangler-first-pass.jsonc";
  * stop. The required ones are each config's own `secrets.required`, which wrangler checks too.
  */
 export const OPTIONAL_SECRETS: Record<string, string> = {
-  UPSTREAM_TOKEN_KEY: "tenants cannot store their own tokens for upstream MCP servers (32 random bytes, base64: `openssl rand -base64 32`)",
+  UPSTREAM_TOKEN_KEY:
+    "tenants cannot store their own tokens for upstream MCP servers (32 random bytes, base64: `openssl rand -base64 32`)",
 };
 
 /** One shipped Worker's config, as wrangler reads it for the chosen environment. */
@@ -90,13 +96,16 @@ const wrangler = (...args: string[]) => ["wrangler", ...args];
 const rerun = (env?: string) => `npm run deploy${env ? ` -- --env ${env}` : ""}`;
 
 /** The command that sets a secret on a Worker (creating an empty Worker of that name first if none exists). */
-export const secretPut = (name: string, config: string, env?: string) => wrangler("secret", "put", name, "-c", config, ...envArgs(env));
-export const secretList = (config: string, env?: string) => wrangler("secret", "list", "--format", "json", "-c", config, ...envArgs(env));
+export const secretPut = (name: string, config: string, env?: string) =>
+  wrangler("secret", "put", name, "-c", config, ...envArgs(env));
+export const secretList = (config: string, env?: string) =>
+  wrangler("secret", "list", "--format", "json", "-c", config, ...envArgs(env));
 export const queueInfo = (queue: string) => wrangler("queues", "info", queue);
 export const d1List = () => wrangler("d1", "list", "--json");
 export const deployCommand = (config: string, env?: string) => wrangler("deploy", "-c", config, ...envArgs(env));
 /** The local bundle of a Worker, exactly as deploy builds it, stopping before any upload. */
-export const bundleCommand = (config: string, outdir: string, env?: string) => wrangler("deploy", "--dry-run", "--outdir", outdir, "-c", config, ...envArgs(env));
+export const bundleCommand = (config: string, outdir: string, env?: string) =>
+  wrangler("deploy", "--dry-run", "--outdir", outdir, "-c", config, ...envArgs(env));
 
 /** The first-pass config of a provider: its own, minus the tail consumer, beside it. */
 export const firstPassOf = (config: string) => config.replace(/[^/]*$/, FIRST_PASS);
@@ -104,7 +113,12 @@ export const firstPassOf = (config: string) => config.replace(/[^/]*$/, FIRST_PA
 /** The runtime's queues: producers, consumers and dead letter queues, each once. */
 export function queuesOf(runtime: WorkerConfig): string[] {
   const q = runtime.queues;
-  return [...new Set([...q.producers, ...q.consumers.flatMap((c) => [c.queue, ...(c.deadLetterQueue ? [c.deadLetterQueue] : [])])])];
+  return [
+    ...new Set([
+      ...q.producers,
+      ...q.consumers.flatMap((c) => [c.queue, ...(c.deadLetterQueue ? [c.deadLetterQueue] : [])]),
+    ]),
+  ];
 }
 
 /** Configuration mistakes that would fail on the account, found without one. */
@@ -115,14 +129,35 @@ export function validate(workers: WorkerConfig[], env?: string): string[] {
   const names = workers.map((w) => w.name);
   const before = (name: string, w: WorkerConfig) => names.indexOf(name) < names.indexOf(w.name);
   for (const w of workers) {
-    for (const s of w.services) if (!names.includes(s.service) || !before(s.service, w)) problems.push(`${w.config}${env ? ` (env ${env})` : ""}: binding ${s.binding} targets ${s.service}, which is not a shipped Worker deployed before ${w.name}`);
-    for (const t of w.tailConsumers) if (t !== runtime.name) problems.push(`${w.config}${env ? ` (env ${env})` : ""}: tail consumer ${t} is not this environment's runtime (${runtime.name})`);
-    for (const k of w.kv) if (k.id !== undefined && k.id !== "") problems.push(`${w.config}: KV binding ${k.binding} names an id; leave it out so wrangler provisions and keeps the namespace`);
-    for (const d of w.d1) if (d.id !== undefined && d.id !== "") problems.push(`${w.config}: D1 binding ${d.binding} names an id; leave it out so the database is found by its name`);
+    for (const s of w.services)
+      if (!names.includes(s.service) || !before(s.service, w))
+        problems.push(
+          `${w.config}${env ? ` (env ${env})` : ""}: binding ${s.binding} targets ${s.service}, which is not a shipped Worker deployed before ${w.name}`,
+        );
+    for (const t of w.tailConsumers)
+      if (t !== runtime.name)
+        problems.push(
+          `${w.config}${env ? ` (env ${env})` : ""}: tail consumer ${t} is not this environment's runtime (${runtime.name})`,
+        );
+    for (const k of w.kv)
+      if (k.id !== undefined && k.id !== "")
+        problems.push(
+          `${w.config}: KV binding ${k.binding} names an id; leave it out so wrangler provisions and keeps the namespace`,
+        );
+    for (const d of w.d1)
+      if (d.id !== undefined && d.id !== "")
+        problems.push(
+          `${w.config}: D1 binding ${d.binding} names an id; leave it out so the database is found by its name`,
+        );
   }
   const dlqs = runtime.queues.consumers.flatMap((c) => (c.deadLetterQueue ? [c.deadLetterQueue] : []));
-  if (dlqs.length > 0 && runtime.vars.AUDIT_DEAD_LETTER_QUEUE !== dlqs[0]) problems.push(`${RUNTIME}: AUDIT_DEAD_LETTER_QUEUE is ${String(runtime.vars.AUDIT_DEAD_LETTER_QUEUE)}, but the dead letter queue is ${dlqs[0]}`);
-  for (const p of runtime.queues.producers) if (!runtime.queues.consumers.some((c) => c.queue === p)) problems.push(`${RUNTIME}: queue ${p} has a producer and no consumer`);
+  if (dlqs.length > 0 && runtime.vars.AUDIT_DEAD_LETTER_QUEUE !== dlqs[0])
+    problems.push(
+      `${RUNTIME}: AUDIT_DEAD_LETTER_QUEUE is ${String(runtime.vars.AUDIT_DEAD_LETTER_QUEUE)}, but the dead letter queue is ${dlqs[0]}`,
+    );
+  for (const p of runtime.queues.producers)
+    if (!runtime.queues.consumers.some((c) => c.queue === p))
+      problems.push(`${RUNTIME}: queue ${p} has a producer and no consumer`);
   return problems;
 }
 
@@ -130,7 +165,12 @@ export function validate(workers: WorkerConfig[], env?: string): string[] {
  * The whole plan for one environment. `facts` is what the account holds; without it (a dry
  * run) every resource is "create if missing" and the first deploy's order is shown.
  */
-export function buildPlan(workers: WorkerConfig[], migrations: string[] | null, env?: string, facts?: AccountFacts): Plan {
+export function buildPlan(
+  workers: WorkerConfig[],
+  migrations: string[] | null,
+  env?: string,
+  facts?: AccountFacts,
+): Plan {
   const runtime = workers.find((w) => w.config === RUNTIME)!;
   const steps: Step[] = [];
   const again = `then run \`${rerun(env)}\` again: steps already done are skipped or repeated harmlessly`;
@@ -147,7 +187,12 @@ export function buildPlan(workers: WorkerConfig[], migrations: string[] | null, 
   for (const w of workers) {
     if (w.requiredSecrets.length === 0 && w.optionalSecrets.length === 0) continue;
     const set = facts?.secrets[w.name];
-    const state = facts === undefined ? undefined : set === null || set === undefined ? "Worker not deployed yet: no secrets" : `set: ${set.join(", ") || "none"}`;
+    const state =
+      facts === undefined
+        ? undefined
+        : set === null || set === undefined
+          ? "Worker not deployed yet: no secrets"
+          : `set: ${set.join(", ") || "none"}`;
     steps.push({
       phase: "secrets",
       what: `${w.name} needs ${w.requiredSecrets.join(", ") || "no secret"}${w.optionalSecrets.length > 0 ? `; optional: ${w.optionalSecrets.join(", ")}` : ""}`,
@@ -157,7 +202,9 @@ export function buildPlan(workers: WorkerConfig[], migrations: string[] | null, 
     });
     // Without the account (a dry run) every secret is listed with the command that sets it.
     for (const name of w.requiredSecrets) if (!set?.includes(name)) missingSecrets.push(secretPut(name, w.config, env));
-    for (const name of w.optionalSecrets) if (!set?.includes(name)) optionalMissing.push({ command: secretPut(name, w.config, env), why: OPTIONAL_SECRETS[name] ?? "" });
+    for (const name of w.optionalSecrets)
+      if (!set?.includes(name))
+        optionalMissing.push({ command: secretPut(name, w.config, env), why: OPTIONAL_SECRETS[name] ?? "" });
   }
 
   for (const queue of queuesOf(runtime)) {
@@ -195,13 +242,20 @@ export function buildPlan(workers: WorkerConfig[], migrations: string[] | null, 
     steps.push({
       phase: "migrations",
       // wrangler refuses to apply from a folder that does not exist: then there is nothing to apply.
-      what: migrations === null ? `D1 migrations for ${d.binding}: ${dir} does not exist, nothing to apply` : `D1 migrations for ${d.binding} from ${dir} (${migrations.length === 0 ? "no migration files" : migrations.join(", ")}): applied ones are skipped`,
-      command: migrations === null ? undefined : wrangler("d1", "migrations", "apply", d.binding, "--remote", "-c", runtime.config, ...envArgs(env)),
+      what:
+        migrations === null
+          ? `D1 migrations for ${d.binding}: ${dir} does not exist, nothing to apply`
+          : `D1 migrations for ${d.binding} from ${dir} (${migrations.length === 0 ? "no migration files" : migrations.join(", ")}): applied ones are skipped`,
+      command:
+        migrations === null
+          ? undefined
+          : wrangler("d1", "migrations", "apply", d.binding, "--remote", "-c", runtime.config, ...envArgs(env)),
       fix: `read the failing migration's error (nothing after it was applied, and the Workers are not yet changed); fix it with a new migration file; ${again}`,
     });
   }
 
-  const runtimeExists = facts !== undefined && facts.secrets[runtime.name] !== null && facts.secrets[runtime.name] !== undefined;
+  const runtimeExists =
+    facts !== undefined && facts.secrets[runtime.name] !== null && facts.secrets[runtime.name] !== undefined;
   const providers = workers.filter((w) => w.tailConsumers.length > 0);
   const deployFix = (w: WorkerConfig) =>
     `read wrangler's error above; Workers deployed before this step keep their new version and the rest keep their old one (\`npx wrangler rollback -c ${w.config}${env ? ` --env ${env}` : ""}\` undoes one); ${again}`;
@@ -216,11 +270,21 @@ export function buildPlan(workers: WorkerConfig[], migrations: string[] | null, 
     }
   }
   for (const w of workers.filter((x) => !providers.includes(x))) {
-    steps.push({ phase: "deploy", what: `${w.name} (${w.config})`, command: deployCommand(w.config, env), fix: deployFix(w) });
+    steps.push({
+      phase: "deploy",
+      what: `${w.name} (${w.config})`,
+      command: deployCommand(w.config, env),
+      fix: deployFix(w),
+    });
   }
   // After the runtime, so their tail consumer exists; when it already existed, before it, as
   // SHIPPED orders them (a runtime that binds a provider finds the provider's new version).
-  const configured = providers.map((w): Step => ({ phase: "deploy", what: `${w.name} (${w.config}), tail to ${w.tailConsumers.join(", ")}`, command: deployCommand(w.config, env), fix: deployFix(w) }));
+  const configured = providers.map((w): Step => ({
+    phase: "deploy",
+    what: `${w.name} (${w.config}), tail to ${w.tailConsumers.join(", ")}`,
+    command: deployCommand(w.config, env),
+    fix: deployFix(w),
+  }));
   const firstDeploy = steps.findIndex((s) => s.phase === "deploy");
   if (runtimeExists) steps.splice(firstDeploy, 0, ...configured);
   else steps.push(...configured);

@@ -13,7 +13,9 @@ const TITLES: Record<Phase, string> = {
 export const shell = (argv: string[]) => `npx ${argv.join(" ")}`;
 
 export function renderPlan(plan: Plan, dryRun: boolean): string {
-  const lines = [`Deploy plan for ${plan.env ? `environment "${plan.env}"` : "the default environment (no --env)"}${dryRun ? " (dry run: the account is not asked, nothing is uploaded)" : ""}`];
+  const lines = [
+    `Deploy plan for ${plan.env ? `environment "${plan.env}"` : "the default environment (no --env)"}${dryRun ? " (dry run: the account is not asked, nothing is uploaded)" : ""}`,
+  ];
   lines.push(`Workers: ${plan.workers.map((w) => `${w.name} (${w.config})`).join(", ")}`);
   let n = 0;
   for (const phase of Object.keys(TITLES) as Phase[]) {
@@ -35,7 +37,8 @@ export function renderPlan(plan: Plan, dryRun: boolean): string {
     );
     for (const c of plan.missingSecrets) lines.push(`   $ ${shell(c)}`);
   }
-  for (const o of plan.optionalMissing) lines.push("", `Optional secret${dryRun ? "" : " not set"}: without it ${o.why}:`, `   $ ${shell(o.command)}`);
+  for (const o of plan.optionalMissing)
+    lines.push("", `Optional secret${dryRun ? "" : " not set"}: without it ${o.why}:`, `   $ ${shell(o.command)}`);
   if (plan.problems.length > 0) lines.push("", "Configuration problems:", ...plan.problems.map((p) => `   ✗ ${p}`));
   return lines.join("\n");
 }

@@ -27,7 +27,10 @@ interface Resolved {
 export function readWorkers(root: string, env?: string): WorkerConfig[] {
   return SHIPPED.map((config) => {
     const raw = readJsonc<Raw>(join(root, config));
-    if (env !== undefined && !raw.env?.[env]) throw new Error(`${config} has no environment "${env}" (its environments: ${Object.keys(raw.env ?? {}).join(", ") || "none"})`);
+    if (env !== undefined && !raw.env?.[env])
+      throw new Error(
+        `${config} has no environment "${env}" (its environments: ${Object.keys(raw.env ?? {}).join(", ") || "none"})`,
+      );
     const c: Resolved = unstable_readConfig({ config: join(root, config), env });
     const vars = c.vars ?? {};
     return {
@@ -38,7 +41,12 @@ export function readWorkers(root: string, env?: string): WorkerConfig[] {
       requiredSecrets: c.secrets?.required ?? [],
       optionalSecrets: Object.values(vars).filter((v): v is string => typeof v === "string" && v in OPTIONAL_SECRETS),
       kv: c.kv_namespaces.map((k) => ({ binding: k.binding, id: typeof k.id === "string" ? k.id : undefined })),
-      d1: c.d1_databases.map((d) => ({ binding: d.binding, name: d.database_name ?? "", id: d.database_id, migrationsDir: d.migrations_dir })),
+      d1: c.d1_databases.map((d) => ({
+        binding: d.binding,
+        name: d.database_name ?? "",
+        id: d.database_id,
+        migrationsDir: d.migrations_dir,
+      })),
       queues: {
         producers: (c.queues.producers ?? []).map((p) => p.queue),
         consumers: (c.queues.consumers ?? []).map((q) => ({ queue: q.queue, deadLetterQueue: q.dead_letter_queue })),
@@ -51,7 +59,11 @@ export function readWorkers(root: string, env?: string): WorkerConfig[] {
 /** The migration files wrangler would apply, in its order (by name); null when the folder does not exist. */
 export function migrationFiles(root: string, dir = "migrations"): string[] | null {
   const path = join(root, dir);
-  return existsSync(path) ? readdirSync(path).filter((f) => f.endsWith(".sql")).sort() : null;
+  return existsSync(path)
+    ? readdirSync(path)
+        .filter((f) => f.endsWith(".sql"))
+        .sort()
+    : null;
 }
 
 /**
@@ -63,10 +75,16 @@ export function writeFirstPassConfigs(root: string, workers: WorkerConfig[]): st
     .filter((w) => w.tailConsumers.length > 0)
     .map((w) => {
       const { tail_consumers: _top, env, ...rest } = readJsonc<Raw>(join(root, w.config));
-      const envs = Object.fromEntries(Object.entries(env ?? {}).map(([name, block]) => {
-        const { tail_consumers: _env, ...others } = block;
-        return [name, others];
-      }));
-      return writeGenerated(join(root, firstPassOf(w.config)), `scripts/deploy/workers.ts from ${w.config} (the first deploy, before its tail consumer exists)`, { ...rest, env: envs });
+      const envs = Object.fromEntries(
+        Object.entries(env ?? {}).map(([name, block]) => {
+          const { tail_consumers: _env, ...others } = block;
+          return [name, others];
+        }),
+      );
+      return writeGenerated(
+        join(root, firstPassOf(w.config)),
+        `scripts/deploy/workers.ts from ${w.config} (the first deploy, before its tail consumer exists)`,
+        { ...rest, env: envs },
+      );
     });
 }

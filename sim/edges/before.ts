@@ -122,7 +122,12 @@ export const createEdge: CreateEdge = (env, options) => ({
       const startedAt = Date.now();
       const answer = await simulateProvider(chosen.provider, c);
       const verdict = judge(outcomeOf(answer), undefined);
-      if (verdict) await report(env, { provider: chosen.provider, tool: c.tool, at: startedAt, latency_ms: answer.latency_ms, ok: verdict.ok }, { transport: verdict.transport, urgent: chosen.trial });
+      if (verdict)
+        await report(
+          env,
+          { provider: chosen.provider, tool: c.tool, at: startedAt, latency_ms: answer.latency_ms, ok: verdict.ok },
+          { transport: verdict.transport, urgent: chosen.trial },
+        );
       // The old execution service dropped the copy after a provider fault or a trial.
       if (!answer.ok || chosen.trial) cached = undefined;
       return answer.ok ? "ok" : "failed";
@@ -135,5 +140,12 @@ export const createEdge: CreateEdge = (env, options) => ({
 export function outcomeOf(answer: { ok: boolean; latency_ms: number }): ProviderOutcome {
   return answer.ok
     ? { kind: "result", result: { ok: true, output: {}, latency_us: answer.latency_ms * 1000 } }
-    : { kind: "result", result: { ok: false, error: { code: "provider_crashed", message: "simulated failure" }, latency_us: answer.latency_ms * 1000 } };
+    : {
+        kind: "result",
+        result: {
+          ok: false,
+          error: { code: "provider_crashed", message: "simulated failure" },
+          latency_us: answer.latency_ms * 1000,
+        },
+      };
 }

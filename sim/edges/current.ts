@@ -77,7 +77,11 @@ export const createEdge: CreateEdge = (env, options) => {
         const answer = await simulateProvider(chosen.provider, c);
         const verdict = judge(outcomeOf(answer), undefined);
         if (verdict) {
-          await report(env, { provider: chosen.provider, tool: c.tool, at: startedAt, latency_ms: answer.latency_ms, ok: verdict.ok }, { transport: verdict.transport, urgent: chosen.trial, background });
+          await report(
+            env,
+            { provider: chosen.provider, tool: c.tool, at: startedAt, latency_ms: answer.latency_ms, ok: verdict.ok },
+            { transport: verdict.transport, urgent: chosen.trial, background },
+          );
         }
         return answer.ok ? "ok" : "failed";
       } finally {

@@ -40,5 +40,8 @@ export type CreateEdge = (env: Env, options: EdgeOptions) => SimEdge;
 export async function simulateProvider(provider: string, call: SimCall): Promise<{ ok: boolean; latency_ms: number }> {
   const started = Date.now();
   await new Promise((r) => setTimeout(r, call.latencyMs));
-  return { ok: !(provider === call.failingProvider && Math.random() < call.failureRate), latency_ms: Date.now() - started };
+  return {
+    ok: !(provider === call.failingProvider && Math.random() < call.failureRate),
+    latency_ms: Date.now() - started,
+  };
 }

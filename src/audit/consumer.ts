@@ -39,14 +39,30 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   const written = [
     ...messages.slice(0, upTo).flatMap((m) => statementsFor(db, m, tag)),
     ...aggregates(db, tag),
-    db.prepare(`DELETE FROM executions WHERE rowid IN (SELECT rowid FROM executions WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
-    db.prepare(`DELETE FROM views WHERE rowid IN (SELECT rowid FROM views WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
-    db.prepare(`DELETE FROM usage WHERE rowid IN (SELECT rowid FROM usage WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`).bind(now),
+    db
+      .prepare(
+        `DELETE FROM executions WHERE rowid IN (SELECT rowid FROM executions WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`,
+      )
+      .bind(now),
+    db
+      .prepare(
+        `DELETE FROM views WHERE rowid IN (SELECT rowid FROM views WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`,
+      )
+      .bind(now),
+    db
+      .prepare(
+        `DELETE FROM usage WHERE rowid IN (SELECT rowid FROM usage WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`,
+      )
+      .bind(now),
   ];
   const capped = capStatements(db, cap);
   const after = [
-    db.prepare(`DELETE FROM intents WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM intents LIMIT ${PRUNE_PER_BATCH})`),
-    db.prepare(`DELETE FROM approvals WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM approvals LIMIT ${PRUNE_PER_BATCH})`),
+    db.prepare(
+      `DELETE FROM intents WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM intents LIMIT ${PRUNE_PER_BATCH})`,
+    ),
+    db.prepare(
+      `DELETE FROM approvals WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM approvals LIMIT ${PRUNE_PER_BATCH})`,
+    ),
     ...(drill
       ? [
           db
@@ -60,7 +76,10 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   ];
   const results = await db.batch([...written, ...capped, ...after]);
   await countTrimmed(db, results.slice(written.length, written.length + capped.length));
-  if (drill) throw new Error(`audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`);
+  if (drill)
+    throw new Error(
+      `audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`,
+    );
 }
 
 /**
@@ -70,12 +89,21 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
  */
 async function heldByDrills(db: D1Database, batch: MessageBatch<AuditMessage>): Promise<Set<Message<AuditMessage>>> {
   const held = new Set<Message<AuditMessage>>();
-  const armed = new Set((await db.prepare("SELECT name FROM drill_counts WHERE remaining > 0").all<{ name: string }>()).results.map((r) => r.name));
+  const armed = new Set(
+    (await db.prepare("SELECT name FROM drill_counts WHERE remaining > 0").all<{ name: string }>()).results.map(
+      (r) => r.name,
+    ),
+  );
   if (armed.size === 0) return held;
   const countDown = async (name: string) =>
-    (await db.prepare("UPDATE drill_counts SET remaining = remaining - 1 WHERE name = ? AND remaining > 0 RETURNING remaining").bind(name).first()) !== null;
+    (await db
+      .prepare("UPDATE drill_counts SET remaining = remaining - 1 WHERE name = ? AND remaining > 0 RETURNING remaining")
+      .bind(name)
+      .first()) !== null;
   if (armed.has(FAIL_BATCHES) && (await countDown(FAIL_BATCHES))) {
-    throw new Error(`audit drill: batch of ${batch.messages.length} failed before writing anything; the queue will deliver it again`);
+    throw new Error(
+      `audit drill: batch of ${batch.messages.length} failed before writing anything; the queue will deliver it again`,
+    );
   }
   const byTenant = new Map<string, Message<AuditMessage>[]>();
   for (const m of batch.messages) {
@@ -103,7 +131,11 @@ async function heldByDrills(db: D1Database, batch: MessageBatch<AuditMessage>): 
  */
 function capStatements(db: D1Database, cap: number): D1PreparedStatement[] {
   return CAPPED_TABLES.map((table) =>
-    db.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE rowid <= (SELECT MAX(rowid) FROM ${table}) - ? ORDER BY rowid LIMIT ${PRUNE_PER_BATCH})`).bind(cap),
+    db
+      .prepare(
+        `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE rowid <= (SELECT MAX(rowid) FROM ${table}) - ? ORDER BY rowid LIMIT ${PRUNE_PER_BATCH})`,
+      )
+      .bind(cap),
   );
 }
 
@@ -115,9 +147,19 @@ function capStatements(db: D1Database, cap: number): D1PreparedStatement[] {
 async function countTrimmed(db: D1Database, results: D1Result[]): Promise<void> {
   const trimmed = CAPPED_TABLES.map((table, i) => ({ table, n: results[i]?.meta.changes ?? 0 })).filter((t) => t.n > 0);
   if (trimmed.length === 0) return;
-  console.warn(JSON.stringify({ msg: "audit records trimmed by AUDIT_MAX_EXECUTIONS before their retention", trimmed }));
+  console.warn(
+    JSON.stringify({ msg: "audit records trimmed by AUDIT_MAX_EXECUTIONS before their retention", trimmed }),
+  );
   try {
-    await db.batch(trimmed.map((t) => db.prepare("INSERT INTO audit_trimmed (tbl, n) VALUES (?, ?) ON CONFLICT (tbl) DO UPDATE SET n = n + excluded.n").bind(t.table, t.n)));
+    await db.batch(
+      trimmed.map((t) =>
+        db
+          .prepare(
+            "INSERT INTO audit_trimmed (tbl, n) VALUES (?, ?) ON CONFLICT (tbl) DO UPDATE SET n = n + excluded.n",
+          )
+          .bind(t.table, t.n),
+      ),
+    );
   } catch (err) {
     console.error(JSON.stringify({ msg: "audit trim count not written", trimmed, error: String(err) }));
   }
@@ -130,25 +172,43 @@ export function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1P
       const expires = m.record.ended_at + m.retention_ms;
       return [
         recordInsert(db, m.record, expires, tag),
-        ...(m.record.approval ? [db.prepare("INSERT OR IGNORE INTO approvals (execution_id, approval) VALUES (?, ?)").bind(m.record.execution_id, JSON.stringify(m.record.approval))] : []),
+        ...(m.record.approval
+          ? [
+              db
+                .prepare("INSERT OR IGNORE INTO approvals (execution_id, approval) VALUES (?, ?)")
+                .bind(m.record.execution_id, JSON.stringify(m.record.approval)),
+            ]
+          : []),
         ...(m.view !== undefined
-          ? [db.prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)").bind(m.record.execution_id, m.record.tenant, m.view, expires)]
+          ? [
+              db
+                .prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)")
+                .bind(m.record.execution_id, m.record.tenant, m.view, expires),
+            ]
           : []),
       ];
     }
     case "usage":
       // The first report of an attempt stands (delivery is at least once).
       return m.reports.map((r) =>
-        db.prepare("INSERT OR IGNORE INTO usage (execution_id, attempt, cpu_ms, expires_at) VALUES (?, ?, ?, ?)").bind(r.execution_id, r.attempt, r.cpu_ms, m.expires_at),
+        db
+          .prepare("INSERT OR IGNORE INTO usage (execution_id, attempt, cpu_ms, expires_at) VALUES (?, ?, ?, ?)")
+          .bind(r.execution_id, r.attempt, r.cpu_ms, m.expires_at),
       );
     case "intent":
-      return [db.prepare("INSERT OR REPLACE INTO intents (execution_id, decision) VALUES (?, ?)").bind(m.execution_id, JSON.stringify(m.decision))];
+      return [
+        db
+          .prepare("INSERT OR REPLACE INTO intents (execution_id, decision) VALUES (?, ?)")
+          .bind(m.execution_id, JSON.stringify(m.decision)),
+      ];
     case "refusals":
       return [
         db.prepare("INSERT OR IGNORE INTO processed_messages (id) VALUES (?)").bind(m.id),
         ...m.counts.map((c) =>
           db
-            .prepare("INSERT INTO refusals (tenant, tool, reason, n) SELECT ?, ?, ?, ? WHERE changes() = 1 ON CONFLICT (tenant, tool, reason) DO UPDATE SET n = n + excluded.n")
+            .prepare(
+              "INSERT INTO refusals (tenant, tool, reason, n) SELECT ?, ?, ?, ? WHERE changes() = 1 ON CONFLICT (tenant, tool, reason) DO UPDATE SET n = n + excluded.n",
+            )
             .bind(c.tenant, c.tool, c.reason, c.n),
         ),
       ];
@@ -157,7 +217,9 @@ export function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1P
         db.prepare("INSERT OR IGNORE INTO processed_messages (id) VALUES (?)").bind(m.id),
         ...m.counts.map((c) =>
           db
-            .prepare("INSERT INTO intent_unverified (effect, reason, action, n) SELECT ?, ?, ?, ? WHERE changes() = 1 ON CONFLICT (effect, reason, action) DO UPDATE SET n = n + excluded.n")
+            .prepare(
+              "INSERT INTO intent_unverified (effect, reason, action, n) SELECT ?, ?, ?, ? WHERE changes() = 1 ON CONFLICT (effect, reason, action) DO UPDATE SET n = n + excluded.n",
+            )
             .bind(c.effect, c.reason, c.action, c.n),
         ),
       ];
@@ -176,8 +238,27 @@ function recordInsert(db: D1Database, r: AuditEntry, expires: number, tag: strin
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
-      r.execution_id, r.tenant, r.agent, r.project, r.face, r.tool, r.version, r.provider ?? "", r.mode, r.status, r.error_code ?? "",
-      r.accepted_at, r.ended_at, r.latency_ms, r.params_hash, JSON.stringify(r.attempts), JSON.stringify(r.capability), r.correlation_id, r.trace_id, expires, tag,
+      r.execution_id,
+      r.tenant,
+      r.agent,
+      r.project,
+      r.face,
+      r.tool,
+      r.version,
+      r.provider ?? "",
+      r.mode,
+      r.status,
+      r.error_code ?? "",
+      r.accepted_at,
+      r.ended_at,
+      r.latency_ms,
+      r.params_hash,
+      JSON.stringify(r.attempts),
+      JSON.stringify(r.capability),
+      r.correlation_id,
+      r.trace_id,
+      expires,
+      tag,
     );
 }
 

@@ -32,7 +32,17 @@ export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env:
     } catch (err) {
       const ref = crypto.randomUUID();
       const body = JSON.stringify(m) ?? String(m);
-      console.error(JSON.stringify({ msg: "audit dead letter not written", ref, kind, execution_id: executionIdOf(m), error: String(err), message: body.slice(0, LOGGED_BYTES), truncated: body.length > LOGGED_BYTES }));
+      console.error(
+        JSON.stringify({
+          msg: "audit dead letter not written",
+          ref,
+          kind,
+          execution_id: executionIdOf(m),
+          error: String(err),
+          message: body.slice(0, LOGGED_BYTES),
+          truncated: body.length > LOGGED_BYTES,
+        }),
+      );
       try {
         await count(db, kind, "unwritable").run();
         message.ack();
@@ -44,7 +54,11 @@ export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env:
 }
 
 function count(db: D1Database, kind: string, outcome: "written" | "unwritable"): D1PreparedStatement {
-  return db.prepare("INSERT INTO dead_letters (kind, outcome, n) VALUES (?, ?, 1) ON CONFLICT (kind, outcome) DO UPDATE SET n = n + 1").bind(kind, outcome);
+  return db
+    .prepare(
+      "INSERT INTO dead_letters (kind, outcome, n) VALUES (?, ?, 1) ON CONFLICT (kind, outcome) DO UPDATE SET n = n + 1",
+    )
+    .bind(kind, outcome);
 }
 
 function executionIdOf(m: AuditMessage | undefined): string | null {

@@ -3,7 +3,15 @@
  * pipeline feeds the audit log, the execution index and the metrics, so they cannot disagree.
  * An execution sends one message, when it has ended; nothing is sent while it runs.
  */
-import type { ApprovalDecision, AttemptRecord, CapabilityDecision, ExecutionIdentity, ExecutionMode, ExecutionStatus, IntentDecision } from "../contract.ts";
+import type {
+  ApprovalDecision,
+  AttemptRecord,
+  CapabilityDecision,
+  ExecutionIdentity,
+  ExecutionMode,
+  ExecutionStatus,
+  IntentDecision,
+} from "../contract.ts";
 import type { UsageReport } from "./tail-reports.ts";
 
 /**

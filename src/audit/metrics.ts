@@ -20,7 +20,9 @@ function escapeLabel(v: string): string {
 }
 
 function sample(name: string, labels: Labels, value: number): string {
-  const l = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(",");
+  const l = Object.entries(labels)
+    .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+    .join(",");
   return `${name}${l ? `{${l}}` : ""} ${Number.isInteger(value) ? value : value.toPrecision(12)}`;
 }
 
@@ -31,9 +33,16 @@ export interface PendingDefinitionChange {
   seen_at: number;
 }
 
-export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, now: number, upstreamChanges: PendingDefinitionChange[] = []): Promise<string> {
+export async function renderMetrics(
+  db: D1Database,
+  snapshot: RegistrySnapshot,
+  now: number,
+  upstreamChanges: PendingDefinitionChange[] = [],
+): Promise<string> {
   const [counts, buckets, totals, refusals, deadLetters, trimmed, oldest] = await db.batch<Record<string, unknown>>([
-    db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code"),
+    db.prepare(
+      "SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code",
+    ),
     db.prepare("SELECT tool, provider, le, n FROM latency_buckets ORDER BY tool, provider, le"),
     db.prepare("SELECT tool, provider, count, sum_s FROM latency_totals ORDER BY tool, provider"),
     // Tenants are unbounded, so no metric is labelled by one: per-tenant counts are GET /v1/audit/refusals.
@@ -52,14 +61,34 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
       throw err;
     });
   const out: string[] = [];
-  const family = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+  const family = (name: string, type: string, help: string) =>
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
 
-  family("tool_runtime_executions_total", "counter", "Executions that ended, by tool, provider, status and error code.");
+  family(
+    "tool_runtime_executions_total",
+    "counter",
+    "Executions that ended, by tool, provider, status and error code.",
+  );
   for (const r of counts.results) {
-    out.push(sample("tool_runtime_executions_total", { tool: String(r.tool), provider: String(r.provider), status: String(r.status), error_code: String(r.error_code) }, Number(r.n)));
+    out.push(
+      sample(
+        "tool_runtime_executions_total",
+        {
+          tool: String(r.tool),
+          provider: String(r.provider),
+          status: String(r.status),
+          error_code: String(r.error_code),
+        },
+        Number(r.n),
+      ),
+    );
   }
 
-  family("tool_runtime_execution_duration_seconds", "histogram", "Execution latency from acceptance to the end, by tool and provider.");
+  family(
+    "tool_runtime_execution_duration_seconds",
+    "histogram",
+    "Execution latency from acceptance to the end, by tool and provider.",
+  );
   const bucketsByKey = new Map<string, Map<number, number>>();
   for (const r of buckets.results) {
     const key = `${r.tool}\u0000${r.provider}`;
@@ -70,39 +99,115 @@ export async function renderMetrics(db: D1Database, snapshot: RegistrySnapshot, 
     const labels = { tool: String(t.tool), provider: String(t.provider) };
     const mine = bucketsByKey.get(`${t.tool}\u0000${t.provider}`) ?? new Map<number, number>();
     // Stored counts are cumulative already: an execution increments every bound it fits under.
-    for (const le of LATENCY_BUCKETS_S) out.push(sample("tool_runtime_execution_duration_seconds_bucket", { ...labels, le: String(le) }, mine.get(le) ?? 0));
+    for (const le of LATENCY_BUCKETS_S)
+      out.push(
+        sample("tool_runtime_execution_duration_seconds_bucket", { ...labels, le: String(le) }, mine.get(le) ?? 0),
+      );
     out.push(sample("tool_runtime_execution_duration_seconds_bucket", { ...labels, le: "+Inf" }, Number(t.count)));
     out.push(sample("tool_runtime_execution_duration_seconds_sum", labels, Number(t.sum_s)));
     out.push(sample("tool_runtime_execution_duration_seconds_count", labels, Number(t.count)));
   }
 
-  family("tool_runtime_breaker_state", "gauge", "1 when the provider's circuit breaker for the tool is in the given state.");
+  family(
+    "tool_runtime_breaker_state",
+    "gauge",
+    "1 when the provider's circuit breaker for the tool is in the given state.",
+  );
   for (const [key, h] of Object.entries(snapshot.health).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const [provider, tool] = key.split("/");
     const state = breakerView(h.breaker, now);
-    for (const s of ["closed", "open", "half_open"]) out.push(sample("tool_runtime_breaker_state", { provider, tool, state: s }, s === state ? 1 : 0));
+    for (const s of ["closed", "open", "half_open"])
+      out.push(sample("tool_runtime_breaker_state", { provider, tool, state: s }, s === state ? 1 : 0));
   }
 
-  family("tool_runtime_rate_limit_refusals_total", "counter", "Calls refused by rate or concurrency limits (no execution was created), by tool and reason; by tenant: GET /v1/audit/refusals.");
-  for (const r of refusals.results) out.push(sample("tool_runtime_rate_limit_refusals_total", { tool: String(r.tool), reason: String(r.reason) }, Number(r.n)));
+  family(
+    "tool_runtime_rate_limit_refusals_total",
+    "counter",
+    "Calls refused by rate or concurrency limits (no execution was created), by tool and reason; by tenant: GET /v1/audit/refusals.",
+  );
+  for (const r of refusals.results)
+    out.push(
+      sample("tool_runtime_rate_limit_refusals_total", { tool: String(r.tool), reason: String(r.reason) }, Number(r.n)),
+    );
 
   // Level 2 when the verifier failed or was late (src/pipeline/intent.ts, VERIFIER_FAILURE_POLICY).
-  family("tool_runtime_intent_skipped_total", "counter", "Calls that ran without level 2 because the intent verifier failed (error) or was late (timeout), by the tool's effect.");
-  for (const r of unverified.results) if (r.action === "skip") out.push(sample("tool_runtime_intent_skipped_total", { effect: String(r.effect), reason: String(r.reason) }, Number(r.n)));
-  family("tool_runtime_intent_refused_total", "counter", "Calls refused because the intent verifier failed or was late and VERIFIER_FAILURE_POLICY says refuse for the tool's effect.");
-  for (const r of unverified.results) if (r.action === "refuse") out.push(sample("tool_runtime_intent_refused_total", { effect: String(r.effect), reason: String(r.reason) }, Number(r.n)));
+  family(
+    "tool_runtime_intent_skipped_total",
+    "counter",
+    "Calls that ran without level 2 because the intent verifier failed (error) or was late (timeout), by the tool's effect.",
+  );
+  for (const r of unverified.results)
+    if (r.action === "skip")
+      out.push(
+        sample(
+          "tool_runtime_intent_skipped_total",
+          { effect: String(r.effect), reason: String(r.reason) },
+          Number(r.n),
+        ),
+      );
+  family(
+    "tool_runtime_intent_refused_total",
+    "counter",
+    "Calls refused because the intent verifier failed or was late and VERIFIER_FAILURE_POLICY says refuse for the tool's effect.",
+  );
+  for (const r of unverified.results)
+    if (r.action === "refuse")
+      out.push(
+        sample(
+          "tool_runtime_intent_refused_total",
+          { effect: String(r.effect), reason: String(r.reason) },
+          Number(r.n),
+        ),
+      );
 
-  family("tool_runtime_audit_dead_letters_total", "counter", "Audit messages that came back through the dead letter queue: written, or logged as unwritable.");
-  for (const r of deadLetters.results) out.push(sample("tool_runtime_audit_dead_letters_total", { kind: String(r.kind), outcome: String(r.outcome) }, Number(r.n)));
-  family("tool_runtime_audit_trimmed_total", "counter", "Audit rows deleted before their retention was over, to keep the database within AUDIT_MAX_EXECUTIONS.");
-  for (const r of trimmed.results) out.push(sample("tool_runtime_audit_trimmed_total", { table: String(r.tbl) }, Number(r.n)));
-  family("tool_runtime_audit_oldest_record_timestamp_seconds", "gauge", "When the oldest execution the audit log still holds ended (Unix seconds): how far back GET /v1/audit reaches.");
+  family(
+    "tool_runtime_audit_dead_letters_total",
+    "counter",
+    "Audit messages that came back through the dead letter queue: written, or logged as unwritable.",
+  );
+  for (const r of deadLetters.results)
+    out.push(
+      sample(
+        "tool_runtime_audit_dead_letters_total",
+        { kind: String(r.kind), outcome: String(r.outcome) },
+        Number(r.n),
+      ),
+    );
+  family(
+    "tool_runtime_audit_trimmed_total",
+    "counter",
+    "Audit rows deleted before their retention was over, to keep the database within AUDIT_MAX_EXECUTIONS.",
+  );
+  for (const r of trimmed.results)
+    out.push(sample("tool_runtime_audit_trimmed_total", { table: String(r.tbl) }, Number(r.n)));
+  family(
+    "tool_runtime_audit_oldest_record_timestamp_seconds",
+    "gauge",
+    "When the oldest execution the audit log still holds ended (Unix seconds): how far back GET /v1/audit reaches.",
+  );
   const oldestEnded = oldest.results[0]?.ended_at;
-  if (typeof oldestEnded === "number") out.push(sample("tool_runtime_audit_oldest_record_timestamp_seconds", {}, Math.floor(oldestEnded / 1000)));
-  family("tool_runtime_upstream_definition_change_pending", "gauge", "1 while an upstream MCP server lists a tool definition no operator has approved or rejected yet.");
-  for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending", { upstream: c.upstream, tool: c.tool }, 1));
-  family("tool_runtime_upstream_definition_change_pending_since_timestamp_seconds", "gauge", "When the unapproved definition was first listed (Unix seconds).");
-  for (const c of upstreamChanges) out.push(sample("tool_runtime_upstream_definition_change_pending_since_timestamp_seconds", { upstream: c.upstream, tool: c.tool }, Math.floor(c.seen_at / 1000)));
+  if (typeof oldestEnded === "number")
+    out.push(sample("tool_runtime_audit_oldest_record_timestamp_seconds", {}, Math.floor(oldestEnded / 1000)));
+  family(
+    "tool_runtime_upstream_definition_change_pending",
+    "gauge",
+    "1 while an upstream MCP server lists a tool definition no operator has approved or rejected yet.",
+  );
+  for (const c of upstreamChanges)
+    out.push(sample("tool_runtime_upstream_definition_change_pending", { upstream: c.upstream, tool: c.tool }, 1));
+  family(
+    "tool_runtime_upstream_definition_change_pending_since_timestamp_seconds",
+    "gauge",
+    "When the unapproved definition was first listed (Unix seconds).",
+  );
+  for (const c of upstreamChanges)
+    out.push(
+      sample(
+        "tool_runtime_upstream_definition_change_pending_since_timestamp_seconds",
+        { upstream: c.upstream, tool: c.tool },
+        Math.floor(c.seen_at / 1000),
+      ),
+    );
 
   return `${out.join("\n")}\n`;
 }

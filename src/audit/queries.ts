@@ -22,7 +22,16 @@ export interface ListFilters {
   cursor?: { t: number; id: string };
 }
 
-const STATUSES = new Set(["awaiting_approval", "queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"]);
+const STATUSES = new Set([
+  "awaiting_approval",
+  "queued",
+  "scheduled",
+  "running",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "timed_out",
+]);
 export const MAX_PAGE = 100;
 
 /** Reads `tool`, `status`, `since`, `until` (ISO 8601), `limit` and `cursor` from a query string. */
@@ -31,17 +40,29 @@ export function parseFilters(q: (name: string) => string | undefined): ListFilte
     const v = q(name);
     if (v === undefined) return undefined;
     const t = Date.parse(v);
-    if (Number.isNaN(t)) throw new RuntimeError("invalid_request", `${name} must be an ISO 8601 date-time`, { field: name });
+    if (Number.isNaN(t))
+      throw new RuntimeError("invalid_request", `${name} must be an ISO 8601 date-time`, { field: name });
     return t;
   };
   const status = q("status");
-  if (status !== undefined && !STATUSES.has(status)) throw new RuntimeError("invalid_request", `status must be one of ${[...STATUSES].join(", ")}`, { field: "status" });
+  if (status !== undefined && !STATUSES.has(status))
+    throw new RuntimeError("invalid_request", `status must be one of ${[...STATUSES].join(", ")}`, { field: "status" });
   const limitRaw = q("limit");
   const limit = limitRaw === undefined ? 50 : Number(limitRaw);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw new RuntimeError("invalid_request", `limit must be an integer from 1 to ${MAX_PAGE}`, { field: "limit" });
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
+    throw new RuntimeError("invalid_request", `limit must be an integer from 1 to ${MAX_PAGE}`, { field: "limit" });
   const project = q("project");
-  if (project !== undefined && (project.length === 0 || project.length > 128)) throw new RuntimeError("invalid_request", "project must be 1-128 characters", { field: "project" });
-  return { tool: q("tool"), status, project, since: time("since"), until: time("until"), limit, cursor: decodeCursor(q("cursor")) };
+  if (project !== undefined && (project.length === 0 || project.length > 128))
+    throw new RuntimeError("invalid_request", "project must be 1-128 characters", { field: "project" });
+  return {
+    tool: q("tool"),
+    status,
+    project,
+    since: time("since"),
+    until: time("until"),
+    limit,
+    cursor: decodeCursor(q("cursor")),
+  };
 }
 
 function decodeCursor(raw: string | undefined): ListFilters["cursor"] {
@@ -56,7 +77,10 @@ function decodeCursor(raw: string | undefined): ListFilters["cursor"] {
 }
 
 function encodeCursor(t: number, id: string): string {
-  return btoa(JSON.stringify([t, id])).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(JSON.stringify([t, id]))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 function where(f: ListFilters, timeColumn: string): { sql: string; binds: unknown[] } {
@@ -73,11 +97,18 @@ function where(f: ListFilters, timeColumn: string): { sql: string; binds: unknow
   if (f.project !== undefined) add("project = ?", f.project);
   if (f.since !== undefined) add(`${timeColumn} >= ?`, f.since);
   if (f.until !== undefined) add(`${timeColumn} < ?`, f.until);
-  if (f.cursor) add(`(${timeColumn} < ? OR (${timeColumn} = ? AND execution_id < ?))`, f.cursor.t, f.cursor.t, f.cursor.id);
+  if (f.cursor)
+    add(`(${timeColumn} < ? OR (${timeColumn} = ? AND execution_id < ?))`, f.cursor.t, f.cursor.t, f.cursor.id);
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", binds };
 }
 
-async function page<T extends { execution_id: string }>(db: D1Database, from: string, timeColumn: string, f: ListFilters, map: (row: Record<string, unknown>) => T) {
+async function page<T extends { execution_id: string }>(
+  db: D1Database,
+  from: string,
+  timeColumn: string,
+  f: ListFilters,
+  map: (row: Record<string, unknown>) => T,
+) {
   const w = where(f, timeColumn);
   const rows = await db
     .prepare(`SELECT * FROM ${from} ${w.sql} ORDER BY ${timeColumn} DESC, execution_id DESC LIMIT ?`)
@@ -87,7 +118,10 @@ async function page<T extends { execution_id: string }>(db: D1Database, from: st
   const last = results.at(-1);
   return {
     items: results.map(map),
-    next_cursor: rows.results.length > f.limit && last ? encodeCursor(last[timeColumn] as number, last.execution_id as string) : null,
+    next_cursor:
+      rows.results.length > f.limit && last
+        ? encodeCursor(last[timeColumn] as number, last.execution_id as string)
+        : null,
   };
 }
 
@@ -96,7 +130,10 @@ const iso = (t: unknown) => (typeof t === "number" ? new Date(t).toISOString() :
 /** One row of the execution index (`GET /v1/executions`). */
 export type IndexItem = ExecutionSummary;
 
-export async function listExecutions(db: D1Database, f: ListFilters): Promise<{ executions: IndexItem[]; next_cursor: string | null }> {
+export async function listExecutions(
+  db: D1Database,
+  f: ListFilters,
+): Promise<{ executions: IndexItem[]; next_cursor: string | null }> {
   const { items, next_cursor } = await page(db, "executions", "accepted_at", f, (r): ExecutionSummary => ({
     execution_id: r.execution_id as string,
     tool: r.tool as string,

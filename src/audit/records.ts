@@ -36,7 +36,10 @@ export function rememberView(tenant: string, agent: string, view: ExecutionView,
   }
 }
 
-export async function storeView(env: Env, v: { execution_id: string; tenant: string; view: string; expires_at: number }): Promise<void> {
+export async function storeView(
+  env: Env,
+  v: { execution_id: string; tenant: string; view: string; expires_at: number },
+): Promise<void> {
   const db = env.AUDIT_DB;
   await db
     .prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)")
@@ -49,26 +52,44 @@ export async function storeView(env: Env, v: { execution_id: string; tenant: str
  * tenant's or, for a caller that sees only its own, another agent's), with the providers' CPU
  * reports that have reached the store since it was written.
  */
-export async function readEdgeView(env: Env, scope: ExecutionScope, executionId: string, acceptedAt: number, maxRunMs: number): Promise<ExecutionView | undefined> {
+export async function readEdgeView(
+  env: Env,
+  scope: ExecutionScope,
+  executionId: string,
+  acceptedAt: number,
+  maxRunMs: number,
+): Promise<ExecutionView | undefined> {
   const view = await findEdgeView(env, scope, executionId, acceptedAt, maxRunMs);
   return view && withUsage(view, await readUsage(env.AUDIT_DB, executionId));
 }
 
 /** The CPU reports of an execution's attempts in the audit store (src/audit/tail.ts). */
 export async function readUsage(db: D1Database, executionId: string): Promise<AttemptUsage[]> {
-  const rows = await db.prepare("SELECT attempt, cpu_ms FROM usage WHERE execution_id = ? ORDER BY attempt").bind(executionId).all<AttemptUsage>();
+  const rows = await db
+    .prepare("SELECT attempt, cpu_ms FROM usage WHERE execution_id = ? ORDER BY attempt")
+    .bind(executionId)
+    .all<AttemptUsage>();
   return rows.results;
 }
 
-async function findEdgeView(env: Env, scope: ExecutionScope, executionId: string, acceptedAt: number, maxRunMs: number): Promise<ExecutionView | undefined> {
+async function findEdgeView(
+  env: Env,
+  scope: ExecutionScope,
+  executionId: string,
+  acceptedAt: number,
+  maxRunMs: number,
+): Promise<ExecutionView | undefined> {
   const now = Date.now();
   const hit = recent.get(executionId);
-  if (hit && hit.expires > now) return inScope(scope, hit.tenant, hit.agent) ? fromJson<ExecutionView>(hit.json) : undefined;
+  if (hit && hit.expires > now)
+    return inScope(scope, hit.tenant, hit.agent) ? fromJson<ExecutionView>(hit.json) : undefined;
   // The agent is the audit record's, written in the same batch as the view — or after it, for a
   // view too large for a message (src/execution/edge-run.ts): a caller that sees only its own
   // agent's treats a view without its agent yet like one not stored yet.
   const read = async () => {
-    const row = await env.AUDIT_DB.prepare("SELECT v.tenant, v.view, e.agent FROM views v LEFT JOIN executions e ON e.execution_id = v.execution_id WHERE v.execution_id = ? AND v.expires_at > ?")
+    const row = await env.AUDIT_DB.prepare(
+      "SELECT v.tenant, v.view, e.agent FROM views v LEFT JOIN executions e ON e.execution_id = v.execution_id WHERE v.execution_id = ? AND v.expires_at > ?",
+    )
       .bind(executionId, Date.now())
       .first<{ tenant: string; view: string; agent: string | null }>();
     if (!row || (row.agent === null && scope.agent !== null && row.tenant === scope.tenant)) return null;

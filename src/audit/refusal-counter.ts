@@ -57,11 +57,19 @@ class EdgeCounter<M extends CountMessage> {
 const refusals = new EdgeCounter<Extract<AuditMessage, { kind: "refusals" }>>("refusals");
 const unverified = new EdgeCounter<Extract<AuditMessage, { kind: "intent_unverified" }>>("intent_unverified");
 
-export function countRefusal(env: Env, waitUntil: (p: Promise<unknown>) => void, r: { tenant: string; tool: string; reason: string }): void {
+export function countRefusal(
+  env: Env,
+  waitUntil: (p: Promise<unknown>) => void,
+  r: { tenant: string; tool: string; reason: string },
+): void {
   refusals.count(env, waitUntil, r);
 }
 
 /** A call whose intent the verifier did not decide: `action` is what the operator's policy did with it. */
-export function countIntentUnverified(env: Env, waitUntil: (p: Promise<unknown>) => void, u: { effect: string; reason: string; action: string }): void {
+export function countIntentUnverified(
+  env: Env,
+  waitUntil: (p: Promise<unknown>) => void,
+  u: { effect: string; reason: string; action: string },
+): void {
   unverified.count(env, waitUntil, u);
 }

@@ -18,16 +18,25 @@ export interface RefusalCount {
 /** At most this many rows in one answer; `truncated` says when there were more (narrow by tenant or tool). */
 export const MAX_REFUSAL_ROWS = 1_000;
 
-export async function listRefusals(db: D1Database, f: { tenant?: string; tool?: string }): Promise<{ refusals: RefusalCount[]; truncated: boolean }> {
+export async function listRefusals(
+  db: D1Database,
+  f: { tenant?: string; tool?: string },
+): Promise<{ refusals: RefusalCount[]; truncated: boolean }> {
   for (const [field, value] of Object.entries(f)) {
-    if (value !== undefined && (value.length === 0 || value.length > 256)) throw new RuntimeError("invalid_request", `${field} must be 1 to 256 characters`, { field });
+    if (value !== undefined && (value.length === 0 || value.length > 256))
+      throw new RuntimeError("invalid_request", `${field} must be 1 to 256 characters`, { field });
   }
   const where: string[] = [];
   const args: string[] = [];
   if (f.tenant !== undefined) (where.push("tenant = ?"), args.push(f.tenant));
   if (f.tool !== undefined) (where.push("tool = ?"), args.push(f.tool));
   const sql = `SELECT tenant, tool, reason, n FROM refusals${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY tenant, tool, reason LIMIT ?`;
-  const { results } = await db.prepare(sql).bind(...args, MAX_REFUSAL_ROWS + 1).all<{ tenant: string; tool: string; reason: string; n: number }>();
-  const rows = results.slice(0, MAX_REFUSAL_ROWS).map((r) => ({ tenant: r.tenant, tool: r.tool, reason: r.reason, count: Number(r.n) }));
+  const { results } = await db
+    .prepare(sql)
+    .bind(...args, MAX_REFUSAL_ROWS + 1)
+    .all<{ tenant: string; tool: string; reason: string; n: number }>();
+  const rows = results
+    .slice(0, MAX_REFUSAL_ROWS)
+    .map((r) => ({ tenant: r.tenant, tool: r.tool, reason: r.reason, count: Number(r.n) }));
   return { refusals: rows, truncated: results.length > MAX_REFUSAL_ROWS };
 }

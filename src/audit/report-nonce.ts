@@ -43,7 +43,9 @@ export function importReportKey(hex: string): Promise<CryptoKey> {
 
 /** The nonce of one attempt under `key`. */
 export async function nonceFor(key: CryptoKey, executionId: string, attempt: number): Promise<string> {
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${executionId}#${attempt}`)));
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${executionId}#${attempt}`)),
+  );
   return [...mac.subarray(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
@@ -52,13 +54,25 @@ export async function attemptNonce(env: Env, executionId: string, attempt: numbe
   try {
     return await nonceFor(await reportKey(env), executionId, attempt);
   } catch (err) {
-    console.warn(JSON.stringify({ msg: "cpu report nonce unavailable; this attempt's report will not be believed", execution_id: executionId, attempt, error: String(err) }));
+    console.warn(
+      JSON.stringify({
+        msg: "cpu report nonce unavailable; this attempt's report will not be believed",
+        execution_id: executionId,
+        attempt,
+        error: String(err),
+      }),
+    );
     return undefined;
   }
 }
 
 /** The nonce each report should carry, by report; throws when the key cannot be had. */
-export async function expectedNonces<R extends { execution_id: string; attempt: number }>(env: Env, reports: readonly R[]): Promise<Map<R, string>> {
+export async function expectedNonces<R extends { execution_id: string; attempt: number }>(
+  env: Env,
+  reports: readonly R[],
+): Promise<Map<R, string>> {
   const key = await reportKey(env);
-  return new Map(await Promise.all(reports.map(async (r) => [r, await nonceFor(key, r.execution_id, r.attempt)] as const)));
+  return new Map(
+    await Promise.all(reports.map(async (r) => [r, await nonceFor(key, r.execution_id, r.attempt)] as const)),
+  );
 }

@@ -11,7 +11,9 @@
  */
 
 /** Latency histogram bounds in seconds (1 ms to 600 s, Prometheus `le`). */
-export const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+export const LATENCY_BUCKETS_S = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
+];
 
 /**
  * The newest migration this code needs: its file name under `migrations/`, as wrangler records
@@ -24,7 +26,8 @@ export const AUDIT_SCHEMA_MIGRATION = "0002_intent_unverified.sql";
 export const MIGRATIONS_TABLE = "d1_migrations";
 
 /** What an operator reads when the database lacks the schema, and the one command that fixes it. */
-export const NOT_MIGRATED = "audit schema not migrated: run `npx wrangler d1 migrations apply AUDIT_DB --local|--remote`";
+export const NOT_MIGRATED =
+  "audit schema not migrated: run `npx wrangler d1 migrations apply AUDIT_DB --local|--remote`";
 
 export interface AuditDbReadiness {
   ready: boolean;
@@ -40,11 +43,16 @@ export interface AuditDbReadiness {
 export async function auditSchemaReadiness(db: D1Database | undefined): Promise<AuditDbReadiness> {
   if (!db) return { ready: false, reason: "no AUDIT_DB database is bound" };
   try {
-    const row = await db.prepare(`SELECT 1 AS applied FROM ${MIGRATIONS_TABLE} WHERE name = ?`).bind(AUDIT_SCHEMA_MIGRATION).first();
+    const row = await db
+      .prepare(`SELECT 1 AS applied FROM ${MIGRATIONS_TABLE} WHERE name = ?`)
+      .bind(AUDIT_SCHEMA_MIGRATION)
+      .first();
     return row ? { ready: true } : { ready: false, reason: NOT_MIGRATED };
   } catch (err) {
     // No migrations table: nothing was ever applied. Anything else is the database's own fault.
     const message = (err as Error).message;
-    return /no such table/i.test(message) ? { ready: false, reason: NOT_MIGRATED } : { ready: false, reason: `audit database unreadable: ${message}` };
+    return /no such table/i.test(message)
+      ? { ready: false, reason: NOT_MIGRATED }
+      : { ready: false, reason: `audit database unreadable: ${message}` };
   }
 }

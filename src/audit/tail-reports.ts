@@ -42,7 +42,13 @@ export function invocationReports(items: readonly TraceItemLike[]): InvocationRe
   for (const item of items) {
     if (!isInvoke(item.event)) continue;
     const line = invocationLine(item.logs ?? []);
-    if (line) reports.push({ execution_id: line.execution_id, attempt: line.attempt, cpu_ms: measuredCpu(item), nonce: line.nonce });
+    if (line)
+      reports.push({
+        execution_id: line.execution_id,
+        attempt: line.attempt,
+        cpu_ms: measuredCpu(item),
+        nonce: line.nonce,
+      });
   }
   return reports;
 }
@@ -52,7 +58,10 @@ export function invocationReports(items: readonly TraceItemLike[]): InvocationRe
  * attempt, the first of each attempt. Checked before the first is taken, so a forged line for
  * an attempt cannot crowd out the real report in the same batch.
  */
-export function usageReportsOf(reports: readonly InvocationReport[], expected: (r: InvocationReport) => string | undefined): UsageReport[] {
+export function usageReportsOf(
+  reports: readonly InvocationReport[],
+  expected: (r: InvocationReport) => string | undefined,
+): UsageReport[] {
   const believed = new Map<string, UsageReport>();
   for (const r of reports) {
     const nonce = expected(r);
@@ -79,7 +88,9 @@ function measuredCpu(item: TraceItemLike): number | null {
   return cpuTime;
 }
 
-function invocationLine(logs: readonly { message?: unknown }[]): { execution_id: string; attempt: number; nonce: string | null } | undefined {
+function invocationLine(
+  logs: readonly { message?: unknown }[],
+): { execution_id: string; attempt: number; nonce: string | null } | undefined {
   for (const log of logs) {
     const parts = Array.isArray(log.message) ? log.message : [log.message];
     for (const part of parts) {
@@ -91,9 +102,15 @@ function invocationLine(logs: readonly { message?: unknown }[]): { execution_id:
         continue;
       }
       const p = parsed as { msg?: unknown; execution_id?: unknown; attempt?: unknown; nonce?: unknown };
-      if (p?.msg !== INVOCATION_LOG || typeof p.execution_id !== "string" || !EXECUTION_ID.test(p.execution_id)) continue;
-      if (typeof p.attempt !== "number" || !Number.isInteger(p.attempt) || p.attempt < 1 || p.attempt > MAX_ATTEMPT) continue;
-      return { execution_id: p.execution_id, attempt: p.attempt, nonce: typeof p.nonce === "string" && REPORT_NONCE.test(p.nonce) ? p.nonce : null };
+      if (p?.msg !== INVOCATION_LOG || typeof p.execution_id !== "string" || !EXECUTION_ID.test(p.execution_id))
+        continue;
+      if (typeof p.attempt !== "number" || !Number.isInteger(p.attempt) || p.attempt < 1 || p.attempt > MAX_ATTEMPT)
+        continue;
+      return {
+        execution_id: p.execution_id,
+        attempt: p.attempt,
+        nonce: typeof p.nonce === "string" && REPORT_NONCE.test(p.nonce) ? p.nonce : null,
+      };
     }
   }
   return undefined;

@@ -25,14 +25,29 @@ export async function consumeTail(events: readonly TraceItemLike[], env: Env): P
   try {
     expected = await expectedNonces(env, candidates);
   } catch (err) {
-    console.warn(JSON.stringify({ msg: "cpu reports dropped: the report key could not be had", reports: candidates.length, error: String(err) }));
+    console.warn(
+      JSON.stringify({
+        msg: "cpu reports dropped: the report key could not be had",
+        reports: candidates.length,
+        error: String(err),
+      }),
+    );
     return;
   }
   const reports = usageReportsOf(candidates, (r) => expected.get(r));
-  if (reports.length < candidates.length) console.warn(JSON.stringify({ msg: "cpu reports not believed: no nonce, or not the attempt's", dropped: candidates.length - reports.length }));
+  if (reports.length < candidates.length)
+    console.warn(
+      JSON.stringify({
+        msg: "cpu reports not believed: no nonce, or not the attempt's",
+        dropped: candidates.length - reports.length,
+      }),
+    );
   if (reports.length === 0) return;
   const expiresAt = Date.now() + loadConfig(env).retentionMs;
-  await Promise.all([sendAudit(env, { kind: "usage", reports, expires_at: expiresAt }), ...reports.map((r) => toObject(env, r))]);
+  await Promise.all([
+    sendAudit(env, { kind: "usage", reports, expires_at: expiresAt }),
+    ...reports.map((r) => toObject(env, r)),
+  ]);
 }
 
 async function toObject(env: Env, report: UsageReport): Promise<void> {
@@ -41,6 +56,13 @@ async function toObject(env: Env, report: UsageReport): Promise<void> {
   try {
     await location.stub.recordUsage(report.attempt, report.cpu_ms);
   } catch (err) {
-    console.warn(JSON.stringify({ msg: "cpu report not recorded", execution_id: report.execution_id, attempt: report.attempt, error: String(err) }));
+    console.warn(
+      JSON.stringify({
+        msg: "cpu report not recorded",
+        execution_id: report.execution_id,
+        attempt: report.attempt,
+        error: String(err),
+      }),
+    );
   }
 }

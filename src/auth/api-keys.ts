@@ -19,7 +19,10 @@ export const hashKey = (key: string): Promise<string> => sha256Hex(key);
 
 function randomToken(bytes: number): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...raw)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...raw))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 export class ApiKeyStore {
@@ -29,7 +32,9 @@ export class ApiKeyStore {
   }
 
   /** Creates a key; the returned `key` is the only time its secret exists outside the caller. */
-  async create(fields: Omit<ApiKeyRecord, "key_id" | "created_at" | "revoked_at">): Promise<{ key: string; record: ApiKeyRecord }> {
+  async create(
+    fields: Omit<ApiKeyRecord, "key_id" | "created_at" | "revoked_at">,
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
     const key = `${API_KEY_PREFIX}${randomToken(32)}`;
     const record: ApiKeyRecord = { key_id: `key_${randomToken(9)}`, created_at: new Date().toISOString(), ...fields };
     const hash = await hashKey(key);
@@ -72,5 +77,11 @@ export class ApiKeyStore {
 
 export function callerOfKey(record: ApiKeyRecord): Caller {
   // A record without a field grants nothing by it (least privilege).
-  return { tenant: record.tenant, agent: record.agent, capabilities: record.capabilities ?? [], channels: record.channels ?? [], role: parseRole(record.role) };
+  return {
+    tenant: record.tenant,
+    agent: record.agent,
+    capabilities: record.capabilities ?? [],
+    channels: record.channels ?? [],
+    role: parseRole(record.role),
+  };
 }

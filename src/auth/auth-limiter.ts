@@ -61,5 +61,8 @@ export async function countFailure(env: Env, request: RequestFacts, refusal: Run
 }
 
 function tooMany(retryAfterMs: number): RuntimeError {
-  return new RuntimeError("rate_limited", "too many failed credentials from this address", { reason: "auth_failures", retry_after_ms: retryAfterMs });
+  return new RuntimeError("rate_limited", "too many failed credentials from this address", {
+    reason: "auth_failures",
+    retry_after_ms: retryAfterMs,
+  });
 }

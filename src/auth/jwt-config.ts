@@ -33,7 +33,9 @@ const JWT_SETTINGS = [
   "JWT_OPERATOR_VALUES",
 ] as const;
 
-type JwtEnv = Partial<Record<"JWT_JWKS" | "JWT_JWKS_URL" | (typeof JWT_SETTINGS)[number] | "LOCAL_DEVELOPMENT", unknown>>;
+type JwtEnv = Partial<
+  Record<"JWT_JWKS" | "JWT_JWKS_URL" | (typeof JWT_SETTINGS)[number] | "LOCAL_DEVELOPMENT", unknown>
+>;
 
 /** The JWT configuration, or undefined when no key source is set (and no other JWT setting is). */
 export function parseJwtConfig(env: JwtEnv): JwtConfig | undefined {
@@ -43,8 +45,13 @@ export function parseJwtConfig(env: JwtEnv): JwtConfig | undefined {
     if (stray) throw new ConfigError(`${stray} is set, but JWTs are not configured: set JWT_JWKS or JWT_JWKS_URL too`);
     return undefined;
   }
-  const algorithms = isSet(env.JWT_ALGORITHMS) ? String(env.JWT_ALGORITHMS).split(",").map((a) => a.trim()) : ["RS256", "ES256", "EdDSA"];
-  if (algorithms.some((a) => a === "" || a === "none" || a.startsWith("HS"))) throw new ConfigError("JWT_ALGORITHMS takes asymmetric algorithms only");
+  const algorithms = isSet(env.JWT_ALGORITHMS)
+    ? String(env.JWT_ALGORITHMS)
+        .split(",")
+        .map((a) => a.trim())
+    : ["RS256", "ES256", "EdDSA"];
+  if (algorithms.some((a) => a === "" || a === "none" || a.startsWith("HS")))
+    throw new ConfigError("JWT_ALGORITHMS takes asymmetric algorithms only");
   return {
     issuer: required(env, "JWT_ISSUER"),
     audience: required(env, "JWT_AUDIENCE"),
@@ -63,7 +70,10 @@ export function parseJwtConfig(env: JwtEnv): JwtConfig | undefined {
 function keySource(env: JwtEnv): JwtKeySource | undefined {
   const hasSet = isSet(env.JWT_JWKS);
   const hasUrl = isSet(env.JWT_JWKS_URL);
-  if (hasSet && hasUrl) throw new ConfigError("JWT_JWKS and JWT_JWKS_URL are both set: set exactly one (a static key set, or the URL the identity provider publishes its keys at)");
+  if (hasSet && hasUrl)
+    throw new ConfigError(
+      "JWT_JWKS and JWT_JWKS_URL are both set: set exactly one (a static key set, or the URL the identity provider publishes its keys at)",
+    );
   if (hasSet) {
     for (const name of ["JWT_JWKS_COOLDOWN_MS", "JWT_JWKS_CACHE_MAX_AGE_MS"] as const) {
       if (isSet(env[name])) throw new ConfigError(`${name} applies to JWT_JWKS_URL only; JWT_JWKS is a static key set`);
@@ -77,15 +87,20 @@ function keySource(env: JwtEnv): JwtKeySource | undefined {
       }
     }
     const keys = (jwks as { keys?: unknown } | null)?.keys;
-    if (!Array.isArray(keys) || keys.length === 0) throw new ConfigError("JWT_JWKS must be a JWK set with at least one key");
+    if (!Array.isArray(keys) || keys.length === 0)
+      throw new ConfigError("JWT_JWKS must be a JWK set with at least one key");
     return { kind: "static", jwks: { keys } };
   }
   if (!hasUrl) return undefined;
   return {
     kind: "remote",
     url: jwksUrl(String(env.JWT_JWKS_URL), env.LOCAL_DEVELOPMENT === "true"),
-    cooldownMs: isSet(env.JWT_JWKS_COOLDOWN_MS) ? wholeNumber("JWT_JWKS_COOLDOWN_MS", env.JWT_JWKS_COOLDOWN_MS, 0) : DEFAULT_JWKS_COOLDOWN_MS,
-    cacheMaxAgeMs: isSet(env.JWT_JWKS_CACHE_MAX_AGE_MS) ? wholeNumber("JWT_JWKS_CACHE_MAX_AGE_MS", env.JWT_JWKS_CACHE_MAX_AGE_MS, 1) : DEFAULT_JWKS_CACHE_MAX_AGE_MS,
+    cooldownMs: isSet(env.JWT_JWKS_COOLDOWN_MS)
+      ? wholeNumber("JWT_JWKS_COOLDOWN_MS", env.JWT_JWKS_COOLDOWN_MS, 0)
+      : DEFAULT_JWKS_COOLDOWN_MS,
+    cacheMaxAgeMs: isSet(env.JWT_JWKS_CACHE_MAX_AGE_MS)
+      ? wholeNumber("JWT_JWKS_CACHE_MAX_AGE_MS", env.JWT_JWKS_CACHE_MAX_AGE_MS, 1)
+      : DEFAULT_JWKS_CACHE_MAX_AGE_MS,
   };
 }
 
@@ -97,22 +112,27 @@ function jwksUrl(value: string, localDevelopment: boolean): string {
   } catch {
     throw new ConfigError("JWT_JWKS_URL is not a URL");
   }
-  if (url.username !== "" || url.password !== "") throw new ConfigError("JWT_JWKS_URL must not carry a user name or password");
+  if (url.username !== "" || url.password !== "")
+    throw new ConfigError("JWT_JWKS_URL must not carry a user name or password");
   if (url.protocol === "https:") return url.href;
   if (url.protocol === "http:" && localDevelopment && isLoopbackHost(url.host)) return url.href;
-  throw new ConfigError("JWT_JWKS_URL must be an https URL (plain http only to a loopback host with LOCAL_DEVELOPMENT=true)");
+  throw new ConfigError(
+    "JWT_JWKS_URL must be an https URL (plain http only to a loopback host with LOCAL_DEVELOPMENT=true)",
+  );
 }
 
 function required(env: JwtEnv, name: "JWT_ISSUER" | "JWT_AUDIENCE"): string {
   const value = env[name];
   // jose skips the check of an empty issuer or audience: empty would accept every token's.
-  if (typeof value !== "string" || value.trim() === "") throw new ConfigError(`${name} is required (and must not be empty) when JWTs are configured`);
+  if (typeof value !== "string" || value.trim() === "")
+    throw new ConfigError(`${name} is required (and must not be empty) when JWTs are configured`);
   return value;
 }
 
 /** A media type's printable characters (RFC 7515 §4.1.9); jose compares it without case and an `application/` prefix. */
 function headerType(value: unknown): string {
-  if (typeof value !== "string" || !/^[\x21-\x7e]{1,100}$/.test(value)) throw new ConfigError("JWT_REQUIRE_TYPE must be a media type such as at+jwt");
+  if (typeof value !== "string" || !/^[\x21-\x7e]{1,100}$/.test(value))
+    throw new ConfigError("JWT_REQUIRE_TYPE must be a media type such as at+jwt");
   return value;
 }
 
@@ -124,13 +144,19 @@ function flag(name: string, value: unknown): boolean {
 
 function wholeNumber(name: string, value: unknown, least: number): number {
   const n = typeof value === "string" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < least) throw new ConfigError(`${name} must be a whole number, at least ${least}`);
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < least)
+    throw new ConfigError(`${name} must be a whole number, at least ${least}`);
   return n;
 }
 
 /** A comma-separated list; absent or empty: none. */
 function list(value: unknown): string[] {
-  return isSet(value) ? String(value).split(",").map((v) => v.trim()).filter(Boolean) : [];
+  return isSet(value)
+    ? String(value)
+        .split(",")
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [];
 }
 
 function isSet(value: unknown): boolean {
@@ -144,8 +170,14 @@ function isSet(value: unknown): boolean {
  */
 function parseJwtOperators(env: JwtEnv): JwtConfig["operators"] {
   const claim = isSet(env.JWT_OPERATOR_CLAIM) ? String(env.JWT_OPERATOR_CLAIM) : "";
-  const values = (isSet(env.JWT_OPERATOR_VALUES) ? String(env.JWT_OPERATOR_VALUES) : "").split(",").map((v) => v.trim()).filter(Boolean);
+  const values = (isSet(env.JWT_OPERATOR_VALUES) ? String(env.JWT_OPERATOR_VALUES) : "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (claim === "" && values.length === 0) return undefined;
-  if (claim === "" || values.length === 0) throw new ConfigError("JWT_OPERATOR_CLAIM and JWT_OPERATOR_VALUES go together: a claim, and the comma-separated values that make an operator");
+  if (claim === "" || values.length === 0)
+    throw new ConfigError(
+      "JWT_OPERATOR_CLAIM and JWT_OPERATOR_VALUES go together: a claim, and the comma-separated values that make an operator",
+    );
   return { claim, values };
 }

@@ -41,7 +41,10 @@ export function keyResolver(source: JwtKeySource): JWTVerifyGetKey {
   const id = `${source.url} ${source.cooldownMs} ${source.cacheMaxAgeMs}`;
   let keys = remoteSets.get(id);
   if (!keys) {
-    keys = createRemoteJWKSet(new URL(source.url), { cooldownDuration: source.cooldownMs, cacheMaxAge: source.cacheMaxAgeMs });
+    keys = createRemoteJWKSet(new URL(source.url), {
+      cooldownDuration: source.cooldownMs,
+      cacheMaxAge: source.cacheMaxAgeMs,
+    });
     remoteSets.set(id, keys);
   }
   return keys;

@@ -61,7 +61,9 @@ function callerOfClaims(p: JWTPayload, config: JwtConfig): Caller {
   return {
     tenant,
     agent: p.sub!,
-    capabilities: stringList(p.capabilities) ?? (typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : config.defaultCapabilities),
+    capabilities:
+      stringList(p.capabilities) ??
+      (typeof p.scope === "string" ? p.scope.split(" ").filter(Boolean) : config.defaultCapabilities),
     channels: stringList(p.channels) ?? config.defaultChannels,
     // Operators are named by configuration, never by the token's own word. "approver" and
     // "tenant_admin" are rights inside one tenant that the identity provider grants; anything

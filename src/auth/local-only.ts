@@ -90,7 +90,8 @@ function localProblem(request: RequestFacts, checkOrigin: boolean): string | und
   const ip = request.headers.get("cf-connecting-ip");
   if (ip !== null && !isLoopbackAddress(ip)) return `the connecting address ${ip} is not loopback`;
   const origin = request.headers.get("origin");
-  if (checkOrigin && origin !== null && !isLoopbackOrigin(origin)) return `Origin ${JSON.stringify(origin)} is not a loopback origin`;
+  if (checkOrigin && origin !== null && !isLoopbackOrigin(origin))
+    return `Origin ${JSON.stringify(origin)} is not a loopback origin`;
   return undefined;
 }
 
@@ -106,9 +107,20 @@ export function localOnly(jsonRpcPath: string): MiddlewareHandler<AppEnv> {
     if (c.env.LOCAL_DEVELOPMENT === "true") {
       const problem = localOnlyRefusal(c.req.raw);
       if (problem) {
-        const refusal = new RuntimeError("forbidden", `a local development stack answers requests from this machine only: ${problem}`, { reason: "local_only" });
+        const refusal = new RuntimeError(
+          "forbidden",
+          `a local development stack answers requests from this machine only: ${problem}`,
+          { reason: "local_only" },
+        );
         if (c.req.path !== jsonRpcPath) throw refusal;
-        return c.json({ jsonrpc: "2.0", error: { code: -32000, message: refusal.message, data: { error: refusal.toBody() } }, id: null }, 403);
+        return c.json(
+          {
+            jsonrpc: "2.0",
+            error: { code: -32000, message: refusal.message, data: { error: refusal.toBody() } },
+            id: null,
+          },
+          403,
+        );
       }
     }
     await next();

@@ -52,5 +52,8 @@ export function seesWholeTenant(caller: Pick<Caller, "role">): boolean {
 
 /** Refuses anyone but a tenant admin or an operator: `what` says what was asked, for the refusal. */
 export function requireTenantAdmin(caller: Pick<Caller, "role">, what: string): void {
-  if (!seesWholeTenant(caller)) throw new RuntimeError("forbidden", `${what} is for the tenant's admins (role tenant_admin) and operators`, { reason: "tenant_admin role required" });
+  if (!seesWholeTenant(caller))
+    throw new RuntimeError("forbidden", `${what} is for the tenant's admins (role tenant_admin) and operators`, {
+      reason: "tenant_admin role required",
+    });
 }

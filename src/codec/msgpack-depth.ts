@@ -30,7 +30,14 @@ export function msgpackNestsDeeper(bytes: Uint8Array, limit: number): boolean {
       if (sized === undefined) return false; // 0xc1 is never used: the decoder says so
       const [lengthBytes, extra, kind] = sized;
       if (!fits(lengthBytes)) return false;
-      const n = lengthBytes === 0 ? 0 : lengthBytes === 1 ? view.getUint8(pos) : lengthBytes === 2 ? view.getUint16(pos) : view.getUint32(pos);
+      const n =
+        lengthBytes === 0
+          ? 0
+          : lengthBytes === 1
+            ? view.getUint8(pos)
+            : lengthBytes === 2
+              ? view.getUint16(pos)
+              : view.getUint32(pos);
       pos += lengthBytes;
       if (kind === "array") items = n;
       else if (kind === "map") items = n * 2;
@@ -52,13 +59,32 @@ export function msgpackNestsDeeper(bytes: Uint8Array, limit: number): boolean {
 
 /** Header bytes after 0xc0 with a length field: [length field bytes, fixed extra bytes, kind]. */
 const SIZED: Record<number, [0 | 1 | 2 | 4, number, "bytes" | "array" | "map"]> = {
-  0xc4: [1, 0, "bytes"], 0xc5: [2, 0, "bytes"], 0xc6: [4, 0, "bytes"], // bin 8/16/32
-  0xc7: [1, 1, "bytes"], 0xc8: [2, 1, "bytes"], 0xc9: [4, 1, "bytes"], // ext 8/16/32 (+ type byte)
-  0xca: [0, 4, "bytes"], 0xcb: [0, 8, "bytes"], // float 32/64
-  0xcc: [0, 1, "bytes"], 0xcd: [0, 2, "bytes"], 0xce: [0, 4, "bytes"], 0xcf: [0, 8, "bytes"], // uint
-  0xd0: [0, 1, "bytes"], 0xd1: [0, 2, "bytes"], 0xd2: [0, 4, "bytes"], 0xd3: [0, 8, "bytes"], // int
-  0xd4: [0, 2, "bytes"], 0xd5: [0, 3, "bytes"], 0xd6: [0, 5, "bytes"], 0xd7: [0, 9, "bytes"], 0xd8: [0, 17, "bytes"], // fixext
-  0xd9: [1, 0, "bytes"], 0xda: [2, 0, "bytes"], 0xdb: [4, 0, "bytes"], // str 8/16/32
-  0xdc: [2, 0, "array"], 0xdd: [4, 0, "array"],
-  0xde: [2, 0, "map"], 0xdf: [4, 0, "map"],
+  0xc4: [1, 0, "bytes"],
+  0xc5: [2, 0, "bytes"],
+  0xc6: [4, 0, "bytes"], // bin 8/16/32
+  0xc7: [1, 1, "bytes"],
+  0xc8: [2, 1, "bytes"],
+  0xc9: [4, 1, "bytes"], // ext 8/16/32 (+ type byte)
+  0xca: [0, 4, "bytes"],
+  0xcb: [0, 8, "bytes"], // float 32/64
+  0xcc: [0, 1, "bytes"],
+  0xcd: [0, 2, "bytes"],
+  0xce: [0, 4, "bytes"],
+  0xcf: [0, 8, "bytes"], // uint
+  0xd0: [0, 1, "bytes"],
+  0xd1: [0, 2, "bytes"],
+  0xd2: [0, 4, "bytes"],
+  0xd3: [0, 8, "bytes"], // int
+  0xd4: [0, 2, "bytes"],
+  0xd5: [0, 3, "bytes"],
+  0xd6: [0, 5, "bytes"],
+  0xd7: [0, 9, "bytes"],
+  0xd8: [0, 17, "bytes"], // fixext
+  0xd9: [1, 0, "bytes"],
+  0xda: [2, 0, "bytes"],
+  0xdb: [4, 0, "bytes"], // str 8/16/32
+  0xdc: [2, 0, "array"],
+  0xdd: [4, 0, "array"],
+  0xde: [2, 0, "map"],
+  0xdf: [4, 0, "map"],
 };

@@ -20,7 +20,11 @@ export function requestFormat(contentType: string | null | undefined): Format {
   const type = (contentType ?? "application/json").split(";")[0].trim().toLowerCase();
   if (type === "application/json" || type === "") return "json";
   if (MSGPACK.has(type)) return "msgpack";
-  throw new RuntimeError("unsupported_media_type", `unsupported content type ${type}; send application/json or application/msgpack`, { content_type: type });
+  throw new RuntimeError(
+    "unsupported_media_type",
+    `unsupported content type ${type}; send application/json or application/msgpack`,
+    { content_type: type },
+  );
 }
 
 /** The answer's format from `Accept` (q-values honoured); none acceptable is 406. */
@@ -37,7 +41,13 @@ export function responseFormat(accept: string | null | undefined): Format {
     .sort((a, b) => b.q - a.q);
   for (const r of ranges) {
     if (MSGPACK.has(r.type)) return "msgpack";
-    if (r.type === "application/json" || r.type === "application/*" || r.type === "*/*" || r.type === "text/event-stream") return "json";
+    if (
+      r.type === "application/json" ||
+      r.type === "application/*" ||
+      r.type === "*/*" ||
+      r.type === "text/event-stream"
+    )
+      return "json";
   }
   throw new RuntimeError("not_acceptable", "this endpoint answers application/json or application/msgpack", { accept });
 }
@@ -45,7 +55,11 @@ export function responseFormat(accept: string | null | undefined): Format {
 /** Decodes a JSON or MessagePack body (docs/contract.md#formats). */
 export function decodeBody(body: Uint8Array, contentType: string | null): unknown {
   const format = requestFormat(contentType);
-  if (body.byteLength === 0) throw new RuntimeError("invalid_request", `request body is empty; send a ${format === "json" ? "JSON" : "MessagePack"} object`);
+  if (body.byteLength === 0)
+    throw new RuntimeError(
+      "invalid_request",
+      `request body is empty; send a ${format === "json" ? "JSON" : "MessagePack"} object`,
+    );
   return decodeAs(format, body);
 }
 
@@ -66,7 +80,9 @@ export function decodeAs(format: Format, body: Uint8Array): unknown {
   // A bomb is a 400: no declared length can be longer than the body that declares it (each
   // item takes at least a byte), and nesting is bounded before the decoder builds anything.
   if (msgpackNestsDeeper(body, MAX_INPUT_DEPTH)) {
-    throw new RuntimeError("invalid_request", `request nests deeper than ${MAX_INPUT_DEPTH} levels`, { max_depth: MAX_INPUT_DEPTH });
+    throw new RuntimeError("invalid_request", `request nests deeper than ${MAX_INPUT_DEPTH} levels`, {
+      max_depth: MAX_INPUT_DEPTH,
+    });
   }
   const n = body.byteLength;
   try {
@@ -77,7 +93,8 @@ export function decodeAs(format: Format, body: Uint8Array): unknown {
 }
 
 export function encodeAs(format: Format, value: unknown): { body: BodyInit; contentType: string } {
-  if (format === "msgpack") return { body: encode(value, { ignoreUndefined: true }), contentType: "application/msgpack" };
+  if (format === "msgpack")
+    return { body: encode(value, { ignoreUndefined: true }), contentType: "application/msgpack" };
   return { body: toJson(value), contentType: "application/json" };
 }
 
@@ -88,10 +105,18 @@ export function encodeAs(format: Format, value: unknown): { body: BodyInit; cont
  */
 export function respond(format: Format, value: unknown, status = 200, headers: Record<string, string> = {}): Response {
   const { body, contentType } = encodeAs(format, value);
-  return new Response(body, { status, headers: { ...retryAfterHeaders(status, value), ...headers, "content-type": contentType } });
+  return new Response(body, {
+    status,
+    headers: { ...retryAfterHeaders(status, value), ...headers, "content-type": contentType },
+  });
 }
 
 /** `c.json` in the caller's format: `reply(c, value, status, headers)`. */
-export function reply(c: { get(key: "format"): Format | undefined }, value: unknown, status = 200, headers: Record<string, string> = {}): Response {
+export function reply(
+  c: { get(key: "format"): Format | undefined },
+  value: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): Response {
   return respond(c.get("format") ?? "json", value, status, headers);
 }

@@ -54,7 +54,11 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
  * into the error that reader passes on to its caller. Nothing is taken from the source until
  * the reader asks, so a request refused before its body is read leaves the body untouched.
  */
-export function cappedBody(body: ReadableStream<Uint8Array>, maxBytes: number, refusal: (err: RuntimeError) => unknown = (err) => err): ReadableStream<Uint8Array> {
+export function cappedBody(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  refusal: (err: RuntimeError) => unknown = (err) => err,
+): ReadableStream<Uint8Array> {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let total = 0;
   return new ReadableStream<Uint8Array>(
@@ -75,5 +79,7 @@ export function cappedBody(body: ReadableStream<Uint8Array>, maxBytes: number, r
 }
 
 function tooLarge(maxBytes: number): RuntimeError {
-  return new RuntimeError("payload_too_large", `request body exceeds the maximum of ${maxBytes} bytes`, { max_bytes: maxBytes });
+  return new RuntimeError("payload_too_large", `request body exceeds the maximum of ${maxBytes} bytes`, {
+    max_bytes: maxBytes,
+  });
 }

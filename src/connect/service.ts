@@ -23,13 +23,27 @@
  */
 import { create, fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createConnectRouter, createContextKey, createContextValues, type HandlerContext } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  createConnectRouter,
+  createContextKey,
+  createContextValues,
+  type HandlerContext,
+} from "@connectrpc/connect";
 import { universalServerRequestFromFetch, universalServerResponseToFetch } from "@connectrpc/connect/protocol";
 import { authenticate } from "../auth/authenticate.ts";
 import type { Caller, ErrorBody, ExecutionView, Outcome, Violation } from "../contract.ts";
 import { ERROR_TABLE, isErrorCode, RuntimeError, statusOf } from "../errors.ts";
 import { retryAfterHeaders } from "../retry-after.ts";
-import { ExecutionEventSchema, ExecutionSchema, ListApprovalsResponseSchema, ListToolsResponseSchema, ToolRuntimeService, type InvokeRequest } from "../gen/tool_runtime/v1/runtime_pb.ts";
+import {
+  ExecutionEventSchema,
+  ExecutionSchema,
+  ListApprovalsResponseSchema,
+  ListToolsResponseSchema,
+  ToolRuntimeService,
+  type InvokeRequest,
+} from "../gen/tool_runtime/v1/runtime_pb.ts";
 import { traceFrom } from "../audit/trace.ts";
 import { approvals, cancel, decide, execute, get, type CallContext } from "../execution/service.ts";
 import { toolList } from "../execution/tool-listing.ts";
@@ -46,17 +60,28 @@ export { CONNECT_PATH_PREFIX };
 /** Error codes → Connect codes, by HTTP status as the Connect protocol maps them. */
 function connectCode(code: string): Code {
   switch (isErrorCode(code) ? ERROR_TABLE[code].status : 500) {
-    case 400: return Code.InvalidArgument;
-    case 401: return Code.Unauthenticated;
-    case 403: return Code.PermissionDenied;
-    case 404: return Code.NotFound;
-    case 409: return Code.AlreadyExists;
-    case 410: return Code.FailedPrecondition;
-    case 413: return Code.ResourceExhausted;
-    case 429: return Code.ResourceExhausted;
-    case 503: return Code.Unavailable;
-    case 504: return Code.DeadlineExceeded;
-    default: return Code.Internal;
+    case 400:
+      return Code.InvalidArgument;
+    case 401:
+      return Code.Unauthenticated;
+    case 403:
+      return Code.PermissionDenied;
+    case 404:
+      return Code.NotFound;
+    case 409:
+      return Code.AlreadyExists;
+    case 410:
+      return Code.FailedPrecondition;
+    case 413:
+      return Code.ResourceExhausted;
+    case 429:
+      return Code.ResourceExhausted;
+    case 503:
+      return Code.Unavailable;
+    case 504:
+      return Code.DeadlineExceeded;
+    default:
+      return Code.Internal;
   }
 }
 
@@ -66,7 +91,11 @@ function connectCode(code: string): Code {
  * trailer of a gRPC-Web one).
  */
 function refusalError(error: ErrorBody): ConnectError {
-  const meta = new Headers({ "trt-error-code": error.code, "trt-retryable": String(error.retryable), ...retryAfterHeaders(statusOf(error.code), { error }) });
+  const meta = new Headers({
+    "trt-error-code": error.code,
+    "trt-retryable": String(error.retryable),
+    ...retryAfterHeaders(statusOf(error.code), { error }),
+  });
   if (error.details) meta.set("trt-error-details", JSON.stringify(error.details));
   return new ConnectError(error.message, connectCode(error.code), meta);
 }
@@ -88,7 +117,8 @@ function valueOf<T>(outcome: Outcome<T>): T {
   return outcome.value;
 }
 
-const value = (v: unknown) => (v === undefined ? undefined : fromJson(ValueSchema, parseStoredJson(storedJson(v)) as JsonValue));
+const value = (v: unknown) =>
+  v === undefined ? undefined : fromJson(ValueSchema, parseStoredJson(storedJson(v)) as JsonValue);
 const object = (v: unknown) => (v === undefined ? undefined : (parseStoredJson(storedJson(v)) as JsonObject));
 
 function executionMessage(view: ExecutionView) {
@@ -99,7 +129,15 @@ function executionMessage(view: ExecutionView) {
     status: view.status,
     output: value(view.output),
     partialOutput: value(view.partial_output),
-    error: view.error ? { code: view.error.code, message: view.error.message, type: view.error.type, retryable: view.error.retryable, details: object(view.error.details) } : undefined,
+    error: view.error
+      ? {
+          code: view.error.code,
+          message: view.error.message,
+          type: view.error.type,
+          retryable: view.error.retryable,
+          details: object(view.error.details),
+        }
+      : undefined,
     execution: object(view.execution),
     position: view.position,
     approval: object(view.approval),
@@ -109,7 +147,9 @@ function executionMessage(view: ExecutionView) {
 /** The caller, set by the request gate before the body is read. */
 /** The methods that are calls: admission charges them, not the gate. */
 const CALLS = new Set(["Invoke", "InvokeStream"]);
-const AUTH_FAILURE = createContextKey<RuntimeError | undefined>(undefined, { description: "the credential's refusal, when it failed" });
+const AUTH_FAILURE = createContextKey<RuntimeError | undefined>(undefined, {
+  description: "the credential's refusal, when it failed",
+});
 const CALLER = createContextKey<Caller | undefined>(undefined, { description: "the authenticated caller" });
 
 function callerOf(ctx: HandlerContext): Caller {
@@ -145,13 +185,19 @@ async function gate(env: Env, ctx: HandlerContext, waitUntil: (p: Promise<unknow
  * (a JSON body whose `input` is not an object, or one too large to read): the handler answers
  * with this refusal once the caller is known.
  */
-const INPUT_REFUSAL = createContextKey<ErrorBody | undefined>(undefined, { description: "the input's refusal, found before parsing" });
+const INPUT_REFUSAL = createContextKey<ErrorBody | undefined>(undefined, {
+  description: "the input's refusal, found before parsing",
+});
 
 /** Where a decoded input holds a number JSON cannot carry (binary codecs can send NaN and ±Infinity). */
 function nonFinite(value: unknown, path = ""): Violation[] {
-  if (typeof value === "number") return Number.isFinite(value) ? [] : [{ path, message: `must be a finite number, not ${value}`, keyword: "type" }];
+  if (typeof value === "number")
+    return Number.isFinite(value) ? [] : [{ path, message: `must be a finite number, not ${value}`, keyword: "type" }];
   if (Array.isArray(value)) return value.flatMap((v, i) => nonFinite(v, `${path}/${i}`));
-  if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => nonFinite(v, `${path}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`));
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).flatMap(([k, v]) =>
+      nonFinite(v, `${path}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`),
+    );
   return [];
 }
 
@@ -166,11 +212,17 @@ function inputOf(req: InvokeRequest, ctx: HandlerContext): JsonObject {
   // An unset input is the empty object, as on REST when `input` is left out (the tool's schema decides).
   const input = req.input ?? {};
   const violations = nonFinite(input);
-  if (violations.length > 0) throw invalidInput(`input ${violations[0].path || "value"} ${violations[0].message}`, violations);
+  if (violations.length > 0)
+    throw invalidInput(`input ${violations[0].path || "value"} ${violations[0].message}`, violations);
   return input;
 }
 
-function envelope(req: InvokeRequest, input: JsonObject, mode: "sync" | "async", stream = false): Record<string, unknown> {
+function envelope(
+  req: InvokeRequest,
+  input: JsonObject,
+  mode: "sync" | "async",
+  stream = false,
+): Record<string, unknown> {
   return {
     tool: req.tool,
     input,
@@ -181,7 +233,12 @@ function envelope(req: InvokeRequest, input: JsonObject, mode: "sync" | "async",
     ...(req.context ? { context: req.context } : {}),
     ...(req.idempotencyKey ? { idempotency_key: req.idempotencyKey } : {}),
     ...(req.limits && (req.limits.timeoutMs || req.limits.maxOutputBytes)
-      ? { limits: { ...(req.limits.timeoutMs ? { timeout_ms: req.limits.timeoutMs } : {}), ...(req.limits.maxOutputBytes ? { max_output_bytes: req.limits.maxOutputBytes } : {}) } }
+      ? {
+          limits: {
+            ...(req.limits.timeoutMs ? { timeout_ms: req.limits.timeoutMs } : {}),
+            ...(req.limits.maxOutputBytes ? { max_output_bytes: req.limits.maxOutputBytes } : {}),
+          },
+        }
       : {}),
   };
 }
@@ -216,7 +273,12 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
       if (answer.kind !== "stream") throw new ConnectError(`unexpected answer ${answer.kind}`, Code.Internal);
       // The service streams event objects; here each becomes a message.
       for await (const e of answer.events) {
-        yield create(ExecutionEventSchema, { seq: BigInt(e.seq), type: e.type, at: new Date(e.at).toISOString(), data: value(e.data) });
+        yield create(ExecutionEventSchema, {
+          seq: BigInt(e.seq),
+          type: e.type,
+          at: new Date(e.at).toISOString(),
+          data: value(e.data),
+        });
       }
     },
     async getExecution(req, ctx) {
@@ -226,10 +288,14 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
       return executionMessage(valueOf(await cancel({ env, caller: callerOf(ctx) }, req.executionId, req.graceMs)));
     },
     async approve(req, ctx) {
-      return executionMessage(valueOf(await decide({ env, caller: callerOf(ctx) }, req.executionId, "approved", req.reason || undefined)));
+      return executionMessage(
+        valueOf(await decide({ env, caller: callerOf(ctx) }, req.executionId, "approved", req.reason || undefined)),
+      );
     },
     async reject(req, ctx) {
-      return executionMessage(valueOf(await decide({ env, caller: callerOf(ctx) }, req.executionId, "rejected", req.reason || undefined)));
+      return executionMessage(
+        valueOf(await decide({ env, caller: callerOf(ctx) }, req.executionId, "rejected", req.reason || undefined)),
+      );
     },
     async listApprovals(_req, ctx) {
       const list = valueOf(await approvals({ env, caller: callerOf(ctx) }));
@@ -238,14 +304,23 @@ function routes(env: Env, waitUntil: (p: Promise<unknown>) => void) {
     async listTools(_req, ctx) {
       const list = valueOf(await toolList(env, callerOf(ctx), waitUntil));
       return create(ListToolsResponseSchema, {
-        tools: list.tools.map((t) => ({ name: t.name, activeVersion: t.active_version, versions: t.versions, description: t.description })),
+        tools: list.tools.map((t) => ({
+          name: t.name,
+          activeVersion: t.active_version,
+          versions: t.versions,
+          description: t.description,
+        })),
       });
     },
   });
 }
 
 /** Serves one Connect or gRPC-Web request; native gRPC gets a clear trailers-only refusal. */
-export async function serveConnect(request: Request, env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<Response> {
+export async function serveConnect(
+  request: Request,
+  env: Env,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<Response> {
   const type = (request.headers.get("content-type") ?? "").toLowerCase();
   if (/^application\/grpc(\+proto|\+json)?(;|$)/.test(type)) {
     return new Response(null, {
@@ -253,13 +328,19 @@ export async function serveConnect(request: Request, env: Env, waitUntil: (p: Pr
       headers: {
         "content-type": "application/grpc",
         "grpc-status": String(Code.Unimplemented),
-        "grpc-message": encodeURIComponent("native gRPC needs HTTP trailers, which Workers cannot send; use gRPC-Web or Connect at the same path"),
+        "grpc-message": encodeURIComponent(
+          "native gRPC needs HTTP trailers, which Workers cannot send; use gRPC-Web or Connect at the same path",
+        ),
       },
     });
   }
   const path = new URL(request.url).pathname;
   const handler = routes(env, waitUntil).handlers.find((h) => h.requestPath === path);
-  if (!handler) return new Response(JSON.stringify({ code: "unimplemented", message: `no method ${path}` }), { status: 404, headers: { "content-type": "application/json" } });
+  if (!handler)
+    return new Response(JSON.stringify({ code: "unimplemented", message: `no method ${path}` }), {
+      status: 404,
+      headers: { "content-type": "application/json" },
+    });
   const takesInput = path.endsWith("/Invoke") || path.endsWith("/InvokeStream");
   // The credential first, before any byte of the body is read (src/codec/request-body.ts): a
   // request without one goes straight to the library, whose gate refuses it unread.
@@ -271,10 +352,16 @@ export async function serveConnect(request: Request, env: Env, waitUntil: (p: Pr
   });
   const config = loadConfig(env);
   const max = caller ? payloadLimit(config, caller.tenant) : config.maxRequestBytes;
-  const { request: checked, refusal } = takesInput && caller ? await checkJsonInput(request, max) : { request, refusal: undefined };
+  const { request: checked, refusal } =
+    takesInput && caller ? await checkJsonInput(request, max) : { request, refusal: undefined };
   // The body the library reads is cut off past the limit, with the refusal REST would give.
-  const capped = checked.body ? new Request(checked, { body: cappedBody(checked.body, max, (err) => refusalError(err.toBody())) }) : checked;
-  const universal = { ...universalServerRequestFromFetch(capped, {}), contextValues: createContextValues().set(INPUT_REFUSAL, refusal).set(CALLER, caller).set(AUTH_FAILURE, failure) };
+  const capped = checked.body
+    ? new Request(checked, { body: cappedBody(checked.body, max, (err) => refusalError(err.toBody())) })
+    : checked;
+  const universal = {
+    ...universalServerRequestFromFetch(capped, {}),
+    contextValues: createContextValues().set(INPUT_REFUSAL, refusal).set(CALLER, caller).set(AUTH_FAILURE, failure),
+  };
   return parseFailureAsInvalid(universalServerResponseToFetch(await handler(universal)));
 }
 
@@ -321,7 +408,11 @@ async function checkJsonInput(request: Request, maxBytes: number): Promise<{ req
   }
   const start = enveloped ? 5 : 0;
   // An enveloped message: flags (compressed = 1) and a 4-byte length before the JSON.
-  const length = enveloped ? (body.length >= 5 && (body[0] & 1) === 0 ? new DataView(body.buffer, body.byteOffset).getUint32(1) : -1) : body.length;
+  const length = enveloped
+    ? body.length >= 5 && (body[0] & 1) === 0
+      ? new DataView(body.buffer, body.byteOffset).getUint32(1)
+      : -1
+    : body.length;
   let message: unknown;
   try {
     if (length < 0 || start + length > body.length) throw new Error("not one plain envelope");
@@ -329,9 +420,11 @@ async function checkJsonInput(request: Request, maxBytes: number): Promise<{ req
   } catch {
     return { request: withBody(request, body) };
   }
-  if (message === null || typeof message !== "object" || Array.isArray(message) || !("input" in message)) return { request: withBody(request, body) };
+  if (message === null || typeof message !== "object" || Array.isArray(message) || !("input" in message))
+    return { request: withBody(request, body) };
   const input = (message as { input: unknown }).input;
-  if (input === null || (typeof input === "object" && !Array.isArray(input))) return { request: withBody(request, body) };
+  if (input === null || (typeof input === "object" && !Array.isArray(input)))
+    return { request: withBody(request, body) };
   const { input: _dropped, ...rest } = message as Record<string, unknown>;
   const kind = Array.isArray(input) ? "an array" : `a ${typeof input}`;
   const refusal = new RuntimeError("invalid_input", `input must be a JSON object (the tool's arguments), not ${kind}`, {

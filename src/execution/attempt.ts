@@ -45,12 +45,21 @@ export interface AttemptOptions {
 export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
   const { plan, provider } = o;
   const settleIt = (outcome: ProviderOutcome) =>
-    settle(outcome, { output_hash: plan.output_hash, output_schema: plan.output_schema, idempotent: plan.idempotent, timeout_ms: plan.timeout_ms, max_output_bytes: plan.max_output_bytes });
+    settle(outcome, {
+      output_hash: plan.output_hash,
+      output_schema: plan.output_schema,
+      idempotent: plan.idempotent,
+      timeout_ms: plan.timeout_ms,
+      max_output_bytes: plan.max_output_bytes,
+    });
   if (o.n === 1 && o.timeoutMs < shedBelowMs(plan.timeout_ms)) {
     // The runtime's own queues and admission used the budget up (overload is shed, not
     // timed out: docs/contract.md#budgets): the provider is not called, and nothing is said about it.
     if (provider.trial) await returnTrial(o.env, provider.provider, plan.tool);
-    const error = errorBody("overloaded", "the runtime could not dispatch the call within its budget; try again", { retry_after_ms: SHED_RETRY_MS, budget_left_ms: Math.max(0, o.timeoutMs) });
+    const error = errorBody("overloaded", "the runtime could not dispatch the call within its budget; try again", {
+      retry_after_ms: SHED_RETRY_MS,
+      budget_left_ms: Math.max(0, o.timeoutMs),
+    });
     return { outcome: { kind: "timeout" }, settlement: { status: "failed", error } };
   }
   // No budget left for a retry: the provider is not called at all, so a side effect cannot
@@ -59,7 +68,13 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
   // The platform's CPU report of this invocation is believed only with it (src/audit/report-nonce.ts).
   const reportNonce = await attemptNonce(o.env, plan.execution_id, o.n);
   const startedAt = Date.now();
-  const sample = (ok: boolean) => ({ provider: provider.provider, tool: plan.tool, at: startedAt, latency_ms: Date.now() - startedAt, ok });
+  const sample = (ok: boolean) => ({
+    provider: provider.provider,
+    tool: plan.tool,
+    at: startedAt,
+    latency_ms: Date.now() - startedAt,
+    ok,
+  });
   // A half-open provider's trial is decided by its first sign of life (it takes the call), not
   // by the end of a long run: the breaker closes then, and other calls flow again.
   let trialDecided = !provider.trial;
@@ -101,7 +116,11 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
     // A failure waits for the registry, so that the next call already sees the breaker or the
     // dead provider; successes are batched (health-reporter.ts). `at` is when the attempt
     // started: the breaker ignores calls begun before it opened.
-    await report(o.env, sample(verdict.ok), { transport: verdict.transport, urgent: provider.trial && !trialDecided, background: o.background });
+    await report(o.env, sample(verdict.ok), {
+      transport: verdict.transport,
+      urgent: provider.trial && !trialDecided,
+      background: o.background,
+    });
   } else if (provider.trial && !trialDecided) {
     // The trial never reached a decision (cancelled, or a budget the caller cut short): hand it back.
     await returnTrial(o.env, provider.provider, plan.tool);

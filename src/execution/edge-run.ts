@@ -26,7 +26,8 @@ import { ExecutionRun } from "./run.ts";
 import { SHED_RETRY_MS, shedIfLate } from "./shed.ts";
 
 /** How a fast-path call ended: it ran, or it must wait and goes to an object instead. */
-export type EdgeOutcome = { kind: "finished"; view: ExecutionView } | { kind: "wait"; reason: "approval" | "concurrency" | "capacity" };
+export type EdgeOutcome =
+  { kind: "finished"; view: ExecutionView } | { kind: "wait"; reason: "approval" | "concurrency" | "capacity" };
 
 /** The call's admission, when it was made while planning (before level 2): a ticket, or the tenant was full. */
 export type Admitted = { ticket: Ticket } | { full: RuntimeError };
@@ -36,7 +37,12 @@ export type Admitted = { ticket: Ticket } | { full: RuntimeError };
  * wait and `canWait`, nothing is taken and it is handed back; when it may not wait, the
  * refusal is thrown (`rate_limited` for the tenant's concurrency, `overloaded` for a full provider).
  */
-export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p: Promise<unknown>) => void, o: { canWait: boolean; admission?: Admitted }): Promise<EdgeOutcome> {
+export async function runAtEdge(
+  env: Env,
+  planned: ExecutionPlan,
+  waitUntil: (p: Promise<unknown>) => void,
+  o: { canWait: boolean; admission?: Admitted },
+): Promise<EdgeOutcome> {
   if (planned.approval) {
     if (o.admission && "ticket" in o.admission) o.admission.ticket.release();
     return { kind: "wait", reason: "approval" };
@@ -46,7 +52,13 @@ export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p:
     if (o.admission && "full" in o.admission) throw o.admission.full;
     ticket = o.admission?.ticket ?? (await admitFast(env, planned.tenant, planned.tool, planned.limits, waitUntil));
   } catch (err) {
-    if (o.canWait && err instanceof RuntimeError && err.code === "rate_limited" && err.details?.reason === "concurrency") return { kind: "wait", reason: "concurrency" };
+    if (
+      o.canWait &&
+      err instanceof RuntimeError &&
+      err.code === "rate_limited" &&
+      err.details?.reason === "concurrency"
+    )
+      return { kind: "wait", reason: "concurrency" };
     throw err;
   }
   let run: ExecutionRun;
@@ -58,7 +70,11 @@ export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p:
     if (claim.kind === "full") {
       ticket.release();
       if (o.canWait) return { kind: "wait", reason: "capacity" };
-      throw new RuntimeError("overloaded", `every provider of ${planned.tool} is at its max_concurrency`, { reason: "provider_full", provider: claim.provider, retry_after_ms: SHED_RETRY_MS });
+      throw new RuntimeError("overloaded", `every provider of ${planned.tool} is at its max_concurrency`, {
+        reason: "provider_full",
+        provider: claim.provider,
+        retry_after_ms: SHED_RETRY_MS,
+      });
     }
     permit = claim.permit;
     // Events of an unobserved call have no reader; only the partial output (kept by the run) matters.
@@ -77,7 +93,12 @@ export async function runAtEdge(env: Env, planned: ExecutionPlan, waitUntil: (p:
   rememberView(record.tenant, record.agent, view, record.ended_at! + record.retention_ms);
   if (viewJson.length + toJson(message).length > MAX_MESSAGE_BYTES) {
     // Too large for a queue message: the view goes to the store directly, the record by queue.
-    await storeView(env, { execution_id: record.execution_id, tenant: record.tenant, view: viewJson, expires_at: record.ended_at! + record.retention_ms });
+    await storeView(env, {
+      execution_id: record.execution_id,
+      tenant: record.tenant,
+      view: viewJson,
+      expires_at: record.ended_at! + record.retention_ms,
+    });
     await deliverAudit(env, { ...message, view_stored: true });
   } else {
     await deliverAudit(env, { ...message, view: viewJson });

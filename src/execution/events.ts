@@ -17,7 +17,12 @@ export function isTerminalEvent(type: string): boolean {
 export function startEvent(r: ExecutionRecord): ExecutionEvent | undefined {
   if (r.start_seq === null || r.running_at === null) return undefined;
   // The first attempt's provider: a retry elsewhere does not rewrite where it started.
-  return { seq: r.start_seq, type: "start", data: { sandbox: "v8-isolate", worker: r.attempts[0]?.provider ?? r.provider }, at: r.running_at };
+  return {
+    seq: r.start_seq,
+    type: "start",
+    data: { sandbox: "v8-isolate", worker: r.attempts[0]?.provider ?? r.provider },
+    at: r.running_at,
+  };
 }
 
 /** The terminal event, once the execution has ended. */
@@ -27,8 +32,19 @@ export function terminalEvent(r: ExecutionRecord): ExecutionEvent | undefined {
   const data =
     r.status === "succeeded"
       ? { output: view.output, execution: view.execution }
-      : { status: view.status, error: view.error, partial_output: view.partial_output, cancellation: view.cancellation, execution: view.execution };
-  return { seq: r.last_seq + 1, type: r.status === "succeeded" ? "done" : "error", data: r.dropped_events ? { ...data, dropped_events: r.dropped_events } : data, at: r.ended_at };
+      : {
+          status: view.status,
+          error: view.error,
+          partial_output: view.partial_output,
+          cancellation: view.cancellation,
+          execution: view.execution,
+        };
+  return {
+    seq: r.last_seq + 1,
+    type: r.status === "succeeded" ? "done" : "error",
+    data: r.dropped_events ? { ...data, dropped_events: r.dropped_events } : data,
+    at: r.ended_at,
+  };
 }
 
 /** The record's own events (start, terminal) after a cursor, merged in order with stored ones. */

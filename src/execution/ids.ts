@@ -19,9 +19,7 @@ const EDGE_ID = /^exec_e([0-9a-f]{12})([0-9a-f]{16})([0-9a-f]{16})$/;
 /** A typed stub of the ExecutionObject class, as the generated `Env` binds it. */
 export type ExecutionStub = ReturnType<Env["EXECUTIONS"]["get"]>;
 
-export type ExecutionLocation =
-  | { kind: "object"; stub: ExecutionStub }
-  | { kind: "edge"; accepted_at: number };
+export type ExecutionLocation = { kind: "object"; stub: ExecutionStub } | { kind: "edge"; accepted_at: number };
 
 /** A new execution object's id, as an execution id. */
 export function newObjectExecutionId(env: Env): string {
@@ -51,7 +49,8 @@ function seal(env: Env, time: string, random: string): string {
 /** Where an id's record lives, or undefined when the id cannot be one of ours (a forged edge id too). */
 export function locate(env: Env, executionId: string): ExecutionLocation | undefined {
   const edge = EDGE_ID.exec(executionId);
-  if (edge) return edge[3] === seal(env, edge[1], edge[2]) ? { kind: "edge", accepted_at: parseInt(edge[1], 16) } : undefined;
+  if (edge)
+    return edge[3] === seal(env, edge[1], edge[2]) ? { kind: "edge", accepted_at: parseInt(edge[1], 16) } : undefined;
   const object = OBJECT_ID.exec(executionId);
   if (!object) return undefined;
   try {

@@ -3,7 +3,13 @@
  * within the time budget. The same code runs at the edge (fast path) and in an execution
  * object; the caller supplies the sink and the stop latch.
  */
-import type { ExecutionSink, InvokeResult, ProviderService, StopSignal, ToolCall } from "../../providers/sdk/protocol.ts";
+import type {
+  ExecutionSink,
+  InvokeResult,
+  ProviderService,
+  StopSignal,
+  ToolCall,
+} from "../../providers/sdk/protocol.ts";
 import { callerRefusalOf, classifyRpcFailure, type CallerRefusal, type RpcFailure } from "./provider-failure.ts";
 
 export type ProviderOutcome =
@@ -55,7 +61,9 @@ export async function invokeProvider(
     (result): ProviderOutcome => ({ kind: "result", result }),
     (err): ProviderOutcome => {
       const refusal = callerRefusalOf(err);
-      return refusal ? { kind: "refused", refusal } : { kind: "rpc_failed", failure: classifyRpcFailure(err), raw: String(err).slice(0, 1_000) };
+      return refusal
+        ? { kind: "refused", refusal }
+        : { kind: "rpc_failed", failure: classifyRpcFailure(err), raw: String(err).slice(0, 1_000) };
     },
   );
   onReturned(answered);

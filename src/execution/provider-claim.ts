@@ -53,12 +53,16 @@ export async function acquirePermit(
   });
   if (answer.ok) return { ok: true, permit: permitOf(env, p.provider, o.permit_id) };
   if ("reason" in answer) {
-    throw new RuntimeError("rate_limited", `over the tenant's share of ${answer.limit} calls waiting for room at provider ${p.provider}`, {
-      reason: "provider_queue_share",
-      limit: answer.limit,
-      provider: p.provider,
-      retry_after_ms: QUEUE_SHARE_RETRY_MS,
-    });
+    throw new RuntimeError(
+      "rate_limited",
+      `over the tenant's share of ${answer.limit} calls waiting for room at provider ${p.provider}`,
+      {
+        reason: "provider_queue_share",
+        limit: answer.limit,
+        provider: p.provider,
+        retry_after_ms: QUEUE_SHARE_RETRY_MS,
+      },
+    );
   }
   return answer;
 }
@@ -74,7 +78,16 @@ export function permitOf(env: Env, provider: string, id: string): Permit {
       released = true;
       void gateStub(env, provider)
         .release(id)
-        .catch((err) => console.warn(JSON.stringify({ msg: "permit not given back; its lease ends by itself", provider, permit: id, error: String(err) })));
+        .catch((err) =>
+          console.warn(
+            JSON.stringify({
+              msg: "permit not given back; its lease ends by itself",
+              provider,
+              permit: id,
+              error: String(err),
+            }),
+          ),
+        );
     },
   };
 }
@@ -84,18 +97,32 @@ export function permitOf(env: Env, provider: string, id: string): Permit {
  * after the permit: a call that cannot run never holds a trial). Throws `no_healthy_provider`
  * when every provider was passed over for a trial another call holds.
  */
-export async function claimProvider(env: Env, planned: ExecutionPlan, o: { wait: boolean; attempt?: number }): Promise<Claim> {
+export async function claimProvider(
+  env: Env,
+  planned: ExecutionPlan,
+  o: { wait: boolean; attempt?: number },
+): Promise<Claim> {
   let candidates = planned.providers;
   const permitId = `${planned.execution_id}:${o.attempt ?? 1}`;
   for (;;) {
     if (candidates.length === 0) {
       throw noHealthyProvider(planned.tool, planned.version, [
-        { offering: { provider: planned.providers[0].provider }, reason: "circuit half-open, its trial call is under way", retry_at: Date.now() + TRIAL_RETRY_MS },
+        {
+          offering: { provider: planned.providers[0].provider },
+          reason: "circuit half-open, its trial call is under way",
+          retry_at: Date.now() + TRIAL_RETRY_MS,
+        },
       ]);
     }
     let chosen: { p: PlannedProvider; permit: Permit | null } | undefined;
     for (const p of candidates) {
-      const got = await acquirePermit(env, p, { execution_id: planned.execution_id, tenant: planned.tenant, permit_id: permitId, timeout_ms: planned.timeout_ms, wait: false });
+      const got = await acquirePermit(env, p, {
+        execution_id: planned.execution_id,
+        tenant: planned.tenant,
+        permit_id: permitId,
+        timeout_ms: planned.timeout_ms,
+        wait: false,
+      });
       if (got.ok) {
         chosen = { p, permit: got.permit };
         break;
@@ -104,8 +131,19 @@ export async function claimProvider(env: Env, planned: ExecutionPlan, o: { wait:
     if (!chosen) {
       const best = candidates[0];
       if (!o.wait) return { kind: "full", provider: best.provider };
-      const queued = await acquirePermit(env, best, { execution_id: planned.execution_id, tenant: planned.tenant, permit_id: permitId, timeout_ms: planned.timeout_ms, wait: true });
-      if (!queued.ok) return { kind: "full", provider: best.provider, ...(queued.position !== undefined ? { position: queued.position } : {}) };
+      const queued = await acquirePermit(env, best, {
+        execution_id: planned.execution_id,
+        tenant: planned.tenant,
+        permit_id: permitId,
+        timeout_ms: planned.timeout_ms,
+        wait: true,
+      });
+      if (!queued.ok)
+        return {
+          kind: "full",
+          provider: best.provider,
+          ...(queued.position !== undefined ? { position: queued.position } : {}),
+        };
       chosen = { p: best, permit: queued.permit };
     }
     const claimed = await withTrial(env, { ...planned, providers: candidates }, chosen.p, chosen.permit);
@@ -128,7 +166,12 @@ export async function claimGranted(env: Env, planned: ExecutionPlan, permit: Per
   return withTrial(env, planned, p, permit);
 }
 
-async function withTrial(env: Env, planned: ExecutionPlan, p: PlannedProvider, permit: Permit | null): Promise<Claim | undefined> {
+async function withTrial(
+  env: Env,
+  planned: ExecutionPlan,
+  p: PlannedProvider,
+  permit: Permit | null,
+): Promise<Claim | undefined> {
   if (p.trial && !(await registryStub(env).acquireTrial(p.provider, planned.tool))) {
     permit?.release();
     return undefined;

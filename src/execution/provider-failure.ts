@@ -76,11 +76,19 @@ interface Rule {
 const RULES: Rule[] = [
   {
     test: /exceeded (?:its )?CPU time limit|CPU time limit exceeded|exceeded CPU limit/i,
-    failure: { code: "resource_exceeded", message: "the provider exceeded its CPU time limit on this call", transport: true },
+    failure: {
+      code: "resource_exceeded",
+      message: "the provider exceeded its CPU time limit on this call",
+      transport: true,
+    },
   },
   {
     test: /exceeded (?:its )?memory limit|memory limit exceeded/i,
-    failure: { code: "resource_exceeded", message: "the provider exceeded its memory limit on this call", transport: true },
+    failure: {
+      code: "resource_exceeded",
+      message: "the provider exceeded its memory limit on this call",
+      transport: true,
+    },
   },
   {
     test: /Worker "[^"]*" not found|couldn't find a local dev session|service binding .* not found|no such service/i,
@@ -88,20 +96,40 @@ const RULES: Rule[] = [
   },
   {
     test: /RPC receiver does not implement the method/i,
-    failure: { code: "sandbox_unavailable", message: "the Worker bound as this provider does not serve tool calls", transport: true },
+    failure: {
+      code: "sandbox_unavailable",
+      message: "the Worker bound as this provider does not serve tool calls",
+      transport: true,
+    },
   },
   {
     test: /had hung and would never generate a response/i,
-    failure: { code: "provider_crashed", message: "the provider's Worker hung and the platform stopped the call", transport: true },
+    failure: {
+      code: "provider_crashed",
+      message: "the provider's Worker hung and the platform stopped the call",
+      transport: true,
+    },
   },
   {
     test: /network connection lost|connection (?:was )?reset|disconnected/i,
-    failure: { code: "provider_crashed", message: "the connection to the provider was lost during the call", transport: true },
+    failure: {
+      code: "provider_crashed",
+      message: "the connection to the provider was lost during the call",
+      transport: true,
+    },
   },
 ];
 
-const OVERLOADED: RpcFailure = { code: "sandbox_unavailable", message: "the provider's Worker is overloaded", transport: true };
-const THREW: RpcFailure = { code: "provider_crashed", message: "the provider's Worker failed before answering", transport: false };
+const OVERLOADED: RpcFailure = {
+  code: "sandbox_unavailable",
+  message: "the provider's Worker is overloaded",
+  transport: true,
+};
+const THREW: RpcFailure = {
+  code: "provider_crashed",
+  message: "the provider's Worker failed before answering",
+  transport: false,
+};
 const UNKNOWN: RpcFailure = { code: "provider_crashed", message: "the call to the provider failed", transport: true };
 
 /** Classifies the rejection of `provider.invoke(call, sink)`; never throws. */

@@ -8,7 +8,17 @@
  * source of an execution's view, of its `start` and terminal stream events, and of its audit
  * record; it is the same whether the execution ran at the edge or in its object.
  */
-import type { ApprovalDecision, AttemptRecord, Cancellation, CapabilityDecision, ExecutionIdentity, ExecutionMode, ExecutionStatus, ExecutionView, Value } from "../contract.ts";
+import type {
+  ApprovalDecision,
+  AttemptRecord,
+  Cancellation,
+  CapabilityDecision,
+  ExecutionIdentity,
+  ExecutionMode,
+  ExecutionStatus,
+  ExecutionView,
+  Value,
+} from "../contract.ts";
 import { TERMINAL_STATUSES, WAITING_STATUSES } from "../contract.ts";
 import { statusOf, type ErrorBody } from "../errors.ts";
 import type { Effect, PartialMerge } from "../../providers/sdk/protocol.ts";
@@ -83,7 +93,20 @@ export function transition(
   record: ExecutionRecord,
   to: ExecutionStatus,
   at: number,
-  fields: Partial<Pick<ExecutionRecord, "output" | "partial_output" | "error" | "provider" | "cancellation" | "attempts" | "start_seq" | "last_seq" | "approval">> = {},
+  fields: Partial<
+    Pick<
+      ExecutionRecord,
+      | "output"
+      | "partial_output"
+      | "error"
+      | "provider"
+      | "cancellation"
+      | "attempts"
+      | "start_seq"
+      | "last_seq"
+      | "approval"
+    >
+  > = {},
 ): ExecutionRecord {
   if (!NEXT[record.status].includes(to)) throw new IllegalTransition(record.status, to);
   const next: ExecutionRecord = { ...record, ...fields, status: to };
@@ -104,21 +127,30 @@ export function isWaiting(status: ExecutionStatus): boolean {
  * queued, its provider's while scheduled), when known.
  */
 export function toView(record: ExecutionRecord, usage: readonly AttemptUsage[] = [], position?: number): ExecutionView {
-  const since = (from: number | null, to: number | null) => (from === null || to === null ? null : Math.max(0, to - from));
+  const since = (from: number | null, to: number | null) =>
+    from === null || to === null ? null : Math.max(0, to - from);
   return {
     execution_id: record.execution_id,
     tool: record.tool,
     version: record.version,
     status: record.status,
     ...(record.output !== undefined ? { output: record.output } : {}),
-    ...(record.partial_output !== undefined && record.status !== "succeeded" ? { partial_output: record.partial_output } : {}),
+    ...(record.partial_output !== undefined && record.status !== "succeeded"
+      ? { partial_output: record.partial_output }
+      : {}),
     ...(record.error ? { error: record.error } : {}),
     ...(record.cancellation ? { cancellation: record.cancellation } : {}),
     capability: record.capability,
     ...(record.attempts.length > 0 ? { attempts: attemptsWithUsage(record.attempts, usage) } : {}),
     ...(position !== undefined && (record.status === "queued" || record.status === "scheduled") ? { position } : {}),
     ...(record.approval
-      ? { approval: { expires_at: new Date(record.approval.expires_at).toISOString(), rule: record.approval.rule, decision: record.approval.decision ?? null } }
+      ? {
+          approval: {
+            expires_at: new Date(record.approval.expires_at).toISOString(),
+            rule: record.approval.rule,
+            decision: record.approval.decision ?? null,
+          },
+        }
       : {}),
     execution: {
       sandbox: "v8-isolate",

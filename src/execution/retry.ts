@@ -26,7 +26,8 @@ const RETRYABLE: Partial<Record<ErrorCode, { nextProvider: boolean }>> = {
 };
 
 export function retryDecision(settlement: Settlement, idempotent: boolean): { retry: boolean; nextProvider: boolean } {
-  if (!idempotent || settlement.status === "succeeded" || settlement.status === "cancelled" || !settlement.error) return { retry: false, nextProvider: false };
+  if (!idempotent || settlement.status === "succeeded" || settlement.status === "cancelled" || !settlement.error)
+    return { retry: false, nextProvider: false };
   const code = settlement.error.code as ErrorCode;
   // A tool error is retried only when the tool itself says trying again may help.
   if (code === "tool_error") return { retry: settlement.error.retryable, nextProvider: false };
@@ -74,7 +75,9 @@ export interface RunAttemptsOptions<P extends { provider: string }> {
 }
 
 /** Runs attempts until one settles for good; returns the last one and the record of all. */
-export async function runAttempts<P extends { provider: string }>(o: RunAttemptsOptions<P>): Promise<AttemptResult & { provider: P; attempts: AttemptRecord[] }> {
+export async function runAttempts<P extends { provider: string }>(
+  o: RunAttemptsOptions<P>,
+): Promise<AttemptResult & { provider: P; attempts: AttemptRecord[] }> {
   const attempts: AttemptRecord[] = [];
   const maxAttempts = o.idempotent ? Math.max(1, o.policy.max_attempts) : 1;
   let index = 0;
@@ -94,7 +97,10 @@ export async function runAttempts<P extends { provider: string }>(o: RunAttempts
     attempts.push({
       attempt: n,
       provider: provider.provider,
-      outcome: result.settlement.status === "succeeded" ? "succeeded" : (result.settlement.error?.code ?? result.settlement.status),
+      outcome:
+        result.settlement.status === "succeeded"
+          ? "succeeded"
+          : (result.settlement.error?.code ?? result.settlement.status),
       started_ms: Math.max(0, started - o.acceptedAt),
       duration_ms: Math.max(0, ended - started),
       provider_latency_ms: providerLatencyMs(result.outcome),
@@ -108,7 +114,13 @@ export async function runAttempts<P extends { provider: string }>(o: RunAttempts
     // Never past the budget: the next attempt needs time to run after the wait.
     if (o.remainingMs() - delay <= 0) return previous;
     if (decision.nextProvider && index < o.providers.length - 1) index++;
-    o.onRetry({ attempt: n, provider: provider.provider, code: attempts.at(-1)!.outcome, delay_ms: delay, next_provider: o.providers[Math.min(index, o.providers.length - 1)].provider });
+    o.onRetry({
+      attempt: n,
+      provider: provider.provider,
+      code: attempts.at(-1)!.outcome,
+      delay_ms: delay,
+      next_provider: o.providers[Math.min(index, o.providers.length - 1)].provider,
+    });
     await o.sleep(delay);
     if (o.stopped()) return previous;
   }

@@ -86,11 +86,20 @@ export class ExecutionRun {
    * from where it stands; otherwise a new one goes queued → scheduled → running at once.
    * `permit`: the first provider's, when it has a limit (src/execution/provider-claim.ts).
    */
-  static begin(env: Env, plan: ExecutionPlan, host: RunHost, o: { record?: ExecutionRecord; permit?: Permit | null; now?: number } = {}): ExecutionRun {
+  static begin(
+    env: Env,
+    plan: ExecutionPlan,
+    host: RunHost,
+    o: { record?: ExecutionRecord; permit?: Permit | null; now?: number } = {},
+  ): ExecutionRun {
     const now = o.now ?? Date.now();
     let record = o.record ?? newRecord(plan, now);
     if (record.status === "queued") record = transition(record, "scheduled", now);
-    record = transition(record, "running", now, { provider: plan.providers[0].provider, start_seq: record.last_seq + 1, last_seq: record.last_seq + 1 });
+    record = transition(record, "running", now, {
+      provider: plan.providers[0].provider,
+      start_seq: record.last_seq + 1,
+      last_seq: record.last_seq + 1,
+    });
     host.save(record);
     return new ExecutionRun(env, plan, host, record, o.permit ?? null);
   }
@@ -159,7 +168,11 @@ export class ExecutionRun {
       attempt: async (provider, timeoutMs, n) => {
         const permit = n === 1 ? this.#firstPermit : await this.#retryPermit(provider, n);
         if (permit === undefined) {
-          this.#append("log", { message: `the retry on ${provider.provider} was not made: it is at its max_concurrency`, provider: provider.provider, attempt: n });
+          this.#append("log", {
+            message: `the retry on ${provider.provider} was not made: it is at its max_concurrency`,
+            provider: provider.provider,
+            attempt: n,
+          });
           return undefined;
         }
         const stop = new StopLatch();
@@ -190,7 +203,11 @@ export class ExecutionRun {
         }
       },
       stopped: () => this.#record.cancellation !== undefined,
-      onRetry: (r) => this.#append("log", { message: `attempt ${r.attempt} on ${r.provider} ended ${r.code}; retrying on ${r.next_provider} in ${r.delay_ms} ms`, ...r }),
+      onRetry: (r) =>
+        this.#append("log", {
+          message: `attempt ${r.attempt} on ${r.provider} ended ${r.code}; retrying on ${r.next_provider} in ${r.delay_ms} ms`,
+          ...r,
+        }),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       random: Math.random,
       now: Date.now,
@@ -205,10 +222,24 @@ export class ExecutionRun {
       // returned is kept as partial output (docs/contract.md#partial-output).
       const forced = this.#cancelledInFlight && (last.outcome.kind === "stopped" || last.outcome.kind === "timeout");
       if (last.outcome.kind === "result" && last.outcome.result.ok) this.#mergePartial(last.outcome.result.output);
-      const message = forced ? "the execution was cancelled; the provider did not stop within the grace period" : "the execution was cancelled";
+      const message = forced
+        ? "the execution was cancelled; the provider did not stop within the grace period"
+        : "the execution was cancelled";
       // Expected, not a fault: said once, as a line of its own (docs/contract.md#cancellation), never as an uncaught error.
-      if (forced) console.log(JSON.stringify({ msg: "cancel forced: the provider did not stop within the grace period", execution_id: this.#record.execution_id, tool: this.#record.tool, provider }));
-      return this.#finish({ status: "cancelled", error: errorBody("cancelled", message) }, { attempts, provider }, forced ? "forced" : "cooperative");
+      if (forced)
+        console.log(
+          JSON.stringify({
+            msg: "cancel forced: the provider did not stop within the grace period",
+            execution_id: this.#record.execution_id,
+            tool: this.#record.tool,
+            provider,
+          }),
+        );
+      return this.#finish(
+        { status: "cancelled", error: errorBody("cancelled", message) },
+        { attempts, provider },
+        forced ? "forced" : "cooperative",
+      );
     }
     return this.#finish(last.settlement, { attempts, provider });
   }
@@ -216,10 +247,22 @@ export class ExecutionRun {
   /** A retry's permit, taken without waiting (the run is already running); undefined: full. */
   async #retryPermit(provider: ExecutionPlan["providers"][number], n: number): Promise<Permit | null | undefined> {
     try {
-      const got = await acquirePermit(this.#env, provider, { execution_id: this.#plan.execution_id, tenant: this.#plan.tenant, permit_id: `${this.#plan.execution_id}:${n}`, timeout_ms: this.#plan.timeout_ms, wait: false });
+      const got = await acquirePermit(this.#env, provider, {
+        execution_id: this.#plan.execution_id,
+        tenant: this.#plan.tenant,
+        permit_id: `${this.#plan.execution_id}:${n}`,
+        timeout_ms: this.#plan.timeout_ms,
+        wait: false,
+      });
       return got.ok ? got.permit : undefined;
     } catch (err) {
-      console.warn(JSON.stringify({ msg: "provider gate unreachable; no retry there", provider: provider.provider, error: String(err) }));
+      console.warn(
+        JSON.stringify({
+          msg: "provider gate unreachable; no retry there",
+          provider: provider.provider,
+          error: String(err),
+        }),
+      );
       return undefined;
     }
   }
@@ -230,7 +273,9 @@ export class ExecutionRun {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let returned = false;
     const all = Promise.allSettled(calls).then(() => void (returned = true));
-    const cap = this.done.then(() => (returned ? undefined : new Promise<void>((resolve) => (timer = setTimeout(resolve, WORK_CAP_MS)))));
+    const cap = this.done.then(() =>
+      returned ? undefined : new Promise<void>((resolve) => (timer = setTimeout(resolve, WORK_CAP_MS))),
+    );
     this.#host.background(
       Promise.race([all, cap]).then(() => {
         if (timer !== undefined) clearTimeout(timer);
@@ -251,7 +296,11 @@ export class ExecutionRun {
     const text = toJson(data ?? null);
     const full = this.#emitted >= MAX_EVENTS - 1 || this.#logBytes + text.length > MAX_LOG_BYTES;
     if (full || text.length > MAX_EVENT_BYTES) {
-      if (this.#dropped++ === 0 && full) this.#store("log", { message: "the event log is full; later events are dropped (the terminal event counts them)", truncated: true });
+      if (this.#dropped++ === 0 && full)
+        this.#store("log", {
+          message: "the event log is full; later events are dropped (the terminal event counts them)",
+          truncated: true,
+        });
       return;
     }
     this.#logBytes += text.length;
@@ -279,7 +328,11 @@ export class ExecutionRun {
     }
   }
 
-  #finish(settlement: Settlement, done: { attempts: AttemptRecord[]; provider: string }, outcome?: CancellationOutcome): ExecutionRecord {
+  #finish(
+    settlement: Settlement,
+    done: { attempts: AttemptRecord[]; provider: string },
+    outcome?: CancellationOutcome,
+  ): ExecutionRecord {
     const now = Date.now();
     const current = this.#record;
     if (isTerminal(current.status)) return current;
@@ -290,7 +343,9 @@ export class ExecutionRun {
       provider: done.provider,
       last_seq: this.#seq,
       ...(this.#partial.value() !== undefined ? { partial_output: this.#partial.value() as Value } : {}),
-      ...(outcome && current.cancellation ? { cancellation: { requested_at: current.cancellation.requested_at, outcome } } : {}),
+      ...(outcome && current.cancellation
+        ? { cancellation: { requested_at: current.cancellation.requested_at, outcome } }
+        : {}),
     });
     this.#record = this.#dropped > 0 ? { ...record, dropped_events: this.#dropped } : record;
     this.#host.save(this.#record);
@@ -299,10 +354,24 @@ export class ExecutionRun {
 
   /** Whatever went wrong inside, the execution still ends, once (never `running` forever). */
   #finishBroken(err: unknown): ExecutionRecord {
-    console.error(JSON.stringify({ msg: "execution failed inside the runtime", execution_id: this.#record.execution_id, error: String(err) }));
+    console.error(
+      JSON.stringify({
+        msg: "execution failed inside the runtime",
+        execution_id: this.#record.execution_id,
+        error: String(err),
+      }),
+    );
     if (isTerminal(this.#record.status)) return this.#record;
     return this.#finish(
-      { status: "failed", error: errorBody("internal", "the runtime failed while running the execution", { reason: String(err).slice(0, 300) }, false) },
+      {
+        status: "failed",
+        error: errorBody(
+          "internal",
+          "the runtime failed while running the execution",
+          { reason: String(err).slice(0, 300) },
+          false,
+        ),
+      },
       { attempts: this.#record.attempts, provider: this.#record.provider ?? this.#plan.providers[0].provider },
     );
   }
@@ -337,15 +406,33 @@ export function newRecord(plan: ExecutionPlan, now: number): ExecutionRecord {
     params_hash: plan.params_hash,
     trace_id: plan.trace.trace_id,
     correlation_id: plan.correlation_id,
-    ...(plan.idempotency ? { idempotency: { key: plan.idempotency.key, fingerprint: plan.idempotency.fingerprint, expires_at: now + plan.idempotency.ttl_ms } } : {}),
+    ...(plan.idempotency
+      ? {
+          idempotency: {
+            key: plan.idempotency.key,
+            fingerprint: plan.idempotency.fingerprint,
+            expires_at: now + plan.idempotency.ttl_ms,
+          },
+        }
+      : {}),
   };
 }
 
 /** Ends a record whose run is gone (its object restarted mid-call): the provider's outcome is unknown. */
-export function lostRecord(record: ExecutionRecord, lastSeq: number, partial: Value, now = Date.now()): ExecutionRecord {
+export function lostRecord(
+  record: ExecutionRecord,
+  lastSeq: number,
+  partial: Value,
+  now = Date.now(),
+): ExecutionRecord {
   return transition(record, "failed", now, {
     last_seq: Math.max(record.last_seq, lastSeq),
     ...(partial !== undefined ? { partial_output: partial } : {}),
-    error: errorBody("internal", "the execution was interrupted by a restart of the runtime; the provider's outcome is unknown", { reason: "execution object restarted" }, false),
+    error: errorBody(
+      "internal",
+      "the execution was interrupted by a restart of the runtime; the provider's outcome is unknown",
+      { reason: "execution object restarted" },
+      false,
+    ),
   });
 }

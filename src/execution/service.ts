@@ -9,7 +9,16 @@
  *   a fast-path call that must wait (its tenant is full, its providers are, or a person must
  *   approve it) ──▶ an ExecutionObject too: anything that waits, waits in an object (docs/contract.md#approvals)
  */
-import type { ApprovalDecision, Caller, ExecutionEvent, ExecutionRequest, ExecutionView, Face, Outcome, PendingApproval } from "../contract.ts";
+import type {
+  ApprovalDecision,
+  Caller,
+  ExecutionEvent,
+  ExecutionRequest,
+  ExecutionView,
+  Face,
+  Outcome,
+  PendingApproval,
+} from "../contract.ts";
 import { loadConfig } from "../config.ts";
 import { errorBody, RuntimeError } from "../errors.ts";
 import { toJson } from "../codec/bytes.ts";
@@ -52,8 +61,20 @@ export interface CallContext {
 /** What a call answers, by how it asked to be delivered (docs/contract.md#modes). */
 export type CallAnswer =
   | { kind: "finished"; view: ExecutionView; replayed: boolean; deprecation?: DeprecationNotice }
-  | { kind: "accepted"; execution_id: string; status: ExecutionView["status"]; replayed: boolean; deprecation?: DeprecationNotice }
-  | { kind: "stream"; execution_id: string; replayed: boolean; deprecation?: DeprecationNotice; events: AsyncIterable<ExecutionEvent> }
+  | {
+      kind: "accepted";
+      execution_id: string;
+      status: ExecutionView["status"];
+      replayed: boolean;
+      deprecation?: DeprecationNotice;
+    }
+  | {
+      kind: "stream";
+      execution_id: string;
+      replayed: boolean;
+      deprecation?: DeprecationNotice;
+      events: AsyncIterable<ExecutionEvent>;
+    }
   | { kind: "dry_run"; report: DryRunReport };
 
 /**
@@ -96,7 +117,11 @@ async function call(ctx: CallContext, envelope: unknown, charge: Charge): Promis
     } else {
       const executionId = newObjectExecutionId(ctx.env);
       const admit = (tool: string, limits: TenantLimits) => takeCallToken(ctx, charge, tool, limits);
-      const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, { ...meta(ctx, executionId), admit, paid: true });
+      const { plan, deprecation } = await planExecution(ctx.env, ctx.caller, request, {
+        ...meta(ctx, executionId),
+        admit,
+        paid: true,
+      });
       const started = await objectStub(ctx.env, executionId).start(plan, delivery);
       answer = started.ok && deprecation ? { ok: true, value: { ...started.value, deprecation } } : started;
     }
@@ -136,13 +161,23 @@ async function readScope(caller: CallContext["caller"], location: ReturnType<typ
 }
 
 /** docs/contract.md#statuses: an execution's current view, within the caller's scope only. */
-export async function get(ctx: Pick<CallContext, "env" | "caller">, executionId: string): Promise<Outcome<ExecutionView>> {
+export async function get(
+  ctx: Pick<CallContext, "env" | "caller">,
+  executionId: string,
+): Promise<Outcome<ExecutionView>> {
   return guard(async () => {
     const location = locate(ctx.env, executionId);
     const scope = await readScope(ctx.caller, location);
     let view: ExecutionView | null | undefined;
     if (location?.kind === "object") view = await location.stub.view(scope);
-    else if (location?.kind === "edge") view = await readEdgeView(ctx.env, scope, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);
+    else if (location?.kind === "edge")
+      view = await readEdgeView(
+        ctx.env,
+        scope,
+        executionId,
+        location.accepted_at,
+        loadConfig(ctx.env).systemMaxTimeoutMs,
+      );
     if (!view) throw notFound(executionId);
     return ok(view);
   });
@@ -151,13 +186,23 @@ export async function get(ctx: Pick<CallContext, "env" | "caller">, executionId:
 /** docs/contract.md#streaming: the events after `after`, then live ones; `ended` when nothing is left to send. */
 type EventsOutcome = Outcome<{ kind: "ended" } | { kind: "stream"; events: AsyncIterable<ExecutionEvent> }>;
 
-export async function events(ctx: Pick<CallContext, "env" | "caller">, executionId: string, after: number): Promise<EventsOutcome> {
+export async function events(
+  ctx: Pick<CallContext, "env" | "caller">,
+  executionId: string,
+  after: number,
+): Promise<EventsOutcome> {
   return guard<EventsOutcome extends Outcome<infer T> ? T : never>(async () => {
     const location = locate(ctx.env, executionId);
     const scope = await readScope(ctx.caller, location);
     if (location?.kind === "edge") {
       // A fast-path execution has ended before anyone could ask: its stream is its end.
-      const view = await readEdgeView(ctx.env, scope, executionId, location.accepted_at, loadConfig(ctx.env).systemMaxTimeoutMs);
+      const view = await readEdgeView(
+        ctx.env,
+        scope,
+        executionId,
+        location.accepted_at,
+        loadConfig(ctx.env).systemMaxTimeoutMs,
+      );
       if (!view) throw notFound(executionId);
       return ok({ kind: "ended" as const });
     }
@@ -168,8 +213,15 @@ export async function events(ctx: Pick<CallContext, "env" | "caller">, execution
       throw err;
     });
     if (!answer.ok || answer.value.kind === "ended") await slot.release();
-    if (!answer.ok) return answer.error.code === "execution_not_found" ? { ok: false, error: notFound(executionId).toBody() } : answer;
-    return ok(answer.value.kind === "ended" ? { kind: "ended" as const } : { kind: "stream" as const, events: slot.hold(new EventStream(answer.value.stream)) });
+    if (!answer.ok)
+      return answer.error.code === "execution_not_found"
+        ? { ok: false, error: notFound(executionId).toBody() }
+        : answer;
+    return ok(
+      answer.value.kind === "ended"
+        ? { kind: "ended" as const }
+        : { kind: "stream" as const, events: slot.hold(new EventStream(answer.value.stream)) },
+    );
   });
 }
 
@@ -177,12 +229,19 @@ export async function events(ctx: Pick<CallContext, "env" | "caller">, execution
  * docs/contract.md#cancellation: cancel with a grace period (`grace_ms`, default CANCEL_GRACE_MS, at most
  * MAX_CANCEL_GRACE_MS; more is refused, not clamped). Answers when the execution has ended.
  */
-export async function cancel(ctx: Pick<CallContext, "env" | "caller">, executionId: string, graceMs: unknown): Promise<Outcome<ExecutionView>> {
+export async function cancel(
+  ctx: Pick<CallContext, "env" | "caller">,
+  executionId: string,
+  graceMs: unknown,
+): Promise<Outcome<ExecutionView>> {
   return guard(async () => {
     const config = loadConfig(ctx.env);
     const grace = graceMs ?? config.cancelGraceMs;
     if (typeof grace !== "number" || !Number.isSafeInteger(grace) || grace < 0 || grace > config.maxCancelGraceMs) {
-      throw new RuntimeError("invalid_request", `grace_ms must be an integer from 0 to ${config.maxCancelGraceMs}`, { field: "grace_ms", max: config.maxCancelGraceMs });
+      throw new RuntimeError("invalid_request", `grace_ms must be an integer from 0 to ${config.maxCancelGraceMs}`, {
+        field: "grace_ms",
+        max: config.maxCancelGraceMs,
+      });
     }
     const location = locate(ctx.env, executionId);
     const scope = executionScope(ctx.caller);
@@ -190,7 +249,11 @@ export async function cancel(ctx: Pick<CallContext, "env" | "caller">, execution
       // Nothing can cancel a fast-path execution: it has ended before its id is known.
       const view = await readEdgeView(ctx.env, scope, executionId, location.accepted_at, config.systemMaxTimeoutMs);
       if (!view) throw notFound(executionId);
-      return ok(view.cancellation ? view : { ...view, cancellation: { requested_at: new Date().toISOString(), outcome: "already_finished" as const } });
+      return ok(
+        view.cancellation
+          ? view
+          : { ...view, cancellation: { requested_at: new Date().toISOString(), outcome: "already_finished" as const } },
+      );
     }
     const view = location ? await location.stub.cancel(scope, grace) : null;
     if (!view) throw notFound(executionId);
@@ -203,25 +266,65 @@ export async function cancel(ctx: Pick<CallContext, "env" | "caller">, execution
  * store, and the ones running in their objects now from the tenant's ledger (no message is
  * sent while an execution runs). A fast-path call appears once it has answered.
  */
-export async function list(ctx: Pick<CallContext, "env" | "caller">, filters: ListFilters): Promise<Outcome<{ executions: IndexItem[]; next_cursor: string | null }>> {
+export async function list(
+  ctx: Pick<CallContext, "env" | "caller">,
+  filters: ListFilters,
+): Promise<Outcome<{ executions: IndexItem[]; next_cursor: string | null }>> {
   return guard(async () => {
     const scope = executionScope(ctx.caller);
     const f = { ...filters, tenant: scope.tenant, ...(scope.agent === null ? {} : { agent: scope.agent }) };
     const wantsLive = f.status === undefined || LIVE.has(f.status);
     const [stored, live] = await Promise.all([
-      f.status !== undefined && LIVE.has(f.status) ? { executions: [], next_cursor: null } : listExecutions(ctx.env.AUDIT_DB, f),
-      wantsLive ? liveExecutions(ctx.env, ctx.caller.tenant).then((items) => items.filter((e) => inScope(scope, scope.tenant, e.agent))) : [],
+      f.status !== undefined && LIVE.has(f.status)
+        ? { executions: [], next_cursor: null }
+        : listExecutions(ctx.env.AUDIT_DB, f),
+      wantsLive
+        ? liveExecutions(ctx.env, ctx.caller.tenant).then((items) =>
+            items.filter((e) => inScope(scope, scope.tenant, e.agent)),
+          )
+        : [],
     ]);
     const seen = new Set(stored.executions.map((e) => e.execution_id));
     const liveItems: IndexItem[] = live
-      .filter((e) => !seen.has(e.execution_id) && (f.tool === undefined || e.tool === f.tool) && (f.project === undefined || e.project === f.project))
-      .filter((e) => (f.since === undefined || e.accepted_at >= f.since) && (f.until === undefined || e.accepted_at < f.until))
-      .filter((e) => !f.cursor || e.accepted_at < f.cursor.t || (e.accepted_at === f.cursor.t && e.execution_id < f.cursor.id))
+      .filter(
+        (e) =>
+          !seen.has(e.execution_id) &&
+          (f.tool === undefined || e.tool === f.tool) &&
+          (f.project === undefined || e.project === f.project),
+      )
+      .filter(
+        (e) =>
+          (f.since === undefined || e.accepted_at >= f.since) && (f.until === undefined || e.accepted_at < f.until),
+      )
+      .filter(
+        (e) =>
+          !f.cursor || e.accepted_at < f.cursor.t || (e.accepted_at === f.cursor.t && e.execution_id < f.cursor.id),
+      )
       .filter((e) => f.status === undefined || e.status === f.status)
-      .map((e) => ({ execution_id: e.execution_id, tool: e.tool, version: e.version, provider: null, project: e.project, mode: e.mode, status: e.status, error_code: null, accepted_at: new Date(e.accepted_at).toISOString(), ended_at: null }));
+      .map((e) => ({
+        execution_id: e.execution_id,
+        tool: e.tool,
+        version: e.version,
+        provider: null,
+        project: e.project,
+        mode: e.mode,
+        status: e.status,
+        error_code: null,
+        accepted_at: new Date(e.accepted_at).toISOString(),
+        ended_at: null,
+      }));
     // Live executions join the page in order; the page's end (and cursor) stays the store's.
-    const merged = [...liveItems.filter((e) => stored.next_cursor === null || Date.parse(e.accepted_at!) >= Date.parse(stored.executions.at(-1)!.accepted_at!)), ...stored.executions];
-    merged.sort((a, b) => Date.parse(b.accepted_at!) - Date.parse(a.accepted_at!) || (a.execution_id < b.execution_id ? 1 : -1));
+    const merged = [
+      ...liveItems.filter(
+        (e) =>
+          stored.next_cursor === null ||
+          Date.parse(e.accepted_at!) >= Date.parse(stored.executions.at(-1)!.accepted_at!),
+      ),
+      ...stored.executions,
+    ];
+    merged.sort(
+      (a, b) => Date.parse(b.accepted_at!) - Date.parse(a.accepted_at!) || (a.execution_id < b.execution_id ? 1 : -1),
+    );
     return ok({ executions: merged, next_cursor: stored.next_cursor });
   });
 }
@@ -231,15 +334,29 @@ export async function list(ctx: Pick<CallContext, "env" | "caller">, filters: Li
  * approval (a reason is required to reject). Another tenant's id is not found; a call that
  * does not await approval (decided, never needed it, finished) is `approval_not_pending`.
  */
-export async function decide(ctx: Pick<CallContext, "env" | "caller">, executionId: string, decision: "approved" | "rejected", reason: unknown): Promise<Outcome<ExecutionView>> {
+export async function decide(
+  ctx: Pick<CallContext, "env" | "caller">,
+  executionId: string,
+  decision: "approved" | "rejected",
+  reason: unknown,
+): Promise<Outcome<ExecutionView>> {
   return guard(async () => {
     requireApprover(ctx.caller);
-    if (reason !== undefined && reason !== null && (typeof reason !== "string" || reason.length > 1_000)) throw new RuntimeError("invalid_request", "reason must be a string of at most 1000 characters", { field: "reason" });
-    if (decision === "rejected" && (typeof reason !== "string" || reason.trim() === "")) throw new RuntimeError("invalid_request", "a rejection needs a reason", { field: "reason" });
+    if (reason !== undefined && reason !== null && (typeof reason !== "string" || reason.length > 1_000))
+      throw new RuntimeError("invalid_request", "reason must be a string of at most 1000 characters", {
+        field: "reason",
+      });
+    if (decision === "rejected" && (typeof reason !== "string" || reason.trim() === ""))
+      throw new RuntimeError("invalid_request", "a rejection needs a reason", { field: "reason" });
     const location = locate(ctx.env, executionId);
     // A fast-path id never waits for anyone: like an unknown one, as are other tenants' (docs/contract.md#routes).
     if (location?.kind !== "object") throw notFound(executionId);
-    const made: ApprovalDecision = { decision, approver: ctx.caller.agent, reason: typeof reason === "string" && reason.trim() !== "" ? reason : null, at: new Date().toISOString() };
+    const made: ApprovalDecision = {
+      decision,
+      approver: ctx.caller.agent,
+      reason: typeof reason === "string" && reason.trim() !== "" ? reason : null,
+      at: new Date().toISOString(),
+    };
     const { self_approval } = approvalRuleFor(loadConfig(ctx.env).approvals, ctx.caller.tenant);
     const answer = await location.stub.decide(ctx.caller.tenant, made, self_approval);
     if (!answer) throw notFound(executionId);
@@ -248,7 +365,9 @@ export async function decide(ctx: Pick<CallContext, "env" | "caller">, execution
 }
 
 /** The caller's tenant's calls waiting for a person's approval, oldest first (approvers only). */
-export async function approvals(ctx: Pick<CallContext, "env" | "caller">): Promise<Outcome<{ approvals: PendingApproval[] }>> {
+export async function approvals(
+  ctx: Pick<CallContext, "env" | "caller">,
+): Promise<Outcome<{ approvals: PendingApproval[] }>> {
   return guard(async () => {
     requireApprover(ctx.caller);
     const pending = await tenantStub(ctx.env, ctx.caller.tenant).approvals();
@@ -257,7 +376,10 @@ export async function approvals(ctx: Pick<CallContext, "env" | "caller">): Promi
 }
 
 function requireApprover(caller: Caller): void {
-  if (!isApprover(caller)) throw new RuntimeError("forbidden", "approving calls is for callers with the approver role", { reason: "approver role required" });
+  if (!isApprover(caller))
+    throw new RuntimeError("forbidden", "approving calls is for callers with the approver role", {
+      reason: "approver role required",
+    });
 }
 
 const LIVE = new Set(["awaiting_approval", "queued", "scheduled", "running"]);
@@ -280,7 +402,8 @@ async function runFast(ctx: CallContext, request: ExecutionRequest, charge: Char
     try {
       admission = { ticket: await admitFast(ctx.env, ctx.caller.tenant, tool, limits, ctx.waitUntil) };
     } catch (err) {
-      if (err instanceof RuntimeError && err.code === "rate_limited" && err.details?.reason === "concurrency") admission = { full: err };
+      if (err instanceof RuntimeError && err.code === "rate_limited" && err.details?.reason === "concurrency")
+        admission = { full: err };
       else throw err;
     }
   };
@@ -326,13 +449,29 @@ async function toObjectPlan(ctx: CallContext, request: ExecutionRequest, plan: E
  * replays another's execution; and the caller must still reach the tool (its channels) before
  * anything is replayed to it, or a key would outlive the right it was used with.
  */
-async function startKeyed(ctx: CallContext, request: ExecutionRequest, delivery: "end" | "accepted" | "stream", charge: Charge): Promise<ObjectAnswer> {
+async function startKeyed(
+  ctx: CallContext,
+  request: ExecutionRequest,
+  delivery: "end" | "accepted" | "stream",
+  charge: Charge,
+): Promise<ObjectAnswer> {
   const tool = await checkReach(ctx.env, ctx.caller, request, ctx.waitUntil);
   // Every keyed request takes its token here, a duplicate too: a replay costs the key's object.
   await takeCallToken(ctx, charge, tool, limitsFor(loadConfig(ctx.env).limits, ctx.caller.tenant));
   const fingerprint = await requestFingerprint(request);
-  return objectStub(ctx.env, keyedObjectId(ctx.env, ctx.caller.tenant, ctx.caller.agent, request.idempotency_key!)).startKeyed(
-    { caller: ctx.caller, request, fingerprint, accepted_at: ctx.acceptedAt, trace: ctx.trace, face: ctx.face, paid: true },
+  return objectStub(
+    ctx.env,
+    keyedObjectId(ctx.env, ctx.caller.tenant, ctx.caller.agent, request.idempotency_key!),
+  ).startKeyed(
+    {
+      caller: ctx.caller,
+      request,
+      fingerprint,
+      accepted_at: ctx.acceptedAt,
+      trace: ctx.trace,
+      face: ctx.face,
+      paid: true,
+    },
     delivery,
   );
 }
@@ -347,7 +486,14 @@ function fromObject(answer: ObjectAnswer, slot?: StreamSlot): Outcome<CallAnswer
   if (!answer.ok) return answer;
   const { view, replayed, stream, deprecation } = answer.value;
   const dep = deprecation ? { deprecation } : {};
-  if (stream) return ok({ kind: "stream", execution_id: view.execution_id, replayed, events: slot ? slot.hold(new EventStream(stream)) : new EventStream(stream), ...dep });
+  if (stream)
+    return ok({
+      kind: "stream",
+      execution_id: view.execution_id,
+      replayed,
+      events: slot ? slot.hold(new EventStream(stream)) : new EventStream(stream),
+      ...dep,
+    });
   if (!isTerminal(view.status)) {
     return ok({ kind: "accepted", execution_id: view.execution_id, status: view.status, replayed, ...dep });
   }
@@ -359,7 +505,11 @@ function checkPayload(ctx: CallContext, envelope: unknown): void {
   const config = loadConfig(ctx.env);
   const max = payloadLimit(config, ctx.caller.tenant);
   const bytes = ctx.requestBytes ?? new TextEncoder().encode(toJson(envelope)).byteLength;
-  if (bytes > max) throw new RuntimeError("payload_too_large", `request is ${bytes} bytes; the maximum is ${max}`, { max_bytes: max, actual_bytes: bytes });
+  if (bytes > max)
+    throw new RuntimeError("payload_too_large", `request is ${bytes} bytes; the maximum is ${max}`, {
+      max_bytes: max,
+      actual_bytes: bytes,
+    });
 }
 
 function meta(ctx: CallContext, executionId: string) {
@@ -382,7 +532,9 @@ async function guard<T>(fn: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
   } catch (err) {
     if (err instanceof RuntimeError) return { ok: false, error: err.toBody() };
     const ref = crypto.randomUUID();
-    console.error(JSON.stringify({ msg: "execution service failed", ref, error: String(err), stack: (err as Error)?.stack }));
+    console.error(
+      JSON.stringify({ msg: "execution service failed", ref, error: String(err), stack: (err as Error)?.stack }),
+    );
     return { ok: false, error: errorBody("internal", "the runtime failed while handling the call", { ref }, false) };
   }
 }

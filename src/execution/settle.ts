@@ -30,7 +30,9 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
     case "timeout":
       return timedOut(ctx);
     case "stopped":
-      return outcome.reason === "timeout" ? timedOut(ctx) : { status: "cancelled", error: errorBody("cancelled", "the execution was cancelled") };
+      return outcome.reason === "timeout"
+        ? timedOut(ctx)
+        : { status: "cancelled", error: errorBody("cancelled", "the execution was cancelled") };
     case "unbound":
       return failed(ctx, "sandbox_unavailable", outcome.message);
     case "rpc_failed":
@@ -40,7 +42,15 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
     case "refused": {
       const r = outcome.refusal;
       const details = { ...r.details, ...(r.tool_code !== undefined ? { tool_code: r.tool_code } : {}) };
-      return { status: "failed", error: errorBody(r.code, bounded(r.message), Object.keys(details).length > 0 ? details : undefined, r.retryable === true) };
+      return {
+        status: "failed",
+        error: errorBody(
+          r.code,
+          bounded(r.message),
+          Object.keys(details).length > 0 ? details : undefined,
+          r.retryable === true,
+        ),
+      };
     }
     case "result":
       break;
@@ -51,7 +61,10 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
     switch (e.code) {
       case "tool_error": {
         // A `tool_error` with the tool's own code, for callers to branch on (docs/contract.md#errors).
-        const details = { ...boundedDetails(e.details), ...(typeof e.tool_code === "string" ? { tool_code: e.tool_code.slice(0, 64) } : {}) };
+        const details = {
+          ...boundedDetails(e.details),
+          ...(typeof e.tool_code === "string" ? { tool_code: e.tool_code.slice(0, 64) } : {}),
+        };
         return { status: "failed", error: errorBody("tool_error", bounded(e.message), details, e.retryable === true) };
       }
       case "cancelled":
@@ -61,7 +74,10 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
       default: {
         // A crash carries a reference into the provider's log, never the exception's text.
         const ref = typeof e.details?.ref === "string" ? { ref: e.details.ref.slice(0, 64) } : undefined;
-        return { status: "failed", error: errorBody("provider_crashed", bounded(e.message), ref, retryableFor(ctx, "provider_crashed")) };
+        return {
+          status: "failed",
+          error: errorBody("provider_crashed", bounded(e.message), ref, retryableFor(ctx, "provider_crashed")),
+        };
       }
     }
   }
@@ -70,7 +86,10 @@ export function settle(outcome: ProviderOutcome, ctx: SettleContext): Settlement
   if (bytes > ctx.max_output_bytes) {
     return {
       status: "failed",
-      error: errorBody("resource_exceeded", `output is ${bytes} bytes; the limit is ${ctx.max_output_bytes}`, { limit: ctx.max_output_bytes, observed: bytes }),
+      error: errorBody("resource_exceeded", `output is ${bytes} bytes; the limit is ${ctx.max_output_bytes}`, {
+        limit: ctx.max_output_bytes,
+        observed: bytes,
+      }),
     };
   }
   const violations = checkOutput(result.output, ctx.output_hash, ctx.validators, ctx.output_schema);
@@ -92,7 +111,9 @@ const MAX_DETAILS_BYTES = 8 * 1024;
 export const MAX_VIOLATIONS = 50;
 
 function bounded(message: string): string {
-  return typeof message === "string" && message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : String(message);
+  return typeof message === "string" && message.length > MAX_MESSAGE
+    ? `${message.slice(0, MAX_MESSAGE)}…`
+    : String(message);
 }
 
 function boundedDetails(details: Record<string, Value> | undefined): Record<string, Value> | undefined {
@@ -104,7 +125,12 @@ function boundedDetails(details: Record<string, Value> | undefined): Record<stri
 function timedOut(ctx: SettleContext): Settlement {
   return {
     status: "timed_out",
-    error: errorBody("timeout", `the execution exceeded its timeout of ${ctx.timeout_ms} ms`, { timeout_ms: ctx.timeout_ms }, retryableFor(ctx, "timeout")),
+    error: errorBody(
+      "timeout",
+      `the execution exceeded its timeout of ${ctx.timeout_ms} ms`,
+      { timeout_ms: ctx.timeout_ms },
+      retryableFor(ctx, "timeout"),
+    ),
   };
 }
 

@@ -21,6 +21,10 @@ export const SHED_RETRY_MS = 1_000;
 export function shedIfLate(plan: ExecutionPlan, now = Date.now()): void {
   const left = remainingBudgetMs(plan.timeout_ms, plan.accepted_at, now);
   if (left < shedBelowMs(plan.timeout_ms)) {
-    throw new RuntimeError("overloaded", "the runtime could not dispatch the call within its budget; try again", { retry_after_ms: SHED_RETRY_MS, budget_left_ms: left, timeout_ms: plan.timeout_ms });
+    throw new RuntimeError("overloaded", "the runtime could not dispatch the call within its budget; try again", {
+      retry_after_ms: SHED_RETRY_MS,
+      budget_left_ms: left,
+      timeout_ms: plan.timeout_ms,
+    });
   }
 }

@@ -15,14 +15,20 @@ import { coveringGrant } from "../pipeline/capability.ts";
 export { toolDetail, toolList } from "../registry/tool-views.ts";
 
 /** The offering that describes a version to this caller: the best-ranked one it could call. */
-export function callableOffering(view: ToolView, caller: Caller, version = view.active_version): ToolOfferingView | undefined {
+export function callableOffering(
+  view: ToolView,
+  caller: Caller,
+  version = view.active_version,
+): ToolOfferingView | undefined {
   const v = view.versions.find((x) => x.version === version);
   return v?.providers.find((o) => mayEverHold(caller.capabilities, o.capability_required));
 }
 
 /** The versions of which this caller could call at least one offering. */
 export function callableVersions(view: ToolView, caller: Caller): string[] {
-  return view.versions.filter((v) => v.providers.some((o) => mayEverHold(caller.capabilities, o.capability_required))).map((v) => v.version);
+  return view.versions
+    .filter((v) => v.providers.some((o) => mayEverHold(caller.capabilities, o.capability_required)))
+    .map((v) => v.version);
 }
 
 /**

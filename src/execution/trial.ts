@@ -23,11 +23,24 @@ export async function takeTrial(env: Env, plan: ExecutionPlan): Promise<Executio
   const rest = plan.providers.slice(1);
   if (rest.length > 0) return { ...plan, providers: rest };
   throw noHealthyProvider(plan.tool, plan.version, [
-    { offering: { provider: first.provider }, reason: "circuit half-open, its trial call is under way", retry_at: Date.now() + TRIAL_RETRY_MS },
+    {
+      offering: { provider: first.provider },
+      reason: "circuit half-open, its trial call is under way",
+      retry_at: Date.now() + TRIAL_RETRY_MS,
+    },
   ]);
 }
 
 /** Hands a granted trial back: the call never reached the provider (refused, out of budget, cancelled first). */
 export async function returnTrial(env: Env, provider: string, tool: string): Promise<void> {
-  await handBack(env, provider, tool).catch((err) => console.warn(JSON.stringify({ msg: "trial not handed back; it is given out again after a cooldown", provider, tool, error: String(err) })));
+  await handBack(env, provider, tool).catch((err) =>
+    console.warn(
+      JSON.stringify({
+        msg: "trial not handed back; it is given out again after a cooldown",
+        provider,
+        tool,
+        error: String(err),
+      }),
+    ),
+  );
 }

@@ -20,14 +20,22 @@ export const MAX_ATTEMPT = 1_000;
 /** Each attempt with its reported CPU time; fields a record written before they existed lacks are null. */
 export function attemptsWithUsage(attempts: readonly AttemptRecord[], usage: readonly AttemptUsage[]): AttemptRecord[] {
   const byAttempt = new Map(usage.map((u) => [u.attempt, u.cpu_ms]));
-  return attempts.map((a) => ({ ...a, provider_latency_ms: a.provider_latency_ms ?? null, cpu_ms: byAttempt.get(a.attempt) ?? null }));
+  return attempts.map((a) => ({
+    ...a,
+    provider_latency_ms: a.provider_latency_ms ?? null,
+    cpu_ms: byAttempt.get(a.attempt) ?? null,
+  }));
 }
 
 /** The `resources` block the reports make. */
 export function resourcesOf(usage: readonly AttemptUsage[]): ExecutionResources {
   const measured = usage.filter((u) => u.cpu_ms !== null);
   const cpu_report: CpuReport = measured.length > 0 ? "measured" : usage.length > 0 ? "unmeasured" : "none";
-  return { cpu_ms: measured.length > 0 ? measured.reduce((sum, u) => sum + u.cpu_ms!, 0) : null, peak_memory_mb: null, cpu_report };
+  return {
+    cpu_ms: measured.length > 0 ? measured.reduce((sum, u) => sum + u.cpu_ms!, 0) : null,
+    peak_memory_mb: null,
+    cpu_report,
+  };
 }
 
 /** A view with the reports that have arrived so far. */

@@ -47,14 +47,21 @@ export function waitEndsAt(record: ExecutionRecord, plan: ExecutionPlan): number
 /** The error a wait that ran out ends with: nobody approved in time, or no slot or room came. */
 export function waitExpiredError(record: ExecutionRecord, plan: ExecutionPlan, now: number): ErrorBody {
   if (record.status === "awaiting_approval") {
-    return errorBody("approval_expired", "nobody approved the call within its approval window; it never ran", { rule: record.approval!.rule, expired_at: new Date(record.approval!.expires_at).toISOString() });
+    return errorBody("approval_expired", "nobody approved the call within its approval window; it never ran", {
+      rule: record.approval!.rule,
+      expired_at: new Date(record.approval!.expires_at).toISOString(),
+    });
   }
   const what = record.status === "queued" ? "a free slot of its tenant" : "room at its provider";
-  return errorBody("overloaded", `the call waited ${now - record.accepted_at} ms for ${what} and could not be dispatched within its ${plan.mode === "sync" ? "budget" : "wait bound (max_wait_ms)"}; try again`, {
-    reason: record.status === "queued" ? "queue_wait" : "provider_full",
-    waited_ms: now - record.accepted_at,
-    retry_after_ms: SHED_RETRY_MS,
-  });
+  return errorBody(
+    "overloaded",
+    `the call waited ${now - record.accepted_at} ms for ${what} and could not be dispatched within its ${plan.mode === "sync" ? "budget" : "wait bound (max_wait_ms)"}; try again`,
+    {
+      reason: record.status === "queued" ? "queue_wait" : "provider_full",
+      waited_ms: now - record.accepted_at,
+      retry_after_ms: SHED_RETRY_MS,
+    },
+  );
 }
 
 /** docs/contract.md#cancellation `before_start`: a waiting execution cancelled ends at once; no provider was called. */

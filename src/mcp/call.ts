@@ -14,7 +14,12 @@
  * `provider`, `project`, `context`, `limits`, `idempotency_key`. The input is validated by the
  * runtime (stage 4), never here.
  */
-import { ProtocolError, type CallToolResult, type LoggingLevel, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  ProtocolError,
+  type CallToolResult,
+  type LoggingLevel,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { ErrorBody, ExecutionEvent } from "../contract.ts";
 import { RuntimeError, statusOf } from "../errors.ts";
 import { retryAfterHeaders } from "../retry-after.ts";
@@ -38,17 +43,27 @@ interface CallParams {
   _meta?: Record<string, unknown>;
 }
 
-export async function callTool(scope: McpScope, era: "modern" | "legacy", params: CallParams, ctx: ServerContext): Promise<CallToolResult | Record<string, unknown>> {
+export async function callTool(
+  scope: McpScope,
+  era: "modern" | "legacy",
+  params: CallParams,
+  ctx: ServerContext,
+): Promise<CallToolResult | Record<string, unknown>> {
   const options = runtimeOptions(ctx.mcpReq._meta);
   // No `arguments` is no `input`: the runtime decides, as on REST (`{}` when the schema takes it).
-  const envelope = { tool: params.name, ...(params.arguments !== undefined ? { input: params.arguments } : {}), ...options };
+  const envelope = {
+    tool: params.name,
+    ...(params.arguments !== undefined ? { input: params.arguments } : {}),
+    ...options,
+  };
   const use = await taskUse(scope, params.name, options.version);
 
   if (era === "legacy" && params.task !== undefined && use === "never") {
     // 2025-11-25 tools/call: a task for a tool whose taskSupport is "forbidden" is -32601.
     throw new ProtocolError(-32601, `tool ${params.name} does not run as a task (taskSupport "forbidden")`);
   }
-  const asTask = era === "modern" ? use === "always" && declaresTasks(ctx) : params.task !== undefined && use !== undefined;
+  const asTask =
+    era === "modern" ? use === "always" && declaresTasks(ctx) : params.task !== undefined && use !== undefined;
   if (asTask) {
     const answer = await run(scope, { ...envelope, mode: "async" });
     if (answer.kind === "finished") return createdTask(scope, era, answer.view.execution_id, answer.view.status);
@@ -60,8 +75,15 @@ export async function callTool(scope: McpScope, era: "modern" | "legacy", params
   if (progressToken !== undefined || use === "always") {
     // A 2025 client cancels with notifications/cancelled on another POST: the execution's id
     // must be findable from (session, request id), so such a call is keyed by them (handler.ts).
-    const key = options.idempotency_key ?? (era === "legacy" && scope.sessionId ? sessionCallKey(scope.sessionId, ctx.mcpReq.id) : undefined);
-    const answer = await run(scope, { ...envelope, mode: "async", stream: true, ...(key !== undefined ? { idempotency_key: key } : {}) });
+    const key =
+      options.idempotency_key ??
+      (era === "legacy" && scope.sessionId ? sessionCallKey(scope.sessionId, ctx.mcpReq.id) : undefined);
+    const answer = await run(scope, {
+      ...envelope,
+      mode: "async",
+      stream: true,
+      ...(key !== undefined ? { idempotency_key: key } : {}),
+    });
     if (answer.kind === "finished") return endResult(scope, answer.view);
     if (answer.kind !== "stream") throw unexpected(answer);
     return follow(scope, answer.execution_id, answer.events, ctx, progressToken, params.name);
@@ -108,7 +130,14 @@ async function run(scope: McpScope, envelope: Record<string, unknown>): Promise<
 }
 
 /** Relays a followed execution's events until its end; the client closing the stream cancels it. */
-async function follow(scope: McpScope, executionId: string, events: AsyncIterable<ExecutionEvent>, ctx: ServerContext, progressToken: string | number | undefined, tool: string): Promise<CallToolResult> {
+async function follow(
+  scope: McpScope,
+  executionId: string,
+  events: AsyncIterable<ExecutionEvent>,
+  ctx: ServerContext,
+  progressToken: string | number | undefined,
+  tool: string,
+): Promise<CallToolResult> {
   let ended = false;
   // The signal also fires when the exchange is torn down after the answer: only a close before the end cancels.
   const onClose = () => {
@@ -130,7 +159,10 @@ async function follow(scope: McpScope, executionId: string, events: AsyncIterabl
         if (progress.progress > lastProgress) {
           lastProgress = progress.progress;
           // The execution's id rides along, so a client can read or cancel it before the end.
-          await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress, _meta: { [META_EXECUTION_ID]: executionId } } });
+          await ctx.mcpReq.notify({
+            method: "notifications/progress",
+            params: { progressToken, ...progress, _meta: { [META_EXECUTION_ID]: executionId } },
+          });
         }
       } else if (event.type === "stdout" || event.type === "stderr" || event.type === "log") {
         await ctx.mcpReq.log(levelOf(event), event.data, `${tool}/${event.type}`);
@@ -143,14 +175,22 @@ async function follow(scope: McpScope, executionId: string, events: AsyncIterabl
   // The stream ended without its terminal event (the edge lost the object): read the record.
   const view = await get(callContext(scope), executionId);
   if (view.ok && !["queued", "scheduled", "running"].includes(view.value.status)) return callToolResult(view.value);
-  throw refusalError(new RuntimeError("internal", "lost contact with the execution; it may still be running", { execution_id: executionId }, false).toBody());
+  throw refusalError(
+    new RuntimeError(
+      "internal",
+      "lost contact with the execution; it may still be running",
+      { execution_id: executionId },
+      false,
+    ).toBody(),
+  );
 }
 
 /** A `progress` event's data as MCP progress: `progress`/`total`/`message`, or a percentage. */
 function progressOf(event: ExecutionEvent): { progress: number; total?: number; message?: string } {
   const d = (event.data !== null && typeof event.data === "object" ? event.data : {}) as Record<string, unknown>;
   const message = typeof d.message === "string" ? { message: d.message } : {};
-  if (typeof d.progress === "number") return { progress: d.progress, ...(typeof d.total === "number" ? { total: d.total } : {}), ...message };
+  if (typeof d.progress === "number")
+    return { progress: d.progress, ...(typeof d.total === "number" ? { total: d.total } : {}), ...message };
   if (typeof d.percent === "number") return { progress: d.percent, total: 100, ...message };
   return { progress: event.seq, ...message };
 }
@@ -159,18 +199,27 @@ const LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical
 
 function levelOf(event: ExecutionEvent): LoggingLevel {
   if (event.type === "stderr") return "warning";
-  const level = event.data !== null && typeof event.data === "object" ? (event.data as Record<string, unknown>).level : undefined;
+  const level =
+    event.data !== null && typeof event.data === "object" ? (event.data as Record<string, unknown>).level : undefined;
   return typeof level === "string" && LEVELS.has(level) ? (level as LoggingLevel) : "info";
 }
 
 /** `io.tool-runtime/*` keys of `_meta` as envelope fields; an unknown one is a mistake worth saying (-32602). */
-function runtimeOptions(meta: Record<string, unknown> | undefined): Partial<Record<(typeof META_OPTIONS)[number], unknown>> {
+function runtimeOptions(
+  meta: Record<string, unknown> | undefined,
+): Partial<Record<(typeof META_OPTIONS)[number], unknown>> {
   const options: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(meta ?? {})) {
     if (!key.startsWith(META_PREFIX)) continue;
     const field = key.slice(META_PREFIX.length);
     if (!(META_OPTIONS as readonly string[]).includes(field)) {
-      throw refusalError(new RuntimeError("invalid_request", `unknown _meta key ${JSON.stringify(key)}; known: ${META_OPTIONS.map((o) => META_PREFIX + o).join(", ")}`, { field: key }).toBody());
+      throw refusalError(
+        new RuntimeError(
+          "invalid_request",
+          `unknown _meta key ${JSON.stringify(key)}; known: ${META_OPTIONS.map((o) => META_PREFIX + o).join(", ")}`,
+          { field: key },
+        ).toBody(),
+      );
     }
     options[field] = value;
   }

@@ -21,7 +21,13 @@ import { ProtocolError } from "@modelcontextprotocol/server";
 import type { ErrorBody } from "../contract.ts";
 import { statusOf } from "../errors.ts";
 
-const INVALID_PARAMS = new Set(["invalid_input", "invalid_request", "tool_not_found", "tool_deprecated", "execution_not_found"]);
+const INVALID_PARAMS = new Set([
+  "invalid_input",
+  "invalid_request",
+  "tool_not_found",
+  "tool_deprecated",
+  "execution_not_found",
+]);
 /** Codes MCP gives a meaning of its own; a status that would land on one answers -32000 instead. */
 const MCP_ASSIGNED = new Set([-32001, -32002, -32020, -32021, -32022, -32042]);
 

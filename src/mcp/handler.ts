@@ -50,7 +50,10 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   const env = c.env;
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
 
-  const badOrigin = originValidationResponse(request, [...localhostAllowedOrigins(), ...mcpSettings(env).allowedOrigins]);
+  const badOrigin = originValidationResponse(request, [
+    ...localhostAllowedOrigins(),
+    ...mcpSettings(env).allowedOrigins,
+  ]);
   if (badOrigin) return badOrigin;
   if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed.", undefined, { Allow: "POST" });
 
@@ -59,8 +62,21 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     caller = await authenticate(env, request);
   } catch (err) {
     if (!(err instanceof RuntimeError)) throw err;
-    if (err.code === "rate_limited") return jsonRpcError(429, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "Retry-After": retryAfterSeconds(err) });
-    return jsonRpcError(401, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "WWW-Authenticate": unauthorizedChallenge(env, request.url) });
+    if (err.code === "rate_limited")
+      return jsonRpcError(
+        429,
+        jsonRpcCodeOf(err.code),
+        err.message,
+        { error: err.toBody() },
+        { "Retry-After": retryAfterSeconds(err) },
+      );
+    return jsonRpcError(
+      401,
+      jsonRpcCodeOf(err.code),
+      err.message,
+      { error: err.toBody() },
+      { "WWW-Authenticate": unauthorizedChallenge(env, request.url) },
+    );
   }
 
   const config = loadConfig(env);
@@ -77,10 +93,21 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
   // entries; 2026-07-28 has none) pays one per entry. A tools/call is charged by its admission,
   // or as a dry run by the service (src/policy/request-rate.ts).
   try {
-    await chargeRequests(env, caller, waitUntil, (Array.isArray(body) ? body : [body]).filter((m) => !isToolCall(m)).length);
+    await chargeRequests(
+      env,
+      caller,
+      waitUntil,
+      (Array.isArray(body) ? body : [body]).filter((m) => !isToolCall(m)).length,
+    );
   } catch (err) {
     if (!(err instanceof RuntimeError)) throw err;
-    return jsonRpcError(err.status, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() }, { "Retry-After": retryAfterSeconds(err) });
+    return jsonRpcError(
+      err.status,
+      jsonRpcCodeOf(err.code),
+      err.message,
+      { error: err.toBody() },
+      { "Retry-After": retryAfterSeconds(err) },
+    );
   }
   const session = request.headers.get("mcp-session-id");
   const scope: McpScope = {
@@ -100,13 +127,26 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     onerror: (error) => console.warn(JSON.stringify({ msg: "mcp", error: error.message })),
   });
   // The body was read here; the SDK gets it parsed, and a copy of the bytes for its own checks.
-  const forwarded = new Request(request.url, { method: "POST", headers: request.headers, body: text, signal: request.signal });
+  const forwarded = new Request(request.url, {
+    method: "POST",
+    headers: request.headers,
+    body: text,
+    signal: request.signal,
+  });
   const response = await mcp.fetch(forwarded, body === undefined ? undefined : { parsedBody: body });
 
-  if (scope.forbidden && response.status === 200 && (response.headers.get("content-type") ?? "").startsWith("application/json")) {
+  if (
+    scope.forbidden &&
+    response.status === 200 &&
+    (response.headers.get("content-type") ?? "").startsWith("application/json")
+  ) {
     // MCP basic/authorization: insufficient rights are a 403; the body stays the JSON-RPC error.
     const headers = new Headers(response.headers);
-    if (scope.forbidden.required) headers.set("WWW-Authenticate", insufficientScopeChallenge(env, request.url, scope.forbidden.required, scope.forbidden.message));
+    if (scope.forbidden.required)
+      headers.set(
+        "WWW-Authenticate",
+        insufficientScopeChallenge(env, request.url, scope.forbidden.required, scope.forbidden.message),
+      );
     return new Response(response.body, { status: 403, headers });
   }
   if (scope.retryAfter && (response.headers.get("content-type") ?? "").startsWith("application/json")) {
@@ -128,7 +168,11 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
 function isLegacyCancel(body: unknown): body is { params: { requestId: string | number } } {
   const m = body as { method?: unknown; params?: { requestId?: unknown; _meta?: Record<string, unknown> } } | undefined;
   const id = m?.params?.requestId;
-  return m?.method === "notifications/cancelled" && (typeof id === "string" || typeof id === "number") && m.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === undefined;
+  return (
+    m?.method === "notifications/cancelled" &&
+    (typeof id === "string" || typeof id === "number") &&
+    m.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === undefined
+  );
 }
 
 /** Cancels the followed call keyed by (session, request id), if there is one (docs/contract.md#cancellation, default grace). */
@@ -164,6 +208,15 @@ function randomHex(bytes: number): string {
   return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function jsonRpcError(status: number, code: number, message: string, data?: unknown, headers: Record<string, string> = {}): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message, ...(data !== undefined ? { data } : {}) }, id: null }, { status, headers });
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  data?: unknown,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json(
+    { jsonrpc: "2.0", error: { code, message, ...(data !== undefined ? { data } : {}) }, id: null },
+    { status, headers },
+  );
 }

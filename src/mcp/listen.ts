@@ -27,7 +27,11 @@ interface ListenMessage {
 
 /** A 2026-07-28 `subscriptions/listen` that names tasks (anything else is the SDK's). */
 export function isTaskListen(body: unknown, headers: Headers): body is ListenMessage {
-  const m = body as { method?: unknown; id?: unknown; params?: { notifications?: { taskIds?: unknown }; _meta?: Record<string, unknown> } };
+  const m = body as {
+    method?: unknown;
+    id?: unknown;
+    params?: { notifications?: { taskIds?: unknown }; _meta?: Record<string, unknown> };
+  };
   return (
     m !== null &&
     typeof m === "object" &&
@@ -41,21 +45,40 @@ export function isTaskListen(body: unknown, headers: Headers): body is ListenMes
 }
 
 export async function serveTaskListen(scope: McpScope, message: ListenMessage): Promise<Response> {
-  const caps = message.params._meta?.["io.modelcontextprotocol/clientCapabilities"] as { extensions?: Record<string, unknown> } | undefined;
+  const caps = message.params._meta?.["io.modelcontextprotocol/clientCapabilities"] as
+    { extensions?: Record<string, unknown> } | undefined;
   if (caps?.extensions?.[TASKS_EXTENSION] === undefined) {
     // SEP-2663: asking for task notifications without declaring the extension.
     return Response.json(
-      { jsonrpc: "2.0", id: message.id, error: { code: -32021, message: `Missing required client capabilities: extensions`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } } },
+      {
+        jsonrpc: "2.0",
+        id: message.id,
+        error: {
+          code: -32021,
+          message: `Missing required client capabilities: extensions`,
+          data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+        },
+      },
       { status: 400 },
     );
   }
-  const ids = message.params.notifications.taskIds.filter((id): id is string => typeof id === "string").slice(0, MAX_TASKS);
+  const ids = message.params.notifications.taskIds
+    .filter((id): id is string => typeof id === "string")
+    .slice(0, MAX_TASKS);
   // Only the caller's own tasks are honored; another tenant's id is treated exactly like a made-up one.
-  const known = await Promise.all(ids.map((id) => detailedTask(scope, id).then((task) => ({ id, task }), () => undefined)));
+  const known = await Promise.all(
+    ids.map((id) =>
+      detailedTask(scope, id).then(
+        (task) => ({ id, task }),
+        () => undefined,
+      ),
+    ),
+  );
   const honored = known.filter((k) => k !== undefined);
   const sub = message.id;
   const frame = (body: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(body)}\n\n`);
-  const notify = (method: string, params: Record<string, unknown>) => frame({ jsonrpc: "2.0", method, params: { ...params, _meta: { [SUBSCRIPTION_ID_META_KEY]: sub } } });
+  const notify = (method: string, params: Record<string, unknown>) =>
+    frame({ jsonrpc: "2.0", method, params: { ...params, _meta: { [SUBSCRIPTION_ID_META_KEY]: sub } } });
 
   const stop = new AbortController();
   const body = new ReadableStream<Uint8Array>({
@@ -63,7 +86,9 @@ export async function serveTaskListen(scope: McpScope, message: ListenMessage): 
       const send = (bytes: Uint8Array) => {
         if (!stop.signal.aborted) controller.enqueue(bytes);
       };
-      send(notify("notifications/subscriptions/acknowledged", { notifications: { taskIds: honored.map((k) => k.id) } }));
+      send(
+        notify("notifications/subscriptions/acknowledged", { notifications: { taskIds: honored.map((k) => k.id) } }),
+      );
       const keepalive = setInterval(() => send(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS);
       try {
         await Promise.all(
@@ -75,7 +100,16 @@ export async function serveTaskListen(scope: McpScope, message: ListenMessage): 
             }
           }),
         );
-        send(frame({ jsonrpc: "2.0", id: sub, result: { resultType: "complete", _meta: { [SUBSCRIPTION_ID_META_KEY]: sub, "io.modelcontextprotocol/serverInfo": SERVER_INFO } } }));
+        send(
+          frame({
+            jsonrpc: "2.0",
+            id: sub,
+            result: {
+              resultType: "complete",
+              _meta: { [SUBSCRIPTION_ID_META_KEY]: sub, "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+            },
+          }),
+        );
       } catch (err) {
         console.warn(JSON.stringify({ msg: "mcp task listen failed", error: String(err) }));
       } finally {
@@ -87,7 +121,9 @@ export async function serveTaskListen(scope: McpScope, message: ListenMessage): 
       stop.abort();
     },
   });
-  return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform" } });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform" },
+  });
 }
 
 const encoder = new TextEncoder();
@@ -96,7 +132,9 @@ async function untilTerminal(scope: McpScope, taskId: string, stop: AbortSignal)
   const stream = await events(callContext(scope), taskId, 0);
   if (!stream.ok || stream.value.kind !== "stream") return;
   const iterator = stream.value.events[Symbol.asyncIterator]();
-  const stopped = new Promise<{ done: true; value: undefined }>((resolve) => stop.addEventListener("abort", () => resolve({ done: true, value: undefined }), { once: true }));
+  const stopped = new Promise<{ done: true; value: undefined }>((resolve) =>
+    stop.addEventListener("abort", () => resolve({ done: true, value: undefined }), { once: true }),
+  );
   try {
     for (;;) {
       const next = await Promise.race([iterator.next(), stopped]);

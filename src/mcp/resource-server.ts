@@ -46,10 +46,15 @@ function parseSettings(env: Env): McpSettings {
     } catch {
       throw new ConfigError("MCP_RESOURCE must be an absolute URL");
     }
-    if (!/^https?:$/.test(url.protocol) || url.hash) throw new ConfigError("MCP_RESOURCE must be an http(s) URL without a fragment (RFC 8707 §2)");
+    if (!/^https?:$/.test(url.protocol) || url.hash)
+      throw new ConfigError("MCP_RESOURCE must be an http(s) URL without a fragment (RFC 8707 §2)");
   }
-  const allowedOrigins = (env.MCP_ALLOWED_ORIGINS ?? "").split(",").map((h) => h.trim()).filter(Boolean);
-  if (allowedOrigins.some((h) => !/^[a-z0-9.[\]:-]+$/i.test(h))) throw new ConfigError("MCP_ALLOWED_ORIGINS takes comma-separated hostnames");
+  const allowedOrigins = (env.MCP_ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
+  if (allowedOrigins.some((h) => !/^[a-z0-9.[\]:-]+$/i.test(h)))
+    throw new ConfigError("MCP_ALLOWED_ORIGINS takes comma-separated hostnames");
   return { resource, allowedOrigins };
 }
 

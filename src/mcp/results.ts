@@ -32,14 +32,28 @@ export function callToolResult(end: Ending): CallToolResult {
     const output = plain(end.output);
     // structuredContent is an object (MCP): a tool whose output is not one has it as `value`.
     const structured = isObject(output) ? output : { value: output };
-    return { content: [{ type: "text", text: JSON.stringify(output ?? null) }], structuredContent: structured, _meta: meta };
+    return {
+      content: [{ type: "text", text: JSON.stringify(output ?? null) }],
+      structuredContent: structured,
+      _meta: meta,
+    };
   }
   const failure = plain({
-    error: end.error ?? { code: "internal", message: `the execution ended ${end.status} without an error`, type: "runtime_error", retryable: false },
+    error: end.error ?? {
+      code: "internal",
+      message: `the execution ended ${end.status} without an error`,
+      type: "runtime_error",
+      retryable: false,
+    },
     ...(end.partial_output !== undefined ? { partial_output: end.partial_output } : {}),
     ...(end.cancellation ? { cancellation: end.cancellation } : {}),
   }) as Record<string, unknown>;
-  return { content: [{ type: "text", text: JSON.stringify(failure) }], structuredContent: failure, isError: true, _meta: meta };
+  return {
+    content: [{ type: "text", text: JSON.stringify(failure) }],
+    structuredContent: failure,
+    isError: true,
+    _meta: meta,
+  };
 }
 
 /** The ending a terminal event (`done` / `error`, src/execution/events.ts) describes. */

@@ -24,5 +24,12 @@ export interface McpScope {
 
 /** The execution service's view of an MCP call: the same identity, face "mcp" (the audit record says so). */
 export function callContext(scope: McpScope): CallContext {
-  return { env: scope.env, caller: scope.caller, face: "mcp", acceptedAt: scope.acceptedAt, trace: scope.trace, waitUntil: scope.waitUntil };
+  return {
+    env: scope.env,
+    caller: scope.caller,
+    face: "mcp",
+    acceptedAt: scope.acceptedAt,
+    trace: scope.trace,
+    waitUntil: scope.waitUntil,
+  };
 }

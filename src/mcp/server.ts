@@ -19,7 +19,7 @@ export const SERVER_INFO = { name: "tool-runtime", title: "Tool Runtime", versio
 const INSTRUCTIONS =
   "Tools of the Tool Runtime, as this credential may call them. Call a specific version with " +
   '_meta["io.tool-runtime/version"]; make a call idempotent with _meta["io.tool-runtime/idempotency_key"]. ' +
-  "Every result carries _meta[\"io.tool-runtime/execution_id\"], readable at /v1/executions/{id}.";
+  'Every result carries _meta["io.tool-runtime/execution_id"], readable at /v1/executions/{id}.';
 
 export function createServer(scope: McpScope, era: "modern" | "legacy"): Server {
   const server = new Server(SERVER_INFO, {
@@ -29,13 +29,18 @@ export function createServer(scope: McpScope, era: "modern" | "legacy"): Server 
       // notifications/message for stdout, stderr and log events (sent only at the level a client asks).
       logging: {},
       // Tasks: the extension on 2026-07-28 (a `tasks` slot there is forbidden), the core capability on 2025-11-25.
-      ...(era === "modern" ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
+      ...(era === "modern"
+        ? { extensions: { [TASKS_EXTENSION]: {} } }
+        : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
     },
     // The list is this caller's (private) and follows the registry snapshot's refresh.
     cacheHints: { "tools/list": { ttlMs: loadConfig(scope.env).snapshotTtlMs, cacheScope: "private" } },
   });
   server.setRequestHandler("tools/list", async () => ({ tools: await listTools(scope, era) }));
-  server.setRequestHandler("tools/call", async (request: CallToolRequest, ctx) => callTool(scope, era, request.params, ctx) as never);
+  server.setRequestHandler(
+    "tools/call",
+    async (request: CallToolRequest, ctx) => callTool(scope, era, request.params, ctx) as never,
+  );
   if (era === "modern") registerModernTasks(server, scope);
   else registerLegacyTasks(server, scope);
   return server;

@@ -25,4 +25,3 @@ export function taskStatusOf(status: ExecutionStatus, era: "modern" | "legacy"):
   // A status this table does not know yet (a newer runtime's, read from the index) is still running.
   return (Object.hasOwn(TASK_STATUS, status) ? TASK_STATUS[status] : TASK_STATUS.running)[era === "modern" ? 0 : 1];
 }
-

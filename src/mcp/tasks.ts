@@ -10,7 +10,12 @@
  *   2025-11-25  core tasks: `{task}` from `tools/call` with `params.task`, `tasks/get`,
  *               `tasks/result` (waits for the end), `tasks/list`, `tasks/cancel` (the task)
  */
-import { MissingRequiredClientCapabilityError, ProtocolError, type ServerContext, type StandardSchemaV1 } from "@modelcontextprotocol/server";
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  type ServerContext,
+  type StandardSchemaV1,
+} from "@modelcontextprotocol/server";
 import type { ExecutionStatus, ExecutionView } from "../contract.ts";
 import { loadConfig } from "../config.ts";
 import { RuntimeError } from "../errors.ts";
@@ -30,23 +35,39 @@ const isTerminalTask = (s: TaskStatus) => s === "completed" || s === "failed" ||
 
 /** The extension is declared per request, in the envelope's client capabilities (SEP-2575). */
 export function declaresTasks(ctx: ServerContext): boolean {
-  const caps = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/clientCapabilities"] as { extensions?: Record<string, unknown> } | undefined;
+  const caps = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+    "io.modelcontextprotocol/clientCapabilities"
+  ] as { extensions?: Record<string, unknown> } | undefined;
   return caps?.extensions?.[TASKS_EXTENSION] !== undefined;
 }
 
 function requireTasks(ctx: ServerContext): void {
-  if (!declaresTasks(ctx)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+  if (!declaresTasks(ctx))
+    throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
 }
 
 /** The answer of a `tools/call` that became a task: a flat CreateTaskResult (2026) or `{task}` (2025). */
-export function createdTask(scope: McpScope, era: "modern" | "legacy", taskId: string, status: ExecutionStatus): Record<string, unknown> {
+export function createdTask(
+  scope: McpScope,
+  era: "modern" | "legacy",
+  taskId: string,
+  status: ExecutionStatus,
+): Record<string, unknown> {
   const at = new Date(scope.acceptedAt).toISOString();
   const task = taskFields(scope, era, taskId, taskStatusOf(status, era), at, at);
   // The SDK checks a 2025 tools/call answer as a CallToolResult, which must carry `content`.
   return era === "modern" ? { resultType: "task", ...task } : { task, content: [] };
 }
 
-function taskFields(scope: McpScope, era: "modern" | "legacy", taskId: string, status: TaskStatus, createdAt: string, lastUpdatedAt: string, statusMessage?: string) {
+function taskFields(
+  scope: McpScope,
+  era: "modern" | "legacy",
+  taskId: string,
+  status: TaskStatus,
+  createdAt: string,
+  lastUpdatedAt: string,
+  statusMessage?: string,
+) {
   // Kept at least this long after creation: the retention window counts from the end (docs/contract.md#retention).
   const ttl = loadConfig(scope.env).retentionMs;
   return {
@@ -61,7 +82,8 @@ function taskFields(scope: McpScope, era: "modern" | "legacy", taskId: string, s
 
 /** The execution behind a task id, or -32602 (unknown, malformed, expired, another tenant's). */
 async function viewOf(scope: McpScope, taskId: string): Promise<ExecutionView> {
-  if (!TASK_ID.test(taskId)) throw refusalError(new RuntimeError("execution_not_found", `no task ${taskId}`, { task_id: taskId }).toBody());
+  if (!TASK_ID.test(taskId))
+    throw refusalError(new RuntimeError("execution_not_found", `no task ${taskId}`, { task_id: taskId }).toBody());
   const view = await get(callContext(scope), taskId);
   if (!view.ok) throw refusalError(view.error);
   return view.value;
@@ -72,7 +94,11 @@ async function viewOf(scope: McpScope, taskId: string): Promise<ExecutionView> {
  * execution's first stream event (`start`, stamped when it began running) anchors them:
  * created = start − started_ms, last change = start (working) or start + duration_ms (ended).
  */
-async function timesOf(scope: McpScope, taskId: string, view: ExecutionView): Promise<{ createdAt: string; lastUpdatedAt: string }> {
+async function timesOf(
+  scope: McpScope,
+  taskId: string,
+  view: ExecutionView,
+): Promise<{ createdAt: string; lastUpdatedAt: string }> {
   let first: { type: string; at: number } | undefined;
   const stream = await events(callContext(scope), taskId, 0);
   if (stream.ok && stream.value.kind === "stream") {
@@ -85,10 +111,18 @@ async function timesOf(scope: McpScope, taskId: string, view: ExecutionView): Pr
   const x = view.execution;
   const created = first?.type === "start" ? at - (x.started_ms ?? 0) : at - (x.queued_ms ?? 0);
   const ended = first?.type === "start" && x.duration_ms !== null ? at + x.duration_ms : at;
-  return { createdAt: new Date(created).toISOString(), lastUpdatedAt: new Date(taskStatusOf(view.status, "modern") === "working" ? at : ended).toISOString() };
+  return {
+    createdAt: new Date(created).toISOString(),
+    lastUpdatedAt: new Date(taskStatusOf(view.status, "modern") === "working" ? at : ended).toISOString(),
+  };
 }
 
-async function detailed(scope: McpScope, era: "modern" | "legacy", taskId: string, view: ExecutionView): Promise<Record<string, unknown>> {
+async function detailed(
+  scope: McpScope,
+  era: "modern" | "legacy",
+  taskId: string,
+  view: ExecutionView,
+): Promise<Record<string, unknown>> {
   const status = taskStatusOf(view.status, era);
   const { createdAt, lastUpdatedAt } = await timesOf(scope, taskId, view);
   const fields = taskFields(scope, era, taskId, status, createdAt, lastUpdatedAt, view.error?.message);
@@ -106,7 +140,9 @@ async function untilEnded(scope: McpScope, taskId: string, signal: AbortSignal):
   const stream = await events(callContext(scope), taskId, 0);
   if (stream.ok && stream.value.kind === "stream") {
     const iterator = stream.value.events[Symbol.asyncIterator]();
-    const aborted = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("request aborted")), { once: true }));
+    const aborted = new Promise<never>((_, reject) =>
+      signal.addEventListener("abort", () => reject(new Error("request aborted")), { once: true }),
+    );
     aborted.catch(() => {});
     try {
       for (;;) {
@@ -139,13 +175,19 @@ const listParams: StandardSchemaV1<unknown, { cursor?: string }> = {
     vendor: "tool-runtime",
     validate: (v) => {
       const cursor = v !== null && typeof v === "object" ? (v as { cursor?: unknown }).cursor : undefined;
-      return cursor === undefined || typeof cursor === "string" ? { value: { cursor: cursor as string | undefined } } : { issues: [{ message: "cursor must be a string", path: ["cursor"] }] };
+      return cursor === undefined || typeof cursor === "string"
+        ? { value: { cursor: cursor as string | undefined } }
+        : { issues: [{ message: "cursor must be a string", path: ["cursor"] }] };
     },
   },
 };
 
 interface TaskServer {
-  setRequestHandler<P extends StandardSchemaV1>(method: string, schemas: { params: P }, handler: (params: StandardSchemaV1.InferOutput<P>, ctx: ServerContext) => unknown): void;
+  setRequestHandler<P extends StandardSchemaV1>(
+    method: string,
+    schemas: { params: P },
+    handler: (params: StandardSchemaV1.InferOutput<P>, ctx: ServerContext) => unknown,
+  ): void;
 }
 
 /** The 2026-07-28 extension's methods. */
@@ -169,7 +211,9 @@ export function registerModernTasks(server: TaskServer, scope: McpScope): void {
 
 /** The 2025-11-25 methods, over the same executions. */
 export function registerLegacyTasks(server: TaskServer, scope: McpScope): void {
-  server.setRequestHandler("tasks/get", { params: taskIdParams }, async ({ taskId }) => detailed(scope, "legacy", taskId, await viewOf(scope, taskId)));
+  server.setRequestHandler("tasks/get", { params: taskIdParams }, async ({ taskId }) =>
+    detailed(scope, "legacy", taskId, await viewOf(scope, taskId)),
+  );
   server.setRequestHandler("tasks/result", { params: taskIdParams }, async ({ taskId }, ctx) => {
     const view = await untilEnded(scope, taskId, ctx.mcpReq.signal);
     const result = callToolResult(view);
@@ -178,7 +222,8 @@ export function registerLegacyTasks(server: TaskServer, scope: McpScope): void {
   server.setRequestHandler("tasks/cancel", { params: taskIdParams }, async ({ taskId }) => {
     const before = await viewOf(scope, taskId);
     // 2025-11-25: cancelling a task in a terminal status is -32602.
-    if (isTerminalTask(taskStatusOf(before.status, "legacy"))) throw new ProtocolError(-32602, `task ${taskId} has already ended (${taskStatusOf(before.status, "legacy")})`);
+    if (isTerminalTask(taskStatusOf(before.status, "legacy")))
+      throw new ProtocolError(-32602, `task ${taskId} has already ended (${taskStatusOf(before.status, "legacy")})`);
     return detailed(scope, "legacy", taskId, await cancelTask(scope, taskId));
   });
   server.setRequestHandler("tasks/list", { params: listParams }, async ({ cursor }) => {
@@ -196,7 +241,15 @@ export function registerLegacyTasks(server: TaskServer, scope: McpScope): void {
       .map((e) => {
         const status = taskStatusOf(e.status as ExecutionStatus, "legacy");
         const created = e.accepted_at ?? new Date().toISOString();
-        return taskFields(scope, "legacy", e.execution_id, status, created, e.ended_at ?? created, e.error_code ?? undefined);
+        return taskFields(
+          scope,
+          "legacy",
+          e.execution_id,
+          status,
+          created,
+          e.ended_at ?? created,
+          e.error_code ?? undefined,
+        );
       });
     return { tasks, ...(page.value.next_cursor ? { nextCursor: page.value.next_cursor } : {}) };
   });
@@ -209,4 +262,3 @@ async function cancelTask(scope: McpScope, taskId: string): Promise<ExecutionVie
   if (!view.ok) throw refusalError(view.error);
   return view.value;
 }
-

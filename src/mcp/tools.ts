@@ -33,7 +33,9 @@ export function taskUseOf(latencyClass: ToolOfferingView["latency_class"]): Task
 export async function listTools(scope: McpScope, era: "modern" | "legacy"): Promise<Tool[]> {
   const list = await toolList(scope.env, scope.caller, scope.waitUntil);
   if (!list.ok) return [];
-  const details = await Promise.all(list.value.tools.map((t) => toolDetail(scope.env, scope.caller, t.name, scope.waitUntil)));
+  const details = await Promise.all(
+    list.value.tools.map((t) => toolDetail(scope.env, scope.caller, t.name, scope.waitUntil)),
+  );
   const tools: Tool[] = [];
   for (const detail of details) {
     if (!detail.ok) continue;
@@ -62,12 +64,17 @@ function mcpTool(view: ToolView, caller: Caller, era: "modern" | "legacy"): Tool
       openWorldHint: (offering.capability_required ?? "").startsWith("network:"),
     },
     // 2025-11-25 tools say whether a task may run them; 2026-07-28 removed the field (the server decides).
-    ...(era === "legacy" ? { execution: { taskSupport: taskUseOf(offering.latency_class) === "never" ? "forbidden" : "optional" } } : {}),
+    ...(era === "legacy"
+      ? { execution: { taskSupport: taskUseOf(offering.latency_class) === "never" ? "forbidden" : "optional" } }
+      : {}),
     _meta: { "io.tool-runtime/version": view.active_version, "io.tool-runtime/versions": versions },
   } as Tool;
 }
 
 function titleOf(name: string): string {
-  const words = name.split(/[._-]+/).filter(Boolean).join(" ");
+  const words = name
+    .split(/[._-]+/)
+    .filter(Boolean)
+    .join(" ");
   return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -12,7 +12,11 @@ import type { Offering } from "../registry/catalog.ts";
 export function reachableOfferings(caller: Caller, offerings: readonly Offering[], explicit?: string): Offering[] {
   const allows = (provider: string) => caller.channels.includes("*") || caller.channels.includes(provider);
   if (explicit !== undefined && offerings.some((o) => o.provider === explicit) && !allows(explicit)) {
-    throw new RuntimeError("forbidden", `caller may not reach provider ${explicit}`, { level: 1, provider: explicit, reason: "no channel to provider" });
+    throw new RuntimeError("forbidden", `caller may not reach provider ${explicit}`, {
+      level: 1,
+      provider: explicit,
+      reason: "no channel to provider",
+    });
   }
   const reachable = offerings.filter((o) => allows(o.provider));
   if (reachable.length === 0) {
@@ -63,12 +67,20 @@ export function coveringGrant(held: readonly string[], required: string): string
 }
 
 /** Level 3: throws `forbidden` when the caller lacks the tool's capability. */
-export function checkToolCapability(caller: Caller, template: string | null, input: unknown): CapabilityDecision["level3"] {
+export function checkToolCapability(
+  caller: Caller,
+  template: string | null,
+  input: unknown,
+): CapabilityDecision["level3"] {
   const required = resolveRequiredCapability(template, input);
   if (required === null) return { required: null, granted_by: null };
   const grant = coveringGrant(caller.capabilities, required);
   if (!grant) {
-    throw new RuntimeError("forbidden", `caller lacks capability ${required}`, { level: 3, required, reason: "missing capability" });
+    throw new RuntimeError("forbidden", `caller lacks capability ${required}`, {
+      level: 3,
+      required,
+      reason: "missing capability",
+    });
   }
   return { required, granted_by: grant };
 }

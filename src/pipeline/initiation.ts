@@ -9,7 +9,19 @@ import { toJson } from "../codec/bytes.ts";
 import { RuntimeError } from "../errors.ts";
 import { exceedsDepth, MAX_INPUT_DEPTH } from "../codec/input-depth.ts";
 
-const ENVELOPE_FIELDS = new Set(["tool", "version", "provider", "tenant", "project", "input", "context", "limits", "mode", "stream", "idempotency_key"]);
+const ENVELOPE_FIELDS = new Set([
+  "tool",
+  "version",
+  "provider",
+  "tenant",
+  "project",
+  "input",
+  "context",
+  "limits",
+  "mode",
+  "stream",
+  "idempotency_key",
+]);
 const LIMIT_FIELDS = new Set(["timeout_ms", "max_output_bytes"]);
 
 /**
@@ -27,11 +39,14 @@ export function parseExecutionRequest(value: unknown): ExecutionRequest {
     throw new RuntimeError("invalid_request", "request body must be a JSON object");
   }
   if (exceedsDepth(value)) {
-    throw new RuntimeError("invalid_request", `request nests deeper than ${MAX_INPUT_DEPTH} levels`, { max_depth: MAX_INPUT_DEPTH });
+    throw new RuntimeError("invalid_request", `request nests deeper than ${MAX_INPUT_DEPTH} levels`, {
+      max_depth: MAX_INPUT_DEPTH,
+    });
   }
   const body = value as Record<string, unknown>;
   for (const key of Object.keys(body)) {
-    if (!ENVELOPE_FIELDS.has(key)) throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+    if (!ENVELOPE_FIELDS.has(key))
+      throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   }
   const tool = body.tool;
   if (tool === undefined) throw new RuntimeError("invalid_request", "field tool is required", { field: "tool" });
@@ -39,7 +54,11 @@ export function parseExecutionRequest(value: unknown): ExecutionRequest {
     const v = body[field];
     if (v === undefined) return undefined;
     if (typeof v !== "string" || v.length === 0 || v.length > max) {
-      throw new RuntimeError("invalid_request", `field ${field} must be a non-empty string of at most ${max} characters`, { field });
+      throw new RuntimeError(
+        "invalid_request",
+        `field ${field} must be a non-empty string of at most ${max} characters`,
+        { field },
+      );
     }
     return v;
   };
@@ -79,20 +98,31 @@ function checkContext(context: Record<string, unknown>): void {
   while (stack.length > 0) {
     const [value, path] = stack.pop()!;
     if (typeof value === "string" && value.length > MAX_CONTEXT_STRING_CHARS) {
-      throw new RuntimeError("invalid_request", `field ${path} is longer than ${MAX_CONTEXT_STRING_CHARS} characters`, { field: path, max_length: MAX_CONTEXT_STRING_CHARS });
+      throw new RuntimeError("invalid_request", `field ${path} is longer than ${MAX_CONTEXT_STRING_CHARS} characters`, {
+        field: path,
+        max_length: MAX_CONTEXT_STRING_CHARS,
+      });
     }
     if (value === null || typeof value !== "object" || value instanceof Uint8Array) continue;
     for (const [key, child] of Object.entries(value)) {
       const at = `${path}.${key.length > 64 ? `${key.slice(0, 64)}…` : key}`;
       if (key.length > MAX_CONTEXT_STRING_CHARS) {
-        throw new RuntimeError("invalid_request", `a key in ${path} is longer than ${MAX_CONTEXT_STRING_CHARS} characters`, { field: at, max_length: MAX_CONTEXT_STRING_CHARS });
+        throw new RuntimeError(
+          "invalid_request",
+          `a key in ${path} is longer than ${MAX_CONTEXT_STRING_CHARS} characters`,
+          { field: at, max_length: MAX_CONTEXT_STRING_CHARS },
+        );
       }
       stack.push([child, at]);
     }
   }
   const bytes = new TextEncoder().encode(toJson(context)).byteLength;
   if (bytes > MAX_CONTEXT_BYTES) {
-    throw new RuntimeError("invalid_request", `field context is ${bytes} bytes as JSON; the maximum is ${MAX_CONTEXT_BYTES}`, { field: "context", max_bytes: MAX_CONTEXT_BYTES, actual_bytes: bytes });
+    throw new RuntimeError(
+      "invalid_request",
+      `field context is ${bytes} bytes as JSON; the maximum is ${MAX_CONTEXT_BYTES}`,
+      { field: "context", max_bytes: MAX_CONTEXT_BYTES, actual_bytes: bytes },
+    );
   }
 }
 
@@ -103,9 +133,12 @@ function parseLimits(value: unknown): ExecutionRequest["limits"] {
   }
   const limits: ExecutionRequest["limits"] = {};
   for (const [key, v] of Object.entries(value)) {
-    if (!LIMIT_FIELDS.has(key)) throw new RuntimeError("invalid_request", `unknown field limits.${key}`, { field: `limits.${key}` });
+    if (!LIMIT_FIELDS.has(key))
+      throw new RuntimeError("invalid_request", `unknown field limits.${key}`, { field: `limits.${key}` });
     if (typeof v !== "number" || !Number.isSafeInteger(v) || v <= 0) {
-      throw new RuntimeError("invalid_request", `field limits.${key} must be a positive integer`, { field: `limits.${key}` });
+      throw new RuntimeError("invalid_request", `field limits.${key} must be a positive integer`, {
+        field: `limits.${key}`,
+      });
     }
     limits[key as keyof ExecutionRequest["limits"]] = v;
   }
@@ -115,7 +148,9 @@ function parseLimits(value: unknown): ExecutionRequest["limits"] {
 function idempotencyKey(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "string" || !/^[\x21-\x7e]{1,255}$/.test(value)) {
-    throw new RuntimeError("invalid_request", "field idempotency_key must be 1-255 printable ASCII characters", { field: "idempotency_key" });
+    throw new RuntimeError("invalid_request", "field idempotency_key must be 1-255 printable ASCII characters", {
+      field: "idempotency_key",
+    });
   }
   return value;
 }

@@ -73,7 +73,11 @@ export async function checkIntent(
   }
   const answer = await ask(verifier, request, "sync");
   if (answer.failure) {
-    countIntentUnverified(env, waitUntil ?? (() => {}), { effect: request.effects, reason: answer.failure, action: refuses ? "refuse" : "skip" });
+    countIntentUnverified(env, waitUntil ?? (() => {}), {
+      effect: request.effects,
+      reason: answer.failure,
+      action: refuses ? "refuse" : "skip",
+    });
     if (refuses) throw unverified(request, answer.decision);
   } else if (!DESTRUCTIVE.has(request.effects)) {
     remember(request, answer.decision);
@@ -84,29 +88,43 @@ export async function checkIntent(
       warn(request, executionId, decision); // a read-only call is warned about, never blocked
       return decision;
     }
-    throw new RuntimeError("forbidden", `the call does not fit what agent ${caller.agent} is for`, { level: 2, reason: decision.reason, profile: decision.profile });
+    throw new RuntimeError("forbidden", `the call does not fit what agent ${caller.agent} is for`, {
+      level: 2,
+      reason: decision.reason,
+      profile: decision.profile,
+    });
   }
   return decision;
 }
 
 /** Dry run: the verdict now, whatever the tool's effects (nothing is cached or blocked). */
-export async function verifyNow(env: Env, caller: Caller, offering: Offering, context: Record<string, unknown>): Promise<IntentDecision> {
+export async function verifyNow(
+  env: Env,
+  caller: Caller,
+  offering: Offering,
+  context: Record<string, unknown>,
+): Promise<IntentDecision> {
   const verifier = verifierOf(env);
   if (!verifier) return { verdict: "skipped", mode: "none", reason: "no intent verifier is bound" };
   const request = requestOf(caller, offering, context);
   const answer = await ask(verifier, request, DESTRUCTIVE.has(offering.manifest.effects) ? "sync" : "async");
   // The policy as the call would meet it (a dry run counts nothing: nothing ran or was refused).
-  if (answer.failure && loadConfig(env).verifierFailurePolicy[offering.manifest.effects] === "refuse") throw unverified(request, answer.decision);
+  if (answer.failure && loadConfig(env).verifierFailurePolicy[offering.manifest.effects] === "refuse")
+    throw unverified(request, answer.decision);
   return answer.decision;
 }
 
 function unverified(request: IntentRequest, decision: IntentDecision): RuntimeError {
-  return new RuntimeError("overloaded", `the intent verifier could not decide this ${request.effects} call, and the operator's policy refuses such calls then`, {
-    level: 2,
-    reason: "verifier_unavailable",
-    verifier: decision.reason,
-    retry_after_ms: UNVERIFIED_RETRY_MS,
-  });
+  return new RuntimeError(
+    "overloaded",
+    `the intent verifier could not decide this ${request.effects} call, and the operator's policy refuses such calls then`,
+    {
+      level: 2,
+      reason: "verifier_unavailable",
+      verifier: decision.reason,
+      retry_after_ms: UNVERIFIED_RETRY_MS,
+    },
+  );
 }
 
 function verdictKey(request: IntentRequest): string {
@@ -123,16 +141,28 @@ function cachedVerdict(request: IntentRequest, executionId: string): IntentDecis
 
 function remember(request: IntentRequest, decision: IntentDecision): void {
   if (cache.size >= MAX_CACHED) cache.clear();
-  if (decision.verdict !== "skipped") cache.set(verdictKey(request), { decision, expires: Date.now() + VERDICT_TTL_MS });
+  if (decision.verdict !== "skipped")
+    cache.set(verdictKey(request), { decision, expires: Date.now() + VERDICT_TTL_MS });
 }
 
 /** A cache miss of a read-only call: `pending` now, the verdict asked for in the background. */
-function readOnly(env: Env, verifier: Verifier, request: IntentRequest, executionId: string, waitUntil?: (p: Promise<unknown>) => void): IntentDecision {
+function readOnly(
+  env: Env,
+  verifier: Verifier,
+  request: IntentRequest,
+  executionId: string,
+  waitUntil?: (p: Promise<unknown>) => void,
+): IntentDecision {
   const key = verdictKey(request);
   if (!asking.has(key)) {
     asking.add(key);
     const verdict = ask(verifier, request, "async").then(async ({ decision, failure }) => {
-      if (failure) countIntentUnverified(env, waitUntil ?? (() => {}), { effect: request.effects, reason: failure, action: "skip" });
+      if (failure)
+        countIntentUnverified(env, waitUntil ?? (() => {}), {
+          effect: request.effects,
+          reason: failure,
+          action: "skip",
+        });
       remember(request, decision);
       if (decision.verdict === "misaligned") warn(request, executionId, decision);
       // The execution was recorded as `pending`; its audit record learns the verdict now.
@@ -145,19 +175,34 @@ function readOnly(env: Env, verifier: Verifier, request: IntentRequest, executio
 }
 
 /** The verifier's verdict, or `skipped` with why (`failure`: it threw, or it was late). */
-async function ask(verifier: Verifier, request: IntentRequest, mode: "sync" | "async"): Promise<{ decision: IntentDecision; failure?: "error" | "timeout" }> {
+async function ask(
+  verifier: Verifier,
+  request: IntentRequest,
+  mode: "sync" | "async",
+): Promise<{ decision: IntentDecision; failure?: "error" | "timeout" }> {
   const late = `the verifier did not answer within ${VERIFY_TIMEOUT_MS} ms`;
   try {
     const v = await withTimeout(verifier.verify(request), VERIFY_TIMEOUT_MS, late);
     return { decision: { verdict: v.verdict, mode, reason: v.reason, profile: v.profile } };
   } catch (err) {
     const message = (err as Error).message;
-    return { decision: { verdict: "skipped", mode, reason: `the verifier failed: ${message}` }, failure: message === late ? "timeout" : "error" };
+    return {
+      decision: { verdict: "skipped", mode, reason: `the verifier failed: ${message}` },
+      failure: message === late ? "timeout" : "error",
+    };
   }
 }
 
 function warn(request: IntentRequest, executionId: string, decision: IntentDecision): void {
-  console.warn(JSON.stringify({ msg: "intent misaligned", execution_id: executionId, tool: request.tool, agent: request.agent, ...decision }));
+  console.warn(
+    JSON.stringify({
+      msg: "intent misaligned",
+      execution_id: executionId,
+      tool: request.tool,
+      agent: request.agent,
+      ...decision,
+    }),
+  );
 }
 
 /** Forgets cached verdicts (tests; a changed verifier profile). */

@@ -20,7 +20,13 @@ export interface ResolvedTool {
   offerings: Offering[];
 }
 
-export function resolveTool(snapshot: RegistrySnapshot, caller: Pick<Caller, "channels">, name: string, version?: string, provider?: string): ResolvedTool {
+export function resolveTool(
+  snapshot: RegistrySnapshot,
+  caller: Pick<Caller, "channels">,
+  name: string,
+  version?: string,
+  provider?: string,
+): ResolvedTool {
   const full = Object.hasOwn(snapshot.tools, name) ? snapshot.tools[name] : undefined;
   const tool = full && visibleTool(caller, full);
   if (!tool) throw new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name });

@@ -42,7 +42,12 @@ interface Decision {
   excluded: Excluded[];
 }
 
-async function decide(env: Env, caller: Caller, request: ExecutionRequest, waitUntil?: (p: Promise<unknown>) => void): Promise<Decision> {
+async function decide(
+  env: Env,
+  caller: Caller,
+  request: ExecutionRequest,
+  waitUntil?: (p: Promise<unknown>) => void,
+): Promise<Decision> {
   if (request.tenant !== undefined && request.tenant !== caller.tenant) {
     // The credential decides the tenant; the body may only repeat it.
     throw new RuntimeError("forbidden", "field tenant does not match the caller's tenant", { field: "tenant" });
@@ -52,12 +57,16 @@ async function decide(env: Env, caller: Caller, request: ExecutionRequest, waitU
   const resolved = resolveTool(snapshot, caller, request.tool, request.version, request.provider);
   const deprecation = snapshot.deprecations[`${resolved.tool.name}@${resolved.version}`];
   if (pastSunset(deprecation, now)) {
-    throw new RuntimeError("tool_deprecated", `${resolved.tool.name}@${resolved.version} was sunset on ${deprecation.sunset}`, {
-      tool: resolved.tool.name,
-      version: resolved.version,
-      sunset: deprecation.sunset,
-      replacement: deprecation.replacement,
-    });
+    throw new RuntimeError(
+      "tool_deprecated",
+      `${resolved.tool.name}@${resolved.version} was sunset on ${deprecation.sunset}`,
+      {
+        tool: resolved.tool.name,
+        version: resolved.version,
+        sunset: deprecation.sunset,
+        replacement: deprecation.replacement,
+      },
+    );
   }
   // The lookup kept only what the caller's channels reach; level 1 checked again, as a second lock.
   const reachable = reachableOfferings(caller, resolved.offerings, request.provider);
@@ -74,8 +83,14 @@ async function decide(env: Env, caller: Caller, request: ExecutionRequest, waitU
  * Stage 3 level 1 alone (the body's tenant, the tool, the caller's channels): what a keyed
  * call must pass before a stored execution is replayed to it (src/execution/service.ts).
  */
-export async function checkReach(env: Env, caller: Caller, request: ExecutionRequest, waitUntil?: (p: Promise<unknown>) => void): Promise<string> {
-  if (request.tenant !== undefined && request.tenant !== caller.tenant) throw new RuntimeError("forbidden", "field tenant does not match the caller's tenant", { field: "tenant" });
+export async function checkReach(
+  env: Env,
+  caller: Caller,
+  request: ExecutionRequest,
+  waitUntil?: (p: Promise<unknown>) => void,
+): Promise<string> {
+  if (request.tenant !== undefined && request.tenant !== caller.tenant)
+    throw new RuntimeError("forbidden", "field tenant does not match the caller's tenant", { field: "tenant" });
   const snapshot = await getSnapshot(env, waitUntil);
   const resolved = resolveTool(snapshot, caller, request.tool, request.version, request.provider);
   reachableOfferings(caller, resolved.offerings, request.provider);
@@ -109,7 +124,12 @@ export interface PlannedExecution {
 }
 
 /** Stages 2-5; throws the stage's RuntimeError when the call is refused. */
-export async function planExecution(env: Env, caller: Caller, request: ExecutionRequest, meta: PlanMeta): Promise<PlannedExecution> {
+export async function planExecution(
+  env: Env,
+  caller: Caller,
+  request: ExecutionRequest,
+  meta: PlanMeta,
+): Promise<PlannedExecution> {
   const config = loadConfig(env);
   const limits = limitsFor(config.limits, caller.tenant);
   const d = await decide(env, caller, request, meta.waitUntil);
@@ -118,14 +138,21 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
   // admission (src/execution/trial.ts): a call refused before then never holds a trial.
   const best = d.ranked[0];
   if (!best) throw noHealthyProvider(d.tool, d.version, d.excluded);
-  await meta.admit?.(d.tool, limits, approvalOf(config, caller.tenant, d.tool, best.offering.manifest.effects).approval !== undefined);
+  await meta.admit?.(
+    d.tool,
+    limits,
+    approvalOf(config, caller.tenant, d.tool, best.offering.manifest.effects).approval !== undefined,
+  );
   const pick: Picked = { ...(await checkCandidate(env, caller, request, best.offering, meta)), ranked: best };
   const chosen = pick.ranked.offering;
   const { intent, level3, input } = pick;
   // Fallbacks (for the retry engine, and for a trial another call holds): only providers
   // offering the very same contract (schemas, capability, idempotency, effects), and none on
   // trial, so that a retry changes nothing but who serves it.
-  const ranked = [pick.ranked, ...d.ranked.filter((r) => r !== pick.ranked && !r.trial && sameContract(r.offering, chosen))];
+  const ranked = [
+    pick.ranked,
+    ...d.ranked.filter((r) => r !== pick.ranked && !r.trial && sameContract(r.offering, chosen)),
+  ];
   // Stage 5: the plan that is dispatched.
   const timeout = effectiveTimeoutMs({
     requestedMs: request.limits.timeout_ms,
@@ -133,7 +160,10 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     toolMaxMs: chosen.manifest.max_timeout_ms,
     systemMaxMs: Math.min(config.systemMaxTimeoutMs, limits.max_timeout_ms),
   });
-  const classTimeout = Math.min(LATENCY_CLASS_DEFAULT_MS[chosen.manifest.latency_class], chosen.manifest.max_timeout_ms ?? Infinity);
+  const classTimeout = Math.min(
+    LATENCY_CLASS_DEFAULT_MS[chosen.manifest.latency_class],
+    chosen.manifest.max_timeout_ms ?? Infinity,
+  );
   const plan: ExecutionPlan = {
     execution_id: meta.executionId,
     tenant: caller.tenant,
@@ -143,7 +173,13 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     tool: d.tool,
     version: d.version,
     mode: request.mode === "async" ? "async" : "sync",
-    providers: ranked.map((r) => ({ provider: r.offering.provider, binding: r.offering.binding, trial: r.trial, ...limitOf(d.snapshot, r.offering.provider), ...(r.offering.upstream ? { upstream: r.offering.upstream } : {}) })),
+    providers: ranked.map((r) => ({
+      provider: r.offering.provider,
+      binding: r.offering.binding,
+      trial: r.trial,
+      ...limitOf(d.snapshot, r.offering.provider),
+      ...(r.offering.upstream ? { upstream: r.offering.upstream } : {}),
+    })),
     input,
     context: request.context,
     timeout_ms: timeout.timeout_ms,
@@ -151,7 +187,11 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     output_hash: chosen.output_hash,
     // Schemas known only at run time travel with the call (docs/contract.md#validation): no prebuilt validator names them.
     ...(chosen.upstream ? { output_schema: chosen.manifest.output_schema } : {}),
-    max_output_bytes: Math.min(request.limits.max_output_bytes ?? limits.max_output_bytes, limits.max_output_bytes, DEFAULT_MAX_OUTPUT_BYTES),
+    max_output_bytes: Math.min(
+      request.limits.max_output_bytes ?? limits.max_output_bytes,
+      limits.max_output_bytes,
+      DEFAULT_MAX_OUTPUT_BYTES,
+    ),
     idempotent: chosen.manifest.idempotent,
     effects: chosen.manifest.effects,
     capability: capabilityDecision(d, intent, level3),
@@ -165,14 +205,27 @@ export async function planExecution(env: Env, caller: Caller, request: Execution
     limits,
     partial_merge: chosen.manifest.partial_merge ?? "replace",
     ...(meta.paid ? { paid: true } : {}),
-    ...(request.idempotency_key && meta.fingerprint ? { idempotency: { key: request.idempotency_key, fingerprint: meta.fingerprint, ttl_ms: limits.idempotency_ttl_ms } } : {}),
+    ...(request.idempotency_key && meta.fingerprint
+      ? {
+          idempotency: {
+            key: request.idempotency_key,
+            fingerprint: meta.fingerprint,
+            ttl_ms: limits.idempotency_ttl_ms,
+          },
+        }
+      : {}),
     ...approvalOf(config, caller.tenant, d.tool, chosen.manifest.effects),
   };
   return { plan, ...(d.deprecation ? { deprecation: d.deprecation } : {}) };
 }
 
 /** The tenant's approval rule for this tool, when it holds the call for a person (docs/contract.md#approvals). */
-function approvalOf(config: ReturnType<typeof loadConfig>, tenant: string, tool: string, effects: Offering["manifest"]["effects"]): { approval?: { rule: string; window_ms: number } } {
+function approvalOf(
+  config: ReturnType<typeof loadConfig>,
+  tenant: string,
+  tool: string,
+  effects: Offering["manifest"]["effects"],
+): { approval?: { rule: string; window_ms: number } } {
   const rule = approvalRuleFor(config.approvals, tenant);
   const matched = approvalNeeded(rule, tool, effects);
   return matched ? { approval: { rule: matched, window_ms: rule.window_ms } } : {};
@@ -193,13 +246,27 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
   if (chosen) {
     try {
       const level2 = await verifyNow(env, caller, chosen, request.context);
-      capability = { allowed: true, decision: capabilityDecision(d, level2, checkToolCapability(caller, chosen.manifest.capability_required, request.input)) };
+      capability = {
+        allowed: true,
+        decision: capabilityDecision(
+          d,
+          level2,
+          checkToolCapability(caller, chosen.manifest.capability_required, request.input),
+        ),
+      };
     } catch (err) {
       if (!(err instanceof RuntimeError)) throw err;
-      capability = { allowed: false, denial: { level: err.details?.level, reason: err.message, required: err.details?.required } };
+      capability = {
+        allowed: false,
+        denial: { level: err.details?.level, reason: err.message, required: err.details?.required },
+      };
     }
     try {
-      validateInput(request.input, { hash: chosen.input_hash, schema: chosen.manifest.input_schema, coercion: chosen.manifest.coercion });
+      validateInput(request.input, {
+        hash: chosen.input_hash,
+        schema: chosen.manifest.input_schema,
+        coercion: chosen.manifest.coercion,
+      });
       schema = { valid: true, violations: [] };
     } catch (err) {
       if (!(err instanceof RuntimeError)) throw err;
@@ -217,7 +284,11 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
       return { max_concurrency: limit, in_flight: load.in_flight, room: load.waiting === 0 && load.in_flight < limit };
     }),
   );
-  const serving = d.ranked.map((r, i) => ({ r, i })).filter(({ r }) => chosen !== undefined && (r.offering === chosen || (!r.trial && sameContract(r.offering, chosen))));
+  const serving = d.ranked
+    .map((r, i) => ({ r, i }))
+    .filter(
+      ({ r }) => chosen !== undefined && (r.offering === chosen || (!r.trial && sameContract(r.offering, chosen))),
+    );
   const target = serving.find(({ i }) => room[i].room) ?? serving[0];
   const runnable = chosen !== undefined && capability.allowed && schema.valid;
   const config = loadConfig(env);
@@ -238,7 +309,11 @@ export async function dryRun(env: Env, caller: Caller, request: ExecutionRequest
     })),
     waits_for_capacity: runnable && target !== undefined && !room[target.i].room,
     approval: chosen ? (approvalOf(config, caller.tenant, d.tool, chosen.manifest.effects).approval ?? null) : null,
-    excluded: d.excluded.map((e) => ({ provider: e.offering.provider, reason: e.reason, retry_at: e.retry_at ? new Date(e.retry_at).toISOString() : null })),
+    excluded: d.excluded.map((e) => ({
+      provider: e.offering.provider,
+      reason: e.reason,
+      retry_at: e.retry_at ? new Date(e.retry_at).toISOString() : null,
+    })),
     capability,
     schema,
     deprecation: d.deprecation ?? null,
@@ -256,10 +331,20 @@ interface Picked {
   input: unknown;
 }
 
-async function checkCandidate(env: Env, caller: Caller, request: ExecutionRequest, offering: Offering, meta: PlanMeta): Promise<Omit<Picked, "ranked">> {
+async function checkCandidate(
+  env: Env,
+  caller: Caller,
+  request: ExecutionRequest,
+  offering: Offering,
+  meta: PlanMeta,
+): Promise<Omit<Picked, "ranked">> {
   const intent = await checkIntent(env, caller, offering, request.context, meta.executionId, meta.waitUntil);
   const level3 = checkToolCapability(caller, offering.manifest.capability_required, request.input);
-  const input = validateInput(request.input, { hash: offering.input_hash, schema: offering.manifest.input_schema, coercion: offering.manifest.coercion });
+  const input = validateInput(request.input, {
+    hash: offering.input_hash,
+    schema: offering.manifest.input_schema,
+    coercion: offering.manifest.coercion,
+  });
   return { intent, level3, input };
 }
 
@@ -275,7 +360,11 @@ function sameContract(a: Offering, b: Offering): boolean {
 }
 
 /** No provider can take the call now (docs/contract.md#circuit-breakers); every one is named with why, and when to try again. */
-export function noHealthyProvider(tool: string, version: string, excluded: { offering: { provider: string }; reason: string; retry_at?: number }[]): RuntimeError {
+export function noHealthyProvider(
+  tool: string,
+  version: string,
+  excluded: { offering: { provider: string }; reason: string; retry_at?: number }[],
+): RuntimeError {
   const now = Date.now();
   const soonest = Math.min(...excluded.map((e) => e.retry_at ?? now + DEFAULT_RETRY_AFTER_MS));
   const retryAfter = Math.max(1_000, Number.isFinite(soonest) ? soonest - now : DEFAULT_RETRY_AFTER_MS);
@@ -287,6 +376,10 @@ export function noHealthyProvider(tool: string, version: string, excluded: { off
   });
 }
 
-function capabilityDecision(d: Decision, level2: CapabilityDecision["level2"], level3: CapabilityDecision["level3"]): CapabilityDecision {
+function capabilityDecision(
+  d: Decision,
+  level2: CapabilityDecision["level2"],
+  level3: CapabilityDecision["level3"],
+): CapabilityDecision {
   return { level1: { reachable: d.reachable.map((o) => o.provider) }, level2, level3 };
 }

@@ -40,7 +40,12 @@ export function validateInput(
 }
 
 /** Violations of the output schema; empty when the output is valid. `schema` only for run-time schemas. */
-export function checkOutput(output: unknown, hash: string, table: ValidatorTable = prebuilt, schema?: JsonSchema): Violation[] {
+export function checkOutput(
+  output: unknown,
+  hash: string,
+  table: ValidatorTable = prebuilt,
+  schema?: JsonSchema,
+): Violation[] {
   return check(output, hash, table, schema);
 }
 
@@ -58,13 +63,17 @@ function check(value: unknown, hash: string, table: ValidatorTable, schema?: Jso
 function toViolation(e: ErrorObject): Violation {
   // ajv reports a missing property at its parent; point at the property itself.
   const path =
-    e.keyword === "required" ? `${e.instancePath}/${escape(String(e.params.missingProperty))}`
-    : e.keyword === "additionalProperties" ? `${e.instancePath}/${escape(String(e.params.additionalProperty))}`
-    : e.instancePath;
+    e.keyword === "required"
+      ? `${e.instancePath}/${escape(String(e.params.missingProperty))}`
+      : e.keyword === "additionalProperties"
+        ? `${e.instancePath}/${escape(String(e.params.additionalProperty))}`
+        : e.instancePath;
   const message =
-    e.keyword === "additionalProperties" ? "is not an allowed property"
-    : e.keyword === "required" ? "is required"
-    : (e.message ?? "is invalid");
+    e.keyword === "additionalProperties"
+      ? "is not an allowed property"
+      : e.keyword === "required"
+        ? "is required"
+        : (e.message ?? "is invalid");
   return { path, message, keyword: e.keyword };
 }
 

@@ -21,10 +21,13 @@ const ACTIONS: readonly VerifierFailureAction[] = ["skip", "refuse"];
 export function parseVerifierFailurePolicy(value: unknown): VerifierFailurePolicy {
   const policy: VerifierFailurePolicy = { read: "skip", write: "skip", delete: "skip", send: "skip" };
   if (value === undefined || value === null || value === "") return policy;
-  if (typeof value !== "object" || Array.isArray(value)) throw new Error("must be an object of effect → \"skip\" | \"refuse\"");
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new Error('must be an object of effect → "skip" | "refuse"');
   for (const [effect, action] of Object.entries(value)) {
-    if (!(EFFECTS as readonly string[]).includes(effect)) throw new Error(`${effect} is not an effect (${EFFECTS.join(", ")})`);
-    if (!(ACTIONS as readonly unknown[]).includes(action)) throw new Error(`${effect} must be "skip" or "refuse", not ${JSON.stringify(action)}`);
+    if (!(EFFECTS as readonly string[]).includes(effect))
+      throw new Error(`${effect} is not an effect (${EFFECTS.join(", ")})`);
+    if (!(ACTIONS as readonly unknown[]).includes(action))
+      throw new Error(`${effect} must be "skip" or "refuse", not ${JSON.stringify(action)}`);
     policy[effect as Effect] = action as VerifierFailureAction;
   }
   return policy;

@@ -21,7 +21,11 @@ const LEASE_SLACK_MS = 60_000;
  * tenant's object calls the execution's `granted()` when a slot is its. `paid`: its tokens were
  * taken when it was accepted (it waited for a person first).
  */
-export async function admitExecution(env: Env, plan: ExecutionPlan, o: { wait: boolean; paid?: boolean }): Promise<Outcome<{ queued?: number }>> {
+export async function admitExecution(
+  env: Env,
+  plan: ExecutionPlan,
+  o: { wait: boolean; paid?: boolean },
+): Promise<Outcome<{ queued?: number }>> {
   const admission = await tenantStub(env, plan.tenant).admit({
     execution_id: plan.execution_id,
     tool: plan.tool,
@@ -43,7 +47,15 @@ export async function admitExecution(env: Env, plan: ExecutionPlan, o: { wait: b
 export async function releaseExecution(env: Env, tenant: string, executionId: string): Promise<void> {
   await tenantStub(env, tenant)
     .release(executionId)
-    .catch((err) => console.warn(JSON.stringify({ msg: "slot release failed; the lease expires by itself", execution_id: executionId, error: String(err) })));
+    .catch((err) =>
+      console.warn(
+        JSON.stringify({
+          msg: "slot release failed; the lease expires by itself",
+          execution_id: executionId,
+          error: String(err),
+        }),
+      ),
+    );
 }
 
 /** An execution's place in its tenant's queue (1 is next), 0 when it holds a slot, null when unknown. */
@@ -60,7 +72,13 @@ export function liveExecutions(env: Env, tenant: string) {
 const leases = new Map<string, TenantLease>();
 
 /** A fast-path call: admitted from this isolate's lease; throws `rate_limited` when refused. */
-export async function admitFast(env: Env, tenant: string, tool: string, limits: TenantLimits, background: (p: Promise<unknown>) => void): Promise<Ticket> {
+export async function admitFast(
+  env: Env,
+  tenant: string,
+  tool: string,
+  limits: TenantLimits,
+  background: (p: Promise<unknown>) => void,
+): Promise<Ticket> {
   const ticket = await leaseOf(env, tenant).admit(tool, limits, background);
   if ("ok" in ticket) throw refusal(ticket, tool);
   return ticket;
@@ -72,7 +90,13 @@ export async function admitFast(env: Env, tenant: string, tool: string, limits: 
  * a call over the rate never reaches the verifier; its object then admits it as paid (a slot,
  * or a place in the queue, and no second token). Throws `rate_limited` when refused.
  */
-export async function chargeCall(env: Env, tenant: string, tool: string, limits: TenantLimits, background: (p: Promise<unknown>) => void): Promise<void> {
+export async function chargeCall(
+  env: Env,
+  tenant: string,
+  tool: string,
+  limits: TenantLimits,
+  background: (p: Promise<unknown>) => void,
+): Promise<void> {
   const refused = await leaseOf(env, tenant).spendToken(tool, limits, background);
   if (refused) throw refusal(refused, tool);
 }
@@ -88,6 +112,17 @@ function leaseOf(env: Env, tenant: string): TenantLease {
 
 export function refusal(r: Refusal, tool: string): RuntimeError {
   const what =
-    r.reason === "concurrency" ? `${r.limit} running executions` : r.reason === "queue_full" ? `${r.limit} waiting executions` : r.reason === "streams" ? `${r.limit} open event streams` : `${r.limit} calls a second${r.reason === "tool_rate" ? ` to ${tool}` : ""}`;
-  return new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, { reason: r.reason, limit: r.limit, retry_after_ms: r.retry_after_ms, tool });
+    r.reason === "concurrency"
+      ? `${r.limit} running executions`
+      : r.reason === "queue_full"
+        ? `${r.limit} waiting executions`
+        : r.reason === "streams"
+          ? `${r.limit} open event streams`
+          : `${r.limit} calls a second${r.reason === "tool_rate" ? ` to ${tool}` : ""}`;
+  return new RuntimeError("rate_limited", `over the tenant's limit of ${what}`, {
+    reason: r.reason,
+    limit: r.limit,
+    retry_after_ms: r.retry_after_ms,
+    tool,
+  });
 }

@@ -35,7 +35,12 @@ export interface ApprovalsConfig {
 }
 
 /** Nothing waits for approval unless configured; an hour to decide when something does. */
-export const DEFAULT_APPROVAL_RULE: ApprovalRule = { effects: [], tools: [], window_ms: 3_600_000, self_approval: false };
+export const DEFAULT_APPROVAL_RULE: ApprovalRule = {
+  effects: [],
+  tools: [],
+  window_ms: 3_600_000,
+  self_approval: false,
+};
 
 /** A tenant's rule: the default overlaid with its own entry or its family's. */
 export function approvalRuleFor(config: ApprovalsConfig, tenant: string): ApprovalRule {
@@ -58,10 +63,12 @@ export function isApprover(caller: Caller): boolean {
 export function parseApprovalsConfig(value: unknown): ApprovalsConfig {
   const raw = (value ?? {}) as { default?: unknown; tenants?: unknown };
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error("APPROVALS must be an object");
-  for (const key of Object.keys(raw)) if (key !== "default" && key !== "tenants") throw new Error(`APPROVALS.${key} is not known (default, tenants)`);
+  for (const key of Object.keys(raw))
+    if (key !== "default" && key !== "tenants") throw new Error(`APPROVALS.${key} is not known (default, tenants)`);
   const tenants: Record<string, Partial<ApprovalRule>> = {};
   if (raw.tenants !== undefined) {
-    if (raw.tenants === null || typeof raw.tenants !== "object" || Array.isArray(raw.tenants)) throw new Error("APPROVALS.tenants must be an object");
+    if (raw.tenants === null || typeof raw.tenants !== "object" || Array.isArray(raw.tenants))
+      throw new Error("APPROVALS.tenants must be an object");
     for (const [t, v] of Object.entries(raw.tenants)) tenants[t] = checkRule(v, `APPROVALS.tenants.${t}`);
   }
   return { default: { ...DEFAULT_APPROVAL_RULE, ...checkRule(raw.default, "APPROVALS.default") }, tenants };
@@ -73,13 +80,16 @@ function checkRule(v: unknown, where: string): Partial<ApprovalRule> {
   const out: Partial<ApprovalRule> = {};
   for (const [k, x] of Object.entries(v)) {
     if (k === "effects") {
-      if (!Array.isArray(x) || !x.every((e) => APPROVABLE_EFFECTS.includes(e))) throw new Error(`${where}.effects must list some of ${APPROVABLE_EFFECTS.join(", ")}`);
+      if (!Array.isArray(x) || !x.every((e) => APPROVABLE_EFFECTS.includes(e)))
+        throw new Error(`${where}.effects must list some of ${APPROVABLE_EFFECTS.join(", ")}`);
       out.effects = x;
     } else if (k === "tools") {
-      if (!Array.isArray(x) || !x.every((t) => typeof t === "string" && t.length > 0)) throw new Error(`${where}.tools must be a list of tool names`);
+      if (!Array.isArray(x) || !x.every((t) => typeof t === "string" && t.length > 0))
+        throw new Error(`${where}.tools must be a list of tool names`);
       out.tools = x;
     } else if (k === "window_ms") {
-      if (typeof x !== "number" || !Number.isSafeInteger(x) || x <= 0) throw new Error(`${where}.window_ms must be a positive integer`);
+      if (typeof x !== "number" || !Number.isSafeInteger(x) || x <= 0)
+        throw new Error(`${where}.window_ms must be a positive integer`);
       out.window_ms = x;
     } else if (k === "self_approval") {
       if (typeof x !== "boolean") throw new Error(`${where}.self_approval must be a boolean`);

@@ -29,7 +29,10 @@ export interface Ticket {
 
 /** How many tokens to ask for at once: a quarter second of the tenant's rate (at least 1, at most 100). */
 export function tokenBatch(limits: TenantLimits): number {
-  return Math.max(1, Math.min(100, Math.ceil(Math.min(limits.requests_per_second, limits.tool_requests_per_second) / 4)));
+  return Math.max(
+    1,
+    Math.min(100, Math.ceil(Math.min(limits.requests_per_second, limits.tool_requests_per_second) / 4)),
+  );
 }
 
 /** How many spare slots to hold: an eighth of the tenant's concurrency (at least 1). */
@@ -62,17 +65,26 @@ export class TenantLease {
    * a call that must wait for the ledger asks on its own (Workers refuses one request awaiting
    * another request's I/O), so only background top-ups are shared.
    */
-  async admit(tool: string, limits: TenantLimits, background: (p: Promise<unknown>) => void): Promise<Ticket | Refusal> {
+  async admit(
+    tool: string,
+    limits: TenantLimits,
+    background: (p: Promise<unknown>) => void,
+  ): Promise<Ticket | Refusal> {
     if (!this.#canServe(tool)) {
       // Only what this call needs: a batch asked for while others are refused would be wasted.
       const refused = await this.#request(tool, limits, 1, true);
-      if (!this.#canServe(tool)) return refused ?? { ok: false, reason: "concurrency", retry_after_ms: 1_000, limit: limits.max_concurrent };
+      if (!this.#canServe(tool))
+        return refused ?? { ok: false, reason: "concurrency", retry_after_ms: 1_000, limit: limits.max_concurrent };
     }
     this.#spend(tool);
     this.#inUse++;
     this.#generation++;
     // Running low: top up in the background so the next call does not wait.
-    if (this.#available(tool) < Math.ceil(tokenBatch(limits) / 2) || this.#inUse >= this.#slots || this.#slotsExpire - this.#now() < SLOT_LEASE_MS / 2) {
+    if (
+      this.#available(tool) < Math.ceil(tokenBatch(limits) / 2) ||
+      this.#inUse >= this.#slots ||
+      this.#slotsExpire - this.#now() < SLOT_LEASE_MS / 2
+    ) {
       background(this.#refill(tool, limits));
     }
     let released = false;
@@ -91,11 +103,16 @@ export class TenantLease {
    * here before it reaches the verifier, and admitted there as already paid. Asks the ledger
    * for a token only (no spare slots: an idle one parked here would keep an object waiting).
    */
-  async spendToken(tool: string, limits: TenantLimits, background: (p: Promise<unknown>) => void): Promise<Refusal | undefined> {
+  async spendToken(
+    tool: string,
+    limits: TenantLimits,
+    background: (p: Promise<unknown>) => void,
+  ): Promise<Refusal | undefined> {
     if (this.#available(tool) < 1) {
       const refused = await this.#request(tool, limits, 1, false, this.#slots);
       if (refused) return refused;
-      if (this.#available(tool) < 1) return { ok: false, reason: "rate", retry_after_ms: 1_000, limit: limits.requests_per_second };
+      if (this.#available(tool) < 1)
+        return { ok: false, reason: "rate", retry_after_ms: 1_000, limit: limits.requests_per_second };
     }
     this.#spend(tool);
     if (this.#available(tool) < Math.ceil(tokenBatch(limits) / 2)) background(this.#refill(tool, limits, this.#slots));
@@ -137,7 +154,10 @@ export class TenantLease {
     if (this.#topping) return Promise.resolve();
     this.#topping = true;
     return this.#request(tool, limits, tokenBatch(limits), false, slots)
-      .then(() => undefined, (err) => console.warn(JSON.stringify({ msg: "lease top-up failed", error: String(err) })))
+      .then(
+        () => undefined,
+        (err) => console.warn(JSON.stringify({ msg: "lease top-up failed", error: String(err) })),
+      )
       .finally(() => (this.#topping = false));
   }
 
@@ -145,7 +165,13 @@ export class TenantLease {
    * One request to the ledger for up to `want` tokens in all; returns its refusal, if it
    * refused. `slots`: what the lease asks to hold afterwards (by default in use plus a batch).
    */
-  async #request(tool: string, limits: TenantLimits, want: number, needSlot: boolean, slots?: number): Promise<Refusal | undefined> {
+  async #request(
+    tool: string,
+    limits: TenantLimits,
+    want: number,
+    needSlot: boolean,
+    slots?: number,
+  ): Promise<Refusal | undefined> {
     const now = this.#now();
     const have = this.#available(tool); // also moves expired batches to the give-back count
     const giveBack = this.#unspent.get(tool) ?? 0;
@@ -164,7 +190,8 @@ export class TenantLease {
     const at = this.#now();
     if (!grant.ok) return grant;
     // A batch of its own, with its own expiry: a top-up never makes older tokens live longer.
-    if (grant.tokens > 0) this.#batches.set(tool, [...(this.#batches.get(tool) ?? []), { n: grant.tokens, expires: at + TOKEN_TTL_MS }]);
+    if (grant.tokens > 0)
+      this.#batches.set(tool, [...(this.#batches.get(tool) ?? []), { n: grant.tokens, expires: at + TOKEN_TTL_MS }]);
     this.#slots = grant.slots;
     this.#slotsExpire = grant.expires_at - (at - now);
     return undefined;
@@ -184,7 +211,17 @@ export class TenantLease {
         this.#available(tool);
         const giveBack = this.#unspent.get(tool) ?? 0;
         this.#unspent.delete(tool);
-        await this.#ask({ lease_id: this.id, tool, tokens: 0, give_back: giveBack, slots: 0, in_use: 0, need_slot: false, lease_ms: SLOT_LEASE_MS, limits }).catch(() => {}); // the lease expires by itself
+        await this.#ask({
+          lease_id: this.id,
+          tool,
+          tokens: 0,
+          give_back: giveBack,
+          slots: 0,
+          in_use: 0,
+          need_slot: false,
+          lease_ms: SLOT_LEASE_MS,
+          limits,
+        }).catch(() => {}); // the lease expires by itself
       }),
     );
   }

@@ -14,9 +14,15 @@
 import type { TenantLimits } from "./limits.ts";
 import { refill, waitForToken, type Bucket } from "./token-bucket.ts";
 
-export type Refusal = { ok: false; reason: "rate" | "tool_rate" | "concurrency" | "queue_full" | "streams"; retry_after_ms: number; limit: number };
+export type Refusal = {
+  ok: false;
+  reason: "rate" | "tool_rate" | "concurrency" | "queue_full" | "streams";
+  retry_after_ms: number;
+  limit: number;
+};
 /** Admitted with a slot now, or (when it may wait) queued at `position` (1 is next). */
-export type Admission = { ok: true; queued?: undefined } | { ok: true; queued: QueuedExecution; position: number } | Refusal;
+export type Admission =
+  { ok: true; queued?: undefined } | { ok: true; queued: QueuedExecution; position: number } | Refusal;
 
 /** What an execution in its own object asks for. */
 export interface AdmitRequest extends Omit<LiveExecution, "expires" | "status"> {
@@ -105,7 +111,8 @@ export class TenantLedger {
     if (waiting) return { ok: true, queued: waiting, position: this.#queue.indexOf(waiting) + 1 };
     const full = this.#queue.length > 0 || this.#held() >= r.limits.max_concurrent;
     if (full && !r.wait) return this.#full(r.limits, now);
-    if (full && this.#queue.length >= r.limits.max_queued) return { ...this.#full(r.limits, now), reason: "queue_full", limit: r.limits.max_queued };
+    if (full && this.#queue.length >= r.limits.max_queued)
+      return { ...this.#full(r.limits, now), reason: "queue_full", limit: r.limits.max_queued };
     if (!r.paid) {
       const taken = this.#take(r.tool, 1, 1, r.limits, now);
       if (!taken.ok) return taken;
@@ -217,7 +224,12 @@ export class TenantLedger {
     const tokens = Math.min(limits.burst, bucket.tokens + Math.max(0, r.give_back));
     if (tokens < r.need) {
       this.#tenant = { tokens, updated: now };
-      return { ok: false, reason: "rate", retry_after_ms: waitForToken({ tokens: tokens - r.need + 1, updated: now }, limits.requests_per_second), limit: limits.requests_per_second };
+      return {
+        ok: false,
+        reason: "rate",
+        retry_after_ms: waitForToken({ tokens: tokens - r.need + 1, updated: now }, limits.requests_per_second),
+        limit: limits.requests_per_second,
+      };
     }
     const n = Math.max(r.need, Math.min(r.tokens, Math.floor(tokens)));
     this.#tenant = { tokens: tokens - n, updated: now };
@@ -230,7 +242,8 @@ export class TenantLedger {
    */
   openStream(id: string, limit: number, leaseMs: number, now: number): Admission {
     for (const [s, expires] of this.#streams) if (expires <= now) this.#streams.delete(s);
-    if (!this.#streams.has(id) && this.#streams.size >= limit) return { ok: false, reason: "streams", retry_after_ms: 5_000, limit };
+    if (!this.#streams.has(id) && this.#streams.size >= limit)
+      return { ok: false, reason: "streams", retry_after_ms: 5_000, limit };
     this.#streams.set(id, now + leaseMs);
     return { ok: true };
   }
@@ -242,7 +255,17 @@ export class TenantLedger {
   /** Executions holding a slot in their own object, then those waiting for one, oldest first. */
   live(now: number): LiveExecution[] {
     this.#expire(now);
-    const waiting = this.#queue.map((q): LiveExecution => ({ execution_id: q.execution_id, status: "queued", tool: q.tool, version: q.version, mode: q.mode, project: q.project, agent: q.agent, accepted_at: q.accepted_at, expires: Infinity }));
+    const waiting = this.#queue.map((q): LiveExecution => ({
+      execution_id: q.execution_id,
+      status: "queued",
+      tool: q.tool,
+      version: q.version,
+      mode: q.mode,
+      project: q.project,
+      agent: q.agent,
+      accepted_at: q.accepted_at,
+      expires: Infinity,
+    }));
     return [...this.#executions.values(), ...waiting].sort((a, b) => a.accepted_at - b.accepted_at);
   }
 
@@ -262,7 +285,17 @@ export class TenantLedger {
   }
 
   #hold(e: Omit<LiveExecution, "expires" | "status"> & { lease_ms: number }, now: number): void {
-    this.#executions.set(e.execution_id, { execution_id: e.execution_id, status: "running", tool: e.tool, version: e.version, mode: e.mode, project: e.project, agent: e.agent, accepted_at: e.accepted_at, expires: now + e.lease_ms });
+    this.#executions.set(e.execution_id, {
+      execution_id: e.execution_id,
+      status: "running",
+      tool: e.tool,
+      version: e.version,
+      mode: e.mode,
+      project: e.project,
+      agent: e.agent,
+      accepted_at: e.accepted_at,
+      expires: now + e.lease_ms,
+    });
   }
 
   #held(): number {
@@ -287,8 +320,20 @@ export class TenantLedger {
   #take(tool: string, want: number, min: number, limits: TenantLimits, now: number): { ok: true; n: number } | Refusal {
     const tenant = refill(this.#tenant, limits.requests_per_second, limits.burst, now);
     const toolBucket = refill(this.#tools.get(tool), limits.tool_requests_per_second, limits.tool_burst, now);
-    if (tenant.tokens < min) return { ok: false, reason: "rate", retry_after_ms: waitForToken(tenant, limits.requests_per_second), limit: limits.requests_per_second };
-    if (toolBucket.tokens < min) return { ok: false, reason: "tool_rate", retry_after_ms: waitForToken(toolBucket, limits.tool_requests_per_second), limit: limits.tool_requests_per_second };
+    if (tenant.tokens < min)
+      return {
+        ok: false,
+        reason: "rate",
+        retry_after_ms: waitForToken(tenant, limits.requests_per_second),
+        limit: limits.requests_per_second,
+      };
+    if (toolBucket.tokens < min)
+      return {
+        ok: false,
+        reason: "tool_rate",
+        retry_after_ms: waitForToken(toolBucket, limits.tool_requests_per_second),
+        limit: limits.tool_requests_per_second,
+      };
     const n = Math.max(min, Math.min(want, Math.floor(tenant.tokens), Math.floor(toolBucket.tokens)));
     this.#tenant = { tokens: tenant.tokens - n, updated: now };
     this.#tools.set(tool, { tokens: toolBucket.tokens - n, updated: now });
@@ -299,7 +344,12 @@ export class TenantLedger {
     let soonest = Infinity;
     for (const e of this.#executions.values()) soonest = Math.min(soonest, e.expires);
     for (const l of this.#leases.values()) soonest = Math.min(soonest, l.expires);
-    return { ok: false, reason: "concurrency", retry_after_ms: Math.max(1, Math.min(soonest - now, 5_000)), limit: limits.max_concurrent };
+    return {
+      ok: false,
+      reason: "concurrency",
+      retry_after_ms: Math.max(1, Math.min(soonest - now, 5_000)),
+      limit: limits.max_concurrent,
+    };
   }
 
   #expire(now: number): void {

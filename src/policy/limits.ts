@@ -74,7 +74,8 @@ export function tenantEntry<T>(entries: Record<string, T>, tenant: string): T | 
   if (Object.hasOwn(entries, tenant)) return entries[tenant];
   let best: string | undefined;
   for (const name of Object.keys(entries)) {
-    if (name.endsWith("*") && tenant.startsWith(name.slice(0, -1)) && (best === undefined || name.length > best.length)) best = name;
+    if (name.endsWith("*") && tenant.startsWith(name.slice(0, -1)) && (best === undefined || name.length > best.length))
+      best = name;
   }
   return best ? entries[best] : undefined;
 }
@@ -87,13 +88,15 @@ export function parseLimitsConfig(value: unknown): LimitsConfig {
     if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error(`${where} must be an object`);
     for (const [k, n] of Object.entries(v)) {
       if (!Object.hasOwn(DEFAULT_TENANT_LIMITS, k)) throw new Error(`${where}.${k} is not a known limit`);
-      if (typeof n !== "number" || !(n > 0) || !Number.isFinite(n)) throw new Error(`${where}.${k} must be a positive number`);
+      if (typeof n !== "number" || !(n > 0) || !Number.isFinite(n))
+        throw new Error(`${where}.${k} must be a positive number`);
     }
     return v as Partial<TenantLimits>;
   };
   const tenants: Record<string, Partial<TenantLimits>> = {};
   if (raw.tenants !== undefined) {
-    if (raw.tenants === null || typeof raw.tenants !== "object") throw new Error("TENANT_LIMITS.tenants must be an object");
+    if (raw.tenants === null || typeof raw.tenants !== "object")
+      throw new Error("TENANT_LIMITS.tenants must be an object");
     for (const [t, v] of Object.entries(raw.tenants)) tenants[t] = check(v, `TENANT_LIMITS.tenants.${t}`);
   }
   return { default: { ...DEFAULT_TENANT_LIMITS, ...check(raw.default, "TENANT_LIMITS.default") }, tenants };

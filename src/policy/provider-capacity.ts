@@ -34,7 +34,8 @@ export interface GateWaiter {
   tenant?: string;
 }
 
-export type Acquired = { ok: true } | { ok: false; position?: number } | { ok: false; reason: "queue_share"; limit: number };
+export type Acquired =
+  { ok: true } | { ok: false; position?: number } | { ok: false; reason: "queue_share"; limit: number };
 
 /** The waiting line's size that tenants share. */
 export const QUEUE_SLOTS = 100;
@@ -63,22 +64,37 @@ export class ProviderCapacity {
    * share). While anyone waits, a caller that will not wait is refused even if a permit is
    * free: the line goes first.
    */
-  acquire(r: { permit_id: string; execution_id: string; tenant: string; limit: number; lease_ms: number; wait: boolean }, now: number): Acquired {
+  acquire(
+    r: { permit_id: string; execution_id: string; tenant: string; limit: number; lease_ms: number; wait: boolean },
+    now: number,
+  ): Acquired {
     this.#limit = r.limit;
     this.#expire(now);
     if (this.#permits.has(r.permit_id)) return { ok: true };
     const waiting = this.position(r.execution_id);
     if (waiting !== undefined) return { ok: false, position: waiting };
     if (this.#queue.length === 0 && this.#permits.size < this.#limit) {
-      this.#permits.set(r.permit_id, { id: r.permit_id, execution_id: r.execution_id, tenant: r.tenant, expires: now + r.lease_ms });
+      this.#permits.set(r.permit_id, {
+        id: r.permit_id,
+        execution_id: r.execution_id,
+        tenant: r.tenant,
+        expires: now + r.lease_ms,
+      });
       this.#served.set(r.tenant, ++this.#grantCount);
       this.#forget();
       return { ok: true };
     }
     if (!r.wait) return { ok: false };
     const share = tenantShare(new Set([...this.#queue.map(tenantOf), r.tenant]).size);
-    if (this.#queue.filter((w) => tenantOf(w) === r.tenant).length >= share) return { ok: false, reason: "queue_share", limit: share };
-    this.#queue.push({ execution_id: r.execution_id, permit_id: r.permit_id, ticket: this.#nextTicket++, lease_ms: r.lease_ms, tenant: r.tenant });
+    if (this.#queue.filter((w) => tenantOf(w) === r.tenant).length >= share)
+      return { ok: false, reason: "queue_share", limit: share };
+    this.#queue.push({
+      execution_id: r.execution_id,
+      permit_id: r.permit_id,
+      ticket: this.#nextTicket++,
+      lease_ms: r.lease_ms,
+      tenant: r.tenant,
+    });
     this.#pump(now);
     if (this.#permits.has(r.permit_id)) {
       // Its turn came at once: the answer is the grant.
@@ -158,7 +174,12 @@ export class ProviderCapacity {
     while (this.#queue.length > 0 && this.#permits.size < this.#limit) {
       const [next] = this.#queue.splice(nextInLine(this.#queue, held, this.#served), 1);
       const tenant = tenantOf(next);
-      this.#permits.set(next.permit_id, { id: next.permit_id, execution_id: next.execution_id, tenant, expires: now + next.lease_ms });
+      this.#permits.set(next.permit_id, {
+        id: next.permit_id,
+        execution_id: next.execution_id,
+        tenant,
+        expires: now + next.lease_ms,
+      });
       held.set(tenant, (held.get(tenant) ?? 0) + 1);
       this.#served.set(tenant, ++this.#grantCount);
       this.#grants.push(next);

@@ -39,14 +39,18 @@ export class RequestLease {
     if (this.#available() < n) {
       const refused = await this.#request(n, n, limits);
       if (refused) return refused;
-      if (this.#available() < n) return { ok: false, reason: "rate", retry_after_ms: 1_000, limit: limits.requests_per_second };
+      if (this.#available() < n)
+        return { ok: false, reason: "rate", retry_after_ms: 1_000, limit: limits.requests_per_second };
     }
     this.#spend(n);
     if (this.#available() < Math.ceil(requestBatch(limits) / 2) && !this.#topping) {
       this.#topping = true;
       background(
         this.#request(requestBatch(limits), 1, limits)
-          .then(() => undefined, (err) => console.warn(JSON.stringify({ msg: "request lease top-up failed", error: String(err) })))
+          .then(
+            () => undefined,
+            (err) => console.warn(JSON.stringify({ msg: "request lease top-up failed", error: String(err) })),
+          )
           .finally(() => (this.#topping = false)),
       );
     }
@@ -73,7 +77,12 @@ export class RequestLease {
     const have = this.#available();
     const giveBack = this.#unspent;
     this.#unspent = 0;
-    const grant = await this.#ask({ tokens: Math.max(1, want - have), need: Math.max(0, need - have), give_back: giveBack, limits });
+    const grant = await this.#ask({
+      tokens: Math.max(1, want - have),
+      need: Math.max(0, need - have),
+      give_back: giveBack,
+      limits,
+    });
     if (!grant.ok) return grant;
     if (grant.tokens > 0) this.#batches.push({ n: grant.tokens, expires: this.#now() + TOKEN_TTL_MS });
     return undefined;

@@ -25,7 +25,12 @@ import { RequestLease } from "./request-lease.ts";
 const leases = new Map<string, RequestLease>();
 
 /** Takes `n` tokens (one per request; one per entry of a JSON-RPC batch); throws `rate_limited` when over the rate. */
-export async function chargeRequests(env: Env, caller: Caller, background: (p: Promise<unknown>) => void, n = 1): Promise<void> {
+export async function chargeRequests(
+  env: Env,
+  caller: Caller,
+  background: (p: Promise<unknown>) => void,
+  n = 1,
+): Promise<void> {
   if (n <= 0) return;
   const tenant = caller.tenant;
   let lease = leases.get(tenant);
@@ -36,6 +41,10 @@ export async function chargeRequests(env: Env, caller: Caller, background: (p: P
   const limits = limitsFor(loadConfig(env).limits, tenant);
   const refused = await lease.take(n, limits, background);
   if (refused) {
-    throw new RuntimeError("rate_limited", `over the tenant's limit of ${refused.limit} requests a second`, { reason: refused.reason, limit: refused.limit, retry_after_ms: refused.retry_after_ms });
+    throw new RuntimeError("rate_limited", `over the tenant's limit of ${refused.limit} requests a second`, {
+      reason: refused.reason,
+      limit: refused.limit,
+      retry_after_ms: refused.retry_after_ms,
+    });
   }
 }

@@ -16,7 +16,12 @@ export function waitForToken(bucket: Bucket, rate: number): number {
 }
 
 /** Takes one token, or says how long until there is one. */
-export function takeToken(bucket: Bucket | undefined, rate: number, burst: number, now: number): { bucket: Bucket; ok: boolean; retry_after_ms: number } {
+export function takeToken(
+  bucket: Bucket | undefined,
+  rate: number,
+  burst: number,
+  now: number,
+): { bucket: Bucket; ok: boolean; retry_after_ms: number } {
   const b = refill(bucket, rate, burst, now);
   if (b.tokens >= 1) return { bucket: { tokens: b.tokens - 1, updated: now }, ok: true, retry_after_ms: 0 };
   return { bucket: b, ok: false, retry_after_ms: waitForToken(b, rate) };

@@ -106,9 +106,12 @@ export async function buildCatalog(
       if (load.upstream) {
         // Known only at run time (docs/contract.md#validation): interpreted without code generation, and
         // served only if they can be (an unknown draft or a broken $ref cannot).
-        const unusable = unusableSchema(input_hash, entry.input_schema) ?? unusableSchema(output_hash, entry.output_schema);
+        const unusable =
+          unusableSchema(input_hash, entry.input_schema) ?? unusableSchema(output_hash, entry.output_schema);
         if (!target || unusable) {
-          problems.push(`${where} left out: ${unusable ? `its schema cannot be used (${unusable})` : "no call target"}`);
+          problems.push(
+            `${where} left out: ${unusable ? `its schema cannot be used (${unusable})` : "no call target"}`,
+          );
           continue;
         }
       } else if (!hasValidator(input_hash) || !hasValidator(output_hash)) {
@@ -123,13 +126,25 @@ export async function buildCatalog(
         problems.push(`${where} declared twice; the first is kept`);
         continue;
       }
-      offerings.push({ provider: config.name, binding: config.binding, trust: config.trust, seq: load.seq, manifest: entry, input_hash, output_hash, ...(target ? { upstream: target } : {}) });
+      offerings.push({
+        provider: config.name,
+        binding: config.binding,
+        trust: config.trust,
+        seq: load.seq,
+        manifest: entry,
+        input_hash,
+        output_hash,
+        ...(target ? { upstream: target } : {}),
+      });
       byName.set(entry.name, versions);
       accepted++;
     }
     const limit = load.manifest?.max_concurrency;
     const limited = limit !== undefined && Number.isSafeInteger(limit) && limit > 0;
-    if (limit !== undefined && !limited) problems.push(`${config.name}: max_concurrency ${JSON.stringify(limit)} is not a positive integer; no limit is applied`);
+    if (limit !== undefined && !limited)
+      problems.push(
+        `${config.name}: max_concurrency ${JSON.stringify(limit)} is not a positive integer; no limit is applied`,
+      );
     providers.push({
       name: config.name,
       binding: config.binding,

@@ -24,7 +24,13 @@ export function composeSnapshot(input: ComposeInput): RegistrySnapshot {
     const { max_concurrency: declared, ...rest } = p;
     // An operator's limit wins over the manifest's; null lifts the override (docs/contract.md#waiting).
     const limit = o?.max_concurrency != null ? o.max_concurrency : declared;
-    return { ...rest, trust: o?.trust ?? p.trust, ...(o?.disabled ? { disabled: true } : {}), ...(dead ? { dead } : {}), ...(limit !== undefined ? { max_concurrency: limit } : {}) };
+    return {
+      ...rest,
+      trust: o?.trust ?? p.trust,
+      ...(o?.disabled ? { disabled: true } : {}),
+      ...(dead ? { dead } : {}),
+      ...(limit !== undefined ? { max_concurrency: limit } : {}),
+    };
   });
   const trustOf = new Map(providers.map((p) => [p.name, p.trust]));
   const deprecations = Object.fromEntries(input.deprecations);

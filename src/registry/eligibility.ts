@@ -23,7 +23,11 @@ export interface Excluded {
 /** How long a dead provider is skipped before the registry probes it again. */
 export const DEAD_RETRY_MS = 30_000;
 
-export function partitionOfferings(offerings: readonly Offering[], snapshot: RegistrySnapshot, now: number): { eligible: Eligible[]; excluded: Excluded[] } {
+export function partitionOfferings(
+  offerings: readonly Offering[],
+  snapshot: RegistrySnapshot,
+  now: number,
+): { eligible: Eligible[]; excluded: Excluded[] } {
   const providers = new Map(snapshot.providers.map((p) => [p.name, p]));
   const eligible: Eligible[] = [];
   const excluded: Excluded[] = [];
@@ -34,15 +38,31 @@ export function partitionOfferings(offerings: readonly Offering[], snapshot: Reg
       continue;
     }
     if (p?.dead) {
-      excluded.push({ offering, reason: `dead since ${new Date(p.dead.since).toISOString()}: ${p.dead.reason}`, retry_at: p.dead.since + DEAD_RETRY_MS });
+      excluded.push({
+        offering,
+        reason: `dead since ${new Date(p.dead.since).toISOString()}: ${p.dead.reason}`,
+        retry_at: p.dead.since + DEAD_RETRY_MS,
+      });
       continue;
     }
     const health = snapshot.health[healthKey(offering.provider, offering.manifest.name)];
     const view: BreakerView = health ? breakerView(health.breaker, now) : "closed";
     if (view === "open") {
-      excluded.push({ offering, reason: `circuit open until ${new Date(health!.breaker.until!).toISOString()}`, retry_at: health!.breaker.until });
-    } else if (view === "half_open" && health!.breaker.trial_at !== undefined && now - health!.breaker.trial_at < health!.policy.cooldown_ms) {
-      excluded.push({ offering, reason: "circuit half-open, its trial call is under way", retry_at: health!.breaker.trial_at + health!.policy.cooldown_ms });
+      excluded.push({
+        offering,
+        reason: `circuit open until ${new Date(health!.breaker.until!).toISOString()}`,
+        retry_at: health!.breaker.until,
+      });
+    } else if (
+      view === "half_open" &&
+      health!.breaker.trial_at !== undefined &&
+      now - health!.breaker.trial_at < health!.policy.cooldown_ms
+    ) {
+      excluded.push({
+        offering,
+        reason: "circuit half-open, its trial call is under way",
+        retry_at: health!.breaker.trial_at + health!.policy.cooldown_ms,
+      });
     } else {
       eligible.push({ offering, trial: view === "half_open" });
     }

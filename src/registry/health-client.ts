@@ -10,7 +10,10 @@ import { applyHealthPatch, currentSnapshot } from "./snapshot-cache.ts";
 
 /** Whether this call takes the provider's half-open trial; the answer patches this isolate's copy either way. */
 export async function acquireTrial(env: Env, provider: string, tool: string): Promise<boolean> {
-  const { granted, view } = await healthStub(env, provider).acquireTrial(tool, policyOf(currentSnapshot(), provider, tool));
+  const { granted, view } = await healthStub(env, provider).acquireTrial(
+    tool,
+    policyOf(currentSnapshot(), provider, tool),
+  );
   applyHealthPatch(view);
   return granted;
 }

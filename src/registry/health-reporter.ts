@@ -44,7 +44,10 @@ let lastFlush = 0;
  * DEAD_AFTER_TRANSPORT_FAILURES of those in a row), or nothing (cancellations and the
  * caller's own refusals say nothing).
  */
-export function judge(outcome: ProviderOutcome, errorCode: string | undefined): { ok: boolean; transport?: string } | undefined {
+export function judge(
+  outcome: ProviderOutcome,
+  errorCode: string | undefined,
+): { ok: boolean; transport?: string } | undefined {
   switch (outcome.kind) {
     case "stopped":
     case "refused":
@@ -57,7 +60,9 @@ export function judge(outcome: ProviderOutcome, errorCode: string | undefined): 
     case "rpc_failed":
       // Only a Worker that cannot be reached is a transport failure; a crash or a resource
       // limit is one failed call of a live provider.
-      return outcome.failure.code === "sandbox_unavailable" ? { ok: false, transport: outcome.failure.message } : { ok: false };
+      return outcome.failure.code === "sandbox_unavailable"
+        ? { ok: false, transport: outcome.failure.message }
+        : { ok: false };
     case "result":
       if (!outcome.result.ok) {
         const code = outcome.result.error.code;
@@ -76,7 +81,11 @@ export function judge(outcome: ProviderOutcome, errorCode: string | undefined): 
  * and one request must not flush on another's behalf. Flushes are throttled to one per
  * FLUSH_MS per isolate.
  */
-export async function report(env: Env, sample: Sample, options: { transport?: string; urgent: boolean; background: (p: Promise<unknown>) => void }): Promise<void> {
+export async function report(
+  env: Env,
+  sample: Sample,
+  options: { transport?: string; urgent: boolean; background: (p: Promise<unknown>) => void },
+): Promise<void> {
   const p = pendingOf(sample.provider);
   p.samples.push(sample);
   if (options.transport) p.unreachable.push({ provider: sample.provider, at: sample.at, reason: options.transport });
@@ -114,7 +123,9 @@ function onItsWay(provider: string): boolean {
 
 async function flushAll(env: Env): Promise<void> {
   lastFlush = Date.now();
-  await Promise.all([...pending.keys()].filter((provider) => !onItsWay(provider)).map((provider) => send(env, provider)));
+  await Promise.all(
+    [...pending.keys()].filter((provider) => !onItsWay(provider)).map((provider) => send(env, provider)),
+  );
 }
 
 async function send(env: Env, provider: string): Promise<void> {
@@ -125,10 +136,17 @@ async function send(env: Env, provider: string): Promise<void> {
     // An isolate that has not planned a call yet (an execution object's) reads the catalog
     // once, so that the shard judges each tool by its own breaker policy.
     if (!currentSnapshot() && batch.samples.length > 0) await getSnapshot(env);
-    const report: HealthReport = { provider, samples: batch.samples, unreachable: batch.unreachable, policies: policiesOf(provider, batch.samples) };
+    const report: HealthReport = {
+      provider,
+      samples: batch.samples,
+      unreachable: batch.unreachable,
+      policies: policiesOf(provider, batch.samples),
+    };
     applyHealthPatch(await healthStub(env, provider).report(report));
   } catch (err) {
-    console.warn(JSON.stringify({ msg: "health report lost", provider, samples: batch.samples.length, error: String(err) }));
+    console.warn(
+      JSON.stringify({ msg: "health report lost", provider, samples: batch.samples.length, error: String(err) }),
+    );
   }
 }
 

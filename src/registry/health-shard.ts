@@ -6,7 +6,17 @@
  * registry used to, from every sample any isolate reports, and hands the registry only the
  * view the edge needs (src/registry/health-view.ts). The HealthObject is a shell around this.
  */
-import { healthStats, nextBreaker, breakerView, CLOSED, DEFAULT_BREAKER, type BreakerPolicy, type BreakerRecord, type DeadReport, type Sample } from "./provider-health.ts";
+import {
+  healthStats,
+  nextBreaker,
+  breakerView,
+  CLOSED,
+  DEFAULT_BREAKER,
+  type BreakerPolicy,
+  type BreakerRecord,
+  type DeadReport,
+  type Sample,
+} from "./provider-health.ts";
 import type { ProviderHealthView } from "./health-view.ts";
 import { canonicalJson } from "../schema/schema-hash.ts";
 
@@ -64,7 +74,8 @@ export class HealthShard {
    */
   report(r: HealthReport, now: number): void {
     const touched = new Set<string>();
-    for (const [tool, policy] of Object.entries(r.policies ?? {})) if (this.#learnPolicy(tool, policy)) touched.add(tool);
+    for (const [tool, policy] of Object.entries(r.policies ?? {}))
+      if (this.#learnPolicy(tool, policy)) touched.add(tool);
     if (r.samples.some((s) => s.ok)) this.#strikes = 0;
     for (const d of r.unreachable) {
       this.#strikes++;
@@ -134,7 +145,11 @@ export class HealthShard {
   view(): ProviderHealthView {
     const tools: ProviderHealthView["tools"] = {};
     for (const tool of [...new Set([...this.#windows.keys(), ...this.#breakers.keys()])].sort()) {
-      tools[tool] = { ...healthStats(this.#windows.get(tool)?.samples ?? []), breaker: this.#breaker(tool), policy: this.#policy(tool) };
+      tools[tool] = {
+        ...healthStats(this.#windows.get(tool)?.samples ?? []),
+        breaker: this.#breaker(tool),
+        policy: this.#policy(tool),
+      };
     }
     return { provider: this.provider, seq: this.#seq, tools, ...(this.#dead ? { dead: this.#dead } : {}) };
   }

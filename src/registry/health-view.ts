@@ -24,7 +24,10 @@ export interface ProviderHealthView {
 }
 
 /** E24: 24 steps a decade, each about 10% above the last. */
-const E24 = [1.0, 1.1, 1.2, 1.3, 1.5, 1.6, 1.8, 2.0, 2.2, 2.4, 2.7, 3.0, 3.3, 3.6, 3.9, 4.3, 4.7, 5.1, 5.6, 6.2, 6.8, 7.5, 8.2, 9.1];
+const E24 = [
+  1.0, 1.1, 1.2, 1.3, 1.5, 1.6, 1.8, 2.0, 2.2, 2.4, 2.7, 3.0, 3.3, 3.6, 3.9, 4.3, 4.7, 5.1, 5.6, 6.2, 6.8, 7.5, 8.2,
+  9.1,
+];
 
 /** The nearest E24 step (on a log scale); 0 and below stay 0. */
 export function roundToE24(x: number): number {
@@ -47,7 +50,9 @@ export function quantizeStats(s: HealthStats): HealthStats {
 
 /** What decides at once which provider may be called (breakers, policies, trials, liveness). */
 export function breakerDigest(v: Pick<ProviderHealthView, "tools" | "dead">): string {
-  const tools = Object.fromEntries(Object.entries(v.tools).map(([t, h]) => [t, { breaker: h.breaker, policy: h.policy }]));
+  const tools = Object.fromEntries(
+    Object.entries(v.tools).map(([t, h]) => [t, { breaker: h.breaker, policy: h.policy }]),
+  );
   return canonicalJson({ tools, dead: v.dead ?? null });
 }
 
@@ -69,7 +74,11 @@ export function viewDigest(v: Pick<ProviderHealthView, "tools" | "dead">): strin
 }
 
 /** The breaker policy of a provider's offer of a tool: its manifest's, over the defaults (docs/contract.md#circuit-breakers). */
-export function policyOf(catalog: Pick<RegistrySnapshot, "tools"> | undefined, provider: string, tool: string): BreakerPolicy | undefined {
+export function policyOf(
+  catalog: Pick<RegistrySnapshot, "tools"> | undefined,
+  provider: string,
+  tool: string,
+): BreakerPolicy | undefined {
   const versions = catalog && Object.hasOwn(catalog.tools, tool) ? catalog.tools[tool].versions : undefined;
   if (!versions) return undefined;
   const offering = Object.values(versions)
@@ -83,7 +92,10 @@ export function policyOf(catalog: Pick<RegistrySnapshot, "tools"> | undefined, p
  * (`patches`, by provider). A patch replaces the provider's health entries and may add that
  * it is dead; only the registry revives a provider (section 9.4).
  */
-export function withPatches(base: RegistrySnapshot, patches: ReadonlyMap<string, ProviderHealthView>): RegistrySnapshot {
+export function withPatches(
+  base: RegistrySnapshot,
+  patches: ReadonlyMap<string, ProviderHealthView>,
+): RegistrySnapshot {
   const newer = [...patches.values()].filter((v) => v.seq > (base.health_seq?.[v.provider] ?? -1));
   if (newer.length === 0) return base;
   const health = { ...base.health };
@@ -95,6 +107,9 @@ export function withPatches(base: RegistrySnapshot, patches: ReadonlyMap<string,
     seqs[v.provider] = v.seq;
     if (v.dead) dead.set(v.provider, v.dead);
   }
-  const providers = dead.size === 0 ? base.providers : base.providers.map((p) => (!p.dead && dead.has(p.name) ? { ...p, dead: dead.get(p.name)! } : p));
+  const providers =
+    dead.size === 0
+      ? base.providers
+      : base.providers.map((p) => (!p.dead && dead.has(p.name) ? { ...p, dead: dead.get(p.name)! } : p));
   return { ...base, providers, health, health_seq: seqs };
 }

@@ -50,7 +50,13 @@ export function breakerView(b: BreakerRecord, now: number): BreakerView {
  * Closed: opens when the failures since reset within the window reach the threshold.
  * Half-open: the trial's outcome closes it or opens it for another cooldown.
  */
-export function nextBreaker(b: BreakerRecord, sample: Sample, recent: readonly Sample[], policy: BreakerPolicy, now: number): BreakerRecord {
+export function nextBreaker(
+  b: BreakerRecord,
+  sample: Sample,
+  recent: readonly Sample[],
+  policy: BreakerPolicy,
+  now: number,
+): BreakerRecord {
   const view = breakerView(b, now);
   if (view === "half_open" || (view === "open" && b.trial_at !== undefined)) {
     // A straggler from a call that started before the breaker opened does not decide it.
@@ -76,8 +82,16 @@ export interface HealthStats {
 
 /** p50 over successful calls; error rate over all calls. Null when there is nothing to measure. */
 export function healthStats(samples: readonly Sample[]): HealthStats {
-  const ok = samples.filter((s) => s.ok).map((s) => s.latency_ms).sort((a, b) => a - b);
-  const p50 = ok.length === 0 ? null : ok.length % 2 === 1 ? ok[(ok.length - 1) / 2] : (ok[ok.length / 2 - 1] + ok[ok.length / 2]) / 2;
+  const ok = samples
+    .filter((s) => s.ok)
+    .map((s) => s.latency_ms)
+    .sort((a, b) => a - b);
+  const p50 =
+    ok.length === 0
+      ? null
+      : ok.length % 2 === 1
+        ? ok[(ok.length - 1) / 2]
+        : (ok[ok.length / 2 - 1] + ok[ok.length / 2]) / 2;
   return {
     p50_ms: p50,
     error_rate: samples.length === 0 ? null : samples.filter((s) => !s.ok).length / samples.length,

@@ -35,8 +35,14 @@ export type PublishDecision = { publish: true } | { publish: false; reason: stri
 export function publishDecision(last: Published | undefined, next: Candidate): PublishDecision {
   if (last === undefined || next.tools >= last.tools) return { publish: true };
   if (next.explainedTools !== undefined && next.tools >= next.explainedTools) return { publish: true };
-  const explained = next.explainedTools === undefined ? "no load or operator's removal explains it" : `the latest load or removal left ${next.explainedTools}`;
-  return { publish: false, reason: `version ${next.version} holds ${next.tools} tools, fewer than the ${last.tools} of version ${last.version} given out last, and ${explained}` };
+  const explained =
+    next.explainedTools === undefined
+      ? "no load or operator's removal explains it"
+      : `the latest load or removal left ${next.explainedTools}`;
+  return {
+    publish: false,
+    reason: `version ${next.version} holds ${next.tools} tools, fewer than the ${last.tools} of version ${last.version} given out last, and ${explained}`,
+  };
 }
 
 /** The count the rule compares: tool names in the snapshot. */

@@ -17,7 +17,11 @@ export interface RankedOffering {
   reason: string;
 }
 
-type Criterion = { name: string; compare: (a: Offering, b: Offering) => number; say: (a: Offering, b: Offering) => string };
+type Criterion = {
+  name: string;
+  compare: (a: Offering, b: Offering) => number;
+  say: (a: Offering, b: Offering) => string;
+};
 
 export function rankProviders(
   offerings: readonly Offering[],

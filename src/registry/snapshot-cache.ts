@@ -74,7 +74,8 @@ export function currentSnapshot(): RegistrySnapshot | undefined {
 /** A provider's health view, from an answer of its shard: this isolate's copy shows it at once. */
 export function applyHealthPatch(view: ProviderHealthView): void {
   const held = patches.get(view.provider);
-  if ((held && held.view.seq >= view.seq) || (base && (base.snapshot.health_seq?.[view.provider] ?? -1) >= view.seq)) return;
+  if ((held && held.view.seq >= view.seq) || (base && (base.snapshot.health_seq?.[view.provider] ?? -1) >= view.seq))
+    return;
   patches.set(view.provider, { view, at: Date.now() });
   merged = undefined;
 }
@@ -88,7 +89,11 @@ export function publishSnapshot(env: Env, snapshot: RegistrySnapshot, waitUntil:
   adopt(snapshot);
   waitUntil(writeDataCenterCopy(snapshot, Date.now(), loadConfig(env).snapshotTtlMs));
   if (dataCenter) {
-    waitUntil(relayStub(env, dataCenter).offer(snapshot).catch((err) => console.warn(JSON.stringify({ msg: "snapshot relay offer failed", error: String(err) }))));
+    waitUntil(
+      relayStub(env, dataCenter)
+        .offer(snapshot)
+        .catch((err) => console.warn(JSON.stringify({ msg: "snapshot relay offer failed", error: String(err) }))),
+    );
   }
 }
 
@@ -110,7 +115,9 @@ async function refresh(env: Env, ttl: number, waitUntil?: (p: Promise<unknown>) 
     // Past its TTL: this isolate refills it, while its calls go on with the entry it has just
     // taken (within two TTLs of the registry). The claim goes first, so that the isolates of
     // this data center refreshing during the registry's round trip take the entry, not the registry.
-    const refill = writeDataCenterCopy(shared.snapshot, Date.now() - ttl + Math.min(CLAIM_MS, ttl / 2), ttl).then(() => fill(env, ttl, waitUntil));
+    const refill = writeDataCenterCopy(shared.snapshot, Date.now() - ttl + Math.min(CLAIM_MS, ttl / 2), ttl).then(() =>
+      fill(env, ttl, waitUntil),
+    );
     if (waitUntil) waitUntil(refill);
     else await refill;
     return;
@@ -139,7 +146,13 @@ async function readRelayed(env: Env): Promise<RelayedSnapshot> {
       return await relayStub(env, dataCenter).snapshot();
     } catch (err) {
       // A relay that fails must not fail a call the registry can serve.
-      console.warn(JSON.stringify({ msg: "snapshot relay unreachable: reading the registry", data_center: dataCenter, error: String(err) }));
+      console.warn(
+        JSON.stringify({
+          msg: "snapshot relay unreachable: reading the registry",
+          data_center: dataCenter,
+          error: String(err),
+        }),
+      );
     }
   }
   return { snapshot: await registryStub(env).snapshot(), fetched_at: Date.now() };
@@ -149,7 +162,8 @@ function adopt(snapshot: RegistrySnapshot): void {
   // Never step back to an older version if two fetches cross.
   if (base && snapshot.version < base.snapshot.version) return;
   base = { snapshot, fetchedAt: Date.now() };
-  for (const [provider, p] of patches) if ((snapshot.health_seq?.[provider] ?? -1) >= p.view.seq) patches.delete(provider);
+  for (const [provider, p] of patches)
+    if ((snapshot.health_seq?.[provider] ?? -1) >= p.view.seq) patches.delete(provider);
   merged = undefined;
 }
 
@@ -190,7 +204,14 @@ async function writeDataCenterCopy(snapshot: RegistrySnapshot, filledAt: number,
   const maxAge = Math.max(1, Math.floor((filledAt + 2 * ttlMs - Date.now()) / 1000));
   const body: DataCenterCopy = { filledAt, snapshot };
   try {
-    await (await caches.open(CACHE_NAME)).put(SNAPSHOT_URL, new Response(JSON.stringify(body), { headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` } }));
+    await (
+      await caches.open(CACHE_NAME)
+    ).put(
+      SNAPSHOT_URL,
+      new Response(JSON.stringify(body), {
+        headers: { "content-type": "application/json", "cache-control": `max-age=${maxAge}` },
+      }),
+    );
   } catch (err) {
     console.warn(JSON.stringify({ msg: "snapshot cache write failed", error: String(err) }));
   }

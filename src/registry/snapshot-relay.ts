@@ -42,7 +42,8 @@ export class SnapshotRelay {
 
   /** A snapshot an operator's change was answered with: newer than the copy, it replaces it at once. */
   offer(snapshot: RegistrySnapshot): void {
-    if (!this.#held || snapshot.version > this.#held.snapshot.version) this.#held = { snapshot, fetched_at: this.#clock() };
+    if (!this.#held || snapshot.version > this.#held.snapshot.version)
+      this.#held = { snapshot, fetched_at: this.#clock() };
   }
 
   async #fetch(): Promise<RelayedSnapshot> {
@@ -50,7 +51,8 @@ export class SnapshotRelay {
     try {
       const snapshot = await this.#read();
       // Never step back if an operator's newer snapshot was offered during the read.
-      if (!this.#held || snapshot.version >= this.#held.snapshot.version) this.#held = { snapshot, fetched_at: askedAt };
+      if (!this.#held || snapshot.version >= this.#held.snapshot.version)
+        this.#held = { snapshot, fetched_at: askedAt };
       else this.#held = { ...this.#held, fetched_at: askedAt };
       return this.#held;
     } catch (err) {

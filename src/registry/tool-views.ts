@@ -22,7 +22,11 @@ export interface ToolSummary {
   providers: string[];
 }
 
-export async function toolList(env: Env, caller: Caller, waitUntil?: (p: Promise<unknown>) => void): Promise<Outcome<{ registry_version: number; tools: ToolSummary[] }>> {
+export async function toolList(
+  env: Env,
+  caller: Caller,
+  waitUntil?: (p: Promise<unknown>) => void,
+): Promise<Outcome<{ registry_version: number; tools: ToolSummary[] }>> {
   const snapshot = await getSnapshot(env, waitUntil);
   const tools: ToolSummary[] = [];
   for (const full of Object.values(snapshot.tools).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -40,11 +44,17 @@ export async function toolList(env: Env, caller: Caller, waitUntil?: (p: Promise
   return { ok: true, value: { registry_version: snapshot.version, tools } };
 }
 
-export async function toolDetail(env: Env, caller: Caller, name: string, waitUntil?: (p: Promise<unknown>) => void): Promise<Outcome<ToolView>> {
+export async function toolDetail(
+  env: Env,
+  caller: Caller,
+  name: string,
+  waitUntil?: (p: Promise<unknown>) => void,
+): Promise<Outcome<ToolView>> {
   const snapshot = await getSnapshot(env, waitUntil);
   const full = Object.hasOwn(snapshot.tools, name) ? snapshot.tools[name] : undefined;
   const tool = full && visibleTool(caller, full);
-  if (!tool) return { ok: false, error: new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name }).toBody() };
+  if (!tool)
+    return { ok: false, error: new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name }).toBody() };
   return { ok: true, value: toolView(tool, snapshot) };
 }
 

@@ -26,6 +26,8 @@ export function visibleTool(caller: Pick<Caller, "channels">, tool: CatalogTool)
     if (seen.length > 0) versions[version] = seen;
   }
   if (Object.keys(versions).length === 0) return undefined;
-  const active = versions[tool.active_version] ? tool.active_version : Object.keys(versions).sort(compareSemver).at(-1)!;
+  const active = versions[tool.active_version]
+    ? tool.active_version
+    : Object.keys(versions).sort(compareSemver).at(-1)!;
   return { name: tool.name, active_version: active, versions };
 }

@@ -22,7 +22,8 @@ export const admin = new Hono<AppEnv>();
 
 /** Refuses everyone but operators (role admin; src/auth/roles.ts). */
 export async function operatorsOnly(c: Context<AppEnv>, next: Next): Promise<void> {
-  if (c.get("caller").role !== "admin") throw new RuntimeError("forbidden", "this endpoint is for operators", { reason: "admin role required" });
+  if (c.get("caller").role !== "admin")
+    throw new RuntimeError("forbidden", "this endpoint is for operators", { reason: "admin role required" });
   await next();
 }
 
@@ -41,21 +42,31 @@ admin.patch("/providers/:name", async (c) => {
   const body = await objectBody(c.req.raw, c.env, ["trust", "disabled", "max_concurrency"]);
   const patch: { trust?: Trust; disabled?: boolean; max_concurrency?: number | null } = {};
   if (body.trust !== undefined) {
-    if (!TRUST_ORDER.includes(body.trust as Trust)) throw new RuntimeError("invalid_request", `trust must be one of ${TRUST_ORDER.join(", ")}`, { field: "trust" });
+    if (!TRUST_ORDER.includes(body.trust as Trust))
+      throw new RuntimeError("invalid_request", `trust must be one of ${TRUST_ORDER.join(", ")}`, { field: "trust" });
     patch.trust = body.trust as Trust;
   }
   if (body.disabled !== undefined) {
-    if (typeof body.disabled !== "boolean") throw new RuntimeError("invalid_request", "disabled must be a boolean", { field: "disabled" });
+    if (typeof body.disabled !== "boolean")
+      throw new RuntimeError("invalid_request", "disabled must be a boolean", { field: "disabled" });
     patch.disabled = body.disabled;
   }
   if (body.max_concurrency !== undefined) {
     // The most calls in flight at this provider; null goes back to its manifest's.
     const n = body.max_concurrency;
-    if (n !== null && !(typeof n === "number" && Number.isSafeInteger(n) && n > 0)) throw new RuntimeError("invalid_request", "max_concurrency must be a positive integer, or null for the manifest's", { field: "max_concurrency" });
+    if (n !== null && !(typeof n === "number" && Number.isSafeInteger(n) && n > 0))
+      throw new RuntimeError(
+        "invalid_request",
+        "max_concurrency must be a positive integer, or null for the manifest's",
+        { field: "max_concurrency" },
+      );
     patch.max_concurrency = n as number | null;
   }
   const snapshot = await registryStub(c.env).setProvider(c.req.param("name"), patch);
-  if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
+  if (!snapshot)
+    throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, {
+      provider: c.req.param("name"),
+    });
   publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return reply(c, providerView(snapshot, c.req.param("name")));
 });
@@ -63,7 +74,10 @@ admin.patch("/providers/:name", async (c) => {
 /** Forget what calls taught about a provider (samples, breakers, liveness): it is judged afresh. */
 admin.delete("/providers/:name/health", async (c) => {
   const snapshot = await registryStub(c.env).resetHealth(c.req.param("name"));
-  if (!snapshot) throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, { provider: c.req.param("name") });
+  if (!snapshot)
+    throw new RuntimeError("not_found", `no provider ${c.req.param("name")} is configured`, {
+      provider: c.req.param("name"),
+    });
   publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
   return reply(c, providerView(snapshot, c.req.param("name")));
 });
@@ -74,9 +88,12 @@ admin.put("/tools/:name/versions/:version/deprecation", async (c) => {
     throw new RuntimeError("invalid_request", "sunset must be an ISO 8601 date-time", { field: "sunset" });
   }
   if (body.replacement !== undefined && body.replacement !== null && typeof body.replacement !== "string") {
-    throw new RuntimeError("invalid_request", "replacement must name a tool (name or name@version)", { field: "replacement" });
+    throw new RuntimeError("invalid_request", "replacement must name a tool (name or name@version)", {
+      field: "replacement",
+    });
   }
-  if (typeof body.replacement === "string") await checkReplacement(c.env, c.req.param("name"), c.req.param("version"), body.replacement);
+  if (typeof body.replacement === "string")
+    await checkReplacement(c.env, c.req.param("name"), c.req.param("version"), body.replacement);
   const notice = {
     sunset: new Date(body.sunset).toISOString(),
     replacement: (body.replacement as string | undefined) ?? null,
@@ -104,11 +121,18 @@ admin.post("/audit/drill/fail-next-batch", async (c) => {
  */
 admin.post("/audit/drill/fail-batches", async (c) => {
   const { count, tenant } = await objectBody(c.req.raw, c.env, ["count", "tenant"]);
-  if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100) throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
-  if (tenant !== undefined && (typeof tenant !== "string" || tenant.length === 0 || tenant.length > 200)) throw new RuntimeError("invalid_request", "tenant must be a tenant id", { field: "tenant" });
+  if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100)
+    throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
+  if (tenant !== undefined && (typeof tenant !== "string" || tenant.length === 0 || tenant.length > 200))
+    throw new RuntimeError("invalid_request", "tenant must be a tenant id", { field: "tenant" });
   const db = auditDb(c.env);
   const name = tenant === undefined ? FAIL_BATCHES : tenantBatchesDrill(tenant);
-  await db.prepare("INSERT INTO drill_counts (name, remaining) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET remaining = excluded.remaining").bind(name, count).run();
+  await db
+    .prepare(
+      "INSERT INTO drill_counts (name, remaining) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET remaining = excluded.remaining",
+    )
+    .bind(name, count)
+    .run();
   return reply(c, { armed: FAIL_BATCHES, count, ...(tenant === undefined ? {} : { tenant }) });
 });
 
@@ -123,9 +147,11 @@ export function auditDb(env: Env): D1Database {
  * deliver every record once (src/audit/outbox.ts).
  */
 admin.post("/audit/drill/fail-next-send", async (c) => {
-  const body = c.req.header("content-length") === "0" || !c.req.raw.body ? {} : await objectBody(c.req.raw, c.env, ["count"]);
+  const body =
+    c.req.header("content-length") === "0" || !c.req.raw.body ? {} : await objectBody(c.req.raw, c.env, ["count"]);
   const count = body.count ?? 1;
-  if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100) throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
+  if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 1 || count > 100)
+    throw new RuntimeError("invalid_request", "count must be an integer from 1 to 100", { field: "count" });
   armSendFailure(count);
   return reply(c, { armed: "fail_next_audit_send", count });
 });
@@ -143,7 +169,12 @@ admin.get("/audit/drills", async (c) => {
   ]);
   const last = fired.results[0];
   return reply(c, {
-    fail_next_batch: { armed: Number(armed.results[0]?.n ?? 0) > 0, fired: Number(last?.fired ?? 0), last_batch_size: last ? Number(last.last_batch_size) : null, last_written: last ? Number(last.last_written) : null },
+    fail_next_batch: {
+      armed: Number(armed.results[0]?.n ?? 0) > 0,
+      fired: Number(last?.fired ?? 0),
+      last_batch_size: last ? Number(last.last_batch_size) : null,
+      last_written: last ? Number(last.last_written) : null,
+    },
     fail_next_send: sendDrillState(),
   });
 });
@@ -163,23 +194,40 @@ async function checkReplacement(env: Env, tool: string, version: string, replace
   const known = (await registryStub(env).snapshot()).tools[name];
   if (!known) refuse(`replacement ${JSON.stringify(replacement)} names no tool the registry has`);
   if (wanted !== undefined && !known.versions[wanted]) {
-    refuse(`replacement ${JSON.stringify(replacement)}: ${name} has no version ${wanted}`, { available_versions: Object.keys(known.versions) });
+    refuse(`replacement ${JSON.stringify(replacement)}: ${name} has no version ${wanted}`, {
+      available_versions: Object.keys(known.versions),
+    });
   }
   if (name === tool && wanted === version) refuse("a version cannot be its own replacement");
 }
 
-async function deprecation(c: Context<AppEnv>, tool: string, version: string, notice: Parameters<ReturnType<typeof registryStub>["deprecate"]>[2]) {
+async function deprecation(
+  c: Context<AppEnv>,
+  tool: string,
+  version: string,
+  notice: Parameters<ReturnType<typeof registryStub>["deprecate"]>[2],
+) {
   const snapshot = await registryStub(c.env).deprecate(tool, version, notice);
   if (!snapshot) throw new RuntimeError("tool_not_found", `no tool ${tool}@${version}`, { tool, version });
   publishSnapshot(c.env, snapshot, (p) => c.executionCtx.waitUntil(p));
-  return { tool, version, deprecation: snapshot.deprecations[`${tool}@${version}`] ?? null, active_version: snapshot.tools[tool].active_version };
+  return {
+    tool,
+    version,
+    deprecation: snapshot.deprecations[`${tool}@${version}`] ?? null,
+    active_version: snapshot.tools[tool].active_version,
+  };
 }
 
 export async function objectBody(request: Request, env: Env, fields: string[]): Promise<Record<string, unknown>> {
-  const value = decodeBody(await readBody(request, loadConfig(env).maxRequestBytes), request.headers.get("content-type"));
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new RuntimeError("invalid_request", "body must be a JSON object");
+  const value = decodeBody(
+    await readBody(request, loadConfig(env).maxRequestBytes),
+    request.headers.get("content-type"),
+  );
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new RuntimeError("invalid_request", "body must be a JSON object");
   for (const key of Object.keys(value)) {
-    if (!fields.includes(key)) throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+    if (!fields.includes(key))
+      throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   }
   return value as Record<string, unknown>;
 }
@@ -191,10 +239,20 @@ export async function objectBody(request: Request, env: Env, fields: string[]): 
  */
 function providerView(snapshot: RegistrySnapshot, name: string) {
   const provider = snapshot.providers.find((p) => p.name === name);
-  if (!provider) throw new RuntimeError("internal", `the registry's snapshot (version ${snapshot.version}) does not show provider ${name}`, { provider: name });
+  if (!provider)
+    throw new RuntimeError(
+      "internal",
+      `the registry's snapshot (version ${snapshot.version}) does not show provider ${name}`,
+      { provider: name },
+    );
   return provider;
 }
 
 function summary(s: RegistrySnapshot) {
-  return { registry_version: s.version, providers: s.providers, problems: s.problems, tools: Object.keys(s.tools).length };
+  return {
+    registry_version: s.version,
+    providers: s.providers,
+    problems: s.problems,
+    tools: Object.keys(s.tools).length,
+  };
 }

@@ -16,7 +16,9 @@ const compiled = new WeakMap<readonly Route[], { pattern: RegExp; method: string
 export function allowedMethods(routes: readonly Route[], path: string): string[] {
   let table = compiled.get(routes);
   if (!table) {
-    table = routes.filter((r) => r.method !== "ALL" && !r.path.includes("*")).map((r) => ({ pattern: patternOf(r.path), method: r.method }));
+    table = routes
+      .filter((r) => r.method !== "ALL" && !r.path.includes("*"))
+      .map((r) => ({ pattern: patternOf(r.path), method: r.method }));
     compiled.set(routes, table);
   }
   const methods = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));

@@ -17,7 +17,9 @@ export const audit = new Hono<AppEnv>();
 
 // Operators only, and registered before the tenant admins' gate below, so an agent hears the
 // same refusal as a tenant admin does: the admin role is required.
-audit.get("/refusals", operatorsOnly, async (c) => reply(c, await listRefusals(auditDb(c.env), { tenant: c.req.query("tenant"), tool: c.req.query("tool") })));
+audit.get("/refusals", operatorsOnly, async (c) =>
+  reply(c, await listRefusals(auditDb(c.env), { tenant: c.req.query("tenant"), tool: c.req.query("tool") })),
+);
 
 audit.use("*", async (c, next) => {
   requireTenantAdmin(c.get("caller"), "the audit log");
@@ -29,7 +31,10 @@ audit.get("/", async (c) => {
   const filters = parseFilters((name) => c.req.query(name));
   const asked = c.req.query("tenant");
   if (roleOf(caller) === "admin") return reply(c, await listAudit(auditDb(c.env), { ...filters, tenant: asked }));
-  if (asked !== undefined && asked !== caller.tenant) throw new RuntimeError("forbidden", "a tenant admin reads its own tenant's audit records only", { reason: "another tenant", field: "tenant" });
+  if (asked !== undefined && asked !== caller.tenant)
+    throw new RuntimeError("forbidden", "a tenant admin reads its own tenant's audit records only", {
+      reason: "another tenant",
+      field: "tenant",
+    });
   return reply(c, await listAudit(auditDb(c.env), { ...filters, tenant: caller.tenant }));
 });
-

@@ -75,7 +75,8 @@ function alreadyUsed(): RuntimeError {
  * `crypto.subtle.timingSafeEqual`, which the Node-side type check of this module does not know.)
  */
 export async function sameSecret(a: string, b: string): Promise<boolean> {
-  const digest = async (s: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
+  const digest = async (s: string) =>
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
   const [x, y] = await Promise.all([digest(a), digest(b)]);
   let diff = 0;
   for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
@@ -87,12 +88,16 @@ async function identity(request: Request, env: Env): Promise<{ tenant: string; a
   const bytes = await readBody(request, loadConfig(env).maxRequestBytes);
   if (bytes.byteLength === 0) return { ...BOOTSTRAP_DEFAULTS };
   const body = decodeBody(bytes, request.headers.get("content-type"));
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new RuntimeError("invalid_request", "body must be a JSON object");
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new RuntimeError("invalid_request", "body must be a JSON object");
   const fields = body as Record<string, unknown>;
-  for (const name of Object.keys(fields)) if (name !== "tenant" && name !== "agent") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(name)}`, { field: name });
+  for (const name of Object.keys(fields))
+    if (name !== "tenant" && name !== "agent")
+      throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(name)}`, { field: name });
   const str = (name: "tenant" | "agent") => {
     const v = fields[name] ?? BOOTSTRAP_DEFAULTS[name];
-    if (typeof v !== "string" || !/^[A-Za-z0-9._:-]{1,128}$/.test(v)) throw new RuntimeError("invalid_request", `${name} must be 1-128 of A-Z a-z 0-9 . _ : -`, { field: name });
+    if (typeof v !== "string" || !/^[A-Za-z0-9._:-]{1,128}$/.test(v))
+      throw new RuntimeError("invalid_request", `${name} must be 1-128 of A-Z a-z 0-9 . _ : -`, { field: name });
     return v;
   };
   return { tenant: str("tenant"), agent: str("agent") };

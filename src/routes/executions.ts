@@ -30,7 +30,15 @@ executions.post("/", async (c) => {
   const envelope = decodeBody(body, c.req.header("content-type") ?? null);
   const trace = traceFrom(c.req.header("traceparent"));
   const outcome = await execute(
-    { env: c.env, caller, face: "rest", acceptedAt, trace, waitUntil: (p) => c.executionCtx.waitUntil(p), requestBytes: body.byteLength },
+    {
+      env: c.env,
+      caller,
+      face: "rest",
+      acceptedAt,
+      trace,
+      waitUntil: (p) => c.executionCtx.waitUntil(p),
+      requestBytes: body.byteLength,
+    },
     envelope,
   );
   if (!outcome.ok) return refusalResponse(c, outcome.error);
@@ -39,14 +47,23 @@ executions.post("/", async (c) => {
 
 /** The execution index: the caller's tenant's executions, newest first. */
 executions.get("/", async (c) => {
-  return render(c, await list({ env: c.env, caller: c.get("caller") }, parseFilters((name) => c.req.query(name))));
+  return render(
+    c,
+    await list(
+      { env: c.env, caller: c.get("caller") },
+      parseFilters((name) => c.req.query(name)),
+    ),
+  );
 });
 
 executions.get("/:id", async (c) => render(c, await get({ env: c.env, caller: c.get("caller") }, c.req.param("id"))));
 
 executions.get("/:id/stream", async (c) => {
   const after = resumeAfter(c.req.header("last-event-id"), c.req.query("after"));
-  if (after === null) throw new RuntimeError("invalid_request", "Last-Event-ID and ?after= must be a non-negative integer", { field: "after" });
+  if (after === null)
+    throw new RuntimeError("invalid_request", "Last-Event-ID and ?after= must be a non-negative integer", {
+      field: "after",
+    });
   const outcome = await events({ env: c.env, caller: c.get("caller") }, c.req.param("id"), after);
   if (!outcome.ok) return refusalResponse(c, outcome.error);
   // Resumed past the terminal event: nothing more will ever come (EventSource stops on 204).
@@ -85,19 +102,27 @@ function answer(c: Context<AppEnv>, a: CallAnswer, base: Record<string, string>)
     case "accepted": {
       // docs/contract.md#modes: answer at once; the execution object runs the call with nobody waiting.
       const location = `/v1/executions/${a.execution_id}`;
-      return reply(c, { execution_id: a.execution_id, status: a.status }, 202, { ...headersOf(a, base), Location: location });
+      return reply(c, { execution_id: a.execution_id, status: a.status }, 202, {
+        ...headersOf(a, base),
+        Location: location,
+      });
     }
     case "stream": {
       // docs/contract.md#streaming: the same request, answered as the execution's event stream.
       const location = `/v1/executions/${a.execution_id}`;
-      return new Response(sseStream(a.events), { headers: { ...SSE_HEADERS, ...headersOf(a, base), location, "x-execution-id": a.execution_id } });
+      return new Response(sseStream(a.events), {
+        headers: { ...SSE_HEADERS, ...headersOf(a, base), location, "x-execution-id": a.execution_id },
+      });
     }
     case "finished":
       return reply(c, a.view, httpStatusOf(a.view), headersOf(a, base));
   }
 }
 
-function headersOf(a: { replayed: boolean; deprecation?: DeprecationNotice }, base: Record<string, string>): Record<string, string> {
+function headersOf(
+  a: { replayed: boolean; deprecation?: DeprecationNotice },
+  base: Record<string, string>,
+): Record<string, string> {
   // A duplicate of a keyed call: the original execution, marked as a replay (docs/contract.md#idempotency).
   return { ...base, ...deprecationHeaders(a.deprecation), ...(a.replayed ? { "Idempotent-Replayed": "true" } : {}) };
 }
@@ -107,9 +132,11 @@ async function cancelBody(request: Request, contentType: string | null): Promise
   const body = await readBody(request, 1024);
   if (body.byteLength === 0) return undefined;
   const value = decodeBody(body, contentType);
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new RuntimeError("invalid_request", "cancel body must be an object");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new RuntimeError("invalid_request", "cancel body must be an object");
   for (const key of Object.keys(value)) {
-    if (key !== "grace_ms") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+    if (key !== "grace_ms")
+      throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   }
   return (value as { grace_ms?: unknown }).grace_ms;
 }
@@ -119,9 +146,11 @@ async function reasonBody(request: Request, contentType: string | null): Promise
   const body = await readBody(request, 4096);
   if (body.byteLength === 0) return undefined;
   const value = decodeBody(body, contentType);
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new RuntimeError("invalid_request", "the body must be an object");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new RuntimeError("invalid_request", "the body must be an object");
   for (const key of Object.keys(value)) {
-    if (key !== "reason") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+    if (key !== "reason")
+      throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   }
   return (value as { reason?: unknown }).reason;
 }

@@ -69,7 +69,15 @@ async function checkReadiness(env: Env): Promise<Readiness> {
   const tools = Object.keys(snapshot.tools).length;
   const audit_db = await auditDb;
   const ready = tools > 0 && providers.every((p) => p.reachable) && audit_db.ready;
-  return { status: ready ? "ready" : "not_ready", checked_at: new Date().toISOString(), registry_version: snapshot.version, tools, providers, audit_db, problems: snapshot.problems };
+  return {
+    status: ready ? "ready" : "not_ready",
+    checked_at: new Date().toISOString(),
+    registry_version: snapshot.version,
+    tools,
+    providers,
+    audit_db,
+    problems: snapshot.problems,
+  };
 }
 
 export const health = new Hono<AppEnv>();

@@ -29,23 +29,44 @@ keys.post("/", async (c) => {
   const body = await objectBody(c.req.raw, c.env, ["tenant", "agent", "capabilities", "channels", "role"]);
   const str = (f: string) => {
     const v = body[f];
-    if (typeof v !== "string" || !/^[A-Za-z0-9._:-]{1,128}$/.test(v)) throw new RuntimeError("invalid_request", `${f} must be 1-128 of A-Z a-z 0-9 . _ : -`, { field: f });
+    if (typeof v !== "string" || !/^[A-Za-z0-9._:-]{1,128}$/.test(v))
+      throw new RuntimeError("invalid_request", `${f} must be 1-128 of A-Z a-z 0-9 . _ : -`, { field: f });
     return v;
   };
   const list = (f: string, fallback: string[]) => {
     const v = body[f] ?? fallback;
-    if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && x.length > 0 && x.length <= 256)) throw new RuntimeError("invalid_request", `${f} must be a list of strings`, { field: f });
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string" && x.length > 0 && x.length <= 256))
+      throw new RuntimeError("invalid_request", `${f} must be a list of strings`, { field: f });
     return v as string[];
   };
-  if (body.role !== undefined && !KEY_ROLES.has(body.role as string)) throw new RuntimeError("invalid_request", 'role must be "agent", "tenant_admin", "approver" or "admin" ("tenant" is read as "agent")', { field: "role" });
+  if (body.role !== undefined && !KEY_ROLES.has(body.role as string))
+    throw new RuntimeError(
+      "invalid_request",
+      'role must be "agent", "tenant_admin", "approver" or "admin" ("tenant" is read as "agent")',
+      { field: "role" },
+    );
   const role = parseRole(body.role);
   const tenant = str("tenant");
   if (!isOperator(caller)) {
-    if (tenant !== caller.tenant) throw new RuntimeError("forbidden", "a tenant admin makes keys of its own tenant only", { reason: "another tenant", field: "tenant" });
-    if (role === "admin") throw new RuntimeError("forbidden", "only operators make operators' keys", { reason: "admin role required", field: "role" });
+    if (tenant !== caller.tenant)
+      throw new RuntimeError("forbidden", "a tenant admin makes keys of its own tenant only", {
+        reason: "another tenant",
+        field: "tenant",
+      });
+    if (role === "admin")
+      throw new RuntimeError("forbidden", "only operators make operators' keys", {
+        reason: "admin role required",
+        field: "role",
+      });
   }
   // Least privilege: a key reaches the providers and holds the capabilities it is given, none by default.
-  const { key, record } = await keyStore(c.env).create({ tenant, agent: str("agent"), capabilities: list("capabilities", []), channels: list("channels", []), role });
+  const { key, record } = await keyStore(c.env).create({
+    tenant,
+    agent: str("agent"),
+    capabilities: list("capabilities", []),
+    channels: list("channels", []),
+    role,
+  });
   return reply(c, { key, ...record }, 201);
 });
 
@@ -53,7 +74,11 @@ keys.get("/", async (c) => {
   const caller = c.get("caller");
   const asked = c.req.query("tenant");
   if (isOperator(caller)) return reply(c, { keys: await keyStore(c.env).list(asked) });
-  if (asked !== undefined && asked !== caller.tenant) throw new RuntimeError("forbidden", "a tenant admin lists keys of its own tenant only", { reason: "another tenant", field: "tenant" });
+  if (asked !== undefined && asked !== caller.tenant)
+    throw new RuntimeError("forbidden", "a tenant admin lists keys of its own tenant only", {
+      reason: "another tenant",
+      field: "tenant",
+    });
   return reply(c, { keys: (await keyStore(c.env).list(caller.tenant)).filter(visibleToTenantAdmin) });
 });
 

@@ -12,7 +12,11 @@ import { countRefusal } from "../audit/refusal-counter.ts";
 
 export function refusalResponse(c: Context<AppEnv>, error: ErrorBody, headers: Record<string, string> = {}): Response {
   if (error.code === "rate_limited") {
-    countRefusal(c.env, (p) => c.executionCtx.waitUntil(p), { tenant: c.get("caller")?.tenant ?? "", tool: String(error.details?.tool ?? ""), reason: String(error.details?.reason ?? "") });
+    countRefusal(c.env, (p) => c.executionCtx.waitUntil(p), {
+      tenant: c.get("caller")?.tenant ?? "",
+      tool: String(error.details?.tool ?? ""),
+      reason: String(error.details?.reason ?? ""),
+    });
   }
   return respond(c.get("format") ?? "json", { error }, statusOf(error.code), headers);
 }

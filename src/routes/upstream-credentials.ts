@@ -36,18 +36,29 @@ upstreamCredentials.put("/:name/credential", async (c) => {
   const caller = c.get("caller");
   // The body is read and its type checked first (a form body is 415 on every route), then the
   // caller's role, then the upstream is looked up.
-  const body = decodeBody(await readBody(c.req.raw, loadConfig(c.env).maxRequestBytes), c.req.header("content-type") ?? null);
+  const body = decodeBody(
+    await readBody(c.req.raw, loadConfig(c.env).maxRequestBytes),
+    c.req.header("content-type") ?? null,
+  );
   requireTenantAdmin(caller, "setting an upstream token");
   const upstream = await takesTenantTokens(c.env, caller, c.req.param("name"));
   const name = upstream.name;
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new RuntimeError("invalid_request", "body must be a JSON object {token}");
-  for (const key of Object.keys(body)) if (key !== "token") throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new RuntimeError("invalid_request", "body must be a JSON object {token}");
+  for (const key of Object.keys(body))
+    if (key !== "token")
+      throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
   const token = (body as { token?: unknown }).token;
   const problem = checkToken(token);
   if (problem) throw new RuntimeError("invalid_request", problem, { field: "token" });
   const key = await tokenKey(c.env);
   // Never stored in clear: without the key there is nowhere safe to put it.
-  if (!key) throw new RuntimeError("forbidden", "this runtime has no key to encrypt tokens with, so it stores none (operators: set the UPSTREAM_TOKEN_KEY secret)", { reason: "no_token_key" });
+  if (!key)
+    throw new RuntimeError(
+      "forbidden",
+      "this runtime has no key to encrypt tokens with, so it stores none (operators: set the UPSTREAM_TOKEN_KEY secret)",
+      { reason: "no_token_key" },
+    );
   const sealed = await sealToken(key, caller.tenant, upstream, token as string);
   const store = credentialStub(c.env, caller.tenant);
   await store.put(name, sealed);
@@ -69,6 +80,11 @@ function state(upstream: string, info: { updated_at: number } | null, usable: bo
 async function takesTenantTokens(env: Env, caller: Caller, name: string): Promise<TokenUpstream> {
   const reachable = caller.channels.includes("*") || caller.channels.includes(name);
   const upstream = reachable ? await registryStub(env).upstream(name) : undefined;
-  if (!upstream || !upstream.tenant_credentials) throw new RuntimeError("not_found", `no upstream ${name} takes tenant tokens`, { upstream: name });
-  return { name: upstream.name, ...(upstream.url !== null ? { url: upstream.url } : {}), ...(upstream.binding !== null ? { binding: upstream.binding } : {}) };
+  if (!upstream || !upstream.tenant_credentials)
+    throw new RuntimeError("not_found", `no upstream ${name} takes tenant tokens`, { upstream: name });
+  return {
+    name: upstream.name,
+    ...(upstream.url !== null ? { url: upstream.url } : {}),
+    ...(upstream.binding !== null ? { binding: upstream.binding } : {}),
+  };
 }

@@ -31,7 +31,9 @@ upstreamAdmin.post("/", async (c) => {
   return reply(c, registered, 201);
 });
 
-upstreamAdmin.get("/:name", async (c) => reply(c, found(await registryStub(c.env).upstream(c.req.param("name")), c.req.param("name"))));
+upstreamAdmin.get("/:name", async (c) =>
+  reply(c, found(await registryStub(c.env).upstream(c.req.param("name")), c.req.param("name"))),
+);
 
 upstreamAdmin.delete("/:name", async (c) => {
   const removed = unwrap(await registryStub(c.env).removeUpstream(c.req.param("name")));
@@ -49,7 +51,9 @@ upstreamAdmin.post("/:name/refresh", async (c) => {
 /** Approves the changed definition of a tool, named by the hash the operator reviewed. */
 upstreamAdmin.post("/:name/tools/:tool/approve", async (c) => {
   const body = await decisionBody(c, ["hash"]);
-  const view = unwrap(await registryStub(c.env).approveUpstreamChange(c.req.param("name"), c.req.param("tool"), body.hash));
+  const view = unwrap(
+    await registryStub(c.env).approveUpstreamChange(c.req.param("name"), c.req.param("tool"), body.hash),
+  );
   await publish(c);
   return reply(c, view);
 });
@@ -61,10 +65,24 @@ upstreamAdmin.post("/:name/tools/:tool/approve", async (c) => {
  */
 upstreamAdmin.post("/:name/tools/:tool/reject", async (c) => {
   const body = await decisionBody(c, ["hash", "reason"]);
-  if (body.reason !== undefined && (typeof body.reason !== "string" || body.reason.length > 1000)) throw new RuntimeError("invalid_request", "reason must be a string of at most 1000 characters", { field: "reason" });
+  if (body.reason !== undefined && (typeof body.reason !== "string" || body.reason.length > 1000))
+    throw new RuntimeError("invalid_request", "reason must be a string of at most 1000 characters", {
+      field: "reason",
+    });
   const reason = typeof body.reason === "string" && body.reason.trim() !== "" ? body.reason.trim() : null;
   const caller = c.get("caller");
-  return reply(c, unwrap(await registryStub(c.env).rejectUpstreamChange(c.req.param("name"), c.req.param("tool"), body.hash, `${caller.tenant}/${caller.agent}`, reason)));
+  return reply(
+    c,
+    unwrap(
+      await registryStub(c.env).rejectUpstreamChange(
+        c.req.param("name"),
+        c.req.param("tool"),
+        body.hash,
+        `${caller.tenant}/${caller.agent}`,
+        reason,
+      ),
+    ),
+  );
 });
 
 /**
@@ -84,20 +102,32 @@ function found<T>(value: T | undefined, name: string): T {
 }
 
 function unwrap<T>(outcome: Outcome<T>): T {
-  if (!outcome.ok) throw new RuntimeError(outcome.error.code, outcome.error.message, outcome.error.details, outcome.error.retryable);
+  if (!outcome.ok)
+    throw new RuntimeError(outcome.error.code, outcome.error.message, outcome.error.details, outcome.error.retryable);
   return outcome.value;
 }
 
 /** The body of approve and reject: the reviewed hash, and only the fields named. */
 async function decisionBody(c: Context<AppEnv>, fields: string[]): Promise<Record<string, unknown> & { hash: string }> {
   const body = await jsonObject(c.req.raw, c.env);
-  for (const key of Object.keys(body)) if (!fields.includes(key)) throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
-  if (typeof body.hash !== "string" || !/^[0-9a-f]{64}$/.test(body.hash)) throw new RuntimeError("invalid_request", "hash must be the new definition's hash (64 hex digits), as the change lists it", { field: "hash" });
+  for (const key of Object.keys(body))
+    if (!fields.includes(key))
+      throw new RuntimeError("invalid_request", `unknown field ${JSON.stringify(key)}`, { field: key });
+  if (typeof body.hash !== "string" || !/^[0-9a-f]{64}$/.test(body.hash))
+    throw new RuntimeError(
+      "invalid_request",
+      "hash must be the new definition's hash (64 hex digits), as the change lists it",
+      { field: "hash" },
+    );
   return { ...body, hash: body.hash };
 }
 
 async function jsonObject(request: Request, env: Env): Promise<Record<string, unknown>> {
-  const value = decodeBody(await readBody(request, loadConfig(env).maxRequestBytes), request.headers.get("content-type"));
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new RuntimeError("invalid_request", "body must be a JSON object");
+  const value = decodeBody(
+    await readBody(request, loadConfig(env).maxRequestBytes),
+    request.headers.get("content-type"),
+  );
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new RuntimeError("invalid_request", "body must be a JSON object");
   return value as Record<string, unknown>;
 }

@@ -73,12 +73,24 @@ function acceptsNull(s: SchemaObject, walk: SchemaWalk, seenRefs: Set<string>, d
   if (admitsNull(s)) return true;
   if (!walk.step() || depth > MAX_DEPTH) return false;
   const target = followRef(s, walk, seenRefs);
-  if (target && typeof target.schema === "object" && target.schema !== null && acceptsNull(target.schema as SchemaObject, walk, target.seen, depth + 1)) return true;
-  return [...branchesOf(s.anyOf, walk), ...branchesOf(s.oneOf, walk)].some((b) => acceptsNull(b, walk, seenRefs, depth + 1));
+  if (
+    target &&
+    typeof target.schema === "object" &&
+    target.schema !== null &&
+    acceptsNull(target.schema as SchemaObject, walk, target.seen, depth + 1)
+  )
+    return true;
+  return [...branchesOf(s.anyOf, walk), ...branchesOf(s.oneOf, walk)].some((b) =>
+    acceptsNull(b, walk, seenRefs, depth + 1),
+  );
 }
 
 /** The schema a `$ref` names, unless it was already followed at this position. */
-function followRef(s: SchemaObject, walk: SchemaWalk, seenRefs: Set<string>): { schema: unknown; seen: Set<string> } | undefined {
+function followRef(
+  s: SchemaObject,
+  walk: SchemaWalk,
+  seenRefs: Set<string>,
+): { schema: unknown; seen: Set<string> } | undefined {
   if (typeof s.$ref !== "string" || seenRefs.has(s.$ref)) return undefined;
   const schema = resolveLocalRef(walk.root, s.$ref);
   return schema === undefined ? undefined : { schema, seen: new Set(seenRefs).add(s.$ref) };
@@ -91,12 +103,18 @@ function descend(s: SchemaObject, value: unknown, walk: SchemaWalk): unknown {
     const items = s.items;
     const rest = typeof items === "object" && items !== null && !Array.isArray(items) ? items : undefined;
     if (prefix.length === 0 && rest === undefined) return value;
-    return value.map((v, i) => (i < prefix.length ? coerce(prefix[i], v, walk, new Set()) : rest ? coerce(rest, v, walk, new Set()) : v));
+    return value.map((v, i) =>
+      i < prefix.length ? coerce(prefix[i], v, walk, new Set()) : rest ? coerce(rest, v, walk, new Set()) : v,
+    );
   }
   if (value !== null && typeof value === "object") {
-    const props = typeof s.properties === "object" && s.properties !== null ? (s.properties as Record<string, unknown>) : {};
+    const props =
+      typeof s.properties === "object" && s.properties !== null ? (s.properties as Record<string, unknown>) : {};
     // Keys a patternProperties schema would govern are not guessed at: no additionalProperties then.
-    const extra = typeof s.additionalProperties === "object" && s.additionalProperties !== null && s.patternProperties === undefined ? s.additionalProperties : undefined;
+    const extra =
+      typeof s.additionalProperties === "object" && s.additionalProperties !== null && s.patternProperties === undefined
+        ? s.additionalProperties
+        : undefined;
     if (Object.keys(props).length === 0 && extra === undefined) return value;
     const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
     for (const key of Object.keys(out)) {
@@ -117,7 +135,12 @@ function throughFittingBranches(branches: unknown[], value: unknown, walk: Schem
 
 /** The schema itself names null as a value. */
 function admitsNull(s: SchemaObject): boolean {
-  return s.type === "null" || (Array.isArray(s.type) && s.type.includes("null")) || ("const" in s && s.const === null) || (Array.isArray(s.enum) && s.enum.includes(null));
+  return (
+    s.type === "null" ||
+    (Array.isArray(s.type) && s.type.includes("null")) ||
+    ("const" in s && s.const === null) ||
+    (Array.isArray(s.enum) && s.enum.includes(null))
+  );
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

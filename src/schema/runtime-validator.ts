@@ -23,7 +23,25 @@ const DRAFTS: Record<string, SchemaDraft> = {
  * Units that only say "something below failed": their children carry the real violation, so
  * listing both would count one mistake twice (ajv, with allErrors, reports the leaves only).
  */
-const WRAPPERS = new Set(["properties", "patternProperties", "items", "prefixItems", "additionalItems", "contains", "$ref", "$recursiveRef", "$dynamicRef", "allOf", "if", "then", "else", "dependentSchemas", "propertyNames", "unevaluatedItems", "unevaluatedProperties"]);
+const WRAPPERS = new Set([
+  "properties",
+  "patternProperties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "contains",
+  "$ref",
+  "$recursiveRef",
+  "$dynamicRef",
+  "allOf",
+  "if",
+  "then",
+  "else",
+  "dependentSchemas",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+]);
 
 /** Per isolate: one validator per schema hash (a schema's identity), built on first use. */
 const cache = new Map<string, Validator>();
@@ -33,7 +51,8 @@ export class SchemaUnusableError extends Error {}
 
 /** The draft a schema declares, or 2020-12; an unknown `$schema` cannot be honoured. */
 export function draftOf(schema: JsonSchema): SchemaDraft {
-  const declared = typeof schema === "object" && typeof schema.$schema === "string" ? schema.$schema.replace(/#$/, "") : undefined;
+  const declared =
+    typeof schema === "object" && typeof schema.$schema === "string" ? schema.$schema.replace(/#$/, "") : undefined;
   if (declared === undefined) return "2020-12";
   const draft = DRAFTS[declared];
   if (!draft) throw new SchemaUnusableError(`unsupported $schema ${declared}`);
@@ -112,7 +131,11 @@ export function toViolations(units: readonly OutputUnit[]): Violation[] {
     extraAt = undefined;
     if (WRAPPERS.has(unit.keyword)) continue;
     if (unit.keyword === "required") {
-      out.push({ path: `${at}/${escape(between(unit.error, 'required property "', '".'))}`, message: "is required", keyword: "required" });
+      out.push({
+        path: `${at}/${escape(between(unit.error, 'required property "', '".'))}`,
+        message: "is required",
+        keyword: "required",
+      });
     } else if (unit.keyword === "additionalProperties") {
       extraAt = `${at}/${escape(between(unit.error, 'Property "', '" does not match'))}`;
       out.push({ path: extraAt, message: "is not an allowed property", keyword: "additionalProperties" });

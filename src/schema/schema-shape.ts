@@ -87,13 +87,16 @@ export function fits(schema: unknown, value: unknown, walk: SchemaWalk, depth = 
 }
 
 function fitsHere(s: SchemaObject, value: unknown, walk: SchemaWalk, depth: number): boolean {
-  if (s.type !== undefined && !(Array.isArray(s.type) ? s.type : [s.type]).some((t) => typeMatches(t, value))) return false;
+  if (s.type !== undefined && !(Array.isArray(s.type) ? s.type : [s.type]).some((t) => typeMatches(t, value)))
+    return false;
   if ("const" in s && !same(s.const, value)) return false;
   if (Array.isArray(s.enum) && !s.enum.some((e) => same(e, value))) return false;
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const v = value as Record<string, unknown>;
-    if (Array.isArray(s.required) && !s.required.every((k) => typeof k === "string" && Object.hasOwn(v, k))) return false;
-    const props = typeof s.properties === "object" && s.properties !== null ? (s.properties as Record<string, unknown>) : {};
+    if (Array.isArray(s.required) && !s.required.every((k) => typeof k === "string" && Object.hasOwn(v, k)))
+      return false;
+    const props =
+      typeof s.properties === "object" && s.properties !== null ? (s.properties as Record<string, unknown>) : {};
     for (const [key, sub] of Object.entries(props)) {
       // A null member may still become its default: it rules nothing out.
       if (!Object.hasOwn(v, key) || v[key] === null || typeof sub !== "object" || sub === null) continue;
@@ -101,7 +104,12 @@ function fitsHere(s: SchemaObject, value: unknown, walk: SchemaWalk, depth: numb
       if ("const" in p && !same(p.const, v[key])) return false;
       if (Array.isArray(p.enum) && !p.enum.some((e) => same(e, v[key]))) return false;
     }
-    if (s.additionalProperties === false && s.patternProperties === undefined && Object.keys(v).some((k) => !Object.hasOwn(props, k))) return false;
+    if (
+      s.additionalProperties === false &&
+      s.patternProperties === undefined &&
+      Object.keys(v).some((k) => !Object.hasOwn(props, k))
+    )
+      return false;
   }
   if (Array.isArray(s.allOf) && !s.allOf.every((b) => fits(b, value, walk, depth + 1))) return false;
   for (const key of ["anyOf", "oneOf"] as const) {
@@ -113,14 +121,22 @@ function fitsHere(s: SchemaObject, value: unknown, walk: SchemaWalk, depth: numb
 
 function typeMatches(type: unknown, value: unknown): boolean {
   switch (type) {
-    case "null": return value === null;
-    case "boolean": return typeof value === "boolean";
-    case "integer": return typeof value === "number" && Number.isInteger(value);
-    case "number": return typeof value === "number";
-    case "string": return typeof value === "string";
-    case "array": return Array.isArray(value);
-    case "object": return value !== null && typeof value === "object" && !Array.isArray(value);
-    default: return true;
+    case "null":
+      return value === null;
+    case "boolean":
+      return typeof value === "boolean";
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "number":
+      return typeof value === "number";
+    case "string":
+      return typeof value === "string";
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return value !== null && typeof value === "object" && !Array.isArray(value);
+    default:
+      return true;
   }
 }
 

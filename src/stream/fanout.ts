@@ -101,8 +101,21 @@ export class Fanout {
     // A one-chunk pipe: a write completes when the reader has taken it (no buffer on the
     // readable side, so what a reader has not taken is always counted in `queued`), and a slow
     // reader makes the next events wait in `pending` and travel together (fewer, larger chunks).
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, { highWaterMark: 1 }, { highWaterMark: 0 });
-    const sub: Subscriber = { writer: writable.getWriter(), sent: after, queued: 0, inFlight: false, pending: [], reading: true, pageLimit: LOG_PAGE, dropped: false };
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(
+      undefined,
+      { highWaterMark: 1 },
+      { highWaterMark: 0 },
+    );
+    const sub: Subscriber = {
+      writer: writable.getWriter(),
+      sent: after,
+      queued: 0,
+      inFlight: false,
+      pending: [],
+      reading: true,
+      pageLimit: LOG_PAGE,
+      dropped: false,
+    };
     this.#subscribers.add(sub);
     void this.#readLog(sub);
     return readable;
@@ -149,7 +162,8 @@ export class Fanout {
     try {
       for (;;) {
         // Wait until the reader has taken at least half of what it was sent.
-        while (!sub.dropped && sub.queued > MAX_QUEUED_BYTES / 2) await new Promise<void>((resolve) => (sub.wake = resolve));
+        while (!sub.dropped && sub.queued > MAX_QUEUED_BYTES / 2)
+          await new Promise<void>((resolve) => (sub.wake = resolve));
         if (sub.dropped) return;
         if (sub.sent >= this.#last) break;
         const page = this.#read(sub.sent, this.#last, sub.pageLimit);
@@ -215,7 +229,8 @@ export class Fanout {
   /** The subscriber with the most bytes waiting (the reader furthest behind). */
   #slowest(): Subscriber | undefined {
     let slowest: Subscriber | undefined;
-    for (const s of this.#subscribers) if (!s.dropped && s.queued > 0 && (!slowest || s.queued > slowest.queued)) slowest = s;
+    for (const s of this.#subscribers)
+      if (!s.dropped && s.queued > 0 && (!slowest || s.queued > slowest.queued)) slowest = s;
     return slowest;
   }
 

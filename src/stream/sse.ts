@@ -36,7 +36,10 @@ const encoder = new TextEncoder();
  * An SSE byte stream of `events`: `retry` first, a heartbeat while idle, closed after the last
  * event. Events that arrive together (an EventStream's batches) are written together.
  */
-export function sseStream(events: AsyncIterable<ExecutionEvent> | { batches(): AsyncIterable<ExecutionEvent[]> }, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
+export function sseStream(
+  events: AsyncIterable<ExecutionEvent> | { batches(): AsyncIterable<ExecutionEvent[]> },
+  heartbeatMs = HEARTBEAT_MS,
+): ReadableStream<Uint8Array> {
   const iterator = ("batches" in events ? events.batches() : batchesOf(events))[Symbol.asyncIterator]();
   let heartbeat: ReturnType<typeof setInterval> | null = null;
   const stop = () => {
@@ -84,7 +87,10 @@ async function* batchesOf(events: AsyncIterable<ExecutionEvent>): AsyncGenerator
  * The sequence number to resume after: `Last-Event-ID` (what EventSource sends on reconnect)
  * wins over `?after=`; neither means from the start. Returns null when malformed.
  */
-export function resumeAfter(lastEventId: string | null | undefined, afterParam: string | null | undefined): number | null {
+export function resumeAfter(
+  lastEventId: string | null | undefined,
+  afterParam: string | null | undefined,
+): number | null {
   const raw = lastEventId ?? afterParam;
   if (raw === null || raw === undefined || raw === "") return 0;
   if (!/^\d{1,15}$/.test(raw.trim())) return null;

@@ -85,7 +85,15 @@ export class StreamSlot {
     if (this.#renew !== undefined) clearInterval(this.#renew);
     await this.#stub()
       .closeStream(this.#id)
-      .catch((err) => console.warn(JSON.stringify({ msg: "stream slot release failed; its lease lapses by itself", tenant: this.#tenant, error: String(err) })));
+      .catch((err) =>
+        console.warn(
+          JSON.stringify({
+            msg: "stream slot release failed; its lease lapses by itself",
+            tenant: this.#tenant,
+            error: String(err),
+          }),
+        ),
+      );
   }
 
   #stub() {

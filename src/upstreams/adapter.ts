@@ -11,7 +11,16 @@
  * without one the output is `{content}`, MCP's content blocks as they came.
  */
 import type { CallToolResult } from "@modelcontextprotocol/client";
-import type { AttemptSettled, ExecutionSink, InvokeResult, ProviderManifest, ProviderService, StopSignal, ToolCall, Value } from "../../providers/sdk/protocol.ts";
+import type {
+  AttemptSettled,
+  ExecutionSink,
+  InvokeResult,
+  ProviderManifest,
+  ProviderService,
+  StopSignal,
+  ToolCall,
+  Value,
+} from "../../providers/sdk/protocol.ts";
 import { authorizationFor, type CallAuthorization } from "./authorization.ts";
 import { connectUpstream, type Connection } from "./client.ts";
 import { classifyUpstreamError, UpstreamFailure, UpstreamRefusal } from "./failures.ts";
@@ -41,7 +50,10 @@ export class UpstreamProvider implements ProviderService {
     const target = this.#target;
     const stop = new AbortController();
     // A settled attempt is over: nothing to stop, and no cancellation to send upstream.
-    watchStop(sink).then((s) => s.reason !== "settled" && stop.abort(s.reason), () => {});
+    watchStop(sink).then(
+      (s) => s.reason !== "settled" && stop.abort(s.reason),
+      () => {},
+    );
     // The upstream's first answer (a notification or the result) is its sign of life, as a
     // provider's first use of the sink is: a half-open breaker's trial is decided by it.
     let alive = false;
@@ -60,11 +72,20 @@ export class UpstreamProvider implements ProviderService {
     try {
       auth = await authorizationFor(this.#env, target, call.caller.tenant);
       const timeoutMs = Math.max(1, call.remaining_timeout_ms) + TIMEOUT_SLACK_MS;
-      connection = await connectUpstream(this.#env, target, { authorization: auth.header, signal: stop.signal, timeoutMs, era: target.era });
+      connection = await connectUpstream(this.#env, target, {
+        authorization: auth.header,
+        signal: stop.signal,
+        timeoutMs,
+        era: target.era,
+      });
       const { client } = connection;
       client.setNotificationHandler("notifications/message", (n) => {
         const p = n.params as { level?: unknown; logger?: unknown; data?: unknown };
-        emit("log", { level: String(p.level ?? "info"), ...(typeof p.logger === "string" ? { logger: p.logger } : {}), data: (p.data ?? null) as Value });
+        emit("log", {
+          level: String(p.level ?? "info"),
+          ...(typeof p.logger === "string" ? { logger: p.logger } : {}),
+          data: (p.data ?? null) as Value,
+        });
       });
       const result = (await client.callTool(
         {
@@ -88,15 +109,36 @@ export class UpstreamProvider implements ProviderService {
       if (stop.signal.aborted) {
         if (target.era.kind === "legacy" && connection) await cancellationSent(connection.flags);
         const reason = (stop.signal.reason as StopSignal["reason"] | undefined) ?? "cancelled";
-        return { ok: false, error: { code: "cancelled", message: reason === "timeout" ? "the upstream call was stopped at the end of its budget" : "the upstream call was cancelled" }, latency_us: latencyUs(started) };
+        return {
+          ok: false,
+          error: {
+            code: "cancelled",
+            message:
+              reason === "timeout"
+                ? "the upstream call was stopped at the end of its budget"
+                : "the upstream call was cancelled",
+          },
+          latency_us: latencyUs(started),
+        };
       }
       if (err instanceof UpstreamFailure || err instanceof UpstreamRefusal) throw err;
-      const classified = classifyUpstreamError(err, { credential: auth.credential, tooLarge: connection?.flags.tooLarge ?? false });
+      const classified = classifyUpstreamError(err, {
+        credential: auth.credential,
+        tooLarge: connection?.flags.tooLarge ?? false,
+      });
       if (classified.kind === "answer") return { ok: false, error: classified.result, latency_us: latencyUs(started) };
       // The caller's own failure: stage 7 fails the call with its code; health hears nothing.
       if (classified.kind === "refused") throw new UpstreamRefusal(classified.refusal);
       // The upstream's own words stay in the log, bounded; the caller gets the kind of failure.
-      console.warn(JSON.stringify({ msg: "upstream call failed", upstream: target.upstream, tool: target.tool, code: classified.failure.code, error: String(err).slice(0, 500) }));
+      console.warn(
+        JSON.stringify({
+          msg: "upstream call failed",
+          upstream: target.upstream,
+          tool: target.tool,
+          code: classified.failure.code,
+          error: String(err).slice(0, 500),
+        }),
+      );
       throw new UpstreamFailure(classified.failure);
     } finally {
       await connection?.close();
@@ -117,7 +159,10 @@ async function cancellationSent(flags: Connection["flags"]): Promise<void> {
   while (flags.cancellations.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   if (flags.cancellations.length === 0) return;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([Promise.all(flags.cancellations), new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now()))))]);
+  await Promise.race([
+    Promise.all(flags.cancellations),
+    new Promise((r) => (timer = setTimeout(r, Math.max(0, deadline - Date.now())))),
+  ]);
   if (timer !== undefined) clearTimeout(timer);
 }
 
@@ -130,19 +175,31 @@ function watchStop(sink: ExecutionSink): Promise<StopSignal | AttemptSettled> {
 function progressData(p: { progress: number; total?: number; message?: string }): Value {
   return {
     progress: p.progress,
-    ...(typeof p.total === "number" ? { total: p.total, percent: p.total > 0 ? Math.min(100, Math.round((p.progress / p.total) * 100)) : 0 } : {}),
+    ...(typeof p.total === "number"
+      ? { total: p.total, percent: p.total > 0 ? Math.min(100, Math.round((p.progress / p.total) * 100)) : 0 }
+      : {}),
     ...(typeof p.message === "string" ? { message: p.message.slice(0, 1_000) } : {}),
   };
 }
 
 /** MCP's answer as a provider's: `isError` is the tool's own failure, with its text. */
-export function toInvokeResult(result: CallToolResult, target: Pick<UpstreamTarget, "structured">, latency_us: number): InvokeResult {
+export function toInvokeResult(
+  result: CallToolResult,
+  target: Pick<UpstreamTarget, "structured">,
+  latency_us: number,
+): InvokeResult {
   const content = Array.isArray(result.content) ? (result.content as Value[]) : [];
   if (result.isError === true) {
     const text = textOf(content);
     return {
       ok: false,
-      error: { code: "tool_error", message: text || "the upstream tool reported an error", ...(result.structuredContent !== undefined ? { details: { structured_content: result.structuredContent as Value } } : {}) },
+      error: {
+        code: "tool_error",
+        message: text || "the upstream tool reported an error",
+        ...(result.structuredContent !== undefined
+          ? { details: { structured_content: result.structuredContent as Value } }
+          : {}),
+      },
       latency_us,
     };
   }
@@ -152,7 +209,13 @@ export function toInvokeResult(result: CallToolResult, target: Pick<UpstreamTarg
 
 function textOf(content: Value[]): string {
   return content
-    .filter((c): c is { type: string; text: string } => typeof c === "object" && c !== null && (c as { type?: unknown }).type === "text" && typeof (c as { text?: unknown }).text === "string")
+    .filter(
+      (c): c is { type: string; text: string } =>
+        typeof c === "object" &&
+        c !== null &&
+        (c as { type?: unknown }).type === "text" &&
+        typeof (c as { text?: unknown }).text === "string",
+    )
     .map((c) => c.text)
     .join("\n");
 }

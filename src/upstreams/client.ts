@@ -52,10 +52,17 @@ export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: C
   const transport = new StreamableHTTPClientTransport(new URL(endpointUrl(endpoint)), { fetch });
   // The client's own validator is the one made for Workers (no code generation); the runtime
   // validates outputs itself (stage 7), so the client is never handed an output schema.
-  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: "auto" }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const client = new Client(CLIENT_INFO, {
+    versionNegotiation: { mode: "auto" },
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  });
   const close = () => client.close().catch(() => {});
   try {
-    await client.connect(transport, { timeout: o.timeoutMs, ...(o.signal ? { signal: o.signal } : {}), ...(o.era ? { prior: o.era as never } : {}) });
+    await client.connect(transport, {
+      timeout: o.timeoutMs,
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.era ? { prior: o.era as never } : {}),
+    });
   } catch (err) {
     await close();
     throw err;
@@ -67,13 +74,26 @@ export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: C
 export function eraOf(client: Client): UpstreamEra {
   const discover = client.getDiscoverResult() as { supportedVersions?: unknown; capabilities?: unknown } | undefined;
   if (discover && Array.isArray(discover.supportedVersions)) {
-    return { kind: "modern", discover: { supportedVersions: discover.supportedVersions, capabilities: (discover.capabilities ?? {}) as object } };
+    return {
+      kind: "modern",
+      discover: {
+        supportedVersions: discover.supportedVersions,
+        capabilities: (discover.capabilities ?? {}) as object,
+      },
+    };
   }
   return { kind: "legacy" };
 }
 
-function guardedFetch(env: Env, endpoint: UpstreamEndpoint, authorization: string | undefined, maxBytes: number, flags: ExchangeFlags) {
-  const binding = endpoint.binding === undefined ? undefined : (Reflect.get(env, endpoint.binding) as Fetcher | undefined);
+function guardedFetch(
+  env: Env,
+  endpoint: UpstreamEndpoint,
+  authorization: string | undefined,
+  maxBytes: number,
+  flags: ExchangeFlags,
+) {
+  const binding =
+    endpoint.binding === undefined ? undefined : (Reflect.get(env, endpoint.binding) as Fetcher | undefined);
   const policy = upstreamEgress(env);
   return async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const url = new URL(input);
@@ -90,7 +110,8 @@ function guardedFetch(env: Env, endpoint: UpstreamEndpoint, authorization: strin
     if (authorization !== undefined) headers.set("authorization", authorization);
     const request = { ...init, headers, redirect: init?.redirect ?? "manual" } satisfies RequestInit;
     const sent = binding ? binding.fetch(url.href, request) : fetch(url.href, request);
-    if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"')) flags.cancellations.push(sent.catch(() => undefined));
+    if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"'))
+      flags.cancellations.push(sent.catch(() => undefined));
     return capped(await sent, maxBytes, flags);
   };
 }
@@ -116,7 +137,11 @@ function capped(response: Response, maxBytes: number, flags: ExchangeFlags): Res
       controller.enqueue(chunk);
     },
   });
-  return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(response.body.pipeThrough(counter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 export class ResponseTooLarge extends Error {

@@ -50,7 +50,12 @@ export interface UpstreamConfig {
   source: "config" | "admin";
 }
 
-export const CONSERVATIVE_POLICY: ToolPolicy = { latency_class: "slow", effects: "send", idempotent: false, capability_required: null };
+export const CONSERVATIVE_POLICY: ToolPolicy = {
+  latency_class: "slow",
+  effects: "send",
+  idempotent: false,
+  capability_required: null,
+};
 
 /** A registration the runtime refuses, naming the field at fault. */
 export class UpstreamConfigError extends Error {
@@ -62,7 +67,20 @@ export class UpstreamConfigError extends Error {
   }
 }
 
-const FIELDS = ["name", "binding", "url", "trust", "prefix", "tools", "defaults", "tool_policies", "secret", "tenant_credentials", "on_change", "version"];
+const FIELDS = [
+  "name",
+  "binding",
+  "url",
+  "trust",
+  "prefix",
+  "tools",
+  "defaults",
+  "tool_policies",
+  "secret",
+  "tenant_credentials",
+  "on_change",
+  "version",
+];
 const POLICY_FIELDS = ["latency_class", "effects", "idempotent", "capability_required", "max_timeout_ms"];
 const ENV_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
 const TOOL_NAME = /^[A-Za-z0-9_./-]{1,128}$/;
@@ -70,30 +88,51 @@ const TOOL_NAME = /^[A-Za-z0-9_./-]{1,128}$/;
 /** Checks one registration's shape (nothing that needs the environment: see `checkAgainstEnv`). */
 export function parseUpstream(raw: unknown, source: UpstreamConfig["source"]): UpstreamConfig {
   if (!isObject(raw)) throw new UpstreamConfigError("", "an upstream must be an object");
-  for (const key of Object.keys(raw)) if (!FIELDS.includes(key)) throw new UpstreamConfigError(key, `unknown field ${JSON.stringify(key)}`);
+  for (const key of Object.keys(raw))
+    if (!FIELDS.includes(key)) throw new UpstreamConfigError(key, `unknown field ${JSON.stringify(key)}`);
   const name = raw.name;
-  if (typeof name !== "string" || !/^[a-z][a-z0-9-]{0,62}$/.test(name)) throw new UpstreamConfigError("name", "name must be a lowercase word (a-z, 0-9, -)");
-  if ((raw.binding === undefined) === (raw.url === undefined)) throw new UpstreamConfigError("url", "give exactly one of binding (a service binding) and url (https)");
-  if (raw.binding !== undefined && (typeof raw.binding !== "string" || !ENV_NAME.test(raw.binding))) throw new UpstreamConfigError("binding", "binding must name a service binding (A-Z, 0-9, _)");
-  if (raw.url !== undefined && (typeof raw.url !== "string" || raw.url.length > 2048 || !URL.canParse(raw.url))) throw new UpstreamConfigError("url", "url must be an absolute URL");
-  if (!TRUST_ORDER.includes(raw.trust as Trust)) throw new UpstreamConfigError("trust", `trust must be one of ${TRUST_ORDER.join(", ")}`);
+  if (typeof name !== "string" || !/^[a-z][a-z0-9-]{0,62}$/.test(name))
+    throw new UpstreamConfigError("name", "name must be a lowercase word (a-z, 0-9, -)");
+  if ((raw.binding === undefined) === (raw.url === undefined))
+    throw new UpstreamConfigError("url", "give exactly one of binding (a service binding) and url (https)");
+  if (raw.binding !== undefined && (typeof raw.binding !== "string" || !ENV_NAME.test(raw.binding)))
+    throw new UpstreamConfigError("binding", "binding must name a service binding (A-Z, 0-9, _)");
+  if (raw.url !== undefined && (typeof raw.url !== "string" || raw.url.length > 2048 || !URL.canParse(raw.url)))
+    throw new UpstreamConfigError("url", "url must be an absolute URL");
+  if (!TRUST_ORDER.includes(raw.trust as Trust))
+    throw new UpstreamConfigError("trust", `trust must be one of ${TRUST_ORDER.join(", ")}`);
   const prefix = raw.prefix ?? "";
-  if (typeof prefix !== "string" || !/^[a-z0-9._-]{0,64}$/.test(prefix)) throw new UpstreamConfigError("prefix", "prefix must be up to 64 of a-z 0-9 . _ -");
+  if (typeof prefix !== "string" || !/^[a-z0-9._-]{0,64}$/.test(prefix))
+    throw new UpstreamConfigError("prefix", "prefix must be up to 64 of a-z 0-9 . _ -");
   const tools = raw.tools;
-  if (!Array.isArray(tools) || tools.length === 0 || tools.length > 500 || !tools.every((t) => typeof t === "string" && (t === "*" || TOOL_NAME.test(t)))) {
+  if (
+    !Array.isArray(tools) ||
+    tools.length === 0 ||
+    tools.length > 500 ||
+    !tools.every((t) => typeof t === "string" && (t === "*" || TOOL_NAME.test(t)))
+  ) {
     throw new UpstreamConfigError("tools", 'tools must list the upstream tools to serve (or ["*"] for all)');
   }
   if (tools.includes("*") && tools.length > 1) throw new UpstreamConfigError("tools", '"*" stands alone');
-  if (raw.secret !== undefined && (typeof raw.secret !== "string" || !ENV_NAME.test(raw.secret))) throw new UpstreamConfigError("secret", "secret must be the NAME of a Worker secret (A-Z, 0-9, _), never its value");
-  if (raw.tenant_credentials !== undefined && typeof raw.tenant_credentials !== "boolean") throw new UpstreamConfigError("tenant_credentials", "tenant_credentials must be a boolean");
+  if (raw.secret !== undefined && (typeof raw.secret !== "string" || !ENV_NAME.test(raw.secret)))
+    throw new UpstreamConfigError(
+      "secret",
+      "secret must be the NAME of a Worker secret (A-Z, 0-9, _), never its value",
+    );
+  if (raw.tenant_credentials !== undefined && typeof raw.tenant_credentials !== "boolean")
+    throw new UpstreamConfigError("tenant_credentials", "tenant_credentials must be a boolean");
   const onChange = raw.on_change ?? "keep";
-  if (onChange !== "keep" && onChange !== "withhold") throw new UpstreamConfigError("on_change", 'on_change must be "keep" or "withhold"');
+  if (onChange !== "keep" && onChange !== "withhold")
+    throw new UpstreamConfigError("on_change", 'on_change must be "keep" or "withhold"');
   const version = raw.version ?? "1.0.0";
-  if (typeof version !== "string" || !parseSemver(version)) throw new UpstreamConfigError("version", "version must be a semantic version");
+  if (typeof version !== "string" || !parseSemver(version))
+    throw new UpstreamConfigError("version", "version must be a semantic version");
   const defaults = { ...CONSERVATIVE_POLICY, ...parsePolicy(raw.defaults, "defaults") };
-  if (raw.tool_policies !== undefined && !isObject(raw.tool_policies)) throw new UpstreamConfigError("tool_policies", "tool_policies must map tool names to policies");
+  if (raw.tool_policies !== undefined && !isObject(raw.tool_policies))
+    throw new UpstreamConfigError("tool_policies", "tool_policies must map tool names to policies");
   const policies: Record<string, Partial<ToolPolicy>> = {};
-  for (const [tool, p] of Object.entries(raw.tool_policies ?? {})) policies[tool] = parsePolicy(p, `tool_policies.${tool}`);
+  for (const [tool, p] of Object.entries(raw.tool_policies ?? {}))
+    policies[tool] = parsePolicy(p, `tool_policies.${tool}`);
   return {
     name,
     ...(raw.binding !== undefined ? { binding: raw.binding as string } : { url: raw.url as string }),
@@ -113,27 +152,37 @@ export function parseUpstream(raw: unknown, source: UpstreamConfig["source"]): U
 function parsePolicy(raw: unknown, field: string): Partial<ToolPolicy> {
   if (raw === undefined) return {};
   if (!isObject(raw)) throw new UpstreamConfigError(field, `${field} must be an object`);
-  for (const key of Object.keys(raw)) if (!POLICY_FIELDS.includes(key)) throw new UpstreamConfigError(`${field}.${key}`, `unknown field ${JSON.stringify(key)}`);
+  for (const key of Object.keys(raw))
+    if (!POLICY_FIELDS.includes(key))
+      throw new UpstreamConfigError(`${field}.${key}`, `unknown field ${JSON.stringify(key)}`);
   const out: Partial<ToolPolicy> = {};
   if (raw.latency_class !== undefined) {
-    if (!LATENCY_CLASSES.includes(raw.latency_class as LatencyClass)) throw new UpstreamConfigError(`${field}.latency_class`, `latency_class must be one of ${LATENCY_CLASSES.join(", ")}`);
+    if (!LATENCY_CLASSES.includes(raw.latency_class as LatencyClass))
+      throw new UpstreamConfigError(
+        `${field}.latency_class`,
+        `latency_class must be one of ${LATENCY_CLASSES.join(", ")}`,
+      );
     out.latency_class = raw.latency_class as LatencyClass;
   }
   if (raw.effects !== undefined) {
-    if (!EFFECTS.includes(raw.effects as Effect)) throw new UpstreamConfigError(`${field}.effects`, `effects must be one of ${EFFECTS.join(", ")}`);
+    if (!EFFECTS.includes(raw.effects as Effect))
+      throw new UpstreamConfigError(`${field}.effects`, `effects must be one of ${EFFECTS.join(", ")}`);
     out.effects = raw.effects as Effect;
   }
   if (raw.idempotent !== undefined) {
-    if (typeof raw.idempotent !== "boolean") throw new UpstreamConfigError(`${field}.idempotent`, "idempotent must be a boolean");
+    if (typeof raw.idempotent !== "boolean")
+      throw new UpstreamConfigError(`${field}.idempotent`, "idempotent must be a boolean");
     out.idempotent = raw.idempotent;
   }
   if (raw.capability_required !== undefined) {
     const c = raw.capability_required;
-    if (c !== null && (typeof c !== "string" || !/^[a-z][a-z0-9_-]*:\S{1,200}$/.test(c))) throw new UpstreamConfigError(`${field}.capability_required`, "capability_required must be null or kind:value");
+    if (c !== null && (typeof c !== "string" || !/^[a-z][a-z0-9_-]*:\S{1,200}$/.test(c)))
+      throw new UpstreamConfigError(`${field}.capability_required`, "capability_required must be null or kind:value");
     out.capability_required = c as string | null;
   }
   if (raw.max_timeout_ms !== undefined) {
-    if (typeof raw.max_timeout_ms !== "number" || !Number.isSafeInteger(raw.max_timeout_ms) || raw.max_timeout_ms <= 0) throw new UpstreamConfigError(`${field}.max_timeout_ms`, "max_timeout_ms must be a positive integer");
+    if (typeof raw.max_timeout_ms !== "number" || !Number.isSafeInteger(raw.max_timeout_ms) || raw.max_timeout_ms <= 0)
+      throw new UpstreamConfigError(`${field}.max_timeout_ms`, "max_timeout_ms must be a positive integer");
     out.max_timeout_ms = raw.max_timeout_ms;
   }
   return out;
@@ -159,7 +208,10 @@ const cache = new WeakMap<object, UpstreamConfig[]>();
 export function loadUpstreams(env: Env): UpstreamConfig[] {
   let upstreams = cache.get(env);
   if (!upstreams) {
-    upstreams = parseUpstreams(envValue(env, "UPSTREAMS"), loadConfig(env).providers.map((p) => p.name));
+    upstreams = parseUpstreams(
+      envValue(env, "UPSTREAMS"),
+      loadConfig(env).providers.map((p) => p.name),
+    );
     cache.set(env, upstreams);
   }
   return upstreams;
@@ -175,17 +227,26 @@ export function parseUpstreams(raw: unknown, providerNames: string[]): UpstreamC
       throw new UpstreamConfigError("UPSTREAMS", "configuration: UPSTREAMS is not valid JSON");
     }
   }
-  if (!Array.isArray(list)) throw new UpstreamConfigError("UPSTREAMS", "configuration: UPSTREAMS must be a list of upstreams");
+  if (!Array.isArray(list))
+    throw new UpstreamConfigError("UPSTREAMS", "configuration: UPSTREAMS must be a list of upstreams");
   const names = new Set(providerNames);
   return list.map((entry, i) => {
     let upstream: UpstreamConfig;
     try {
       upstream = parseUpstream(entry, "config");
     } catch (err) {
-      if (err instanceof UpstreamConfigError) throw new UpstreamConfigError(err.field, `configuration: UPSTREAMS[${i}]${err.field ? `.${err.field}` : ""}: ${err.message}`);
+      if (err instanceof UpstreamConfigError)
+        throw new UpstreamConfigError(
+          err.field,
+          `configuration: UPSTREAMS[${i}]${err.field ? `.${err.field}` : ""}: ${err.message}`,
+        );
       throw err;
     }
-    if (names.has(upstream.name)) throw new UpstreamConfigError("name", `configuration: UPSTREAMS[${i}].name ${upstream.name} is already a provider's or an upstream's`);
+    if (names.has(upstream.name))
+      throw new UpstreamConfigError(
+        "name",
+        `configuration: UPSTREAMS[${i}].name ${upstream.name} is already a provider's or an upstream's`,
+      );
     names.add(upstream.name);
     return upstream;
   });

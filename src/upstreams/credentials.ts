@@ -71,20 +71,43 @@ export function upstreamAddress(endpoint: UpstreamEndpoint): string {
 /** Binds a sealed token to its tenant and to its upstream's name and address. */
 function slot(tenant: string, upstream: TokenUpstream): Uint8Array<ArrayBuffer> {
   // Copied into a fresh ArrayBuffer: TextEncoder's result is typed over ArrayBufferLike.
-  return new Uint8Array(new TextEncoder().encode(`tool-runtime upstream token 2\u0000${tenant}\u0000${upstream.name}\u0000${upstreamAddress(upstream)}`));
+  return new Uint8Array(
+    new TextEncoder().encode(
+      `tool-runtime upstream token 2\u0000${tenant}\u0000${upstream.name}\u0000${upstreamAddress(upstream)}`,
+    ),
+  );
 }
 
-export async function sealToken(key: TokenKey, tenant: string, upstream: TokenUpstream, token: string, now = Date.now()): Promise<SealedToken> {
+export async function sealToken(
+  key: TokenKey,
+  tenant: string,
+  upstream: TokenUpstream,
+  token: string,
+  now = Date.now(),
+): Promise<SealedToken> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: slot(tenant, upstream) }, key.key, new TextEncoder().encode(token));
+  const ciphertext = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: slot(tenant, upstream) },
+    key.key,
+    new TextEncoder().encode(token),
+  );
   return { key_id: key.id, iv: base64(iv), ciphertext: base64(new Uint8Array(ciphertext)), updated_at: now };
 }
 
 /** The token, or undefined when it cannot be opened here (another key, or another slot: another tenant, name or address). */
-export async function openToken(key: TokenKey, tenant: string, upstream: TokenUpstream, sealed: SealedToken): Promise<string | undefined> {
+export async function openToken(
+  key: TokenKey,
+  tenant: string,
+  upstream: TokenUpstream,
+  sealed: SealedToken,
+): Promise<string | undefined> {
   if (sealed.key_id !== key.id) return undefined;
   try {
-    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: unbase64(sealed.iv), additionalData: slot(tenant, upstream) }, key.key, unbase64(sealed.ciphertext));
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: unbase64(sealed.iv), additionalData: slot(tenant, upstream) },
+      key.key,
+      unbase64(sealed.ciphertext),
+    );
     return new TextDecoder().decode(plain);
   } catch {
     return undefined;
@@ -93,8 +116,10 @@ export async function openToken(key: TokenKey, tenant: string, upstream: TokenUp
 
 /** What a tenant may store: a bearer token (RFC 6750 token68 characters), bounded. */
 export function checkToken(token: unknown): string | undefined {
-  if (typeof token !== "string" || token.length === 0 || token.length > 4096) return "token must be a string of 1 to 4096 characters";
-  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) return "token must be a bearer token (letters, digits and -._~+/ , then any =)";
+  if (typeof token !== "string" || token.length === 0 || token.length > 4096)
+    return "token must be a string of 1 to 4096 characters";
+  if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(token))
+    return "token must be a bearer token (letters, digits and -._~+/ , then any =)";
   return undefined;
 }
 

@@ -24,7 +24,13 @@ export interface DefinitionChange {
 }
 
 /** The parts of an MCP `Tool` that make its definition; anything else (`_meta`, `title`, `icons`) is not part of the contract. */
-export function definitionOf(tool: { name: string; description?: unknown; inputSchema?: unknown; outputSchema?: unknown; annotations?: unknown }): ToolDefinition {
+export function definitionOf(tool: {
+  name: string;
+  description?: unknown;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  annotations?: unknown;
+}): ToolDefinition {
   return {
     name: tool.name,
     description: typeof tool.description === "string" ? tool.description : null,
@@ -55,7 +61,8 @@ function walk(a: unknown, b: unknown, path: string, out: DefinitionChange[]): vo
     }
     return;
   }
-  if (canonicalJson(a ?? null) !== canonicalJson(b ?? null)) out.push({ path, before: (a ?? null) as Value, after: (b ?? null) as Value });
+  if (canonicalJson(a ?? null) !== canonicalJson(b ?? null))
+    out.push({ path, before: (a ?? null) as Value, after: (b ?? null) as Value });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

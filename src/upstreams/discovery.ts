@@ -30,7 +30,11 @@ export async function discover(env: Env, upstream: UpstreamConfig, timeoutMs = L
   let connection: Connection | undefined;
   let credential: "runtime" | "none" = "none";
   try {
-    const auth = await authorizationFor(env, { upstream: upstream.name, secret: upstream.secret, tenant_credentials: false }, undefined);
+    const auth = await authorizationFor(
+      env,
+      { upstream: upstream.name, secret: upstream.secret, tenant_credentials: false },
+      undefined,
+    );
     credential = auth.credential === "runtime" ? "runtime" : "none";
     connection = await connectUpstream(env, upstream, { authorization: auth.header, signal, timeoutMs });
     const { tools } = await connection.client.listTools(undefined, { cacheMode: "bypass", timeout: timeoutMs, signal });
@@ -44,8 +48,18 @@ export async function discover(env: Env, upstream: UpstreamConfig, timeoutMs = L
     return { era: eraOf(connection.client), listed, notAllowed: tools.length - allowed.length };
   } catch (err) {
     if (signal.aborted) throw new Error(`tools/list did not answer within ${timeoutMs} ms`);
-    const failure = err instanceof UpstreamFailure ? err.failure : classifyUpstreamError(err, { credential, tooLarge: connection?.flags.tooLarge ?? false });
-    const message = "kind" in failure ? (failure.kind === "failure" ? failure.failure.message : failure.kind === "refused" ? failure.refusal.message : failure.result.message) : failure.message;
+    const failure =
+      err instanceof UpstreamFailure
+        ? err.failure
+        : classifyUpstreamError(err, { credential, tooLarge: connection?.flags.tooLarge ?? false });
+    const message =
+      "kind" in failure
+        ? failure.kind === "failure"
+          ? failure.failure.message
+          : failure.kind === "refused"
+            ? failure.refusal.message
+            : failure.result.message
+        : failure.message;
     throw new Error(`tools/list failed: ${message}`);
   } finally {
     await connection?.close();

@@ -21,7 +21,10 @@ const cache = new WeakMap<object, EgressPolicy>();
 export function upstreamEgress(env: Env): EgressPolicy {
   let policy = cache.get(env);
   if (!policy) {
-    policy = egressPolicyFrom({ EGRESS_PORTS: envValue(env, "UPSTREAM_EGRESS_PORTS"), EGRESS_ALLOW: envValue(env, "UPSTREAM_EGRESS_ALLOW") });
+    policy = egressPolicyFrom({
+      EGRESS_PORTS: envValue(env, "UPSTREAM_EGRESS_PORTS"),
+      EGRESS_ALLOW: envValue(env, "UPSTREAM_EGRESS_ALLOW"),
+    });
     cache.set(env, policy);
   }
   return policy;
@@ -32,7 +35,8 @@ export function checkUpstreamUrl(url: URL, policy: EgressPolicy): UrlCheck {
   const host = canonicalHost(url.hostname);
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
   const allowListed = policy.allow.has(`${host}:${port}`);
-  if (url.protocol !== "https:" && !(allowListed && url.protocol === "http:")) return { ok: false, reason: "https_required" };
+  if (url.protocol !== "https:" && !(allowListed && url.protocol === "http:"))
+    return { ok: false, reason: "https_required" };
   return checkTarget(url, policy);
 }
 

@@ -57,7 +57,14 @@ const TRANSIENT = [408, 429, 502, 503, 504];
 export function classifyUpstreamError(err: unknown, ctx: FailureContext): Classified {
   const chain = causes(err);
   if (ctx.tooLarge || chain.some((e) => e instanceof ResponseTooLarge)) {
-    return { kind: "failure", failure: { code: "resource_exceeded", message: "the upstream's answer exceeded the runtime's size limit", transport: false } };
+    return {
+      kind: "failure",
+      failure: {
+        code: "resource_exceeded",
+        message: "the upstream's answer exceeded the runtime's size limit",
+        transport: false,
+      },
+    };
   }
   const egress = chain.find((e): e is EgressRefused => e instanceof EgressRefused);
   if (egress) return { kind: "failure", failure: unavailable(egress.message) };
@@ -67,17 +74,31 @@ export function classifyUpstreamError(err: unknown, ctx: FailureContext): Classi
   const protocol = chain.find((e): e is ProtocolError => e instanceof ProtocolError);
   if (protocol) {
     if (protocol.code === -32602 && /not found|unknown tool|no such tool/i.test(protocol.message)) {
-      return { kind: "answer", result: { code: "tool_not_found", message: "the upstream does not offer this tool any more" } };
+      return {
+        kind: "answer",
+        result: { code: "tool_not_found", message: "the upstream does not offer this tool any more" },
+      };
     }
     if (protocol.code === -32602) {
       // Invalid params: the arguments passed the approved schema but not the upstream's own
       // checks. The caller's to fix, on every credential path.
-      return { kind: "refused", refusal: { code: "invalid_input", message: "the upstream refused the tool's arguments as invalid (JSON-RPC -32602)", details: { upstream_code: -32602 } } };
+      return {
+        kind: "refused",
+        refusal: {
+          code: "invalid_input",
+          message: "the upstream refused the tool's arguments as invalid (JSON-RPC -32602)",
+          details: { upstream_code: -32602 },
+        },
+      };
     }
     return { kind: "failure", failure: crashed(`the upstream answered with JSON-RPC error ${protocol.code}`) };
   }
   const sdk = chain.find((e): e is SdkError => e instanceof SdkError);
-  if (sdk && ["CONNECTION_CLOSED", "SEND_FAILED", "ERA_NEGOTIATION_FAILED"].includes(String(sdk.code)) && !chain.some(isParseError)) {
+  if (
+    sdk &&
+    ["CONNECTION_CLOSED", "SEND_FAILED", "ERA_NEGOTIATION_FAILED"].includes(String(sdk.code)) &&
+    !chain.some(isParseError)
+  ) {
     return { kind: "failure", failure: unavailable("the upstream could not be reached") };
   }
   if (chain.some(isNetworkError)) return { kind: "failure", failure: unavailable("the upstream could not be reached") };
@@ -89,10 +110,29 @@ function byStatus(status: number, ctx: FailureContext): Classified {
   if (status === 401 || status === 403) {
     return { kind: "failure", failure: unavailable(`the upstream refused the runtime's credential (HTTP ${status})`) };
   }
-  if ([404, 405, 406, 415].includes(status)) return { kind: "failure", failure: unavailable(`no MCP endpoint answers at the upstream's address (HTTP ${status})`) };
-  if (TRANSIENT.includes(status)) return { kind: "failure", failure: unavailable(`the upstream is unavailable (HTTP ${status})`) };
-  if (status === 413) return { kind: "answer", result: { code: "tool_error", tool_code: "upstream_payload_too_large", message: "the upstream refused the input as too large (HTTP 413)" } };
-  if (status >= 300 && status < 400) return { kind: "failure", failure: unavailable(`the upstream redirected elsewhere; the runtime follows redirects only within its origin (HTTP ${status})`) };
+  if ([404, 405, 406, 415].includes(status))
+    return {
+      kind: "failure",
+      failure: unavailable(`no MCP endpoint answers at the upstream's address (HTTP ${status})`),
+    };
+  if (TRANSIENT.includes(status))
+    return { kind: "failure", failure: unavailable(`the upstream is unavailable (HTTP ${status})`) };
+  if (status === 413)
+    return {
+      kind: "answer",
+      result: {
+        code: "tool_error",
+        tool_code: "upstream_payload_too_large",
+        message: "the upstream refused the input as too large (HTTP 413)",
+      },
+    };
+  if (status >= 300 && status < 400)
+    return {
+      kind: "failure",
+      failure: unavailable(
+        `the upstream redirected elsewhere; the runtime follows redirects only within its origin (HTTP ${status})`,
+      ),
+    };
   return { kind: "failure", failure: crashed(`the upstream failed the request (HTTP ${status})`) };
 }
 
@@ -103,32 +143,54 @@ function byStatus(status: number, ctx: FailureContext): Classified {
  */
 function tenantRefused(status: number): Classified {
   if (status === 401 || status === 403) {
-    return { kind: "refused", refusal: { code: "tool_error", tool_code: CREDENTIAL_REFUSED, message: "the upstream refused the token your tenant stored for it; store a valid one", details: { http_status: status } } };
+    return {
+      kind: "refused",
+      refusal: {
+        code: "tool_error",
+        tool_code: CREDENTIAL_REFUSED,
+        message: "the upstream refused the token your tenant stored for it; store a valid one",
+        details: { http_status: status },
+      },
+    };
   }
   return {
     kind: "refused",
-    refusal: { code: "tool_error", tool_code: TENANT_CALL_REFUSED, message: `the upstream refused the call made with your tenant's token (HTTP ${status})`, retryable: TRANSIENT.includes(status), details: { http_status: status } },
+    refusal: {
+      code: "tool_error",
+      tool_code: TENANT_CALL_REFUSED,
+      message: `the upstream refused the call made with your tenant's token (HTTP ${status})`,
+      retryable: TRANSIENT.includes(status),
+      details: { http_status: status },
+    },
   };
 }
 
 function statusOf(err: SdkHttpError): number | undefined {
-  const s = (err as { status?: unknown; data?: { status?: unknown } }).status ?? (err as { data?: { status?: unknown } }).data?.status;
+  const s =
+    (err as { status?: unknown; data?: { status?: unknown } }).status ??
+    (err as { data?: { status?: unknown } }).data?.status;
   return typeof s === "number" ? s : undefined;
 }
 
 /** The error and every `cause` under it (bounded: a cycle must not hang a call). */
 function causes(err: unknown): unknown[] {
   const out: unknown[] = [];
-  for (let e = err, i = 0; e !== undefined && e !== null && i < 8; e = (e as { cause?: unknown }).cause, i++) out.push(e);
+  for (let e = err, i = 0; e !== undefined && e !== null && i < 8; e = (e as { cause?: unknown }).cause, i++)
+    out.push(e);
   return out;
 }
 
 function isParseError(e: unknown): boolean {
-  return e instanceof SyntaxError || (e instanceof Error && /JSON|parse|schema|invalid/i.test(e.message) && !isNetworkError(e));
+  return (
+    e instanceof SyntaxError ||
+    (e instanceof Error && /JSON|parse|schema|invalid/i.test(e.message) && !isNetworkError(e))
+  );
 }
 
 /** What `fetch` (or a service binding) throws when nothing answers. */
 function isNetworkError(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
-  return /fetch failed|network|connect|ECONNREFUSED|ECONNRESET|socket|Worker "[^"]*" not found|couldn't find|no such service|disconnected|connection (?:was )?(?:reset|refused|lost)/i.test(e.message);
+  return /fetch failed|network|connect|ECONNREFUSED|ECONNRESET|socket|Worker "[^"]*" not found|couldn't find|no such service|disconnected|connection (?:was )?(?:reset|refused|lost)/i.test(
+    e.message,
+  );
 }

@@ -14,7 +14,9 @@ import type { UpstreamEra, UpstreamTarget } from "./target.ts";
 /** The output of a tool that declares no output schema: MCP's content blocks, as they came. */
 export const CONTENT_OUTPUT_SCHEMA: JsonSchema = {
   type: "object",
-  properties: { content: { type: "array", items: { type: "object", properties: { type: { type: "string" } }, required: ["type"] } } },
+  properties: {
+    content: { type: "array", items: { type: "object", properties: { type: { type: "string" } }, required: ["type"] } },
+  },
   required: ["content"],
 };
 
@@ -22,7 +24,11 @@ export function registryName(upstream: Pick<UpstreamConfig, "prefix">, tool: str
   return `${upstream.prefix}${tool}`;
 }
 
-export function upstreamOffering(upstream: UpstreamConfig, era: UpstreamEra, served: Listed): { entry: ToolManifestEntry; target: UpstreamTarget } {
+export function upstreamOffering(
+  upstream: UpstreamConfig,
+  era: UpstreamEra,
+  served: Listed,
+): { entry: ToolManifestEntry; target: UpstreamTarget } {
   const { definition, hash } = served;
   const policy = policyFor(upstream, definition.name);
   const entry: ToolManifestEntry = {
@@ -41,7 +47,11 @@ export function upstreamOffering(upstream: UpstreamConfig, era: UpstreamEra, ser
     error_codes: upstream.tenant_credentials
       ? [
           { code: CREDENTIAL_REFUSED, description: "The upstream refused the token your tenant stored for it." },
-          { code: TENANT_CALL_REFUSED, description: "The upstream answered a call made with your tenant's token with an HTTP error (details.http_status)." },
+          {
+            code: TENANT_CALL_REFUSED,
+            description:
+              "The upstream answered a call made with your tenant's token with an HTTP error (details.http_status).",
+          },
         ]
       : [],
   };

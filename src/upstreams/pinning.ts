@@ -68,13 +68,34 @@ export interface PinDecision {
   events: PinEvent[];
 }
 
-export function decidePins(listed: Listed[], pins: ReadonlyMap<string, Pin>, pending: ReadonlyMap<string, PendingChange>, onChange: OnChange, now: number, rejected: RejectedHashes = new Map()): PinDecision {
-  const d: PinDecision = { serve: [], withheld: [], rejected: [], newPins: [], newPending: [], cleared: [], events: [] };
+export function decidePins(
+  listed: Listed[],
+  pins: ReadonlyMap<string, Pin>,
+  pending: ReadonlyMap<string, PendingChange>,
+  onChange: OnChange,
+  now: number,
+  rejected: RejectedHashes = new Map(),
+): PinDecision {
+  const d: PinDecision = {
+    serve: [],
+    withheld: [],
+    rejected: [],
+    newPins: [],
+    newPending: [],
+    cleared: [],
+    events: [],
+  };
   for (const seen of listed) {
     const tool = seen.definition.name;
     const pin = pins.get(tool);
     if (!pin) {
-      d.newPins.push({ tool, hash: seen.hash, definition: seen.definition, approved_at: now, approved_by: "registration" });
+      d.newPins.push({
+        tool,
+        hash: seen.hash,
+        definition: seen.definition,
+        approved_at: now,
+        approved_by: "registration",
+      });
       d.serve.push(seen);
       d.events.push({ tool, kind: "pinned", hash: seen.hash });
       continue;
@@ -108,14 +129,26 @@ export function decidePins(listed: Listed[], pins: ReadonlyMap<string, Pin>, pen
 /** Approving a change: the pending definition, if it is the one the operator reviewed (by hash), becomes the pin. */
 export function approve(change: PendingChange | undefined, hash: string, now: number): Pin | undefined {
   if (!change || change.hash !== hash) return undefined;
-  return { tool: change.tool, hash: change.hash, definition: change.definition, approved_at: now, approved_by: "operator" };
+  return {
+    tool: change.tool,
+    hash: change.hash,
+    definition: change.definition,
+    approved_at: now,
+    approved_by: "operator",
+  };
 }
 
 /**
  * Rejecting a change: the pending definition, if it is the one the operator reviewed (by hash),
  * is dismissed and remembered. The pin is untouched, so what served before serves on.
  */
-export function reject(change: PendingChange | undefined, hash: string, now: number, by: string, reason: string | null): Rejection | undefined {
+export function reject(
+  change: PendingChange | undefined,
+  hash: string,
+  now: number,
+  by: string,
+  reason: string | null,
+): Rejection | undefined {
   if (!change || change.hash !== hash) return undefined;
   return { tool: change.tool, hash: change.hash, rejected_at: now, rejected_by: by, reason };
 }

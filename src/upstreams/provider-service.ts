@@ -7,7 +7,13 @@
  * isolates never call an upstream, and every new isolate would otherwise pay for building the
  * client's schemas (docs/architecture.md#start-up-and-size).
  */
-import type { ExecutionSink, InvokeResult, ProviderManifest, ProviderService, ToolCall } from "../../providers/sdk/protocol.ts";
+import type {
+  ExecutionSink,
+  InvokeResult,
+  ProviderManifest,
+  ProviderService,
+  ToolCall,
+} from "../../providers/sdk/protocol.ts";
 import { providerService } from "../config.ts";
 import type { PlannedProvider } from "../execution/execution-plan.ts";
 import type { UpstreamTarget } from "./target.ts";

@@ -11,14 +11,23 @@ import { checkUpstreamUrl, upstreamEgress } from "./egress.ts";
 export function checkAgainstEnv(env: Env, upstream: UpstreamConfig): void {
   if (upstream.binding !== undefined) {
     const bound = Reflect.get(env, upstream.binding) as { fetch?: unknown } | undefined;
-    if (!bound || typeof bound.fetch !== "function") throw new UpstreamConfigError("binding", `no service binding ${upstream.binding} is bound to the runtime`);
+    if (!bound || typeof bound.fetch !== "function")
+      throw new UpstreamConfigError("binding", `no service binding ${upstream.binding} is bound to the runtime`);
   }
   if (upstream.url !== undefined) {
     const check = checkUpstreamUrl(new URL(upstream.url), upstreamEgress(env));
-    if (!check.ok) throw new UpstreamConfigError("url", `the url is not allowed: ${check.reason}${check.reason === "https_required" ? "" : " (upstreams must be public https endpoints)"}`);
+    if (!check.ok)
+      throw new UpstreamConfigError(
+        "url",
+        `the url is not allowed: ${check.reason}${check.reason === "https_required" ? "" : " (upstreams must be public https endpoints)"}`,
+      );
   }
   if (upstream.secret !== undefined) {
     const value = envValue(env, upstream.secret);
-    if (typeof value !== "string" || value === "") throw new UpstreamConfigError("secret", `no Worker secret named ${upstream.secret} is set (wrangler secret put ${upstream.secret})`);
+    if (typeof value !== "string" || value === "")
+      throw new UpstreamConfigError(
+        "secret",
+        `no Worker secret named ${upstream.secret} is set (wrangler secret put ${upstream.secret})`,
+      );
   }
 }

@@ -39,5 +39,7 @@ export const BINDING_MCP_PATH = "/mcp";
 
 /** The URL the MCP client posts to: the configured one, or a placeholder host for a binding (the binding ignores the host). */
 export function endpointUrl(endpoint: UpstreamEndpoint): string {
-  return endpoint.url ?? `https://${endpoint.binding!.toLowerCase().replace(/_/g, "-")}.upstream.invalid${BINDING_MCP_PATH}`;
+  return (
+    endpoint.url ?? `https://${endpoint.binding!.toLowerCase().replace(/_/g, "-")}.upstream.invalid${BINDING_MCP_PATH}`
+  );
 }

@@ -84,20 +84,33 @@ export function upstreamView(v: ViewInput): UpstreamView {
       withheld: v.status?.withheld ?? [],
       not_allowed: v.status?.not_allowed ?? 0,
     },
-    pins: [...v.pins.values()].map((p) => ({ tool: p.tool, hash: p.hash, approved_at: new Date(p.approved_at).toISOString(), approved_by: p.approved_by })),
+    pins: [...v.pins.values()].map((p) => ({
+      tool: p.tool,
+      hash: p.hash,
+      approved_at: new Date(p.approved_at).toISOString(),
+      approved_by: p.approved_by,
+    })),
     changes: [...v.pending.values()].flatMap((c) => {
       const pin = v.pins.get(c.tool);
       if (!pin) return [];
-      return [{
-        tool: c.tool,
-        registry_name: registryName(u, c.tool),
-        approved_hash: pin.hash,
-        new_hash: c.hash,
-        seen_at: new Date(c.seen_at).toISOString(),
-        diff: diffDefinitions(pin.definition, c.definition),
-        serving: u.on_change === "keep" ? ("approved" as const) : ("withheld" as const),
-      }];
+      return [
+        {
+          tool: c.tool,
+          registry_name: registryName(u, c.tool),
+          approved_hash: pin.hash,
+          new_hash: c.hash,
+          seen_at: new Date(c.seen_at).toISOString(),
+          diff: diffDefinitions(pin.definition, c.definition),
+          serving: u.on_change === "keep" ? ("approved" as const) : ("withheld" as const),
+        },
+      ];
     }),
-    rejections: v.rejections.map((r) => ({ tool: r.tool, hash: r.hash, rejected_at: new Date(r.rejected_at).toISOString(), rejected_by: r.rejected_by, reason: r.reason })),
+    rejections: v.rejections.map((r) => ({
+      tool: r.tool,
+      hash: r.hash,
+      rejected_at: new Date(r.rejected_at).toISOString(),
+      rejected_by: r.rejected_by,
+      reason: r.reason,
+    })),
   };
 }

@@ -12,11 +12,19 @@ const SECRET = `secret-${crypto.randomUUID()}`;
 
 async function tenantKey(): Promise<{ tenant: string; key: string }> {
   const tenant = `audit-${crypto.randomUUID().slice(0, 8)}`;
-  const res = await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:*"], channels: ["*"] });
+  const res = await asAdmin("POST", "/v1/admin/keys", {
+    tenant,
+    agent: "dev-agent",
+    capabilities: ["network:*"],
+    channels: ["*"],
+  });
   return { tenant, key: res.body.key };
 }
 
-const as = (key: string) => (body: unknown, headers: Record<string, string> = {}) => call("POST", "/v1/executions", body, { ...bearer(key), ...headers });
+const as =
+  (key: string) =>
+  (body: unknown, headers: Record<string, string> = {}) =>
+    call("POST", "/v1/executions", body, { ...bearer(key), ...headers });
 
 async function eventually<T>(probe: () => Promise<T>, ok: (v: T) => boolean, withinMs = 20_000): Promise<T> {
   const deadline = Date.now() + withinMs;
@@ -59,21 +67,33 @@ const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 async function settled(t: { tenant: string; key: string }, tool: { tool: string; input: unknown }): Promise<void> {
   const sentinel = await as(t.key)({ ...tool, limits: ROOMY });
   expect(sentinel.status).toBe(200);
-  await eventually(() => auditOf(t.tenant), (r) => r.some((x) => x.execution_id === sentinel.body.execution_id));
+  await eventually(
+    () => auditOf(t.tenant),
+    (r) => r.some((x) => x.execution_id === sentinel.body.execution_id),
+  );
   // Its level-2 verdict, asked in the background, is in the record too.
-  await eventually(() => auditOf(t.tenant), (r) => r.find((x) => x.execution_id === sentinel.body.execution_id)?.capability.level2.verdict !== "pending");
+  await eventually(
+    () => auditOf(t.tenant),
+    (r) => r.find((x) => x.execution_id === sentinel.body.execution_id)?.capability.level2.verdict !== "pending",
+  );
 }
 
 /** Sum of a metric family's samples whose labels match. */
 const sum = (families: any[], name: string, match: (l: Record<string, string>) => boolean) =>
-  (families.find((f) => f.name === name)?.metrics ?? []).filter((m: any) => match(m.labels ?? {})).reduce((s: number, m: any) => s + Number(m.value), 0);
+  (families.find((f) => f.name === name)?.metrics ?? [])
+    .filter((m: any) => match(m.labels ?? {}))
+    .reduce((s: number, m: any) => s + Number(m.value), 0);
 
 /**
  * One histogram series (by its labels), read line by line: parse-prometheus-text-format
  * flattens a histogram family's labelled series into one, so the buckets, `_sum` and
  * `_count` of a series are taken from the text itself.
  */
-function histogramSeries(text: string, family: string, labels: string): { buckets: [number, number][]; sum: number; count: number } {
+function histogramSeries(
+  text: string,
+  family: string,
+  labels: string,
+): { buckets: [number, number][]; sum: number; count: number } {
   const lines = text.split("\n").filter((l) => l.includes(`{${labels}`) || l.includes(`{${labels.replace(/,$/, "")}}`));
   const value = (l: string) => Number(l.slice(l.lastIndexOf(" ") + 1));
   const buckets = lines
@@ -90,7 +110,12 @@ function histogramSeries(text: string, family: string, labels: string): { bucket
 /** Mixed outcomes: 3 succeed, then invalid output, a crash, a tool error and a timeout. */
 async function mixed(run: ReturnType<typeof as>): Promise<any[]> {
   return [
-    await run({ tool: "math.evaluate", input: { expression: "1+1" }, context: { correlation_id: "corr-1" }, limits: ROOMY }),
+    await run({
+      tool: "math.evaluate",
+      input: { expression: "1+1" },
+      context: { correlation_id: "corr-1" },
+      limits: ROOMY,
+    }),
     await run({ tool: "text.stats", input: { text: SECRET }, limits: ROOMY }),
     await run({ tool: "json.query", input: { document: { k: SECRET }, path: "/k" }, limits: ROOMY }),
     await run({ tool: "lab.bad_output", input: {}, limits: ROOMY }),
@@ -104,7 +129,10 @@ describe.sequential("audit log, execution index and metrics", () => {
   it("holds exactly one record per execution, with the right fields and no parameter values", async () => {
     const { tenant, key } = await tenantKey();
     const answers = await mixed(as(key));
-    const records = await eventually(() => auditOf(tenant), (r) => r.length >= answers.length);
+    const records = await eventually(
+      () => auditOf(tenant),
+      (r) => r.length >= answers.length,
+    );
     expect(records).toHaveLength(answers.length);
     expect(new Set(records.map((r) => r.execution_id))).toEqual(new Set(answers.map((a) => a.body.execution_id)));
     expect(JSON.stringify(records)).not.toContain(SECRET);
@@ -138,11 +166,16 @@ describe.sequential("audit log, execution index and metrics", () => {
     const stats = { tool: "text.stats", input: { text: "drill" } };
     await settled(t, stats);
     const isStats = (l: Record<string, string>) => l.tool === "text.stats";
-    const before = { drills: (await asAdmin("GET", "/v1/admin/audit/drills")).body, counted: sum(await scrape(), "tool_runtime_executions_total", isStats) };
+    const before = {
+      drills: (await asAdmin("GET", "/v1/admin/audit/drills")).body,
+      counted: sum(await scrape(), "tool_runtime_executions_total", isStats),
+    };
     expect(before.drills.fail_next_batch.armed).toBe(false);
     expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-next-batch")).status).toBe(200);
     const run = as(t.key);
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => run({ ...stats, input: { text: `drill ${i}` }, limits: ROOMY })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => run({ ...stats, input: { text: `drill ${i}` }, limits: ROOMY })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
     // The drill happened: the next batch was failed after half of it was written ...
     const drills = await eventually(
@@ -154,10 +187,17 @@ describe.sequential("audit log, execution index and metrics", () => {
     expect(drills.fail_next_batch.last_written).toBeLessThan(drills.fail_next_batch.last_batch_size);
     // ... and redelivered: every record is there once, and counted once.
     const mine = new Set(answers.map((a) => a.body.execution_id));
-    const records = await eventually(() => auditOf(t.tenant), (r) => r.filter((x) => mine.has(x.execution_id)).length >= 6, 30_000);
+    const records = await eventually(
+      () => auditOf(t.tenant),
+      (r) => r.filter((x) => mine.has(x.execution_id)).length >= 6,
+      30_000,
+    );
     expect(records.filter((x) => mine.has(x.execution_id))).toHaveLength(6);
     expect(new Set(records.map((r) => r.execution_id)).size).toBe(records.length);
-    const counted = await eventually(scrape, (m) => sum(m, "tool_runtime_executions_total", isStats) - before.counted >= 6);
+    const counted = await eventually(
+      scrape,
+      (m) => sum(m, "tool_runtime_executions_total", isStats) - before.counted >= 6,
+    );
     expect(sum(counted, "tool_runtime_executions_total", isStats) - before.counted).toBe(6);
   });
 
@@ -166,14 +206,21 @@ describe.sequential("audit log, execution index and metrics", () => {
     const math = { tool: "math.evaluate", input: { expression: "1 + 1" } };
     await settled(t, math);
     const before = (await asAdmin("GET", "/v1/admin/audit/drills")).body.fail_next_send;
-    expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-next-send", { count: 1 })).body).toEqual({ armed: "fail_next_audit_send", count: 1 });
+    expect((await asAdmin("POST", "/v1/admin/audit/drill/fail-next-send", { count: 1 })).body).toEqual({
+      armed: "fail_next_audit_send",
+      count: 1,
+    });
     const res = await as(t.key)({ ...math, limits: ROOMY });
     expect(res.status).toBe(200);
     // The drill happened: the send of this execution's record failed ...
     const after = (await asAdmin("GET", "/v1/admin/audit/drills")).body.fail_next_send;
     expect(after).toEqual({ armed: 0, failed: before.failed + 1 });
     // ... and the outbox delivered it anyway, once.
-    const records = await eventually(() => auditOf(t.tenant), (r) => r.some((x) => x.execution_id === res.body.execution_id), 30_000);
+    const records = await eventually(
+      () => auditOf(t.tenant),
+      (r) => r.some((x) => x.execution_id === res.body.execution_id),
+      30_000,
+    );
     expect(records.filter((x) => x.execution_id === res.body.execution_id)).toHaveLength(1);
   });
 
@@ -186,7 +233,12 @@ describe.sequential("audit log, execution index and metrics", () => {
       [{ count: 1, tenants: ["x"] }, "tenants"],
     ] as const) {
       const res = await asAdmin("POST", "/v1/admin/audit/drill/fail-batches", body);
-      expect({ body, status: res.status, code: res.body.error?.code, field: res.body.error?.details?.field }).toEqual({ body, status: 400, code: "invalid_request", field });
+      expect({ body, status: res.status, code: res.body.error?.code, field: res.body.error?.details?.field }).toEqual({
+        body,
+        status: 400,
+        code: "invalid_request",
+        field,
+      });
     }
   });
 
@@ -204,12 +256,20 @@ describe.sequential("audit log, execution index and metrics", () => {
     expect(drill.body).toEqual({ armed: "fail_audit_batches", count: 11, tenant });
     const res = await as(key)({ tool: "math.evaluate", input: { expression: "4 + 4" }, limits: ROOMY });
     expect(res.status).toBe(200);
-    const records = await eventually(() => auditOf(tenant), (r) => r.length >= 1, 75_000);
+    const records = await eventually(
+      () => auditOf(tenant),
+      (r) => r.length >= 1,
+      75_000,
+    );
     expect(records.map((r) => r.execution_id)).toEqual([res.body.execution_id]);
     const after = await eventually(scrape, (m) => deadLetters(m) > before, 10_000);
     expect(deadLetters(after)).toBeGreaterThan(before);
     const marker = await as(key)({ tool: "math.evaluate", input: { expression: "5 + 5" }, limits: ROOMY });
-    const both = await eventually(() => auditOf(tenant), (r) => r.some((x) => x.execution_id === marker.body.execution_id), 60_000);
+    const both = await eventually(
+      () => auditOf(tenant),
+      (r) => r.some((x) => x.execution_id === marker.body.execution_id),
+      60_000,
+    );
     expect(both.filter((r) => r.execution_id === res.body.execution_id)).toHaveLength(1);
   }, 180_000);
 
@@ -224,16 +284,44 @@ describe.sequential("audit log, execution index and metrics", () => {
     const N = 5;
     const ids: string[] = [];
     for (let i = 0; i < N; i++) ids.push((await as(t.key)({ ...query(i), limits: ROOMY })).body.execution_id);
-    const records = await eventually(() => auditOf(t.tenant), (r) => ids.every((id) => r.some((x) => x.execution_id === id)));
+    const records = await eventually(
+      () => auditOf(t.tenant),
+      (r) => ids.every((id) => r.some((x) => x.execution_id === id)),
+    );
     const afterText = await scrapeText();
     const [before, after] = [parsePrometheusTextFormat(beforeText), parsePrometheusTextFormat(afterText)];
-    expect(after.map((f: any) => f.name)).toEqual(expect.arrayContaining(["tool_runtime_executions_total", family, "tool_runtime_breaker_state"]));
+    expect(after.map((f: any) => f.name)).toEqual(
+      expect.arrayContaining(["tool_runtime_executions_total", family, "tool_runtime_breaker_state"]),
+    );
     expect(after.find((f: any) => f.name === family).type).toBe("HISTOGRAM");
-    expect(sum(after, "tool_runtime_executions_total", isJsonQuery) - sum(before, "tool_runtime_executions_total", isJsonQuery)).toBe(N);
+    expect(
+      sum(after, "tool_runtime_executions_total", isJsonQuery) -
+        sum(before, "tool_runtime_executions_total", isJsonQuery),
+    ).toBe(N);
 
     const [h0, h1] = [histogramSeries(beforeText, family, series), histogramSeries(afterText, family, series)];
     // Buckets: every bound from 1 ms to 600 s, then +Inf, cumulative (never falling), +Inf equal to _count.
-    expect(h1.buckets.map(([le]) => le)).toEqual([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, Infinity]);
+    expect(h1.buckets.map(([le]) => le)).toEqual([
+      0.001,
+      0.0025,
+      0.005,
+      0.01,
+      0.025,
+      0.05,
+      0.1,
+      0.25,
+      0.5,
+      1,
+      2.5,
+      5,
+      10,
+      30,
+      60,
+      120,
+      300,
+      600,
+      Infinity,
+    ]);
     for (let i = 1; i < h1.buckets.length; i++) expect(h1.buckets[i][1]).toBeGreaterThanOrEqual(h1.buckets[i - 1][1]);
     expect(h1.buckets.at(-1)![1]).toBe(h1.count);
     expect(h1.count - h0.count).toBe(N);
@@ -243,22 +331,38 @@ describe.sequential("audit log, execution index and metrics", () => {
       const added = n - (h0.buckets[i]?.[1] ?? 0);
       expect({ le, added }).toEqual({ le, added: latencies.filter((s) => s <= le).length });
     }
-    expect(h1.sum - h0.sum).toBeCloseTo(latencies.reduce((a, b) => a + b, 0), 6);
+    expect(h1.sum - h0.sum).toBeCloseTo(
+      latencies.reduce((a, b) => a + b, 0),
+      6,
+    );
   });
 
   it("publishes no in-flight gauge (the index knows only ended executions); a running execution is in its tenant's list", async () => {
     // The gauge this replaces counted unfinished rows of the index, which never has any: it
     // was always 0. What runs now is known per tenant (its ledger), as GET /v1/executions shows.
     const { key } = await tenantKey();
-    const started = await as(key)({ tool: "lab.long", mode: "async", input: { ms: 60_000 }, limits: { timeout_ms: 120_000 } });
+    const started = await as(key)({
+      tool: "lab.long",
+      mode: "async",
+      input: { ms: 60_000 },
+      limits: { timeout_ms: 120_000 },
+    });
     expect(started.status).toBe(202);
     const id = started.body.execution_id;
     try {
-      const listed = await eventually(() => call("GET", "/v1/executions?status=running", undefined, bearer(key)), (r) => r.body.executions?.some((e: any) => e.execution_id === id));
-      expect(listed.body.executions.find((e: any) => e.execution_id === id)).toMatchObject({ status: "running", tool: "lab.long" });
+      const listed = await eventually(
+        () => call("GET", "/v1/executions?status=running", undefined, bearer(key)),
+        (r) => r.body.executions?.some((e: any) => e.execution_id === id),
+      );
+      expect(listed.body.executions.find((e: any) => e.execution_id === id)).toMatchObject({
+        status: "running",
+        tool: "lab.long",
+      });
       const text = await scrapeText();
       expect(text).not.toContain("in_flight");
-      expect(parsePrometheusTextFormat(text).map((f: any) => f.name)).toEqual(expect.arrayContaining(["tool_runtime_executions_total", "tool_runtime_breaker_state"]));
+      expect(parsePrometheusTextFormat(text).map((f: any) => f.name)).toEqual(
+        expect.arrayContaining(["tool_runtime_executions_total", "tool_runtime_breaker_state"]),
+      );
     } finally {
       const cancelled = await call("POST", `/v1/executions/${id}/cancel`, { grace_ms: 0 }, bearer(key));
       expect(cancelled.body.status).toBe("cancelled");
@@ -267,16 +371,26 @@ describe.sequential("audit log, execution index and metrics", () => {
 
   it("counts rate-limit refusals in /metrics by tool and reason, and per tenant in GET /v1/audit/refusals", async () => {
     const limitedTenant = tenant("limited");
-    const limited = (await asAdmin("POST", "/v1/admin/keys", { tenant: limitedTenant, agent: "dev-agent", channels: ["*"] })).body.key;
+    const limited = (
+      await asAdmin("POST", "/v1/admin/keys", { tenant: limitedTenant, agent: "dev-agent", channels: ["*"] })
+    ).body.key;
     const series = (m: any[]) => m.find((f) => f.name === "tool_runtime_rate_limit_refusals_total")?.metrics ?? [];
-    const metricOf = (m: any[]) => series(m).filter((x: any) => x.labels.tool === "math.evaluate").reduce((s: number, x: any) => s + Number(x.value), 0);
+    const metricOf = (m: any[]) =>
+      series(m)
+        .filter((x: any) => x.labels.tool === "math.evaluate")
+        .reduce((s: number, x: any) => s + Number(x.value), 0);
     const countsOf = async () => (await asAdmin("GET", `/v1/audit/refusals?tenant=${limitedTenant}`)).body;
     const before = metricOf(await scrape());
     let refused = 0;
-    for (let i = 0; i < 8; i++) if ((await as(limited)({ tool: "math.evaluate", input: { expression: "1" }, limits: ROOMY })).status === 429) refused++;
+    for (let i = 0; i < 8; i++)
+      if ((await as(limited)({ tool: "math.evaluate", input: { expression: "1" }, limits: ROOMY })).status === 429)
+        refused++;
     expect(refused).toBeGreaterThan(0);
     // The tenant's own counts: exact, since only this test's tenant is in them.
-    const counts = await eventually(countsOf, (b) => b.refusals?.reduce((s: number, r: any) => s + r.count, 0) >= refused);
+    const counts = await eventually(
+      countsOf,
+      (b) => b.refusals?.reduce((s: number, r: any) => s + r.count, 0) >= refused,
+    );
     expect(counts.truncated).toBe(false);
     expect(counts.refusals.every((r: any) => r.tenant === limitedTenant && r.tool === "math.evaluate")).toBe(true);
     expect(counts.refusals.reduce((s: number, r: any) => s + r.count, 0)).toBe(refused);
@@ -286,17 +400,26 @@ describe.sequential("audit log, execution index and metrics", () => {
     expect(series(after).every((x: any) => Object.keys(x.labels).sort().join() === "reason,tool")).toBe(true);
     expect(metricOf(after) - before).toBeGreaterThanOrEqual(refused);
     // The per-tenant answer is the operators' (another tenant's counts are not a tenant's business).
-    expect((await call("GET", `/v1/audit/refusals?tenant=${limitedTenant}`, undefined, bearer(limited))).status).toBe(403);
+    expect((await call("GET", `/v1/audit/refusals?tenant=${limitedTenant}`, undefined, bearer(limited))).status).toBe(
+      403,
+    );
   });
 
   it("lists a tenant's executions page by page without gaps or duplicates, and never another tenant's", async () => {
     const a = await tenantKey();
     const b = await tenantKey();
     const mine: string[] = [];
-    for (let i = 0; i < 7; i++) mine.push((await as(a.key)({ tool: "math.evaluate", input: { expression: `${i}` }, limits: ROOMY })).body.execution_id);
+    for (let i = 0; i < 7; i++)
+      mine.push(
+        (await as(a.key)({ tool: "math.evaluate", input: { expression: `${i}` }, limits: ROOMY })).body.execution_id,
+      );
     await as(b.key)({ tool: "math.evaluate", input: { expression: "99" }, limits: ROOMY });
-    const listed = async (key: string, query: string) => (await call("GET", `/v1/executions${query}`, undefined, bearer(key))).body;
-    await eventually(() => listed(a.key, "?limit=100"), (l) => l.executions.length >= 7);
+    const listed = async (key: string, query: string) =>
+      (await call("GET", `/v1/executions${query}`, undefined, bearer(key))).body;
+    await eventually(
+      () => listed(a.key, "?limit=100"),
+      (l) => l.executions.length >= 7,
+    );
     const seen: string[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -309,9 +432,15 @@ describe.sequential("audit log, execution index and metrics", () => {
     expect(pages).toBe(3);
     expect(seen).toHaveLength(7);
     expect(new Set(seen)).toEqual(new Set(mine));
-    const filtered = await listed(a.key, `?status=succeeded&tool=math.evaluate&since=${new Date(Date.now() - 3_600_000).toISOString()}`);
+    const filtered = await listed(
+      a.key,
+      `?status=succeeded&tool=math.evaluate&since=${new Date(Date.now() - 3_600_000).toISOString()}`,
+    );
     expect(filtered.executions.length).toBe(7);
-    const theirs = await eventually(() => listed(b.key, ""), (l) => l.executions.length >= 1);
+    const theirs = await eventually(
+      () => listed(b.key, ""),
+      (l) => l.executions.length >= 1,
+    );
     expect(theirs.executions.map((e: any) => e.execution_id).some((id: string) => mine.includes(id))).toBe(false);
     expect((await call("GET", "/v1/executions?limit=1000", undefined, bearer(a.key))).status).toBe(400);
   });
@@ -319,18 +448,30 @@ describe.sequential("audit log, execution index and metrics", () => {
   it("continues the caller's trace: traceparent in, the same trace id out and in the audit record", async () => {
     const { tenant, key } = await tenantKey();
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
-    const res = await as(key)({ tool: "math.evaluate", input: { expression: "2" }, limits: ROOMY }, { traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+    const res = await as(key)(
+      { tool: "math.evaluate", input: { expression: "2" }, limits: ROOMY },
+      { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    );
     expect(res.headers.get("traceparent")).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
-    const records = await eventually(() => auditOf(tenant), (r) => r.length >= 1);
+    const records = await eventually(
+      () => auditOf(tenant),
+      (r) => r.length >= 1,
+    );
     expect(records[0].trace_id).toBe(traceId);
-    const fresh = await as(key)({ tool: "math.evaluate", input: { expression: "3" }, limits: ROOMY }, { traceparent: "garbage" });
+    const fresh = await as(key)(
+      { tool: "math.evaluate", input: { expression: "3" }, limits: ROOMY },
+      { traceparent: "garbage" },
+    );
     expect(fresh.headers.get("traceparent")).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
   });
 
   it("hands the provider the caller's trace as ctx.traceparent", async () => {
     const { key } = await tenantKey();
     const traceId = "0af7651916cd43dd8448eb211c80319c";
-    const res = await as(key)({ tool: "lab.context", input: {}, limits: ROOMY }, { traceparent: `00-${traceId}-b7ad6b7169203331-01` });
+    const res = await as(key)(
+      { tool: "lab.context", input: {}, limits: ROOMY },
+      { traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+    );
     expect(res.status).toBe(200);
     expect(res.body.output.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
     // The same trace the answer continues.

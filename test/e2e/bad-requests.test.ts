@@ -3,7 +3,12 @@ import { baseUrl, call, execute } from "./http.ts";
 
 function expectEnvelope(res: { status: number; body: any }, status: number, code: string) {
   expect(res.status).toBe(status);
-  expect(res.body.error).toMatchObject({ code, message: expect.any(String), type: expect.any(String), retryable: expect.any(Boolean) });
+  expect(res.body.error).toMatchObject({
+    code,
+    message: expect.any(String),
+    type: expect.any(String),
+    retryable: expect.any(Boolean),
+  });
 }
 
 describe("bad requests get the error envelope, never a 500", () => {
@@ -28,15 +33,34 @@ describe("bad requests get the error envelope, never a 500", () => {
   });
 
   it("refuses a wrongly typed limit", async () => {
-    expectEnvelope(await execute({ tool: "math.evaluate", input: { expression: "1" }, limits: { timeout_ms: "soon" } }), 400, "invalid_request");
+    expectEnvelope(
+      await execute({ tool: "math.evaluate", input: { expression: "1" }, limits: { timeout_ms: "soon" } }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("refuses a content type other than JSON or MessagePack with 415", async () => {
-    expectEnvelope(await call("POST", "/v1/executions", "tool=math.evaluate", { "content-type": "application/x-www-form-urlencoded" }), 415, "unsupported_media_type");
+    expectEnvelope(
+      await call("POST", "/v1/executions", "tool=math.evaluate", {
+        "content-type": "application/x-www-form-urlencoded",
+      }),
+      415,
+      "unsupported_media_type",
+    );
   });
 
   it("refuses an Accept it cannot answer with 406", async () => {
-    expectEnvelope(await call("POST", "/v1/executions", { tool: "math.evaluate", input: { expression: "1" } }, { accept: "text/html" }), 406, "not_acceptable");
+    expectEnvelope(
+      await call(
+        "POST",
+        "/v1/executions",
+        { tool: "math.evaluate", input: { expression: "1" } },
+        { accept: "text/html" },
+      ),
+      406,
+      "not_acceptable",
+    );
   });
 
   it("refuses a body over the limit by its Content-Length (413)", async () => {

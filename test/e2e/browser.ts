@@ -11,7 +11,16 @@ import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 
 export const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 export interface Browser {
   context: BrowserContext;

@@ -6,7 +6,9 @@ import { collect, eventsUntil } from "./sse.ts";
 import { tenant } from "./tenants.ts";
 
 async function startAsync(body: Record<string, unknown>, key?: string): Promise<string> {
-  const res = key ? await call("POST", "/v1/executions", { ...body, mode: "async" }, bearer(key)) : await execute({ ...body, mode: "async" });
+  const res = key
+    ? await call("POST", "/v1/executions", { ...body, mode: "async" }, bearer(key))
+    : await execute({ ...body, mode: "async" });
   expect(res.status).toBe(202);
   return res.body.execution_id;
 }
@@ -20,8 +22,17 @@ async function until(id: string, test: (v: ExecutionView) => boolean, key?: stri
   throw new Error("condition never held");
 }
 
-const cancel = (id: string, body?: unknown, key?: string) => call<ExecutionView>("POST", `/v1/executions/${id}/cancel`, body, key ? bearer(key) : {});
-const newKey = async (t: string) => (await asAdmin("POST", "/v1/admin/keys", { tenant: t, agent: "dev-agent", capabilities: ["network:*"], channels: ["*"] })).body.key as string;
+const cancel = (id: string, body?: unknown, key?: string) =>
+  call<ExecutionView>("POST", `/v1/executions/${id}/cancel`, body, key ? bearer(key) : {});
+const newKey = async (t: string) =>
+  (
+    await asAdmin("POST", "/v1/admin/keys", {
+      tenant: t,
+      agent: "dev-agent",
+      capabilities: ["network:*"],
+      channels: ["*"],
+    })
+  ).body.key as string;
 
 /** Requests the loopback server holds until the test lets them go. */
 const held: { path: string; release: (body: string) => void }[] = [];
@@ -31,7 +42,10 @@ beforeAll(async () => {
   loopback = await startLoopback((req, _body, res) => {
     const path = req.url ?? "/";
     // Released once: by its test, or (if that test failed first) when the file ends.
-    held.push({ path, release: (body) => void (res.headersSent || res.writeHead(200, { "content-type": "text/plain" }).end(body)) });
+    held.push({
+      path,
+      release: (body) => void (res.headersSent || res.writeHead(200, { "content-type": "text/plain" }).end(body)),
+    });
     for (const arrived of arrivals.splice(0)) arrived(path);
   });
 });
@@ -57,13 +71,20 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
     await eventsUntil(id, (events) => events.filter((e) => e.type === "partial").length >= 2);
     const res = await cancel(id);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "cancelled", error: { code: "cancelled" }, cancellation: { outcome: "cooperative" } });
+    expect(res.body).toMatchObject({
+      status: "cancelled",
+      error: { code: "cancelled" },
+      cancellation: { outcome: "cooperative" },
+    });
     const counted = (res.body.partial_output as { counted: number[] }).counted;
     expect(counted.slice(0, 2)).toEqual([50, 49]);
     expect(counted.length).toBeLessThan(50);
     // The stream ends with the one terminal event, which says what happened.
     const events = await collect(id);
-    expect(events.at(-1)).toMatchObject({ type: "error", payload: { data: { status: "cancelled", cancellation: { outcome: "cooperative" } } } });
+    expect(events.at(-1)).toMatchObject({
+      type: "error",
+      payload: { data: { status: "cancelled", cancellation: { outcome: "cooperative" } } },
+    });
   });
 
   it("waits out the grace period for a tool that ignores the signal: one that returns within it ends cooperative", async () => {
@@ -82,10 +103,17 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
     const key = await newKey(tenant("narrow"));
     const id = await startAsync({ tool: "lab.stall", input: { ms: 1_500 }, limits: { timeout_ms: 10_000 } }, key);
     await eventsUntil(id, (events) => events.some((e) => e.type === "partial"), { key });
-    const holder = await startAsync({ tool: "demo.countdown", input: { from: 100, interval_ms: 100 }, limits: { timeout_ms: 10_000 } }, key);
+    const holder = await startAsync(
+      { tool: "demo.countdown", input: { from: 100, interval_ms: 100 }, limits: { timeout_ms: 10_000 } },
+      key,
+    );
     try {
       const res = await cancel(id, { grace_ms: 0 }, key);
-      expect(res.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" }, partial_output: { stage: "before the wait" } });
+      expect(res.body).toMatchObject({
+        status: "cancelled",
+        cancellation: { outcome: "forced" },
+        partial_output: { stage: "before the wait" },
+      });
       // The handler cannot be killed: it runs on to its end, emitting a log event and returning.
       // Its slot comes back only then, so once a call is admitted again the late event was sent.
       const probe = { tool: "lab.echo", mode: "async", input: {}, limits: { timeout_ms: 10_000 } };
@@ -98,7 +126,9 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
       // Its late event and result were refused: the record and the log are as the cancel left them.
       const events = await collect(id, { key });
       expect(events.map((e) => e.type)).toEqual(["start", "partial", "error"]);
-      expect(sansIntent((await call("GET", `/v1/executions/${id}`, undefined, bearer(key))).body)).toEqual(sansIntent(res.body));
+      expect(sansIntent((await call("GET", `/v1/executions/${id}`, undefined, bearer(key))).body)).toEqual(
+        sansIntent(res.body),
+      );
     } finally {
       await cancel(holder, { grace_ms: 0 }, key);
     }
@@ -118,7 +148,11 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
     const done = await execute({ tool: "math.evaluate", input: { expression: "1+1" } });
     const res = await cancel(done.body.execution_id);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "succeeded", output: { value: 2 }, cancellation: { outcome: "already_finished" } });
+    expect(res.body).toMatchObject({
+      status: "succeeded",
+      output: { value: 2 },
+      cancellation: { outcome: "already_finished" },
+    });
     const after = await call("GET", `/v1/executions/${done.body.execution_id}`);
     expect(sansLate(after.body)).toEqual(sansLate(done.body));
   });
@@ -143,7 +177,12 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
     const pending = fetch(`${baseUrl}/v1/executions`, {
       method: "POST",
       headers: { "content-type": "application/json", ...bearer(key) },
-      body: JSON.stringify({ tool: "http.request", input: { url: `${egressOrigin}${path}` }, limits: { timeout_ms: 30_000 }, ...extra }),
+      body: JSON.stringify({
+        tool: "http.request",
+        input: { url: `${egressOrigin}${path}` },
+        limits: { timeout_ms: 30_000 },
+        ...extra,
+      }),
       signal: caller.signal,
     }).then(
       () => "answered",
@@ -163,7 +202,10 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
     }
     expect(listed).toEqual([expect.objectContaining({ status: "succeeded", mode: "sync" })]);
     const view = await call("GET", `/v1/executions/${listed[0].execution_id}`, undefined, bearer(key));
-    expect(view.body).toMatchObject({ status: "succeeded", output: { status_code: 200, body: "released after the caller left" } });
+    expect(view.body).toMatchObject({
+      status: "succeeded",
+      output: { status_code: 200, body: "released after the caller left" },
+    });
     expect(view.body.cancellation).toBeUndefined();
   });
 });

@@ -28,9 +28,13 @@ describe("trt", () => {
     expect(inline.stdout).toContain("timeout 5000 ms");
     const dir = mkdtempSync(join(tmpdir(), "trt-"));
     writeFileSync(join(dir, "in.json"), '{"expression": "2 ^ 10"}');
-    const fromFile = JSON.parse((await trt(["call", "math.evaluate", `@${join(dir, "in.json")}`, "--json", "--timeout", "5000"])).stdout);
+    const fromFile = JSON.parse(
+      (await trt(["call", "math.evaluate", `@${join(dir, "in.json")}`, "--json", "--timeout", "5000"])).stdout,
+    );
     expect(fromFile).toMatchObject({ status: "succeeded", output: { value: 1024 } });
-    const fromStdin = await trt(["call", "text.stats", "-", "--json", "--timeout", "5000"], { stdin: '{"text": "one two three"}' });
+    const fromStdin = await trt(["call", "text.stats", "-", "--json", "--timeout", "5000"], {
+      stdin: '{"text": "one two three"}',
+    });
     expect(fromStdin.code).toBe(0);
     expect(JSON.parse(fromStdin.stdout).output).toMatchObject({ words: 3 });
   });
@@ -46,7 +50,10 @@ describe("trt", () => {
     expect(run.stderr).toMatch(/progress \[#+-*\] +25%/);
     expect(run.stderr).toMatch(/progress \[#{30}\] 100%/);
     const ndjson = await trt(["call", "demo.countdown", '{"from": 2, "interval_ms": 10}', "--stream", "--json"]);
-    const events = ndjson.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const events = ndjson.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.at(-1).type).toBe("done");
   });
@@ -63,7 +70,9 @@ describe("trt", () => {
     expect(watched.stdout).toMatch(/\] done: /);
     expect(watched.stdout).toMatch(/✓ .* succeeded/);
 
-    const long = JSON.parse((await trt(["call", "demo.countdown", '{"from": 100, "interval_ms": 100}', "--async", "--json"])).stdout);
+    const long = JSON.parse(
+      (await trt(["call", "demo.countdown", '{"from": 100, "interval_ms": 100}', "--async", "--json"])).stdout,
+    );
     const cancelled = await trt(["cancel", long.execution_id]);
     expect(cancelled.code).toBe(0);
     expect(cancelled.stdout).toMatch(/■ .* cancelled/);
@@ -100,31 +109,48 @@ describe("trt", () => {
   it("admin bootstrap: refuses a wrong or missing token, mints an operator key once from stdin, then refuses", async () => {
     const tenant = `ops-${crypto.randomUUID().slice(0, 8)}`;
     const noKey = { TRT_KEY: undefined };
-    const wrong = await trt(["admin", "bootstrap", "--tenant", tenant], { env: { ...noKey, TRT_BOOTSTRAP_TOKEN: "not-the-token-but-long-enough-to-look-like-one" } });
+    const wrong = await trt(["admin", "bootstrap", "--tenant", tenant], {
+      env: { ...noKey, TRT_BOOTSTRAP_TOKEN: "not-the-token-but-long-enough-to-look-like-one" },
+    });
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toContain("did not accept this bootstrap token");
     const none = await trt(["admin", "bootstrap"], { env: noKey });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("TRT_BOOTSTRAP_TOKEN");
 
-    const minted = await trt(["admin", "bootstrap", "--tenant", tenant], { env: noKey, stdin: `${inject("bootstrapToken")}\n` });
+    const minted = await trt(["admin", "bootstrap", "--tenant", tenant], {
+      env: noKey,
+      stdin: `${inject("bootstrapToken")}\n`,
+    });
     expect(minted.code).toBe(0);
     const key = minted.stdout.trim();
     expect(key).toMatch(/^trt_[A-Za-z0-9_-]+$/);
-    expect(minted.stderr).toMatch(/operator key key_\S+ \(tenant ops-\S+, agent operator, role admin\): shown this once/);
+    expect(minted.stderr).toMatch(
+      /operator key key_\S+ \(tenant ops-\S+, agent operator, role admin\): shown this once/,
+    );
     expect(minted.stderr).toContain("POST /v1/admin/keys");
     try {
       const listed = await fetch(`${baseUrl}/v1/admin/keys?tenant=${tenant}`, { headers: bearer(key) });
       expect(listed.status).toBe(200);
       expect(((await listed.json()) as { keys: { role: string }[] }).keys).toMatchObject([{ role: "admin" }]);
 
-      const again = await trt(["admin", "bootstrap", "--json"], { env: { ...noKey, TRT_BOOTSTRAP_TOKEN: inject("bootstrapToken") } });
+      const again = await trt(["admin", "bootstrap", "--json"], {
+        env: { ...noKey, TRT_BOOTSTRAP_TOKEN: inject("bootstrapToken") },
+      });
       expect(again.code).toBe(3);
-      expect(JSON.parse(again.stdout).error).toMatchObject({ code: "forbidden", status: 403, details: { reason: "bootstrap_used" } });
+      expect(JSON.parse(again.stdout).error).toMatchObject({
+        code: "forbidden",
+        status: 403,
+        details: { reason: "bootstrap_used" },
+      });
       expect(again.stderr).toContain("already used");
     } finally {
       // The key is this test's; the bootstrap stays used (it cannot be undone, by design).
-      const keys = ((await call("GET", `/v1/admin/keys?tenant=${tenant}`, undefined, bearer(ADMIN_KEY))).body as { keys: { key_id: string }[] }).keys;
+      const keys = (
+        (await call("GET", `/v1/admin/keys?tenant=${tenant}`, undefined, bearer(ADMIN_KEY))).body as {
+          keys: { key_id: string }[];
+        }
+      ).keys;
       for (const k of keys) await call("DELETE", `/v1/admin/keys/${k.key_id}`, undefined, bearer(ADMIN_KEY));
     }
   });

@@ -33,7 +33,14 @@ export interface Started {
 
 export function start(args: string[], o: { env?: Record<string, string | undefined>; stdin?: string } = {}): Started {
   const child = spawn(NODE, [TRT, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, TRT_CONFIG: NO_PROFILES, TRT_URL: baseUrl, TRT_KEY: DEV_KEY, ...o.env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TRT_CONFIG: NO_PROFILES,
+      TRT_URL: baseUrl,
+      TRT_KEY: DEV_KEY,
+      ...o.env,
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
@@ -42,7 +49,9 @@ export function start(args: string[], o: { env?: Record<string, string | undefin
   child.stdout!.on("data", (d) => ((stdout += d), waiters.forEach((w) => w())));
   child.stderr!.on("data", (d) => ((stderr += d), waiters.forEach((w) => w())));
   child.stdin!.end(o.stdin ?? "");
-  const done = new Promise<Run>((resolve) => child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<Run>((resolve) =>
+    child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   const out = () => ({ stdout, stderr });
   return {
     child,
@@ -56,7 +65,10 @@ export function start(args: string[], o: { env?: Record<string, string | undefin
           clearTimeout(timer);
           resolve();
         };
-        const timer = setTimeout(() => (waiters.delete(check), reject(new Error(`not seen within ${withinMs} ms:\n${stdout}\n${stderr}`))), withinMs);
+        const timer = setTimeout(
+          () => (waiters.delete(check), reject(new Error(`not seen within ${withinMs} ms:\n${stdout}\n${stderr}`))),
+          withinMs,
+        );
         waiters.add(check);
         check();
       });

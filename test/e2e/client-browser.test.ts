@@ -25,7 +25,9 @@ async function openPage(): Promise<Page> {
     const name = new URL(route.request().url()).pathname.split("/").pop()!;
     return route.fulfill({ status: 200, contentType: "text/javascript", body: readFileSync(join(dir, name)) });
   };
-  await page.route(`${baseUrl}/__test/page.html`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: PAGE }));
+  await page.route(`${baseUrl}/__test/page.html`, (route) =>
+    route.fulfill({ status: 200, contentType: "text/html", body: PAGE }),
+  );
   await page.route(`${baseUrl}/__test/client/*.js`, serve(join(packed.dir, "package", "dist")));
   await page.route(`${baseUrl}/__test/eventsource-parser/*.js`, serve(join(PARSER_DIR, "dist")));
   await page.goto(`${baseUrl}/__test/page.html`);
@@ -52,7 +54,11 @@ describe("the packed client in a browser", () => {
       const view = await runtime.invoke("math.evaluate", { expression: "6 * 7" }, { limits: { timeout_ms: 20000 } });
       return { status: view.status, output: view.output, agent: navigator.userAgent };
     })()`);
-    expect(answer).toMatchObject({ status: "succeeded", output: { value: 42 }, agent: expect.stringContaining("Chrome") });
+    expect(answer).toMatchObject({
+      status: "succeeded",
+      output: { value: 42 },
+      agent: expect.stringContaining("Chrome"),
+    });
     await page.close();
   }, 60_000);
 
@@ -72,7 +78,11 @@ describe("the packed client in a browser", () => {
       const missing = await runtime.getTool("no.such.tool").catch((e) => e);
       return { types, cancelled, missing: { registry: missing instanceof RegistryError, base: missing instanceof ToolRuntimeError, code: missing.code } };
     })()`);
-    expect(answer).toEqual({ types: ["start", expect.any(String)], cancelled: "cancelled", missing: { registry: true, base: true, code: "tool_not_found" } });
+    expect(answer).toEqual({
+      types: ["start", expect.any(String)],
+      cancelled: "cancelled",
+      missing: { registry: true, base: true, code: "tool_not_found" },
+    });
     await page.close();
   }, 60_000);
 });

@@ -62,11 +62,23 @@ afterAll(() => packed?.remove());
 
 describe("the client package", () => {
   it("packs its built JavaScript, declarations and README, and depends on eventsource-parser only", () => {
-    expect(packed.files.sort()).toEqual(["README.md", "dist/index.d.ts", "dist/index.js", "dist/index.js.map", "package.json"]);
+    expect(packed.files.sort()).toEqual([
+      "README.md",
+      "dist/index.d.ts",
+      "dist/index.js",
+      "dist/index.js.map",
+      "package.json",
+    ]);
     const manifest = JSON.parse(readFileSync(join(project, "node_modules/@tool-runtime/client/package.json"), "utf8"));
-    expect(manifest).toMatchObject({ type: "module", sideEffects: false, exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } } });
+    expect(manifest).toMatchObject({
+      type: "module",
+      sideEffects: false,
+      exports: { ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } },
+    });
     expect(Object.keys(manifest.dependencies)).toEqual(["eventsource-parser"]);
-    const installedParser = JSON.parse(readFileSync(join(project, "node_modules/eventsource-parser/package.json"), "utf8")).version;
+    const installedParser = JSON.parse(
+      readFileSync(join(project, "node_modules/eventsource-parser/package.json"), "utf8"),
+    ).version;
     expect(manifest.dependencies["eventsource-parser"]).toBe(installedParser);
   });
 
@@ -78,9 +90,17 @@ describe("the client package", () => {
     expect(dts).toMatch(/declare class RateLimitError extends RequestError/);
   });
 
-  for (const [label, node] of [["the machine's Node (20 here)", NODE], ["Node 22", NODE_22]] as const) {
+  for (const [label, node] of [
+    ["the machine's Node (20 here)", NODE],
+    ["Node 22", NODE_22],
+  ] as const) {
     it(`installed from the tarball, runs on ${label} against the runtime`, () => {
-      const out = execFileSync(node, ["check.mjs"], { cwd: project, env: { URL: baseUrl, KEY: DEV_KEY }, encoding: "utf8", timeout: 90_000 });
+      const out = execFileSync(node, ["check.mjs"], {
+        cwd: project,
+        env: { URL: baseUrl, KEY: DEV_KEY },
+        encoding: "utf8",
+        timeout: 90_000,
+      });
       const found = JSON.parse(out.trim().split("\n").at(-1)!);
       expect(found).toEqual({
         node: node === NODE_22 ? "v22" : expect.stringMatching(/^v\d+$/),

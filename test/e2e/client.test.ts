@@ -1,6 +1,14 @@
 /** The typed client (client/index.ts) against the real stack. */
 import { describe, expect, it } from "vitest";
-import { ClientTimeoutError, createClient, ExecutionError, LocalError, RegistryError, ToolRuntimeError, type StreamEvent } from "../../client/index.ts";
+import {
+  ClientTimeoutError,
+  createClient,
+  ExecutionError,
+  LocalError,
+  RegistryError,
+  ToolRuntimeError,
+  type StreamEvent,
+} from "../../client/index.ts";
 import { baseUrl, DEV_KEY, ROOMY } from "./http.ts";
 
 const runtime = createClient({ baseUrl, apiKey: DEV_KEY });
@@ -15,11 +23,18 @@ describe("the typed client", () => {
     const failed = await runtime.invoke("lab.bad_output", {}, { limits: ROOMY }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(ExecutionError);
     expect(failed).toBeInstanceOf(ToolRuntimeError);
-    expect(failed).toMatchObject({ code: "invalid_output", retryable: false, status: 502, execution: { status: "failed" } });
+    expect(failed).toMatchObject({
+      code: "invalid_output",
+      retryable: false,
+      status: 502,
+      execution: { status: "failed" },
+    });
     const missing = await runtime.invoke("no.such.tool", {}).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(RegistryError);
     expect(missing).toMatchObject({ code: "tool_not_found", status: 404 });
-    const offline = await createClient({ baseUrl: "http://127.0.0.1:9", apiKey: DEV_KEY }).listTools().catch((e: unknown) => e);
+    const offline = await createClient({ baseUrl: "http://127.0.0.1:9", apiKey: DEV_KEY })
+      .listTools()
+      .catch((e: unknown) => e);
     expect(offline).toBeInstanceOf(LocalError);
     expect(offline).toMatchObject({ code: "network_error", retryable: true });
   });
@@ -90,7 +105,9 @@ describe("the typed client", () => {
     expect(view.execution_id).toBe(answers[0]);
 
     lost = 0;
-    const unkeyed = await client.invoke("math.evaluate", { expression: "1 + 1" }, { limits: ROOMY }).catch((e: unknown) => e);
+    const unkeyed = await client
+      .invoke("math.evaluate", { expression: "1 + 1" }, { limits: ROOMY })
+      .catch((e: unknown) => e);
     expect(unkeyed).toMatchObject({ code: "network_error" });
     expect(lost).toBe(1);
   });
@@ -105,18 +122,26 @@ describe("the typed client", () => {
       return sent;
     };
     const slow = { from: 30, interval_ms: 100 };
-    const aborted = await createClient({ baseUrl, apiKey: DEV_KEY, fetch: aborting }).invoke("demo.countdown", slow, { limits: ROOMY, signal: controller.signal }).catch((e: unknown) => e);
+    const aborted = await createClient({ baseUrl, apiKey: DEV_KEY, fetch: aborting })
+      .invoke("demo.countdown", slow, { limits: ROOMY, signal: controller.signal })
+      .catch((e: unknown) => e);
     expect(aborted).toBe(reason);
-    const late = await runtime.invoke("demo.countdown", slow, { limits: ROOMY, timeoutMs: 300 }).catch((e: unknown) => e);
+    const late = await runtime
+      .invoke("demo.countdown", slow, { limits: ROOMY, timeoutMs: 300 })
+      .catch((e: unknown) => e);
     expect(late).toBeInstanceOf(ClientTimeoutError);
     expect(late).toMatchObject({ code: "client_timeout", local: true });
   });
 
   it("iterates the tenant's executions across pages, each one once", async () => {
     const ids: string[] = [];
-    for (const text of ["one", "two two", "three three three"]) ids.push((await runtime.invoke("text.stats", { text }, { limits: ROOMY })).execution_id);
+    for (const text of ["one", "two two", "three three three"])
+      ids.push((await runtime.invoke("text.stats", { text }, { limits: ROOMY })).execution_id);
     let pageRequests = 0;
-    const counting: typeof fetch = (input, init) => (String(input).includes("/v1/executions?") && pageRequests++, fetch(input, init));
+    const counting: typeof fetch = (input, init) => (
+      String(input).includes("/v1/executions?") && pageRequests++,
+      fetch(input, init)
+    );
     const client = createClient({ baseUrl, apiKey: DEV_KEY, fetch: counting });
     // Finished calls reach the listing through the audit queue: wait (bounded) until all three are there.
     let seen: string[] = [];

@@ -27,7 +27,13 @@ import { SAMPLES_DIR, shapeOf, type Sample } from "../openapi/samples.ts";
  * and the web console and the API reference page (/docs/), which are static files for people,
  * not API (`/` only sends people there).
  */
-const OTHER_FACES = [/^\/tool_runtime\.v1\.ToolRuntimeService\//, /^\/mcp(\/|$)/, /^\/console(\/|$)/, /^\/docs(\/|$)/, /^\/$/];
+const OTHER_FACES = [
+  /^\/tool_runtime\.v1\.ToolRuntimeService\//,
+  /^\/mcp(\/|$)/,
+  /^\/console(\/|$)/,
+  /^\/docs(\/|$)/,
+  /^\/$/,
+];
 const BODY_WAIT_MS = 10_000;
 
 const origin = new URL(inject("baseUrl")).origin;
@@ -38,7 +44,11 @@ ajv.addSchema(doc, "openapi.json");
 
 // Concrete paths before templated ones (OpenAPI's matching rule).
 const templates = Object.keys(doc.paths)
-  .map((template) => ({ template, params: (template.match(/\{/g) ?? []).length, re: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+").replace(/\./g, "\\.")}$`) }))
+  .map((template) => ({
+    template,
+    params: (template.match(/\{/g) ?? []).length,
+    re: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+").replace(/\./g, "\\.")}$`),
+  }))
   .sort((a, b) => a.params - b.params);
 const pointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 
@@ -67,13 +77,30 @@ function documented(method: string, path: string, status: number): Documented | 
     const documentedMethods = METHODS.filter((m) => m in doc.paths[match.template]).map((m) => m.toUpperCase());
     if (documentedMethods.includes("GET")) documentedMethods.push("HEAD");
     const allow = documentedMethods.sort().join(", ");
-    return status === 405 ? { at: "#/components/schemas/ErrorEnvelope", response: ENVELOPE, schema: "#/components/schemas/ErrorEnvelope", allow } : `${method} ${match.template} is not documented, and ${status} is not its 405`;
+    return status === 405
+      ? {
+          at: "#/components/schemas/ErrorEnvelope",
+          response: ENVELOPE,
+          schema: "#/components/schemas/ErrorEnvelope",
+          allow,
+        }
+      : `${method} ${match.template} is not documented, and ${status} is not its 405`;
   }
-  if (!operation) return status === 404 ? { at: "#/components/responses/Error404", response: doc.components.responses.Error404 } : `no operation for ${method} ${path}, and ${status} is not the no-route 404`;
+  if (!operation)
+    return status === 404
+      ? { at: "#/components/responses/Error404", response: doc.components.responses.Error404 }
+      : `no operation for ${method} ${path}, and ${status} is not the no-route 404`;
   const key = status in operation.responses ? String(status) : "default";
   const response = operation.responses[key];
   if (!response) return `${method} ${match.template} does not document status ${status}`;
-  if (response.$ref) return { at: response.$ref, response: response.$ref.slice(2).split("/").reduce((o: any, k: string) => o[k], doc) };
+  if (response.$ref)
+    return {
+      at: response.$ref,
+      response: response.$ref
+        .slice(2)
+        .split("/")
+        .reduce((o: any, k: string) => o[k], doc),
+    };
   return { at: `#/paths/${pointer(match.template)}/${method.toLowerCase()}/responses/${key}`, response };
 }
 
@@ -81,7 +108,9 @@ function check(what: string, schemaAt: string, value: unknown): boolean {
   const validate = ajv.getSchema(`openapi.json${schemaAt}`);
   if (!validate) return !failures.push(`${what}: no schema at ${schemaAt}`);
   if (validate(value)) return true;
-  return !failures.push(`${what}: body does not match the document: ${ajv.errorsText(validate.errors, { separator: "; " })}\n  ${JSON.stringify(value)?.slice(0, 400)}`);
+  return !failures.push(
+    `${what}: body does not match the document: ${ajv.errorsText(validate.errors, { separator: "; " })}\n  ${JSON.stringify(value)?.slice(0, 400)}`,
+  );
 }
 
 /** Reads the SSE frames the test reads, checking each event's data as it passes. */
@@ -94,7 +123,10 @@ function checkedEventStream(res: Response, what: string, schemaAt: string): Resp
     const blocks = buffer.split("\n\n");
     buffer = blocks.pop()!;
     for (const block of blocks) {
-      const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart());
+      const data = block
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).trimStart());
       if (data.length === 0) continue;
       try {
         check(`${what} event`, schemaAt, JSON.parse(data.join("\n")));
@@ -123,14 +155,27 @@ function checkedEventStream(res: Response, what: string, schemaAt: string): Resp
   return out;
 }
 
-async function checkBody(res: Response, what: string, at: string, media: string | undefined, hasContent: boolean, schema?: string): Promise<void> {
+async function checkBody(
+  res: Response,
+  what: string,
+  at: string,
+  media: string | undefined,
+  hasContent: boolean,
+  schema?: string,
+): Promise<void> {
   const bytes = new Uint8Array(await res.arrayBuffer());
   if (!hasContent || !media) {
-    if (bytes.length > 0) failures.push(`${what}: the document gives this response no content, but it has ${bytes.length} bytes`);
+    if (bytes.length > 0)
+      failures.push(`${what}: the document gives this response no content, but it has ${bytes.length} bytes`);
     return;
   }
   const schemaAt = schema ?? `${at}/content/${pointer(media)}/schema`;
-  const value = media === "application/msgpack" ? decode(bytes) : media === "application/json" ? JSON.parse(new TextDecoder().decode(bytes)) : new TextDecoder().decode(bytes);
+  const value =
+    media === "application/msgpack"
+      ? decode(bytes)
+      : media === "application/json"
+        ? JSON.parse(new TextDecoder().decode(bytes))
+        : new TextDecoder().decode(bytes);
   if (check(what, schemaAt, value) && media === "application/json" && schema === undefined) {
     const key = `${at} ${shapeOf(value)}`;
     if (!samples.has(key)) samples.set(key, { at, body: value });
@@ -160,14 +205,21 @@ globalThis.fetch = async function checkedFetch(input: RequestInfo | URL, init?: 
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
   const what = `${method} ${url.pathname} → ${res.status}`;
   const found = documented(method, url.pathname, res.status);
-  if (typeof found === "string") return failures.push(`${what}: ${found}`), res;
+  if (typeof found === "string") return (failures.push(`${what}: ${found}`), res);
   const { at, response, schema, allow } = found;
-  if (allow !== undefined && res.headers.get("allow") !== allow) failures.push(`${what}: Allow is ${JSON.stringify(res.headers.get("allow"))}, the document lists ${JSON.stringify(allow)}`);
+  if (allow !== undefined && res.headers.get("allow") !== allow)
+    failures.push(
+      `${what}: Allow is ${JSON.stringify(res.headers.get("allow"))}, the document lists ${JSON.stringify(allow)}`,
+    );
   const media = res.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   const content = response.content;
-  if (content && !(media && media in content)) return failures.push(`${what}: content type ${media} is not one of ${Object.keys(content).join(", ")}`), res;
-  if (content && media === "text/event-stream" && res.body) return checkedEventStream(res, what, `${at}/content/${pointer(media)}/schema`);
-  const done = checkBody(res.clone(), what, at, media, content !== undefined, schema).catch((err) => void failures.push(`${what}: ${err}`));
+  if (content && !(media && media in content))
+    return (failures.push(`${what}: content type ${media} is not one of ${Object.keys(content).join(", ")}`), res);
+  if (content && media === "text/event-stream" && res.body)
+    return checkedEventStream(res, what, `${at}/content/${pointer(media)}/schema`);
+  const done = checkBody(res.clone(), what, at, media, content !== undefined, schema).catch(
+    (err) => void failures.push(`${what}: ${err}`),
+  );
   pending.add(done);
   void done.finally(() => pending.delete(done));
   return res;
@@ -182,7 +234,9 @@ async function report(): Promise<void> {
   if (failures.length === 0) return;
   const counted = new Map<string, number>();
   for (const f of failures.splice(0)) counted.set(f, (counted.get(f) ?? 0) + 1);
-  throw new Error(`responses the OpenAPI document does not describe:\n${[...counted].map(([f, n]) => (n > 1 ? `${f} (×${n})` : f)).join("\n")}`);
+  throw new Error(
+    `responses the OpenAPI document does not describe:\n${[...counted].map(([f, n]) => (n > 1 ? `${f} (×${n})` : f)).join("\n")}`,
+  );
 }
 
 afterEach(report);

@@ -24,7 +24,12 @@ describe.each(Object.entries(transports))("%s", (_name, transport) => {
       await client.invoke({ tool: "math.evaluate", input: { expression: "6 * 7" }, limits: { timeoutMs: 5000 } }),
     ];
     expect(rpc.status).toBe(rest.body.status);
-    expect(rpc.output?.kind).toEqual({ case: "structValue", value: expect.objectContaining({ fields: { value: expect.objectContaining({ kind: { case: "numberValue", value: 42 } }) } }) });
+    expect(rpc.output?.kind).toEqual({
+      case: "structValue",
+      value: expect.objectContaining({
+        fields: { value: expect.objectContaining({ kind: { case: "numberValue", value: 42 } }) },
+      }),
+    });
     expect(rpc.executionId).toMatch(/^exec_([0-9a-f]{64}|e[0-9a-f]{44})$/);
   });
 
@@ -40,7 +45,9 @@ describe.each(Object.entries(transports))("%s", (_name, transport) => {
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.InvalidArgument);
     expect((err as ConnectError).metadata.get("trt-error-code")).toBe("invalid_input");
-    expect(JSON.parse((err as ConnectError).metadata.get("trt-error-details")!).violations[0]).toMatchObject({ path: "/expression" });
+    expect(JSON.parse((err as ConnectError).metadata.get("trt-error-details")!).violations[0]).toMatchObject({
+      path: "/expression",
+    });
   });
 
   it("refuses a bad call with a Connect error carrying the error code", async () => {
@@ -48,7 +55,9 @@ describe.each(Object.entries(transports))("%s", (_name, transport) => {
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.NotFound);
     expect((err as ConnectError).metadata.get("trt-error-code")).toBe("tool_not_found");
-    const unauth = await createClient(ToolRuntimeService, createConnectTransport({ baseUrl })).listTools({}).catch((e: unknown) => e);
+    const unauth = await createClient(ToolRuntimeService, createConnectTransport({ baseUrl }))
+      .listTools({})
+      .catch((e: unknown) => e);
     expect((unauth as ConnectError).code).toBe(Code.Unauthenticated);
   });
 
@@ -75,34 +84,48 @@ describe("malformed input", () => {
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.InvalidArgument);
     expect((err as ConnectError).metadata.get("trt-error-code")).toBe("invalid_input");
-    expect(JSON.parse((err as ConnectError).metadata.get("trt-error-details")!).violations).toEqual([expect.objectContaining({ path })]);
+    expect(JSON.parse((err as ConnectError).metadata.get("trt-error-details")!).violations).toEqual([
+      expect.objectContaining({ path }),
+    ]);
   };
 
   // Binary codecs carry numbers JSON cannot: the runtime refuses them rather than guess.
-  it.each(["connect (binary)", "grpc-web"] as const)("%s: a number JSON cannot carry is invalid_input, for Invoke and InvokeStream", async (name) => {
-    const client = createClient(ToolRuntimeService, transports[name]);
-    expectInvalidInput(await client.invoke({ tool: "lab.echo", input: { a: { b: [1, Number.NaN] } } }).catch((e: unknown) => e), "/a/b/1");
-    const streamed = (async () => {
-      for await (const _ of client.invokeStream({ tool: "lab.echo", input: { x: Number.POSITIVE_INFINITY } })) void _;
-    })();
-    expectInvalidInput(await streamed.catch((e: unknown) => e), "/x");
-  });
+  it.each(["connect (binary)", "grpc-web"] as const)(
+    "%s: a number JSON cannot carry is invalid_input, for Invoke and InvokeStream",
+    async (name) => {
+      const client = createClient(ToolRuntimeService, transports[name]);
+      expectInvalidInput(
+        await client.invoke({ tool: "lab.echo", input: { a: { b: [1, Number.NaN] } } }).catch((e: unknown) => e),
+        "/a/b/1",
+      );
+      const streamed = (async () => {
+        for await (const _ of client.invokeStream({ tool: "lab.echo", input: { x: Number.POSITIVE_INFINITY } })) void _;
+      })();
+      expectInvalidInput(await streamed.catch((e: unknown) => e), "/x");
+    },
+  );
 
   // What a hand-written Connect JSON call can get wrong: an input that is not an object.
   it.each([
     ["a string", '"6 * 7"'],
     ["an array", "[1, 2]"],
     ["a number", "42"],
-  ])("Connect JSON: an input that is %s is invalid_input (400), not the protocol's parse error", async (_kind, input) => {
-    const res = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/Invoke`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...auth },
-      body: `{"tool": "math.evaluate", "input": ${input}}`,
-    });
-    expect(res.status).toBe(400);
-    expect(res.headers.get("trt-error-code")).toBe("invalid_input");
-    expect(await res.json()).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("input must be a JSON object") });
-  });
+  ])(
+    "Connect JSON: an input that is %s is invalid_input (400), not the protocol's parse error",
+    async (_kind, input) => {
+      const res = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/Invoke`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...auth },
+        body: `{"tool": "math.evaluate", "input": ${input}}`,
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get("trt-error-code")).toBe("invalid_input");
+      expect(await res.json()).toMatchObject({
+        code: "invalid_argument",
+        message: expect.stringContaining("input must be a JSON object"),
+      });
+    },
+  );
 
   it.each([
     ["Connect", "application/connect+json"],
@@ -112,7 +135,11 @@ describe("malformed input", () => {
     const framed = new Uint8Array(5 + json.length);
     new DataView(framed.buffer).setUint32(1, json.length);
     framed.set(json, 5);
-    const res = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/InvokeStream`, { method: "POST", headers: { "content-type": type, ...auth }, body: framed });
+    const res = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/InvokeStream`, {
+      method: "POST",
+      headers: { "content-type": type, ...auth },
+      body: framed,
+    });
     const body = new Uint8Array(await res.arrayBuffer());
     // The last envelope ends the call: Connect's end-stream JSON, or gRPC-Web's trailers.
     let at = 0;
@@ -124,9 +151,19 @@ describe("malformed input", () => {
     }
     if (type === "application/connect+json") {
       expect(last.flags & 2).toBe(2);
-      expect(JSON.parse(last.text)).toMatchObject({ error: { code: "invalid_argument" }, metadata: { "trt-error-code": ["invalid_input"] } });
+      expect(JSON.parse(last.text)).toMatchObject({
+        error: { code: "invalid_argument" },
+        metadata: { "trt-error-code": ["invalid_input"] },
+      });
     } else {
-      const trailers = res.headers.get("grpc-status") ? res.headers : new Headers(last.text.trim().split("\r\n").map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()] as [string, string]));
+      const trailers = res.headers.get("grpc-status")
+        ? res.headers
+        : new Headers(
+            last.text
+              .trim()
+              .split("\r\n")
+              .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()] as [string, string]),
+          );
       expect(trailers.get("grpc-status")).toBe(String(Code.InvalidArgument));
       expect(trailers.get("trt-error-code")).toBe("invalid_input");
     }
@@ -145,7 +182,11 @@ describe("malformed input", () => {
 
 describe("native gRPC", () => {
   it("gets a clear trailers-only refusal pointing to gRPC-Web or Connect", async () => {
-    const res = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/Invoke`, { method: "POST", headers: { "content-type": "application/grpc", te: "trailers", ...auth }, body: new Uint8Array([0, 0, 0, 0, 0]) });
+    const res = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/Invoke`, {
+      method: "POST",
+      headers: { "content-type": "application/grpc", te: "trailers", ...auth },
+      body: new Uint8Array([0, 0, 0, 0, 0]),
+    });
     expect(res.headers.get("grpc-status")).toBe(String(Code.Unimplemented));
     expect(decodeURIComponent(res.headers.get("grpc-message")!)).toContain("use gRPC-Web or Connect");
   });

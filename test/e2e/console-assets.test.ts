@@ -16,7 +16,9 @@ describe("the console's static assets", () => {
     expect(csp).toContain("connect-src 'self'");
     const html = await res.text();
     // Every file the page loads (a `data:` URL is inline: nothing is fetched for it).
-    const scripts = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]).filter((u) => !u.startsWith("data:"));
+    const scripts = [...html.matchAll(/(?:src|href)="([^"]+)"/g)]
+      .map((m) => m[1])
+      .filter((u) => !u.startsWith("data:"));
     expect(scripts.length).toBeGreaterThan(0);
     for (const src of scripts) {
       expect(src.startsWith("/console/")).toBe(true); // nothing from elsewhere
@@ -29,7 +31,9 @@ describe("the console's static assets", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/html");
     const html = await res.text();
-    const doc = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
+    const doc = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { summary: string }>>;
+    };
     expect(html).toContain(doc.paths["/v1/executions"].post.summary);
     expect(html).toContain('<section class="operation" id="createExecution">');
     expect(html).not.toContain("<script");
@@ -51,8 +55,14 @@ describe("the console's static assets", () => {
     expect((await fetch(`${baseUrl}/readyz`)).status).toBe(200);
     expect(await (await fetch(`${baseUrl}/v1/tools`, { headers: bearer(DEV_KEY) })).json()).toHaveProperty("tools");
     expect((await fetch(`${baseUrl}/v1/tools`)).status).toBe(401);
-    expect((await fetch(`${baseUrl}/metrics`, { headers: bearer(ADMIN_KEY) })).headers.get("content-type")).toContain("text/plain");
-    const connect = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/ListTools`, { method: "POST", headers: { ...bearer(DEV_KEY), "content-type": "application/json" }, body: "{}" });
+    expect((await fetch(`${baseUrl}/metrics`, { headers: bearer(ADMIN_KEY) })).headers.get("content-type")).toContain(
+      "text/plain",
+    );
+    const connect = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/ListTools`, {
+      method: "POST",
+      headers: { ...bearer(DEV_KEY), "content-type": "application/json" },
+      body: "{}",
+    });
     expect(connect.status).toBe(200);
     // A path that is neither an asset nor a route is the Worker's JSON 404, not a page.
     const missing = await fetch(`${baseUrl}/console-not-here`);

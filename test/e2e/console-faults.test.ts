@@ -13,7 +13,11 @@ import { tenant } from "./tenants.ts";
 let page: Page;
 tabPerTest((tab) => (page = tab));
 
-const newKey = async (tenant: string) => (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", channels: ["*"] })).body as { key: string; key_id: string };
+const newKey = async (tenant: string) =>
+  (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", channels: ["*"] })).body as {
+    key: string;
+    key_id: string;
+  };
 const alert = (page: Page) => page.getByRole("alert").first();
 
 describe("the web console when things go wrong", () => {
@@ -46,7 +50,9 @@ describe("the web console when things go wrong", () => {
     await dialog.waitFor({ state: "detached" });
     await page.getByRole("button", { name: "Run", exact: true }).click();
     await page.getByLabel("Result").locator("[data-status='succeeded']").waitFor();
-    expect(JSON.parse((await page.getByLabel("Result").getByLabel("Output").textContent()) ?? "")).toEqual({ value: 42 });
+    expect(JSON.parse((await page.getByLabel("Result").getByLabel("Output").textContent()) ?? "")).toEqual({
+      value: 42,
+    });
   });
 
   it("says when a call is refused with 429 and when to try again, and keeps the input", async () => {
@@ -56,7 +62,12 @@ describe("the web console when things go wrong", () => {
     const holding: string[] = [];
     try {
       for (let i = 0; i < 6; i++) {
-        const res = await call("POST", "/v1/executions", { tool: "demo.countdown", mode: "async", input: { from: 100, interval_ms: 100 } }, bearer(narrow.key));
+        const res = await call(
+          "POST",
+          "/v1/executions",
+          { tool: "demo.countdown", mode: "async", input: { from: 100, interval_ms: 100 } },
+          bearer(narrow.key),
+        );
         expect(res.status).toBe(202);
         holding.push(res.body.execution_id);
       }
@@ -67,7 +78,9 @@ describe("the web console when things go wrong", () => {
       await expect.poll(() => alert(page).textContent()).toContain("Too many calls right now (queue_full)");
       expect(await alert(page).textContent()).toMatch(/Wait and try again in \d+ s; nothing was run\./);
       expect(await page.getByLabel("Error envelope").textContent()).toContain('"code": "rate_limited"');
-      expect(JSON.parse(await page.getByLabel("Input as JSON").inputValue())).toMatchObject({ text: "keep these words" });
+      expect(JSON.parse(await page.getByLabel("Input as JSON").inputValue())).toMatchObject({
+        text: "keep these words",
+      });
       await screenshot(page, "rate-limited");
     } finally {
       for (const id of holding) await call("POST", `/v1/executions/${id}/cancel`, { grace_ms: 0 }, bearer(narrow.key));
@@ -75,7 +88,11 @@ describe("the web console when things go wrong", () => {
   });
 
   it("says when the live events dropped, and Reconnect resumes after the last event shown", async () => {
-    const started = await call("POST", "/v1/executions", { tool: "demo.countdown", mode: "async", input: { from: 5, interval_ms: 50 } });
+    const started = await call("POST", "/v1/executions", {
+      tool: "demo.countdown",
+      mode: "async",
+      input: { from: 5, interval_ms: 50 },
+    });
     await signIn(page, DEV_KEY);
     // Every connection to the event stream fails until the route is lifted.
     await page.route("**/v1/executions/*/stream", (route) => route.abort("connectionreset"));
@@ -96,7 +113,9 @@ describe("the web console when things go wrong", () => {
   it("falls back to the JSON editor for a schema the form cannot render, and never drops text that does not parse", async () => {
     await signIn(page, DEV_KEY);
     await page.goto(`${consoleUrl}#/tools/json.query`);
-    await expect.poll(() => page.getByRole("note").first().textContent()).toContain('cannot be shown as a form (field "document"');
+    await expect
+      .poll(() => page.getByRole("note").first().textContent())
+      .toContain('cannot be shown as a form (field "document"');
     const editor = page.getByLabel("Input as JSON");
     await editor.fill('{"document": {"a": [1, 2, {"b": "found"}]}, "path": "/a/2/b"');
     await expect.poll(() => page.locator("#raw-json-state").textContent()).toContain("Not valid JSON yet");

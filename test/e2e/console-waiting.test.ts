@@ -21,7 +21,12 @@ async function newKey(t: string, fields: Record<string, unknown> = {}): Promise<
   return res.body.key;
 }
 const start = async (key: string, body: Record<string, unknown>) => {
-  const res = await call("POST", "/v1/executions", { mode: "async", limits: { timeout_ms: 10_000 }, ...body }, bearer(key));
+  const res = await call(
+    "POST",
+    "/v1/executions",
+    { mode: "async", limits: { timeout_ms: 10_000 }, ...body },
+    bearer(key),
+  );
   expect(res.status).toBe(202);
   return res.body as { execution_id: string; status: string };
 };
@@ -39,7 +44,11 @@ async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: str
 }
 
 const shownStatus = (page: Page) => page.locator(".monitor [data-status]").first().getAttribute("data-status");
-const fact = (page: Page, term: string) => page.locator(".timings div", { has: page.locator("dt", { hasText: term }) }).locator("dd").textContent();
+const fact = (page: Page, term: string) =>
+  page
+    .locator(".timings div", { has: page.locator("dt", { hasText: term }) })
+    .locator("dd")
+    .textContent();
 
 async function openExecution(page: Page, key: string, id: string): Promise<void> {
   await signIn(page, key);
@@ -50,7 +59,10 @@ async function openExecution(page: Page, key: string, id: string): Promise<void>
 describe("the execution page while a call waits", () => {
   it("shows a queued call's place in its tenant's line, then follows it when it starts and ends", async () => {
     const key = await newKey(tenant("narrow")); // two at once
-    const holders = [await start(key, { tool: "lab.long", input: { ms: 9_000 } }), await start(key, { tool: "lab.long", input: { ms: 9_000 } })];
+    const holders = [
+      await start(key, { tool: "lab.long", input: { ms: 9_000 } }),
+      await start(key, { tool: "lab.long", input: { ms: 9_000 } }),
+    ];
     try {
       expect(holders.map((h) => h.status)).toEqual(["running", "running"]);
       const waiting = await start(key, { tool: "lab.long", input: { ms: 50 } });
@@ -70,15 +82,24 @@ describe("the execution page while a call waits", () => {
 
   it("shows a scheduled call's place at its provider's max_concurrency, then follows it when room is made", async () => {
     const key = await newKey(`gate-${crypto.randomUUID()}`);
-    expect((await asAdmin("PATCH", "/v1/admin/providers/lab", { max_concurrency: 1 })).body).toMatchObject({ name: "lab", max_concurrency: 1 });
+    expect((await asAdmin("PATCH", "/v1/admin/providers/lab", { max_concurrency: 1 })).body).toMatchObject({
+      name: "lab",
+      max_concurrency: 1,
+    });
     let busy: { execution_id: string } | undefined;
     try {
-      const dryRun = () => call("POST", "/v1/executions", { tool: "lab.gauge", mode: "dry_run", input: {} }, bearer(key)).then((r) => r.body);
+      const dryRun = () =>
+        call("POST", "/v1/executions", { tool: "lab.gauge", mode: "dry_run", input: {} }, bearer(key)).then(
+          (r) => r.body,
+        );
       await until(dryRun, (d) => d.ranking?.[0]?.max_concurrency === 1, "the new max_concurrency reaching this edge");
       busy = await start(key, { tool: "lab.gauge", input: { ms: 8_000 } });
       await until(dryRun, (d) => d.waits_for_capacity === true, "lab being full");
       const waiting = await start(key, { tool: "lab.gauge", input: { ms: 10 } });
-      expect((await call("GET", `/v1/executions/${waiting.execution_id}`, undefined, bearer(key))).body).toMatchObject({ status: "scheduled", position: 1 });
+      expect((await call("GET", `/v1/executions/${waiting.execution_id}`, undefined, bearer(key))).body).toMatchObject({
+        status: "scheduled",
+        position: 1,
+      });
       await openExecution(page, key, waiting.execution_id);
       await expect.poll(() => shownStatus(page)).toBe("scheduled");
       await expect.poll(() => fact(page, "Place in line")).toBe("1 (for room at its provider)");
@@ -87,7 +108,9 @@ describe("the execution page while a call waits", () => {
       await expect.poll(() => shownStatus(page), { timeout: 20_000 }).toBe("succeeded");
     } finally {
       if (busy) await cancel(key, busy.execution_id);
-      expect((await asAdmin("PATCH", "/v1/admin/providers/lab", { max_concurrency: null })).body.max_concurrency).toBeUndefined();
+      expect(
+        (await asAdmin("PATCH", "/v1/admin/providers/lab", { max_concurrency: null })).body.max_concurrency,
+      ).toBeUndefined();
     }
   });
 
@@ -112,7 +135,9 @@ describe("the execution page while a call waits", () => {
     await page.getByRole("heading", { name: "Approvals", level: 1 }).waitFor();
     const card = page.locator(`li[data-execution-id='${waiting.execution_id}']`);
     await card.waitFor();
-    expect(JSON.parse((await card.getByLabel(`Input of ${waiting.execution_id}`).textContent()) ?? "")).toEqual({ name });
+    expect(JSON.parse((await card.getByLabel(`Input of ${waiting.execution_id}`).textContent()) ?? "")).toEqual({
+      name,
+    });
     expect(await unlabeledControls(page)).toEqual([]);
     await screenshot(page, "approvals");
     await card.getByRole("link", { name: /^lab\.erase@/ }).click();
@@ -124,9 +149,15 @@ describe("the execution page while a call waits", () => {
     await decide.getByLabel("Reason (required to reject)").fill("checked in the console");
     await decide.getByRole("button", { name: /^Approve/ }).click();
     await expect.poll(() => shownStatus(page), { timeout: 20_000 }).toBe("succeeded");
-    await expect.poll(() => fact(page, "Approval")).toBe("approved by console-approver: checked in the console (rule: effect delete)");
+    await expect
+      .poll(() => fact(page, "Approval"))
+      .toBe("approved by console-approver: checked in the console (rule: effect delete)");
     const view = (await call("GET", `/v1/executions/${waiting.execution_id}`, undefined, bearer(caller))).body;
-    expect(view).toMatchObject({ status: "succeeded", output: { erased: name }, approval: { decision: { decision: "approved", approver: "console-approver", reason: "checked in the console" } } });
+    expect(view).toMatchObject({
+      status: "succeeded",
+      output: { erased: name },
+      approval: { decision: { decision: "approved", approver: "console-approver", reason: "checked in the console" } },
+    });
   });
 
   it("rejects a call from the approvals page with a reason; it ends failed and never runs", async () => {
@@ -140,11 +171,13 @@ describe("the execution page while a call waits", () => {
     await card.getByLabel("Reason (required to reject)").fill("not this one");
     await card.getByRole("button", { name: /^Reject/ }).click();
     await card.waitFor({ state: "detached" });
-    expect((await call("GET", `/v1/executions/${waiting.execution_id}`, undefined, bearer(caller))).body).toMatchObject({
-      status: "failed",
-      error: { code: "approval_rejected" },
-      approval: { decision: { decision: "rejected", approver: "console-approver", reason: "not this one" } },
-      execution: { started_ms: null },
-    });
+    expect((await call("GET", `/v1/executions/${waiting.execution_id}`, undefined, bearer(caller))).body).toMatchObject(
+      {
+        status: "failed",
+        error: { code: "approval_rejected" },
+        approval: { decision: { decision: "rejected", approver: "console-approver", reason: "not this one" } },
+        execution: { started_ms: null },
+      },
+    );
   });
 });

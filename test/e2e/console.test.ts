@@ -32,7 +32,7 @@ describe("the web console", () => {
     await page.getByRole("button", { name: "Run", exact: true }).click();
     const result = page.getByLabel("Result");
     await result.locator("[data-status='succeeded']").waitFor();
-    expect(JSON.parse(await result.getByLabel("Output").textContent() ?? "")).toEqual({ value: 98 });
+    expect(JSON.parse((await result.getByLabel("Output").textContent()) ?? "")).toEqual({ value: 98 });
     await expect.poll(() => result.getByText("Level 3: capability").count()).toBe(1);
     await screenshot(page, "try-it-result");
   });
@@ -92,9 +92,13 @@ describe("the web console", () => {
     // The chart counts every tenant's text.stats calls: this test's evidence is the difference
     // its own three calls make, read the way the page reads it (the same parser, from /metrics).
     const metrics = async () => (await fetch(`${baseUrl}/metrics`, { headers: bearer(ADMIN_KEY) })).text();
-    const total = async () => latencyHistogram(parseMetrics(await metrics()), "text.stats").reduce((n, b) => n + b.count, 0);
+    const total = async () =>
+      latencyHistogram(parseMetrics(await metrics()), "text.stats").reduce((n, b) => n + b.count, 0);
     const before = await total();
-    for (let i = 0; i < 3; i++) expect((await execute({ tool: "text.stats", input: { text: `chart ${i}` }, limits: { timeout_ms: 5000 } })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await execute({ tool: "text.stats", input: { text: `chart ${i}` }, limits: { timeout_ms: 5000 } })).status,
+      ).toBe(200);
     // Metrics follow the audit queue (about a second behind): wait for the three, by clock.
     await until(total, (n) => n >= before + 3, 30_000);
     await signIn(page, ADMIN_KEY);
@@ -128,13 +132,19 @@ describe("the web console", () => {
     await page.getByLabel("List the keys of tenant").fill(tenant);
     const rows = page.locator("section[aria-labelledby='keys-heading'] table.data tbody tr");
     await expect.poll(() => rows.count()).toBe(2);
-    const cells = async (agent: string) => (await rows.filter({ hasText: agent }).locator("td").allInnerTexts()).slice(0, 4);
+    const cells = async (agent: string) =>
+      (await rows.filter({ hasText: agent }).locator("td").allInnerTexts()).slice(0, 4);
     expect(await cells("plain")).toEqual([tenant, "plain", "agent", "none"]);
     expect((await rows.filter({ hasText: "plain" }).locator("td").allInnerTexts())[4]).toBe("none");
     expect(await cells("deciding")).toEqual([tenant, "deciding", "approver", "none"]);
     expect((await rows.filter({ hasText: "deciding" }).locator("td").allInnerTexts())[4]).toBe("std, lab");
     // What the console created is what the API holds.
-    const held = (await asAdmin("GET", `/v1/admin/keys?tenant=${tenant}`)).body.keys as { agent: string; channels: string[]; role: string; key_id: string }[];
+    const held = (await asAdmin("GET", `/v1/admin/keys?tenant=${tenant}`)).body.keys as {
+      agent: string;
+      channels: string[];
+      role: string;
+      key_id: string;
+    }[];
     expect(held.map((k) => [k.agent, k.role, k.channels]).sort()).toEqual([
       ["deciding", "approver", ["std", "lab"]],
       ["plain", "agent", []],

@@ -22,13 +22,19 @@ async function burst(input: Record<string, unknown>): Promise<Received[]> {
   return readSse(res);
 }
 
-const truncations = (events: Received[]) => events.filter((e) => e.type === "log" && e.payload.data?.truncated === true);
+const truncations = (events: Received[]) =>
+  events.filter((e) => e.type === "log" && e.payload.data?.truncated === true);
 
 describe("the event log's bounds", () => {
   it(`keeps at most ${MAX_LOG_BYTES} bytes of events, says once that the log is full, and counts what it dropped`, async () => {
     const pad = 60_000; // under the per-event bound: only the log's total is in the way
     const count = Math.ceil(MAX_LOG_BYTES / pad) + 10;
-    const started = await execute({ tool: "lab.burst", mode: "async", input: { count, pad }, limits: { timeout_ms: 120_000 } });
+    const started = await execute({
+      tool: "lab.burst",
+      mode: "async",
+      input: { count, pad },
+      limits: { timeout_ms: 120_000 },
+    });
     expect(started.status).toBe(202);
     const events = await collect(started.body.execution_id, { timeoutMs: 120_000 });
     const stdout = events.filter((e) => e.type === "stdout");
@@ -39,7 +45,10 @@ describe("the event log's bounds", () => {
     // One truncation notice, right after the last event kept; nothing of the tool's after it.
     expect(truncations(events)).toHaveLength(1);
     expect(events.map((e) => e.type).slice(1 + stdout.length)).toEqual(["log", "done"]);
-    expect(events.at(-1)!.payload.data).toMatchObject({ output: { emitted: count }, dropped_events: count - stdout.length });
+    expect(events.at(-1)!.payload.data).toMatchObject({
+      output: { emitted: count },
+      dropped_events: count - stdout.length,
+    });
   }, 180_000);
 
   it("streams a burst of large events whole to the caller that started it (no reader dropped for falling behind)", async () => {
@@ -54,14 +63,22 @@ describe("the event log's bounds", () => {
 
   it(`keeps at most ${MAX_EVENTS} events, says once that the log is full, and counts what it dropped`, async () => {
     const count = MAX_EVENTS + 50;
-    const started = await execute({ tool: "lab.burst", mode: "async", input: { count }, limits: { timeout_ms: 120_000 } });
+    const started = await execute({
+      tool: "lab.burst",
+      mode: "async",
+      input: { count },
+      limits: { timeout_ms: 120_000 },
+    });
     expect(started.status).toBe(202);
     const events = await collect(started.body.execution_id, { timeoutMs: 120_000 });
     const stdout = events.filter((e) => e.type === "stdout");
     expect(events.length - 2).toBeLessThanOrEqual(MAX_EVENTS); // all but the start and the terminal event
     expect(truncations(events)).toHaveLength(1);
     expect(events.map((e) => e.type).slice(1 + stdout.length)).toEqual(["log", "done"]);
-    expect(events.at(-1)!.payload.data).toMatchObject({ output: { emitted: count }, dropped_events: count - stdout.length });
+    expect(events.at(-1)!.payload.data).toMatchObject({
+      output: { emitted: count },
+      dropped_events: count - stdout.length,
+    });
     // The stored log is what a late subscriber replays: the same, with no gap.
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
   }, 180_000);
@@ -75,18 +92,39 @@ describe("the event log's bounds", () => {
 
 describe("output over max_output_bytes", () => {
   it("ends as resource_exceeded when the output is over the caller's limit", async () => {
-    const res = await execute({ tool: "lab.echo", input: { text: "x".repeat(300) }, limits: { timeout_ms: 20_000, max_output_bytes: 100 } });
+    const res = await execute({
+      tool: "lab.echo",
+      input: { text: "x".repeat(300) },
+      limits: { timeout_ms: 20_000, max_output_bytes: 100 },
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ status: "failed", error: { code: "resource_exceeded", retryable: false, details: { limit: 100 } } });
+    expect(res.body).toMatchObject({
+      status: "failed",
+      error: { code: "resource_exceeded", retryable: false, details: { limit: 100 } },
+    });
     expect(res.body.error.details.observed).toBeGreaterThan(100);
     expect(res.body.output).toBeUndefined();
   });
 
   it("ends as resource_exceeded when the output is over the tenant's maximum, whatever the caller asks", async () => {
     // The narrow family's tenants may receive 2,048 bytes of output (test/e2e/tenants.ts).
-    const key = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key;
-    const res = await call("POST", "/v1/executions", { tool: "lab.echo", input: { text: "x".repeat(3_000) }, limits: { timeout_ms: 10_000, max_output_bytes: 1_000_000 } }, bearer(key));
+    const key = (
+      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
+    ).body.key;
+    const res = await call(
+      "POST",
+      "/v1/executions",
+      {
+        tool: "lab.echo",
+        input: { text: "x".repeat(3_000) },
+        limits: { timeout_ms: 10_000, max_output_bytes: 1_000_000 },
+      },
+      bearer(key),
+    );
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ status: "failed", error: { code: "resource_exceeded", details: { limit: 2_048 } } });
+    expect(res.body).toMatchObject({
+      status: "failed",
+      error: { code: "resource_exceeded", details: { limit: 2_048 } },
+    });
   });
 });

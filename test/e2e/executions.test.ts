@@ -4,12 +4,26 @@ import { baseUrl, call, execute, ROOMY, sansIntent, sansLate } from "./http.ts";
 
 describe("POST /v1/executions against wrangler dev", () => {
   it("runs math.evaluate and returns succeeded with the value and a filled execution block", async () => {
-    const res = await execute<ExecutionView>({ tool: "math.evaluate", input: { expression: "2 * (3 + 4) ^ 2 - sqrt(16)" } });
+    const res = await execute<ExecutionView>({
+      tool: "math.evaluate",
+      input: { expression: "2 * (3 + 4) ^ 2 - sqrt(16)" },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ tool: "math.evaluate", version: "1.0.0", status: "succeeded", output: { value: 94 } });
+    expect(res.body).toMatchObject({
+      tool: "math.evaluate",
+      version: "1.0.0",
+      status: "succeeded",
+      output: { value: 94 },
+    });
     const block = res.body.execution;
-    expect(block).toMatchObject({ sandbox: "v8-isolate", worker: "std", timeout_ms: ROOMY.timeout_ms, resources: { cpu_ms: null, peak_memory_mb: null } });
-    for (const figure of [block.queued_ms, block.started_ms, block.duration_ms]) expect(figure).toBeGreaterThanOrEqual(0);
+    expect(block).toMatchObject({
+      sandbox: "v8-isolate",
+      worker: "std",
+      timeout_ms: ROOMY.timeout_ms,
+      resources: { cpu_ms: null, peak_memory_mb: null },
+    });
+    for (const figure of [block.queued_ms, block.started_ms, block.duration_ms])
+      expect(figure).toBeGreaterThanOrEqual(0);
     expect(block.started_ms!).toBeGreaterThanOrEqual(block.queued_ms!);
   });
 
@@ -69,11 +83,24 @@ describe("POST /v1/executions against wrangler dev", () => {
       expect(res.status).toBe(200);
     });
 
-    it("replaces null with defaults behind $ref, anyOf and oneOf (null → \"en\")", async () => {
-      const res = await execute({ tool: "lab.defaults", input: { text: "hi", lang: null, format: null, target: { kind: "file", path: "a.txt", lang: null } }, limits: ROOMY });
+    it('replaces null with defaults behind $ref, anyOf and oneOf (null → "en")', async () => {
+      const res = await execute({
+        tool: "lab.defaults",
+        input: { text: "hi", lang: null, format: null, target: { kind: "file", path: "a.txt", lang: null } },
+        limits: ROOMY,
+      });
       expect(res.status).toBe(200);
-      expect(res.body.output.received).toEqual({ text: "hi", lang: "en", format: "plain", target: { kind: "file", path: "a.txt", lang: "en" } });
-      const inline = await execute({ tool: "lab.defaults", input: { text: "hi", target: { kind: "inline", width: null } }, limits: ROOMY });
+      expect(res.body.output.received).toEqual({
+        text: "hi",
+        lang: "en",
+        format: "plain",
+        target: { kind: "file", path: "a.txt", lang: "en" },
+      });
+      const inline = await execute({
+        tool: "lab.defaults",
+        input: { text: "hi", target: { kind: "inline", width: null } },
+        limits: ROOMY,
+      });
       expect(inline.body.output.received).toEqual({ text: "hi", target: { kind: "inline", width: 80 } });
     });
 
@@ -95,7 +122,10 @@ describe("POST /v1/executions against wrangler dev", () => {
     it("answers invalid_output (502) when the provider returns the wrong shape", async () => {
       const res = await execute({ tool: "lab.bad_output", input: {} });
       expect(res.status).toBe(502);
-      expect(res.body).toMatchObject({ status: "failed", error: { code: "invalid_output", details: { violations: [{ path: "/value" }] } } });
+      expect(res.body).toMatchObject({
+        status: "failed",
+        error: { code: "invalid_output", details: { violations: [{ path: "/value" }] } },
+      });
     });
 
     it("answers provider_crashed (502) when the handler throws", async () => {
@@ -119,13 +149,18 @@ describe("POST /v1/executions against wrangler dev", () => {
     it("answers tool_error (422) when http.request refuses a loopback target", async () => {
       const res = await execute({ tool: "http.request", input: { url: `${baseUrl}/healthz` } });
       expect(res.status).toBe(422);
-      expect(res.body).toMatchObject({ status: "failed", error: { code: "tool_error", details: { reason: "loopback" } } });
+      expect(res.body).toMatchObject({
+        status: "failed",
+        error: { code: "tool_error", details: { reason: "loopback" } },
+      });
     });
   });
 
   it("serves 20 concurrent calls, each with its own result", async () => {
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => execute({ tool: "math.evaluate", input: { expression: `${i} * 3` }, limits: { timeout_ms: 10_000 } })),
+      Array.from({ length: 20 }, (_, i) =>
+        execute({ tool: "math.evaluate", input: { expression: `${i} * 3` }, limits: { timeout_ms: 10_000 } }),
+      ),
     );
     expect(results.map((r) => r.body.output?.value)).toEqual(Array.from({ length: 20 }, (_, i) => i * 3));
     expect(new Set(results.map((r) => r.body.execution_id)).size).toBe(20);

@@ -61,7 +61,11 @@ const faces: Record<string, (c: Case) => Promise<Said>> = {
     return body.execution_id ? fromView(body) : fromRefusal(body.error);
   },
   async "Workers RPC"(c) {
-    const q = new URLSearchParams({ tool: c.tool, input: JSON.stringify(c.input), options: JSON.stringify({ limits: ROOMY, ...c.options }) });
+    const q = new URLSearchParams({
+      tool: c.tool,
+      input: JSON.stringify(c.input),
+      options: JSON.stringify({ limits: ROOMY, ...c.options }),
+    });
     const r = (await (await fetch(`${callerUrl}/call?${q}`, { headers: CALLER_AUTH })).json()) as any;
     if (r.ok) return fromView(r.value);
     return r.execution ? fromView(r.execution) : fromRefusal(r.error);
@@ -69,7 +73,10 @@ const faces: Record<string, (c: Case) => Promise<Said>> = {
   async Connect(c) {
     const client = createClient(
       ToolRuntimeService,
-      createConnectTransport({ baseUrl, interceptors: [(next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req))] }),
+      createConnectTransport({
+        baseUrl,
+        interceptors: [(next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req))],
+      }),
     );
     try {
       const m = await client.invoke({
@@ -90,28 +97,63 @@ const faces: Record<string, (c: Case) => Promise<Said>> = {
       };
     } catch (err) {
       const e = err as ConnectError;
-      return { refused: true, code: e.metadata.get("trt-error-code") ?? undefined, retryable: e.metadata.get("trt-retryable") === "true" };
+      return {
+        refused: true,
+        code: e.metadata.get("trt-error-code") ?? undefined,
+        retryable: e.metadata.get("trt-retryable") === "true",
+      };
     }
   },
 };
 
 const cases: [string, Case, Partial<Said>][] = [
-  ["a success", { tool: "math.evaluate", input: { expression: "6 * 7" } }, { refused: false, status: "succeeded", output: { value: 42 } }],
-  ["a refusal: invalid input", { tool: "math.evaluate", input: { nope: 1 } }, { refused: true, code: "invalid_input", retryable: false }],
+  [
+    "a success",
+    { tool: "math.evaluate", input: { expression: "6 * 7" } },
+    { refused: false, status: "succeeded", output: { value: 42 } },
+  ],
+  [
+    "a refusal: invalid input",
+    { tool: "math.evaluate", input: { nope: 1 } },
+    { refused: true, code: "invalid_input", retryable: false },
+  ],
   ["a refusal: unknown tool", { tool: "no.such.tool", input: {} }, { refused: true, code: "tool_not_found" }],
-  ["a failure: invalid output", { tool: "lab.bad_output", input: {} }, { refused: false, status: "failed", code: "invalid_output" }],
-  ["a failure: a crash, with a reference and no internals", { tool: "lab.crash", input: {} }, { refused: false, status: "failed", code: "provider_crashed", crash_ref: true }],
+  [
+    "a failure: invalid output",
+    { tool: "lab.bad_output", input: {} },
+    { refused: false, status: "failed", code: "invalid_output" },
+  ],
+  [
+    "a failure: a crash, with a reference and no internals",
+    { tool: "lab.crash", input: {} },
+    { refused: false, status: "failed", code: "provider_crashed", crash_ref: true },
+  ],
   [
     "lenient coercion: null becomes the default behind $ref, anyOf and oneOf",
-    { tool: "lab.defaults", input: { text: "hi", lang: null, format: null, target: { kind: "inline", width: null }, note: null } },
-    { refused: false, status: "succeeded", output: { received: { text: "hi", lang: "en", format: "plain", target: { kind: "inline", width: 80 }, note: null } } },
+    {
+      tool: "lab.defaults",
+      input: { text: "hi", lang: null, format: null, target: { kind: "inline", width: null }, note: null },
+    },
+    {
+      refused: false,
+      status: "succeeded",
+      output: {
+        received: { text: "hi", lang: "en", format: "plain", target: { kind: "inline", width: 80 }, note: null },
+      },
+    },
   ],
-  ["a failure: the tool's own error code", { tool: "lab.reject", input: { code: "quota_exhausted" } }, { refused: false, status: "failed", code: "tool_error", tool_code: "quota_exhausted" }],
+  [
+    "a failure: the tool's own error code",
+    { tool: "lab.reject", input: { code: "quota_exhausted" } },
+    { refused: false, status: "failed", code: "tool_error", tool_code: "quota_exhausted" },
+  ],
 ];
 
 describe("every face says the same for the same call", () => {
   it.each(cases)("%s", async (_name, c, expected) => {
-    const answers = Object.fromEntries(await Promise.all(Object.entries(faces).map(async ([face, run]) => [face, await run(c)] as const)));
+    const answers = Object.fromEntries(
+      await Promise.all(Object.entries(faces).map(async ([face, run]) => [face, await run(c)] as const)),
+    );
     for (const [face, said] of Object.entries(answers)) expect({ face, ...said }).toMatchObject({ face, ...expected });
     // And exactly the same words from each face.
     const first = answers["REST JSON"];
@@ -121,7 +163,12 @@ describe("every face says the same for the same call", () => {
   it("a replay: a keyed duplicate returns the original execution on every face", async () => {
     const key = `faces-${crypto.randomUUID()}`;
     const c: Case = { tool: "math.evaluate", input: { expression: "2 + 2" }, options: { idempotency_key: key } };
-    const first = await call("POST", "/v1/executions", { tool: c.tool, input: c.input, limits: ROOMY, idempotency_key: key });
+    const first = await call("POST", "/v1/executions", {
+      tool: c.tool,
+      input: c.input,
+      limits: ROOMY,
+      idempotency_key: key,
+    });
     for (const [face, run] of Object.entries(faces)) {
       // The RPC caller is another tenant: its key names its own execution.
       if (face === "Workers RPC") continue;
@@ -132,7 +179,11 @@ describe("every face says the same for the same call", () => {
   it("a cancel: the same outcome and partial output whichever face cancels", async () => {
     const results: Record<string, any> = {};
     for (const face of ["REST", "Connect"]) {
-      const started = await call("POST", "/v1/executions", { tool: "lab.items", mode: "async", input: { count: 200, interval_ms: 20 } });
+      const started = await call("POST", "/v1/executions", {
+        tool: "lab.items",
+        mode: "async",
+        input: { count: 200, interval_ms: 20 },
+      });
       const id = started.body.execution_id;
       // Cancelled once a few items are out.
       await eventsUntil(id, (events) => events.filter((e) => e.type === "partial").length >= 3);
@@ -141,10 +192,19 @@ describe("every face says the same for the same call", () => {
       } else {
         const client = createClient(
           ToolRuntimeService,
-          createConnectTransport({ baseUrl, interceptors: [(next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req))] }),
+          createConnectTransport({
+            baseUrl,
+            interceptors: [
+              (next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req)),
+            ],
+          }),
         );
         const m = await client.cancel({ executionId: id });
-        results[face] = { status: m.status, error: { code: m.error?.code }, partial_output: toJson(ValueSchema, m.partialOutput!) };
+        results[face] = {
+          status: m.status,
+          error: { code: m.error?.code },
+          partial_output: toJson(ValueSchema, m.partialOutput!),
+        };
       }
     }
     for (const r of Object.values(results)) {

@@ -8,7 +8,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, bearer, call } from "./http.ts";
 import { tenant } from "./tenants.ts";
 
-const newKey = async (t: string) => (await asAdmin("POST", "/v1/admin/keys", { tenant: t, agent: "dev-agent", capabilities: ["network:*"], channels: ["*"] })).body.key as string;
+const newKey = async (t: string) =>
+  (
+    await asAdmin("POST", "/v1/admin/keys", {
+      tenant: t,
+      agent: "dev-agent",
+      capabilities: ["network:*"],
+      channels: ["*"],
+    })
+  ).body.key as string;
 const as = (key: string) => (body: unknown) => call("POST", "/v1/executions", body, bearer(key));
 
 async function offering(tool: string, provider: string) {
@@ -45,14 +53,40 @@ describe("fair breakers and liveness", () => {
 
     // A's own short budget: six calls time out, well inside the tool's latency class.
     const short = [];
-    for (let i = 0; i < 6; i++) short.push(await as(a)({ tool: "demo.countdown", mode: "async", input: { from: 10, interval_ms: 100 }, limits: { timeout_ms: 300 } }));
-    const ended = await settled(a, short.filter((r) => r.status === 202).map((r) => r.body.execution_id));
+    for (let i = 0; i < 6; i++)
+      short.push(
+        await as(a)({
+          tool: "demo.countdown",
+          mode: "async",
+          input: { from: 10, interval_ms: 100 },
+          limits: { timeout_ms: 300 },
+        }),
+      );
+    const ended = await settled(
+      a,
+      short.filter((r) => r.status === 202).map((r) => r.body.execution_id),
+    );
     expect(ended.length).toBeGreaterThan(0);
     // Each ran out of its own budget (or, on a busy machine, was shed before its provider was called).
-    for (const v of ended) expect([v.status, v.error?.code]).toEqual(v.error?.code === "overloaded" ? ["failed", "overloaded"] : ["timed_out", "timeout"]);
+    for (const v of ended)
+      expect([v.status, v.error?.code]).toEqual(
+        v.error?.code === "overloaded" ? ["failed", "overloaded"] : ["timed_out", "timeout"],
+      );
     // A's crashes of another tool, and A's overload (a narrow tenant asked for far more than its limit).
-    for (let i = 0; i < 5; i++) expect((await as(a)({ tool: "lab.crash", input: {}, limits: { timeout_ms: 5_000 } })).body.error.code).toBe("provider_crashed");
-    const flood = await Promise.all(Array.from({ length: 20 }, () => as(a)({ tool: "demo.countdown", mode: "async", input: { from: 3, interval_ms: 100 }, limits: { timeout_ms: 5_000 } })));
+    for (let i = 0; i < 5; i++)
+      expect((await as(a)({ tool: "lab.crash", input: {}, limits: { timeout_ms: 5_000 } })).body.error.code).toBe(
+        "provider_crashed",
+      );
+    const flood = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        as(a)({
+          tool: "demo.countdown",
+          mode: "async",
+          input: { from: 3, interval_ms: 100 },
+          limits: { timeout_ms: 5_000 },
+        }),
+      ),
+    );
     expect(flood.filter((r) => r.status === 429).length).toBeGreaterThan(0);
 
     // B sees the same healthy provider as before.
@@ -68,11 +102,18 @@ describe("fair breakers and liveness", () => {
     await asAdmin("DELETE", "/v1/admin/providers/lab/health");
     const key = await newKey(`trial-${crypto.randomUUID()}`);
     // Two crashes open lab.long's breaker (2 failures in 30 s, 2 s cooldown).
-    for (let i = 0; i < 2; i++) await as(key)({ tool: "lab.long", input: { crash: true }, limits: { timeout_ms: 10_000 } });
+    for (let i = 0; i < 2; i++)
+      await as(key)({ tool: "lab.long", input: { crash: true }, limits: { timeout_ms: 10_000 } });
     expect(await offering("lab.long", "lab")).toMatchObject({ breaker: "open" });
-    for (let i = 0; i < 50 && (await offering("lab.long", "lab")).breaker !== "half_open"; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (await offering("lab.long", "lab")).breaker !== "half_open"; i++)
+      await new Promise((r) => setTimeout(r, 100));
     // The trial: a 20-second run that says at once it has started.
-    const trial = await as(key)({ tool: "lab.long", mode: "async", input: { ms: 20_000 }, limits: { timeout_ms: 60_000 } });
+    const trial = await as(key)({
+      tool: "lab.long",
+      mode: "async",
+      input: { ms: 20_000 },
+      limits: { timeout_ms: 60_000 },
+    });
     expect(trial.status).toBe(202);
     // Long before it finishes, the breaker is closed and other calls are served.
     let served: any;
@@ -82,7 +123,9 @@ describe("fair breakers and liveness", () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(served.status).toBe(200);
-    expect((await call("GET", `/v1/executions/${trial.body.execution_id}`, undefined, bearer(key))).body.status).toBe("running");
+    expect((await call("GET", `/v1/executions/${trial.body.execution_id}`, undefined, bearer(key))).body.status).toBe(
+      "running",
+    );
     await call("POST", `/v1/executions/${trial.body.execution_id}/cancel`, {}, bearer(key));
   });
 });
@@ -104,10 +147,18 @@ describe("overload is shed, not timed out", () => {
         const body = (await res.json()) as any;
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status === 429 || res.status === 503) {
-          if (!body.error?.retryable || !/^\d+$/.test(res.headers.get("retry-after") ?? "")) problems.push(`${res.status} ${body.error?.code} (retryable ${body.error?.retryable}, Retry-After ${res.headers.get("retry-after")}) without a retryable error and Retry-After`);
+          if (!body.error?.retryable || !/^\d+$/.test(res.headers.get("retry-after") ?? ""))
+            problems.push(
+              `${res.status} ${body.error?.code} (retryable ${body.error?.retryable}, Retry-After ${res.headers.get("retry-after")}) without a retryable error and Retry-After`,
+            );
         } else if (res.status === 504) {
           // `timeout` means the provider ran past its budget: it was called, and ran.
-          if (body.error?.code !== "timeout" || !(body.attempts?.[0]?.duration_ms >= 0) || body.execution?.started_ms === null) problems.push(`504 without a provider run: ${JSON.stringify(body).slice(0, 200)}`);
+          if (
+            body.error?.code !== "timeout" ||
+            !(body.attempts?.[0]?.duration_ms >= 0) ||
+            body.execution?.started_ms === null
+          )
+            problems.push(`504 without a provider run: ${JSON.stringify(body).slice(0, 200)}`);
         } else if (res.status !== 200) {
           problems.push(`${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
         }

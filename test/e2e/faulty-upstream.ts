@@ -20,7 +20,8 @@ export const FAULTS = {
   moved: "redirects tools/call to /moved on its own origin, and answers correctly there",
   elsewhere: "redirects tools/call to another origin (the `elsewhere` URL given at start)",
   invalid_params: "answers tools/call with JSON-RPC error -32602 (invalid params)",
-  gated: "answers tools/call with HTTP 503 to a bearer token that starts with `refused-`, correctly to any other (or none)",
+  gated:
+    "answers tools/call with HTTP 503 to a bearer token that starts with `refused-`, correctly to any other (or none)",
 } as const;
 
 export interface FaultyUpstream {
@@ -48,26 +49,43 @@ interface State {
   descriptions: Map<string, string>;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, { calls, closed, elsewhere, descriptions }: State): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { calls, closed, elsewhere, descriptions }: State,
+): Promise<void> {
   if (req.method !== "POST") return answer(res, 405, "", "text/plain");
   let text = "";
   for await (const chunk of req) text += chunk;
   const message = JSON.parse(text) as { id?: string | number; method: string; params?: { name?: string } };
   if (message.id === undefined) return answer(res, 202, "", "text/plain");
-  const reply = (result: object) => answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, result: complete(result) }));
+  const reply = (result: object) =>
+    answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, result: complete(result) }));
   switch (message.method) {
     case "server/discover":
-      return reply({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "public", _meta: { "io.modelcontextprotocol/serverInfo": { name: "faulty-upstream", version: "1.0.0" } } });
+      return reply({
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} },
+        ttlMs: 0,
+        cacheScope: "public",
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "faulty-upstream", version: "1.0.0" } },
+      });
     case "tools/list":
       return reply({
         ttlMs: 0,
         cacheScope: "public",
-        tools: Object.entries(FAULTS).map(([name, description]) => ({ name, description: descriptions.get(name) ?? description, inputSchema: INPUT, outputSchema: OUTPUT })),
+        tools: Object.entries(FAULTS).map(([name, description]) => ({
+          name,
+          description: descriptions.get(name) ?? description,
+          inputSchema: INPUT,
+          outputSchema: OUTPUT,
+        })),
       });
     case "tools/call": {
       const name = message.params?.name ?? "";
       calls.set(name, (calls.get(name) ?? 0) + 1);
-      if (name === "moved" && req.url === "/moved") return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
+      if (name === "moved" && req.url === "/moved")
+        return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
       switch (name) {
         case "ok":
           return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
@@ -76,13 +94,25 @@ async function handle(req: IncomingMessage, res: ServerResponse, { calls, closed
         case "liar":
           return reply({ content: [{ type: "text", text: '{"count":"many"}' }], structuredContent: { count: "many" } });
         case "huge":
-          return reply({ content: [{ type: "text", text: "x".repeat(6 * 1024 * 1024) }], structuredContent: { count: 1 } });
+          return reply({
+            content: [{ type: "text", text: "x".repeat(6 * 1024 * 1024) }],
+            structuredContent: { count: 1 },
+          });
         case "http_500":
           return answer(res, 500, "internal error", "text/plain");
         case "invalid_params":
-          return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32602, message: "Invalid params: count must be positive" } }));
+          return answer(
+            res,
+            200,
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id: message.id,
+              error: { code: -32602, message: "Invalid params: count must be positive" },
+            }),
+          );
         case "gated":
-          if (/^Bearer refused-/.test(req.headers.authorization ?? "")) return answer(res, 503, "this token's account is suspended", "text/plain");
+          if (/^Bearer refused-/.test(req.headers.authorization ?? ""))
+            return answer(res, 503, "this token's account is suspended", "text/plain");
           return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
         case "moved":
           res.writeHead(307, { location: "/moved", "content-length": 0 });
@@ -100,10 +130,18 @@ async function handle(req: IncomingMessage, res: ServerResponse, { calls, closed
           return reply({ content: [{ type: "text", text: '{"count":1}' }], structuredContent: { count: 1 } });
         }
       }
-      return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32602, message: `Tool ${name} not found` } }));
+      return answer(
+        res,
+        200,
+        JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32602, message: `Tool ${name} not found` } }),
+      );
     }
   }
-  return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }));
+  return answer(
+    res,
+    200,
+    JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }),
+  );
 }
 
 /** `elsewhere`: the URL the `elsewhere` tool redirects to (another origin). */
@@ -147,7 +185,11 @@ export async function startLegacyUpstream(port: number): Promise<LegacyUpstream>
       if (req.method !== "POST") return answer(res, 405, "", "text/plain");
       let text = "";
       for await (const chunk of req) text += chunk;
-      const message = JSON.parse(text) as { id?: string | number; method: string; params?: { name?: string; requestId?: string | number } };
+      const message = JSON.parse(text) as {
+        id?: string | number;
+        method: string;
+        params?: { name?: string; requestId?: string | number };
+      };
       const reply = (result: object) => answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
       if (message.method === "notifications/cancelled") {
         const id = message.params?.requestId;
@@ -160,9 +202,21 @@ export async function startLegacyUpstream(port: number): Promise<LegacyUpstream>
       if (message.id === undefined) return answer(res, 202, "", "text/plain");
       switch (message.method) {
         case "initialize":
-          return reply({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "legacy-upstream", version: "1.0.0" } });
+          return reply({
+            protocolVersion: "2025-11-25",
+            capabilities: { tools: {} },
+            serverInfo: { name: "legacy-upstream", version: "1.0.0" },
+          });
         case "tools/list":
-          return reply({ tools: [{ name: "hold", description: "Holds the call until it is cancelled.", inputSchema: { type: "object", properties: {} } }] });
+          return reply({
+            tools: [
+              {
+                name: "hold",
+                description: "Holds the call until it is cancelled.",
+                inputSchema: { type: "object", properties: {} },
+              },
+            ],
+          });
         case "tools/call": {
           const id = message.id;
           await new Promise<void>((resolve) => {
@@ -171,10 +225,18 @@ export async function startLegacyUpstream(port: number): Promise<LegacyUpstream>
           });
           held.delete(id);
           if (res.writableEnded || res.destroyed) return;
-          return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32800, message: "Request cancelled" } }));
+          return answer(
+            res,
+            200,
+            JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32800, message: "Request cancelled" } }),
+          );
         }
       }
-      return answer(res, 200, JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }));
+      return answer(
+        res,
+        200,
+        JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } }),
+      );
     })().catch(() => answer(res, 400, "bad request", "text/plain"));
   });
   await new Promise<void>((resolve, reject) => {

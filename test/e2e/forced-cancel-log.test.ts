@@ -16,19 +16,27 @@ describe("a forced cancel in the stack's terminal", () => {
   it("is one line per execution saying it was forced, and no uncaught error once the abandoned handlers have ended", async () => {
     // A narrow tenant has two slots, and a slot is held until its provider's call has really
     // returned: when a third call is admitted, both abandoned handlers have ended.
-    const key = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key as string;
+    const key = (
+      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
+    ).body.key as string;
     const as = (method: string, path: string, body?: unknown) => call(method, path, body, bearer(key));
     const from = sizeOf();
 
     // lab.stall emits, then waits ignoring its signal, then emits a log event and returns.
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const started = await as("POST", "/v1/executions", { tool: "lab.stall", mode: "async", input: { ms: 5_000 }, limits: { timeout_ms: 10_000 } });
+      const started = await as("POST", "/v1/executions", {
+        tool: "lab.stall",
+        mode: "async",
+        input: { ms: 5_000 },
+        limits: { timeout_ms: 10_000 },
+      });
       expect(started.status).toBe(202);
       ids.push(started.body.execution_id);
     }
     for (const id of ids) {
-      for (let i = 0; i < 200 && (await as("GET", `/v1/executions/${id}`)).body.status !== "running"; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && (await as("GET", `/v1/executions/${id}`)).body.status !== "running"; i++)
+        await new Promise((r) => setTimeout(r, 50));
       const res = await as("POST", `/v1/executions/${id}/cancel`, { grace_ms: 200 });
       expect(res.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" } });
     }
@@ -40,7 +48,9 @@ describe("a forced cancel in the stack's terminal", () => {
     // Such a call is admitted again once the handlers (started together) have really returned.
     let admitted = false;
     for (let i = 0; i < 150 && !admitted; i++) {
-      admitted = (await as("POST", "/v1/executions", { tool: "lab.echo", input: {}, limits: { timeout_ms: 500 } })).status === 200;
+      admitted =
+        (await as("POST", "/v1/executions", { tool: "lab.echo", input: {}, limits: { timeout_ms: 500 } })).status ===
+        200;
       if (!admitted) await new Promise((r) => setTimeout(r, 100));
     }
     expect(admitted).toBe(true);
@@ -56,7 +66,8 @@ describe("a forced cancel in the stack's terminal", () => {
     // different files (MCP, console, fairness) and never with this file alone, so it cannot be
     // told apart from another file's abandoned request. Our own late handlers' errors (a write
     // after the end, a late answer) still count.
-    const others = /audit drill:|had hung and would never generate a response|Uncaught Error: Promise will never complete\.\s*$/;
+    const others =
+      /audit drill:|had hung and would never generate a response|Uncaught Error: Promise will never complete\.\s*$/;
     expect(log.filter((l) => /uncaught/i.test(l) && !others.test(l))).toEqual([]);
     for (const id of ids) expect(log.filter((l) => l.includes("cancel forced") && l.includes(id))).toHaveLength(1);
   }, 60_000);

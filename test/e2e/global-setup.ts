@@ -66,10 +66,20 @@ export default async function setup(project: TestProject) {
   const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid: "e2e-1", alg: "ES256", use: "sig" };
   // Its tokens are operators' when their `groups` claim holds "tool-runtime-operators" (never by `role`).
-  const jwtVars = [`JWT_JWKS:${JSON.stringify({ keys: [publicJwk] })}`, `JWT_ISSUER:${JWT_ISSUER}`, `JWT_AUDIENCE:${JWT_AUDIENCE}`, `JWT_OPERATOR_CLAIM:groups`, `JWT_OPERATOR_VALUES:${JWT_OPERATOR_GROUP}`];
+  const jwtVars = [
+    `JWT_JWKS:${JSON.stringify({ keys: [publicJwk] })}`,
+    `JWT_ISSUER:${JWT_ISSUER}`,
+    `JWT_AUDIENCE:${JWT_AUDIENCE}`,
+    `JWT_OPERATOR_CLAIM:groups`,
+    `JWT_OPERATOR_VALUES:${JWT_OPERATOR_GROUP}`,
+  ];
   // The runtime's own tenant limits, plus the test-only tenant families (test/e2e/tenants.ts).
   const { unstable_readConfig } = await import("wrangler");
-  const shipped = (unstable_readConfig({ config: join(root, "wrangler.jsonc") }).vars as { TENANT_LIMITS: { default: object; tenants?: object } }).TENANT_LIMITS;
+  const shipped = (
+    unstable_readConfig({ config: join(root, "wrangler.jsonc") }).vars as {
+      TENANT_LIMITS: { default: object; tenants?: object };
+    }
+  ).TENANT_LIMITS;
   const limitsVar = `TENANT_LIMITS:${JSON.stringify({ ...shipped, tenants: { ...(shipped.tenants ?? {}), ...TEST_TENANT_FAMILIES } })}`;
   // Test-only approval rules (docs/contract.md#approvals): nothing ships any.
   const approvalsVar = `APPROVALS:${JSON.stringify(TEST_APPROVALS)}`;
@@ -88,8 +98,24 @@ export default async function setup(project: TestProject) {
   const upstreamVar = `UPSTREAM_EGRESS_ALLOW:${upstreamPorts.map((p) => `127.0.0.1:${p}`).join(",")}`;
   const child = spawn(
     "npm",
-    ["run", "stack", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", state, ...[...jwtVars, limitsVar, upstreamVar, approvalsVar, bootstrapVar].flatMap((v) => ["--var", v])],
-    { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv } },
+    [
+      "run",
+      "stack",
+      "--",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      state,
+      ...[...jwtVars, limitsVar, upstreamVar, approvalsVar, bootstrapVar].flatMap((v) => ["--var", v]),
+    ],
+    {
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv },
+    },
   );
   let log = "";
   const logDir = mkdtempSync(join(tmpdir(), "tool-runtime-e2e-log-"));
@@ -139,12 +165,33 @@ export default async function setup(project: TestProject) {
   // runtime over a service binding through wrangler's local dev registry.
   const callerPort = await freePort();
   const callerInspector = await freePort();
-  const caller = spawn("npx", ["wrangler", "dev", "-c", "examples/caller/wrangler.jsonc", "--ip", "127.0.0.1", "--port", String(callerPort), "--inspector-port", String(callerInspector)], {
-    cwd: root,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_REGISTRY_PATH: registry },
-  });
+  const caller = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      "-c",
+      "examples/caller/wrangler.jsonc",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(callerPort),
+      "--inspector-port",
+      String(callerInspector),
+    ],
+    {
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        CI: "true",
+        WRANGLER_SEND_METRICS: "false",
+        CLOUDFLARE_CF_FETCH_ENABLED: "false",
+        WRANGLER_REGISTRY_PATH: registry,
+      },
+    },
+  );
   let callerLog = "";
   caller.stdout!.on("data", (d) => (callerLog += d));
   caller.stderr!.on("data", (d) => (callerLog += d));
@@ -159,12 +206,15 @@ export default async function setup(project: TestProject) {
     await stop();
   };
   const callerUrl = `http://127.0.0.1:${callerPort}`;
-  for (const deadline = Date.now() + READY_WITHIN_MS; ; ) {
+  for (const deadline = Date.now() + READY_WITHIN_MS; ;) {
     if (caller.exitCode !== null) {
       await stopAll();
       throw new Error(`the example caller exited early:\n${callerLog}`);
     }
-    const ok = await fetch(`${callerUrl}/tools`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${callerUrl}/tools`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       await stopAll();

@@ -27,7 +27,8 @@ beforeAll(async () => {
     const path = req.url ?? "/";
     seen.push({ method: req.method ?? "", path, body });
     const redirect = (location: string) => res.writeHead(302, { location }).end();
-    if (path.startsWith("/hello")) res.writeHead(200, { "content-type": "text/plain", "x-served-by": "e2e-loopback" }).end("hello from loopback");
+    if (path.startsWith("/hello"))
+      res.writeHead(200, { "content-type": "text/plain", "x-served-by": "e2e-loopback" }).end("hello from loopback");
     else if (path === "/echo") res.writeHead(201, { "content-type": "text/plain" }).end(`${req.method} ${body}`);
     else if (path === "/same-host-redirect") redirect("/hello?after=redirect");
     else if (path === "/cross-host-redirect") redirect("https://example.com/elsewhere");
@@ -56,7 +57,12 @@ describe("http.request through the egress allow-list", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: "succeeded",
-      output: { status_code: 200, body: "hello from loopback", truncated: false, headers: { "x-served-by": "e2e-loopback" } },
+      output: {
+        status_code: 200,
+        body: "hello from loopback",
+        truncated: false,
+        headers: { "x-served-by": "e2e-loopback" },
+      },
     });
     expect(hits(from, "/hello")).toHaveLength(1);
   });
@@ -97,15 +103,39 @@ describe("http.request through the egress allow-list", () => {
 
   it("still needs the caller's network capability for the host", async () => {
     const tenant = `egress-${crypto.randomUUID()}`;
-    const elsewhere = (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:api.example.com"], channels: ["*"] })).body.key;
+    const elsewhere = (
+      await asAdmin("POST", "/v1/admin/keys", {
+        tenant,
+        agent: "dev-agent",
+        capabilities: ["network:api.example.com"],
+        channels: ["*"],
+      })
+    ).body.key;
     const from = seen.length;
-    const denied = await call("POST", "/v1/executions", { tool: "http.request", input: { url: `${origin}/hello` } }, bearer(elsewhere));
+    const denied = await call(
+      "POST",
+      "/v1/executions",
+      { tool: "http.request", input: { url: `${origin}/hello` } },
+      bearer(elsewhere),
+    );
     expect(denied.status).toBe(403);
     expect(denied.body.error.details).toMatchObject({ level: 3, required: "network:127.0.0.1" });
     expect(hits(from, "/hello")).toHaveLength(0);
 
-    const granted = (await asAdmin("POST", "/v1/admin/keys", { tenant, agent: "dev-agent", capabilities: ["network:127.0.0.1"], channels: ["*"] })).body.key;
-    const allowed = await call("POST", "/v1/executions", { tool: "http.request", input: { url: `${origin}/hello` } }, bearer(granted));
+    const granted = (
+      await asAdmin("POST", "/v1/admin/keys", {
+        tenant,
+        agent: "dev-agent",
+        capabilities: ["network:127.0.0.1"],
+        channels: ["*"],
+      })
+    ).body.key;
+    const allowed = await call(
+      "POST",
+      "/v1/executions",
+      { tool: "http.request", input: { url: `${origin}/hello` } },
+      bearer(granted),
+    );
     expect(allowed.status).toBe(200);
     expect(hits(from, "/hello")).toHaveLength(1);
   });

@@ -17,7 +17,9 @@ export const devVars = Object.fromEntries(
 export const ADMIN_KEY: string = devVars.DEV_ADMIN_KEY;
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 /** The example caller's GET /call needs its CALLER_TOKEN (examples/caller/.dev.vars, which its wrangler dev reads). */
-export const CALLER_AUTH = bearer(/^CALLER_TOKEN=(.*)$/m.exec(readFileSync(new URL("../../examples/caller/.dev.vars", import.meta.url), "utf8"))![1]);
+export const CALLER_AUTH = bearer(
+  /^CALLER_TOKEN=(.*)$/m.exec(readFileSync(new URL("../../examples/caller/.dev.vars", import.meta.url), "utf8"))![1],
+);
 
 /**
  * This test file's own tenant and key (no two files share a tenant's buckets, slots,
@@ -56,7 +58,12 @@ export interface Answer<T = any> {
   body: T;
 }
 
-export async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
+export async function call<T = any>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer<T>> {
   const init: RequestInit = { method, headers: { ...bearer(DEV_KEY), ...headers } };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
@@ -72,7 +79,8 @@ export async function call<T = any>(method: string, path: string, body?: unknown
 export const execute = <T = any>(body: unknown) => call<T>("POST", "/v1/executions", roomy(body));
 
 /** The same, as the operator (admin role). */
-export const asAdmin = <T = any>(method: string, path: string, body?: unknown) => call<T>(method, path, body, bearer(ADMIN_KEY));
+export const asAdmin = <T = any>(method: string, path: string, body?: unknown) =>
+  call<T>(method, path, body, bearer(ADMIN_KEY));
 
 /**
  * An execution view without what lands after the call, so two reads may differ only there:

@@ -7,16 +7,30 @@ import { tenant } from "./tenants.ts";
 const unique = (what: string) => `${what}-${crypto.randomUUID()}`;
 
 async function rawPost(body: unknown, key = DEV_KEY): Promise<{ status: number; headers: Headers; text: string }> {
-  const res = await fetch(`${baseUrl}/v1/executions`, { method: "POST", headers: { "content-type": "application/json", ...bearer(key) }, body: JSON.stringify(body) });
+  const res = await fetch(`${baseUrl}/v1/executions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...bearer(key) },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
 describe("idempotency keys", () => {
   it("turns 200 concurrent identical requests into one execution and one dispatch", async () => {
     const counter = unique("count");
-    const body = { tool: "lab.flaky", input: { key: counter, delay_ms: 300 }, idempotency_key: unique("key"), limits: { timeout_ms: 30_000 } };
+    const body = {
+      tool: "lab.flaky",
+      input: { key: counter, delay_ms: 300 },
+      idempotency_key: unique("key"),
+      limits: { timeout_ms: 30_000 },
+    };
     // Every keyed request takes a token of its tenant's rate, a duplicate too: a tenant with room for 200.
-    const minted = await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("roomy"), agent: "dev-agent", channels: ["*"], capabilities: ["network:*"] });
+    const minted = await asAdmin("POST", "/v1/admin/keys", {
+      tenant: tenant("roomy"),
+      agent: "dev-agent",
+      channels: ["*"],
+      capabilities: ["network:*"],
+    });
     expect(minted.status).toBe(201);
     const answers = await Promise.all(Array.from({ length: 200 }, () => rawPost(body, minted.body.key)));
     expect(answers.filter((a) => a.status >= 500)).toEqual([]);
@@ -49,15 +63,25 @@ describe("idempotency keys", () => {
     const first = await execute({ tool: "math.evaluate", input: { expression: "2+2" }, idempotency_key: key });
     const other = await execute({ tool: "math.evaluate", input: { expression: "3+3" }, idempotency_key: key });
     expect(other.status).toBe(409);
-    expect(other.body.error).toMatchObject({ code: "idempotency_conflict", details: { execution_id: first.body.execution_id } });
+    expect(other.body.error).toMatchObject({
+      code: "idempotency_conflict",
+      details: { execution_id: first.body.execution_id },
+    });
     expect((await call("GET", `/v1/executions/${first.body.execution_id}`)).body.output).toEqual({ value: 4 });
   });
 
   it("gives the same key from another tenant its own execution", async () => {
     const key = unique("key");
-    const other = (await asAdmin("POST", "/v1/admin/keys", { tenant: unique("other"), agent: "dev-agent", channels: ["*"] })).body.key;
+    const other = (
+      await asAdmin("POST", "/v1/admin/keys", { tenant: unique("other"), agent: "dev-agent", channels: ["*"] })
+    ).body.key;
     const mine = await execute({ tool: "math.evaluate", input: { expression: "5" }, idempotency_key: key });
-    const theirs = await call("POST", "/v1/executions", { tool: "math.evaluate", input: { expression: "5" }, idempotency_key: key, limits: ROOMY }, bearer(other));
+    const theirs = await call(
+      "POST",
+      "/v1/executions",
+      { tool: "math.evaluate", input: { expression: "5" }, idempotency_key: key, limits: ROOMY },
+      bearer(other),
+    );
     expect(theirs.status).toBe(200);
     expect(theirs.headers.get("idempotent-replayed")).toBeNull();
     expect(theirs.body.execution_id).not.toBe(mine.body.execution_id);
@@ -66,7 +90,13 @@ describe("idempotency keys", () => {
   it("attaches a duplicate to a running execution, and replays its event log as a stream", async () => {
     const key = unique("key");
     // The same limits on every send, raw fetch included: a key names one request.
-    const body = { tool: "demo.countdown", mode: "async", input: { from: 3, interval_ms: 100 }, idempotency_key: key, limits: ROOMY };
+    const body = {
+      tool: "demo.countdown",
+      mode: "async",
+      input: { from: 3, interval_ms: 100 },
+      idempotency_key: key,
+      limits: ROOMY,
+    };
     const started = await execute(body);
     const duplicate = await execute(body);
     expect([started.status, duplicate.status]).toEqual([202, 202]);
@@ -94,7 +124,9 @@ describe("idempotency keys", () => {
 
   it("lets the key start a new execution, under a new id, once its TTL has passed", async () => {
     // A tenant of the "narrow" family keeps keys for 2 s (test/e2e/tenants.ts).
-    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key;
+    const narrow = (
+      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
+    ).body.key;
     const counter = unique("count");
     const body = { tool: "lab.flaky", input: { key: counter }, idempotency_key: unique("key"), limits: ROOMY };
     const first = await call("POST", "/v1/executions", body, bearer(narrow));
@@ -107,20 +139,38 @@ describe("idempotency keys", () => {
     expect(fresh.body.output).toEqual({ calls: 2 });
     // The key now names the new execution; the old id still answers with its own result.
     const again = await call("POST", "/v1/executions", body, bearer(narrow));
-    expect([again.headers.get("idempotent-replayed"), again.body.execution_id]).toEqual(["true", fresh.body.execution_id]);
-    expect((await call("GET", `/v1/executions/${first.body.execution_id}`, undefined, bearer(narrow))).body.output).toEqual({ calls: 1 });
+    expect([again.headers.get("idempotent-replayed"), again.body.execution_id]).toEqual([
+      "true",
+      fresh.body.execution_id,
+    ]);
+    expect(
+      (await call("GET", `/v1/executions/${first.body.execution_id}`, undefined, bearer(narrow))).body.output,
+    ).toEqual({ calls: 1 });
   });
 
   it("replays the original answer after the provider's breaker has opened", async () => {
     // lab.route on lab-twin alone (named), then lab-twin's breaker opened by crashing calls
     // (its own breaker: 3 failures; routing.test.ts does the same), then the same keyed request.
-    const body = { tool: "lab.route", provider: "lab-twin", input: {}, idempotency_key: unique("key"), limits: { timeout_ms: 20_000 } };
+    const body = {
+      tool: "lab.route",
+      provider: "lab-twin",
+      input: {},
+      idempotency_key: unique("key"),
+      limits: { timeout_ms: 20_000 },
+    };
     try {
       const first = await rawPost(body);
       expect(first.status).toBe(200);
       expect(JSON.parse(first.text).output).toEqual({ served_by: "lab-twin" });
-      await execute({ tool: "lab.route", provider: "lab-twin", input: { crash: true }, limits: { timeout_ms: 20_000 } });
-      const offering = (await call("GET", "/v1/tools/lab.route")).body.versions[0].providers.find((p: { provider: string }) => p.provider === "lab-twin");
+      await execute({
+        tool: "lab.route",
+        provider: "lab-twin",
+        input: { crash: true },
+        limits: { timeout_ms: 20_000 },
+      });
+      const offering = (await call("GET", "/v1/tools/lab.route")).body.versions[0].providers.find(
+        (p: { provider: string }) => p.provider === "lab-twin",
+      );
       expect(offering.breaker).toBe("open");
       // Unkeyed, the same request is refused now: the only provider it names is circuit-broken.
       const { idempotency_key: _, ...unkeyed } = body;
@@ -151,10 +201,21 @@ async function afterTtl(send: () => Promise<Answer>, withinMs = 15_000): Promise
 
 describe("a key reused after its TTL", () => {
   it("starts clean: a new execution under a new id, with nothing of the cancelled first one", async () => {
-    const narrow = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key;
-    const body = { tool: "lab.stall", mode: "async", input: { ms: 300 }, idempotency_key: unique("key"), limits: { timeout_ms: 10_000 } };
+    const narrow = (
+      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
+    ).body.key;
+    const body = {
+      tool: "lab.stall",
+      mode: "async",
+      input: { ms: 300 },
+      idempotency_key: unique("key"),
+      limits: { timeout_ms: 10_000 },
+    };
     const first = await call("POST", "/v1/executions", body, bearer(narrow));
-    expect((await call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 }, bearer(narrow))).body.status).toBe("cancelled");
+    expect(
+      (await call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 }, bearer(narrow))).body
+        .status,
+    ).toBe("cancelled");
     const second = await afterTtl(() => call("POST", "/v1/executions", body, bearer(narrow)));
     expect(second.status).toBe(202);
     expect(second.body.execution_id).not.toBe(first.body.execution_id);
@@ -166,24 +227,40 @@ describe("a key reused after its TTL", () => {
     }
     expect(view).toMatchObject({ status: "succeeded", output: { waited_ms: 300 } });
     expect(view.cancellation).toBeUndefined();
-    expect((await call("GET", `/v1/executions/${first.body.execution_id}`, undefined, bearer(narrow))).body).toMatchObject({ status: "cancelled" });
+    expect(
+      (await call("GET", `/v1/executions/${first.body.execution_id}`, undefined, bearer(narrow))).body,
+    ).toMatchObject({ status: "cancelled" });
   });
 });
 
 describe("the retry engine", () => {
   it("retries an idempotent tool that fails twice and ends succeeded with three attempts", async () => {
-    const res = await execute({ tool: "lab.flaky", input: { key: unique("flaky"), fail_times: 2 }, limits: { timeout_ms: 20_000 } });
+    const res = await execute({
+      tool: "lab.flaky",
+      input: { key: unique("flaky"), fail_times: 2 },
+      limits: { timeout_ms: 20_000 },
+    });
     expect(res.status).toBe(200);
     expect(res.body.output).toEqual({ calls: 3 });
-    expect(res.body.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(["provider_crashed", "provider_crashed", "succeeded"]);
-    for (const a of res.body.attempts) expect(a).toMatchObject({ provider: "lab", started_ms: expect.any(Number), duration_ms: expect.any(Number) });
+    expect(res.body.attempts.map((a: { outcome: string }) => a.outcome)).toEqual([
+      "provider_crashed",
+      "provider_crashed",
+      "succeeded",
+    ]);
+    for (const a of res.body.attempts)
+      expect(a).toMatchObject({ provider: "lab", started_ms: expect.any(Number), duration_ms: expect.any(Number) });
   });
 
   it("shows each retry in the stream as a log event", async () => {
     const res = await fetch(`${baseUrl}/v1/executions`, {
       method: "POST",
       headers: { "content-type": "application/json", ...bearer(DEV_KEY) },
-      body: JSON.stringify({ tool: "lab.flaky", stream: true, input: { key: unique("flaky"), fail_times: 1 }, limits: { timeout_ms: 20_000 } }),
+      body: JSON.stringify({
+        tool: "lab.flaky",
+        stream: true,
+        input: { key: unique("flaky"), fail_times: 1 },
+        limits: { timeout_ms: 20_000 },
+      }),
     });
     const events = await readSse(res);
     const logs = events.filter((e) => e.type === "log");
@@ -201,7 +278,11 @@ describe("the retry engine", () => {
   it("stops retrying when the caller's budget runs out, before max_attempts", async () => {
     // Each attempt takes 3 s then fails; the budget is 4.5 s: the second attempt gets what is
     // left after the first and its backoff, runs out, and no third one starts (max_attempts 3).
-    const res = await execute({ tool: "lab.flaky", input: { key: unique("flaky"), fail_times: 10, delay_ms: 3_000 }, limits: { timeout_ms: 4_500 } });
+    const res = await execute({
+      tool: "lab.flaky",
+      input: { key: unique("flaky"), fail_times: 10, delay_ms: 3_000 },
+      limits: { timeout_ms: 4_500 },
+    });
     expect(res.body.status).toBe("timed_out");
     expect(res.body.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(["provider_crashed", "timeout"]);
   });

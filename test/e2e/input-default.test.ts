@@ -20,7 +20,11 @@ describe("input left out", () => {
     expect([ran.status, ran.body.status, ran.body.output]).toEqual([200, "succeeded", {}]);
     const refused = await call("POST", "/v1/executions", { tool: NEEDS_FIELDS, limits: ROOMY });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: "invalid_input", message: expect.stringMatching(/^input /), details: { violations: [expect.objectContaining({ path: "/expression" })] } });
+    expect(refused.body.error).toMatchObject({
+      code: "invalid_input",
+      message: expect.stringMatching(/^input /),
+      details: { violations: [expect.objectContaining({ path: "/expression" })] },
+    });
     // An async and a dry run take it the same way.
     const dry = await call("POST", "/v1/executions", { tool: TAKES_EMPTY, mode: "dry_run" });
     expect([dry.status, dry.body.schema]).toEqual([200, { valid: true, violations: [] }]);
@@ -28,7 +32,11 @@ describe("input left out", () => {
 
   it("REST MessagePack: the same", async () => {
     const send = async (body: unknown) => {
-      const res = await fetch(`${baseUrl}/v1/executions`, { method: "POST", headers: { "content-type": "application/msgpack", accept: "application/msgpack", ...bearer(DEV_KEY) }, body: encode(body) });
+      const res = await fetch(`${baseUrl}/v1/executions`, {
+        method: "POST",
+        headers: { "content-type": "application/msgpack", accept: "application/msgpack", ...bearer(DEV_KEY) },
+        body: encode(body),
+      });
       return { status: res.status, body: decode(new Uint8Array(await res.arrayBuffer())) as any };
     };
     const ran = await send({ tool: TAKES_EMPTY, limits: ROOMY });
@@ -40,7 +48,11 @@ describe("input left out", () => {
 
   it("Connect: an Invoke without input is the same call", async () => {
     const invoke = async (body: unknown) => {
-      const res = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/Invoke`, { method: "POST", headers: { "content-type": "application/json", ...bearer(DEV_KEY) }, body: JSON.stringify(body) });
+      const res = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/Invoke`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...bearer(DEV_KEY) },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, headers: res.headers, body: (await res.json()) as any };
     };
     const ran = await invoke({ tool: TAKES_EMPTY, limits: { timeoutMs: 20_000 } });
@@ -57,7 +69,10 @@ describe("input left out", () => {
     };
     expect(await viaRpc(TAKES_EMPTY)).toMatchObject({ ok: true, value: { status: "succeeded", output: {} } });
     const refused = await viaRpc(NEEDS_FIELDS);
-    expect(refused).toMatchObject({ ok: false, error: { code: "invalid_input", message: expect.stringMatching(/^input /) } });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input", message: expect.stringMatching(/^input /) },
+    });
   });
 
   it("MCP: tools/call without arguments is the same call", async () => {
@@ -65,16 +80,33 @@ describe("input left out", () => {
     expect(ran.body.result).toMatchObject({ structuredContent: {} });
     expect(ran.body.result.isError).toBeUndefined();
     const refused = await modern("tools/call", { name: NEEDS_FIELDS, _meta: { "io.tool-runtime/limits": ROOMY } });
-    expect(refused.body.error).toMatchObject({ code: -32602, data: { error: { code: "invalid_input", message: expect.stringMatching(/^input /) } } });
+    expect(refused.body.error).toMatchObject({
+      code: -32602,
+      data: { error: { code: "invalid_input", message: expect.stringMatching(/^input /) } },
+    });
   });
 
   it("treats a keyed call without input and one with {} as the same request: a replay, not a conflict", async () => {
     const idempotency_key = `input-default-${crypto.randomUUID()}`;
     const first = await call("POST", "/v1/executions", { tool: TAKES_EMPTY, idempotency_key, limits: ROOMY });
     expect(first.status).toBe(200);
-    const again = await call("POST", "/v1/executions", { tool: TAKES_EMPTY, input: {}, idempotency_key, limits: ROOMY });
-    expect([again.status, again.headers.get("idempotent-replayed"), again.body.execution_id]).toEqual([200, "true", first.body.execution_id]);
-    const other = await call("POST", "/v1/executions", { tool: TAKES_EMPTY, input: { a: 1 }, idempotency_key, limits: ROOMY });
+    const again = await call("POST", "/v1/executions", {
+      tool: TAKES_EMPTY,
+      input: {},
+      idempotency_key,
+      limits: ROOMY,
+    });
+    expect([again.status, again.headers.get("idempotent-replayed"), again.body.execution_id]).toEqual([
+      200,
+      "true",
+      first.body.execution_id,
+    ]);
+    const other = await call("POST", "/v1/executions", {
+      tool: TAKES_EMPTY,
+      input: { a: 1 },
+      idempotency_key,
+      limits: ROOMY,
+    });
     expect([other.status, other.body.error?.code]).toEqual([409, "idempotency_conflict"]);
   });
 });

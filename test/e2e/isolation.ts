@@ -29,6 +29,7 @@ afterAll(async () => {
     const [tool, version] = key.split("@");
     await asAdmin("DELETE", `/v1/admin/tools/${tool}/versions/${version}/deprecation`);
   }
-  for (const name of Object.keys(baseline.providers)) expect((await asAdmin("DELETE", `/v1/admin/providers/${name}/health`)).status).toBe(200);
+  for (const name of Object.keys(baseline.providers))
+    expect((await asAdmin("DELETE", `/v1/admin/providers/${name}/health`)).status).toBe(200);
   expect(leaks, "this file left the shared registry changed (restored now)").toEqual([]);
 });

@@ -20,16 +20,23 @@ const FIFTY_MB = 50 * 1000 * 1000;
  * every Worker reads an unread body to its end before the answer goes out, so here the whole
  * body is always taken — by wrangler, not by the runtime.
  */
-function upload(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function upload(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const chunk = Buffer.alloc(256 * 1024, 0x20);
     let sent = 0;
-    const req = httpRequest(`${baseUrl}${path}`, { method: "POST", headers: { ...headers, "content-length": String(FIFTY_MB) } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (body += d));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = httpRequest(
+      `${baseUrl}${path}`,
+      { method: "POST", headers: { ...headers, "content-length": String(FIFTY_MB) } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on("error", reject);
     const pump = () => {
       while (sent < FIFTY_MB) {
@@ -48,7 +55,10 @@ describe("a 50 MB body", () => {
     const rest = await upload("/v1/executions", { "content-type": "application/json" });
     expect(rest.status).toBe(401);
     expect(JSON.parse(rest.body).error.code).toBe("unauthenticated");
-    const connect = await upload("/tool_runtime.v1.ToolRuntimeService/Invoke", { "content-type": "application/json", "connect-protocol-version": "1" });
+    const connect = await upload("/tool_runtime.v1.ToolRuntimeService/Invoke", {
+      "content-type": "application/json",
+      "connect-protocol-version": "1",
+    });
     expect(connect.status).toBe(401);
     expect(JSON.parse(connect.body)).toMatchObject({ code: "unauthenticated" });
     expect(connect.headers["trt-error-code"]).toBe("unauthenticated");
@@ -57,8 +67,15 @@ describe("a 50 MB body", () => {
   it("with a credential is refused by its declared length on REST and on Connect", async () => {
     const rest = await upload("/v1/executions", { "content-type": "application/json", ...bearer(DEV_KEY) });
     expect(rest.status).toBe(413);
-    expect(JSON.parse(rest.body).error).toMatchObject({ code: "payload_too_large", details: { max_bytes: 1_048_576, actual_bytes: FIFTY_MB } });
-    const connect = await upload("/tool_runtime.v1.ToolRuntimeService/Invoke", { "content-type": "application/json", "connect-protocol-version": "1", ...bearer(DEV_KEY) });
+    expect(JSON.parse(rest.body).error).toMatchObject({
+      code: "payload_too_large",
+      details: { max_bytes: 1_048_576, actual_bytes: FIFTY_MB },
+    });
+    const connect = await upload("/tool_runtime.v1.ToolRuntimeService/Invoke", {
+      "content-type": "application/json",
+      "connect-protocol-version": "1",
+      ...bearer(DEV_KEY),
+    });
     expect(connect.headers["trt-error-code"]).toBe("payload_too_large");
     expect(JSON.parse(connect.body)).toMatchObject({ code: "resource_exhausted" });
   });
@@ -71,14 +88,24 @@ describe("context has bounds of its own, on every face", () => {
     const body = { tool: "math.evaluate", input: { expression: "1 + 1" }, context: { correlation_id: long } };
     const json = await execute(body);
     expect(json.status).toBe(400);
-    expect(json.body.error).toMatchObject({ code: "invalid_request", details: { field: "context.correlation_id", max_length: 1024 } });
-    const mp = await fetch(`${baseUrl}/v1/executions`, { method: "POST", headers: { "content-type": "application/msgpack", ...bearer(DEV_KEY) }, body: encode(body) as BodyInit });
+    expect(json.body.error).toMatchObject({
+      code: "invalid_request",
+      details: { field: "context.correlation_id", max_length: 1024 },
+    });
+    const mp = await fetch(`${baseUrl}/v1/executions`, {
+      method: "POST",
+      headers: { "content-type": "application/msgpack", ...bearer(DEV_KEY) },
+      body: encode(body) as BodyInit,
+    });
     expect(mp.status).toBe(400);
     expect(((await mp.json()) as any).error.details.field).toBe("context.correlation_id");
   });
 
   it("refuses it over Connect and Workers RPC with the same code", async () => {
-    const transport = createConnectTransport({ baseUrl, interceptors: [(next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req))] });
+    const transport = createConnectTransport({
+      baseUrl,
+      interceptors: [(next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req))],
+    });
     const err = await createClient(ToolRuntimeService, transport)
       .invoke({ tool: "math.evaluate", context: { correlation_id: long } })
       .catch((e: unknown) => e);
@@ -87,8 +114,16 @@ describe("context has bounds of its own, on every face", () => {
     expect((err as ConnectError).metadata.get("trt-error-code")).toBe("invalid_request");
     // Through the example caller Worker's service binding (its URL carries the options, so a shorter string).
     const options = JSON.stringify({ context: { correlation_id: "c".repeat(2_000) } });
-    const rpc = (await (await fetch(`${inject("callerUrl")}/call?tool=math.evaluate&input=${encodeURIComponent('{"expression":"1"}')}&options=${encodeURIComponent(options)}`, { headers: CALLER_AUTH })).json()) as any;
-    expect(rpc).toMatchObject({ ok: false, error: { code: "invalid_request", details: { field: "context.correlation_id" } } });
+    const rpc = (await (
+      await fetch(
+        `${inject("callerUrl")}/call?tool=math.evaluate&input=${encodeURIComponent('{"expression":"1"}')}&options=${encodeURIComponent(options)}`,
+        { headers: CALLER_AUTH },
+      )
+    ).json()) as any;
+    expect(rpc).toMatchObject({
+      ok: false,
+      error: { code: "invalid_request", details: { field: "context.correlation_id" } },
+    });
   });
 });
 
@@ -96,9 +131,26 @@ describe("MessagePack bombs", () => {
   it("answer 400 invalid_request, never a 500", async () => {
     const deep = new Uint8Array(512 * 1024).fill(0x91);
     deep[deep.length - 1] = 0xc0;
-    const huge = Uint8Array.from([0x82, 0xa4, ...new TextEncoder().encode("tool"), 0xa1, 0x74, 0xa5, ...new TextEncoder().encode("input"), 0xdd, 0xff, 0xff, 0xff, 0xff]);
+    const huge = Uint8Array.from([
+      0x82,
+      0xa4,
+      ...new TextEncoder().encode("tool"),
+      0xa1,
+      0x74,
+      0xa5,
+      ...new TextEncoder().encode("input"),
+      0xdd,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+    ]);
     for (const body of [deep, huge]) {
-      const res = await fetch(`${baseUrl}/v1/executions`, { method: "POST", headers: { "content-type": "application/msgpack", ...bearer(DEV_KEY) }, body: body as BodyInit });
+      const res = await fetch(`${baseUrl}/v1/executions`, {
+        method: "POST",
+        headers: { "content-type": "application/msgpack", ...bearer(DEV_KEY) },
+        body: body as BodyInit,
+      });
       expect(res.status).toBe(400);
       expect(((await res.json()) as any).error.code).toBe("invalid_request");
     }
@@ -120,7 +172,10 @@ describe("a known path with a method it does not answer", () => {
   });
 
   it("answers in the caller's format, and an unknown path stays 404", async () => {
-    const res = await fetch(`${baseUrl}/v1/tools`, { method: "PATCH", headers: { accept: "application/msgpack", ...bearer(DEV_KEY) } });
+    const res = await fetch(`${baseUrl}/v1/tools`, {
+      method: "PATCH",
+      headers: { accept: "application/msgpack", ...bearer(DEV_KEY) },
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get("content-type")).toBe("application/msgpack");
     expect((await call("DELETE", "/v1/nowhere")).status).toBe(404);
@@ -137,8 +192,19 @@ describe("health", () => {
   it("gives the details to operators only", async () => {
     const report = await asAdmin("GET", "/v1/admin/readiness");
     expect(report.status).toBe(200);
-    expect(report.body).toMatchObject({ status: "ready", problems: [], tools: expect.any(Number), audit_db: { ready: true } });
-    expect(report.body.providers.map((p: { name: string }) => p.name)).toEqual(["std", "community", "lab", "lab-twin", "lab-broken"]);
+    expect(report.body).toMatchObject({
+      status: "ready",
+      problems: [],
+      tools: expect.any(Number),
+      audit_db: { ready: true },
+    });
+    expect(report.body.providers.map((p: { name: string }) => p.name)).toEqual([
+      "std",
+      "community",
+      "lab",
+      "lab-twin",
+      "lab-broken",
+    ]);
     expect((await call("GET", "/v1/admin/readiness")).status).toBe(403);
     expect((await call("GET", "/v1/admin/readiness", undefined, { authorization: "" })).status).toBe(401);
   });

@@ -13,7 +13,9 @@ export interface Loopback {
   close(): Promise<void>;
 }
 
-export async function startLoopback(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<Loopback> {
+export async function startLoopback(
+  handle: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<Loopback> {
   const server = createServer(async (req, res) => {
     let body = "";
     for await (const chunk of req) body += chunk;

@@ -36,19 +36,43 @@ const RUNS: Record<string, string[]> = {
     "tasks-dispatch-and-envelope",
     "tasks-request-headers",
   ],
-  "2025-11-25": ["server-initialize", "ping", "logging-set-level", "tools-list", "dns-rebinding-protection", "server-sse-multiple-streams", "server-session-lifecycle"],
+  "2025-11-25": [
+    "server-initialize",
+    "ping",
+    "logging-set-level",
+    "tools-list",
+    "dns-rebinding-protection",
+    "server-sse-multiple-streams",
+    "server-session-lifecycle",
+  ],
   "2025-06-18": ["server-initialize", "ping", "logging-set-level", "tools-list"],
 };
 
 let proxy: CredentialProxy;
 
 beforeAll(async () => {
-  proxy = await startCredentialProxy(baseUrl, await newKey({ tenant: `conformance-${crypto.randomUUID().slice(0, 8)}` }));
+  proxy = await startCredentialProxy(
+    baseUrl,
+    await newKey({ tenant: `conformance-${crypto.randomUUID().slice(0, 8)}` }),
+  );
 });
 afterAll(async () => proxy?.close());
 
 function conformance(spec: string, scenario: string): Promise<{ code: number | null; output: string }> {
-  const args = [SUITE, "server", "--url", `${proxy.url}/mcp`, "--scenario", scenario, "--spec-version", spec, "--expected-failures", BASELINE, "--timeout", String(SCENARIO_TIMEOUT_MS - 10_000)];
+  const args = [
+    SUITE,
+    "server",
+    "--url",
+    `${proxy.url}/mcp`,
+    "--scenario",
+    scenario,
+    "--spec-version",
+    spec,
+    "--expected-failures",
+    BASELINE,
+    "--timeout",
+    String(SCENARIO_TIMEOUT_MS - 10_000),
+  ];
   if (scenario.startsWith("tasks-")) args.push("--force");
   return new Promise((resolve) => {
     const child = spawn(NODE22, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
@@ -64,10 +88,14 @@ function conformance(spec: string, scenario: string): Promise<{ code: number | n
 }
 
 describe.each(Object.entries(RUNS))("conformance at %s", (spec, scenarios) => {
-  it.each(scenarios)("%s passes (baseline aside)", async (scenario) => {
-    const { code, output } = await conformance(spec, scenario);
-    // Exit 0: every check passed or is baselined; a baselined check that passes is stale (exit 1).
-    expect(code, output.replace(/\x1b\[[0-9;]*m/g, "")).toBe(0);
-    expect(output).not.toMatch(/SKIPPED: scenario/);
-  }, SCENARIO_TIMEOUT_MS + 5_000);
+  it.each(scenarios)(
+    "%s passes (baseline aside)",
+    async (scenario) => {
+      const { code, output } = await conformance(spec, scenario);
+      // Exit 0: every check passed or is baselined; a baselined check that passes is stale (exit 1).
+      expect(code, output.replace(/\x1b\[[0-9;]*m/g, "")).toBe(0);
+      expect(output).not.toMatch(/SKIPPED: scenario/);
+    },
+    SCENARIO_TIMEOUT_MS + 5_000,
+  );
 });

@@ -25,14 +25,22 @@ export async function startCredentialProxy(target: string, credential: string): 
       headers.set("authorization", `Bearer ${credential}`);
       const controller = new AbortController();
       res.on("close", () => controller.abort());
-      const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers, body: body && new Uint8Array(body), signal: controller.signal });
+      const upstream = await fetch(`${target}${req.url}`, {
+        method: req.method,
+        headers,
+        body: body && new Uint8Array(body),
+        signal: controller.signal,
+      });
       // fetch has already decoded the body: its length and encoding headers no longer hold.
       const answer: Record<string, string> = {};
       upstream.headers.forEach((value, name) => {
         if (!HOP_HEADERS.has(name)) answer[name] = value;
       });
       res.writeHead(upstream.status, answer);
-      if (upstream.body) Readable.fromWeb(upstream.body as never).on("error", () => res.destroy()).pipe(res);
+      if (upstream.body)
+        Readable.fromWeb(upstream.body as never)
+          .on("error", () => res.destroy())
+          .pipe(res);
       else res.end();
     } catch {
       if (!res.headersSent) res.writeHead(502).end();

@@ -16,7 +16,12 @@ describe("tasks, 2026-07-28 extension", () => {
     const created = await modern("tools/call", countdown(3, 100), { key, tasks: true });
     expect(created.status).toBe(200);
     const task = created.body.result;
-    expect(task).toMatchObject({ resultType: "task", status: "working", ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
+    expect(task).toMatchObject({
+      resultType: "task",
+      status: "working",
+      ttlMs: expect.any(Number),
+      pollIntervalMs: expect.any(Number),
+    });
     expect(task.taskId).toMatch(TASK_ID);
     expect(Date.parse(task.createdAt)).not.toBeNaN();
     // Durable before the answer: an immediate tasks/get resolves.
@@ -31,7 +36,10 @@ describe("tasks, 2026-07-28 extension", () => {
     expect(done.body.result).toMatchObject({
       status: "completed",
       createdAt: task.createdAt,
-      result: { structuredContent: { counted: [3, 2, 1], finished: true }, _meta: { "io.tool-runtime/execution_id": task.taskId } },
+      result: {
+        structuredContent: { counted: [3, 2, 1], finished: true },
+        _meta: { "io.tool-runtime/execution_id": task.taskId },
+      },
     });
     expect(Date.parse(done.body.result.lastUpdatedAt)).toBeGreaterThan(Date.parse(task.createdAt));
     // The task is the execution.
@@ -41,20 +49,38 @@ describe("tasks, 2026-07-28 extension", () => {
 
   it("keeps a run that failed as a completed task whose result is isError (SEP-2663: failed is for protocol errors)", async () => {
     // A budget shorter than the countdown: the execution times out.
-    const created = await modern("tools/call", { ...countdown(20, 100), _meta: { "io.tool-runtime/limits": { timeout_ms: 300 } } }, { tasks: true });
+    const created = await modern(
+      "tools/call",
+      { ...countdown(20, 100), _meta: { "io.tool-runtime/limits": { timeout_ms: 300 } } },
+      { tasks: true },
+    );
     const { taskId } = created.body.result;
     const done = await until(
       () => modern("tasks/get", { taskId }, { tasks: true }),
       (r) => r.body.result.status !== "working",
     );
-    expect(done.body.result).toMatchObject({ status: "completed", result: { isError: true, structuredContent: { error: { code: "timeout" } } } });
+    expect(done.body.result).toMatchObject({
+      status: "completed",
+      result: { isError: true, structuredContent: { error: { code: "timeout" } } },
+    });
   });
 
   it("never makes a task of an instant tool, nor for a client that does not take tasks", async () => {
-    const instant = await modern("tools/call", { name: "math.evaluate", arguments: { expression: "1 + 2" }, _meta: { "io.tool-runtime/limits": { timeout_ms: 20_000 } } }, { tasks: true });
+    const instant = await modern(
+      "tools/call",
+      {
+        name: "math.evaluate",
+        arguments: { expression: "1 + 2" },
+        _meta: { "io.tool-runtime/limits": { timeout_ms: 20_000 } },
+      },
+      { tasks: true },
+    );
     expect(instant.body.result).toMatchObject({ resultType: "complete", structuredContent: { value: 3 } });
     const inline = await modern("tools/call", countdown(2, 10));
-    expect(inline.body.result).toMatchObject({ resultType: "complete", structuredContent: { counted: [2, 1], finished: true } });
+    expect(inline.body.result).toMatchObject({
+      resultType: "complete",
+      structuredContent: { counted: [2, 1], finished: true },
+    });
     expect(inline.body.result.taskId).toBeUndefined();
   });
 
@@ -69,7 +95,9 @@ describe("tasks, 2026-07-28 extension", () => {
     expect(after.body.result.result).toBeUndefined();
     const view = await call("GET", `/v1/executions/${taskId}`, undefined, bearer(key));
     expect(view.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "cooperative" } });
-    expect((await modern("tasks/cancel", { taskId }, { key, tasks: true })).body.result).toMatchObject({ resultType: "complete" });
+    expect((await modern("tasks/cancel", { taskId }, { key, tasks: true })).body.result).toMatchObject({
+      resultType: "complete",
+    });
   });
 
   it("needs the extension declared on task requests, and answers another tenant's task like an unknown one", async () => {
@@ -78,7 +106,10 @@ describe("tasks, 2026-07-28 extension", () => {
     try {
       const undeclared = await modern("tasks/get", { taskId }, { key: owner });
       expect(undeclared.status).toBe(400);
-      expect(undeclared.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
+      expect(undeclared.body.error).toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+      });
 
       const stranger = await newKey();
       const foreign = await modern("tasks/get", { taskId }, { key: stranger, tasks: true });
@@ -86,7 +117,9 @@ describe("tasks, 2026-07-28 extension", () => {
       const unknown = await modern("tasks/get", { taskId: unknownId }, { key: stranger, tasks: true });
       expect(foreign.body.error.code).toBe(-32602);
       expect(unknown.body.error.code).toBe(-32602);
-      expect(foreign.body.error.message.replace(taskId, "ID")).toBe(unknown.body.error.message.replace(unknownId, "ID"));
+      expect(foreign.body.error.message.replace(taskId, "ID")).toBe(
+        unknown.body.error.message.replace(unknownId, "ID"),
+      );
       expect((await modern("tasks/cancel", { taskId }, { key: stranger, tasks: true })).body.error.code).toBe(-32602);
       // The stranger's cancel changed nothing.
       expect((await modern("tasks/get", { taskId }, { key: owner, tasks: true })).body.result.status).toBe("working");
@@ -101,12 +134,21 @@ describe("tasks, 2026-07-28 extension", () => {
     const key = await newKey();
     const { taskId } = (await modern("tools/call", countdown(3, 100), { key, tasks: true })).body.result;
     const unknownId = `exec_${"cd".repeat(32)}`;
-    const listen = await modern("subscriptions/listen", { notifications: { taskIds: [taskId, unknownId] } }, { key, tasks: true, id: 77 });
+    const listen = await modern(
+      "subscriptions/listen",
+      { notifications: { taskIds: [taskId, unknownId] } },
+      { key, tasks: true, id: 77 },
+    );
     expect(listen.status).toBe(200);
     const [ack, ...rest] = listen.messages;
-    expect(ack).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { notifications: { taskIds: [taskId] }, _meta: { "io.modelcontextprotocol/subscriptionId": 77 } } });
+    expect(ack).toMatchObject({
+      method: "notifications/subscriptions/acknowledged",
+      params: { notifications: { taskIds: [taskId] }, _meta: { "io.modelcontextprotocol/subscriptionId": 77 } },
+    });
     const pushed = rest.filter((m) => m.method === "notifications/tasks").map((m) => m.params);
-    expect(pushed.every((p) => p.taskId === taskId && p._meta["io.modelcontextprotocol/subscriptionId"] === 77)).toBe(true);
+    expect(pushed.every((p) => p.taskId === taskId && p._meta["io.modelcontextprotocol/subscriptionId"] === 77)).toBe(
+      true,
+    );
     expect(pushed.at(-1)).toMatchObject({ status: "completed", result: { structuredContent: { counted: [3, 2, 1] } } });
     // The stream ends with the listen request's own (graceful-close) result.
     expect(rest.at(-1)).toMatchObject({ id: 77, result: { resultType: "complete" } });
@@ -117,13 +159,20 @@ describe("tasks, 2025-11-25", () => {
   it("creates a task for a call with params.task, and serves tasks/get, tasks/result and tasks/list over the execution", async () => {
     const key = await newKey();
     const s = await legacySession(key);
-    expect(s.initialized.result.capabilities.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    expect(s.initialized.result.capabilities.tasks).toEqual({
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
     const created = await s.request("tools/call", { ...countdown(3, 100), task: { ttl: 60_000 } });
     const task = created.body.result.task;
     expect(task).toMatchObject({ status: "working", ttl: expect.any(Number), pollInterval: expect.any(Number) });
     expect(task.taskId).toMatch(TASK_ID);
 
-    expect((await s.request("tasks/get", { taskId: task.taskId })).body.result).toMatchObject({ taskId: task.taskId, status: "working" });
+    expect((await s.request("tasks/get", { taskId: task.taskId })).body.result).toMatchObject({
+      taskId: task.taskId,
+      status: "working",
+    });
     // tasks/result waits for the end and answers with the call's own result.
     const result = await s.request("tasks/result", { taskId: task.taskId });
     expect(result.body.result).toMatchObject({
@@ -135,7 +184,9 @@ describe("tasks, 2025-11-25", () => {
       () => s.request("tasks/list"),
       (r) => r.body.result.tasks.some((t: { taskId: string }) => t.taskId === task.taskId),
     );
-    expect(listed.body.result.tasks.find((t: { taskId: string }) => t.taskId === task.taskId)).toMatchObject({ status: "completed" });
+    expect(listed.body.result.tasks.find((t: { taskId: string }) => t.taskId === task.taskId)).toMatchObject({
+      status: "completed",
+    });
     // Cancelling a finished task is -32602 in this revision.
     expect((await s.request("tasks/cancel", { taskId: task.taskId })).body.error.code).toBe(-32602);
   });

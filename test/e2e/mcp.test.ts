@@ -49,7 +49,11 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
         _meta: { "io.tool-runtime/version": "1.0.0", "io.tool-runtime/versions": ["1.0.0"] },
       });
       // http.request reaches the network (a `network:` capability) and sends.
-      expect(tools.find((t) => t.name === "http.request")!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true, idempotentHint: false });
+      expect(tools.find((t) => t.name === "http.request")!.annotations).toMatchObject({
+        readOnlyHint: false,
+        openWorldHint: true,
+        idempotentHint: false,
+      });
       // 2025-11-25 tools say whether a task may run them; 2026-07-28 has no such field.
       const countdown = tools.find((t) => t.name === "demo.countdown") as { execution?: unknown };
       if (era === "legacy") {
@@ -78,17 +82,28 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
     const key = await newKey();
     const { client } = await connect(era, key);
     try {
-      const result = await client.callTool({ name: "math.evaluate", arguments: { expression: "6 * 7" }, _meta: ROOMY_META });
+      const result = await client.callTool({
+        name: "math.evaluate",
+        arguments: { expression: "6 * 7" },
+        _meta: ROOMY_META,
+      });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ value: 42 });
       expect(result.content).toEqual([{ type: "text", text: '{"value":42}' }]);
       const id = result._meta?.[EXECUTION_ID] as string;
-      expect((await call("GET", `/v1/executions/${id}`, undefined, bearer(key))).body).toMatchObject({ status: "succeeded", output: { value: 42 } });
+      expect((await call("GET", `/v1/executions/${id}`, undefined, bearer(key))).body).toMatchObject({
+        status: "succeeded",
+        output: { value: 42 },
+      });
       const audit = await until(
         () => asAdmin("GET", `/v1/audit?tool=math.evaluate&limit=100`),
         (r) => r.body.records.some((rec: { execution_id: string }) => rec.execution_id === id),
       );
-      expect(audit.body.records.find((rec: { execution_id: string }) => rec.execution_id === id)).toMatchObject({ face: "mcp", status: "succeeded", mode: "sync" });
+      expect(audit.body.records.find((rec: { execution_id: string }) => rec.execution_id === id)).toMatchObject({
+        face: "mcp",
+        status: "succeeded",
+        mode: "sync",
+      });
     } finally {
       await client.close();
     }
@@ -99,7 +114,9 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
     try {
       const result = await client.callTool({ name: "lab.reject", arguments: { code: "not_ready" } });
       expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ error: { code: "tool_error", retryable: false, details: { tool_code: "not_ready" } } });
+      expect(result.structuredContent).toMatchObject({
+        error: { code: "tool_error", retryable: false, details: { tool_code: "not_ready" } },
+      });
       expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual(result.structuredContent);
     } finally {
       await client.close();
@@ -115,8 +132,16 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
       expect(unknown.data).toMatchObject({ error: { code: "tool_not_found" } });
       const invalid = await refusal(client.callTool({ name: "math.evaluate", arguments: { expression: 7 } }));
       expect(invalid.code).toBe(-32602);
-      expect(invalid.data).toMatchObject({ error: { code: "invalid_input", details: { violations: [{ path: "/expression", keyword: "type" }] } } });
-      const badMeta = await refusal(client.callTool({ name: "math.evaluate", arguments: { expression: "1" }, _meta: { "io.tool-runtime/versoin": "1.0.0" } }));
+      expect(invalid.data).toMatchObject({
+        error: { code: "invalid_input", details: { violations: [{ path: "/expression", keyword: "type" }] } },
+      });
+      const badMeta = await refusal(
+        client.callTool({
+          name: "math.evaluate",
+          arguments: { expression: "1" },
+          _meta: { "io.tool-runtime/versoin": "1.0.0" },
+        }),
+      );
       expect(badMeta.code).toBe(-32602);
       await expectNothingRan(key);
     } finally {
@@ -127,14 +152,30 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
   it("calls a named version and keys a call from _meta", async () => {
     const { client } = await connect(era);
     try {
-      const pinned = await client.callTool({ name: "math.evaluate", arguments: { expression: "1 + 1" }, _meta: { "io.tool-runtime/version": "1.0.0", ...ROOMY_META } });
+      const pinned = await client.callTool({
+        name: "math.evaluate",
+        arguments: { expression: "1 + 1" },
+        _meta: { "io.tool-runtime/version": "1.0.0", ...ROOMY_META },
+      });
       expect(pinned.structuredContent).toEqual({ value: 2 });
-      const missing = await refusal(client.callTool({ name: "math.evaluate", arguments: { expression: "1" }, _meta: { "io.tool-runtime/version": "9.0.0" } }));
+      const missing = await refusal(
+        client.callTool({
+          name: "math.evaluate",
+          arguments: { expression: "1" },
+          _meta: { "io.tool-runtime/version": "9.0.0" },
+        }),
+      );
       expect(missing.code).toBe(-32602);
-      expect(missing.data).toMatchObject({ error: { code: "tool_not_found", details: { available_versions: ["1.0.0"] } } });
+      expect(missing.data).toMatchObject({
+        error: { code: "tool_not_found", details: { available_versions: ["1.0.0"] } },
+      });
 
       const key = `mcp-${era}-${crypto.randomUUID()}`;
-      const args = { name: "math.evaluate", arguments: { expression: "2 ^ 10" }, _meta: { "io.tool-runtime/idempotency_key": key, ...ROOMY_META } };
+      const args = {
+        name: "math.evaluate",
+        arguments: { expression: "2 ^ 10" },
+        _meta: { "io.tool-runtime/idempotency_key": key, ...ROOMY_META },
+      };
       const first = await client.callTool(args);
       const again = await client.callTool(args);
       expect(again._meta?.[EXECUTION_ID]).toBe(first._meta?.[EXECUTION_ID]);
@@ -148,7 +189,10 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
     const { client } = await connect(era);
     try {
       const seen: { progress: number; total?: number; _meta?: Record<string, unknown> }[] = [];
-      const result = await client.callTool({ name: "demo.countdown", arguments: { from: 3, interval_ms: 50 } }, { onprogress: (p) => void seen.push(p as never) });
+      const result = await client.callTool(
+        { name: "demo.countdown", arguments: { from: 3, interval_ms: 50 } },
+        { onprogress: (p) => void seen.push(p as never) },
+      );
       expect(result.structuredContent).toEqual({ counted: [3, 2, 1], finished: true });
       expect(seen.map((p) => [p.progress, p.total])).toEqual([
         [33, 100],
@@ -167,7 +211,10 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
     try {
       const abort = new AbortController();
       let progressed = 0;
-      const pending = client.callTool({ name: "demo.countdown", arguments: { from: 60, interval_ms: 200 } }, { signal: abort.signal, onprogress: () => (++progressed === 2 ? abort.abort() : undefined) });
+      const pending = client.callTool(
+        { name: "demo.countdown", arguments: { from: 60, interval_ms: 200 } },
+        { signal: abort.signal, onprogress: () => (++progressed === 2 ? abort.abort() : undefined) },
+      );
       await expect(pending).rejects.toThrow(/abort/i);
       const [execution] = await until(
         () => executionsOf(key, "demo.countdown"),
@@ -187,13 +234,17 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
     try {
       let refused: ProtocolError | undefined;
       for (let i = 0; i < 10 && !refused; i++) {
-        refused = await client.callTool({ name: "math.evaluate", arguments: { expression: "1" }, _meta: ROOMY_META }).then(
-          () => undefined,
-          (e: unknown) => e as ProtocolError,
-        );
+        refused = await client
+          .callTool({ name: "math.evaluate", arguments: { expression: "1" }, _meta: ROOMY_META })
+          .then(
+            () => undefined,
+            (e: unknown) => e as ProtocolError,
+          );
       }
       expect(refused?.code).toBe(-32029);
-      expect(refused?.data).toMatchObject({ error: { code: "rate_limited", retryable: true, details: { retry_after_ms: expect.any(Number) } } });
+      expect(refused?.data).toMatchObject({
+        error: { code: "rate_limited", retryable: true, details: { retry_after_ms: expect.any(Number) } },
+      });
     } finally {
       await client.close();
     }
@@ -220,7 +271,10 @@ describe("logs", () => {
     try {
       const lines: unknown[] = [];
       client.setNotificationHandler("notifications/message", (n) => void lines.push(n.params.data));
-      await client.callTool({ name: "demo.countdown", arguments: { from: 2, interval_ms: 10 } }, { onprogress: () => {} });
+      await client.callTool(
+        { name: "demo.countdown", arguments: { from: 2, interval_ms: 10 } },
+        { onprogress: () => {} },
+      );
       expect(lines).toEqual(["2\n", "1\n"]);
     } finally {
       await client.close();
@@ -235,8 +289,19 @@ describe("notifications/cancelled (2025)", () => {
     expect(s.session).toMatch(/^[0-9a-f]{32}$/);
     const res = await fetch(MCP_URL, {
       method: "POST",
-      headers: { ...bearer(key), "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", "mcp-session-id": s.session! },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 41, method: "tools/call", params: { name: "demo.countdown", arguments: { from: 60, interval_ms: 200 }, _meta: { progressToken: 41 } } }),
+      headers: {
+        ...bearer(key),
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+        "mcp-session-id": s.session!,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 41,
+        method: "tools/call",
+        params: { name: "demo.countdown", arguments: { from: 60, interval_ms: 200 }, _meta: { progressToken: 41 } },
+      }),
     });
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
@@ -246,13 +311,28 @@ describe("notifications/cancelled (2025)", () => {
       text += value;
     }
     // Another POST, as a 2025 client cancels: only the session and the request id name the call.
-    expect((await s.notify("notifications/cancelled", { requestId: 41, reason: "the user changed their mind" })).status).toBe(202);
+    expect(
+      (await s.notify("notifications/cancelled", { requestId: 41, reason: "the user changed their mind" })).status,
+    ).toBe(202);
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       text += value;
     }
-    const last = JSON.parse(text.trim().split("\n").filter((l) => l.startsWith("data:")).at(-1)!.slice(5));
-    expect(last).toMatchObject({ id: 41, result: { isError: true, structuredContent: { error: { code: "cancelled" }, cancellation: { outcome: "cooperative" } } } });
+    const last = JSON.parse(
+      text
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .at(-1)!
+        .slice(5),
+    );
+    expect(last).toMatchObject({
+      id: 41,
+      result: {
+        isError: true,
+        structuredContent: { error: { code: "cancelled" }, cancellation: { outcome: "cooperative" } },
+      },
+    });
   });
 });

@@ -14,16 +14,30 @@ export const MODERN = "2026-07-28";
 export const TASKS = "io.modelcontextprotocol/tasks";
 
 /** The official client, connected: "modern" negotiates 2026-07-28 (server/discover), "legacy" does the 2025 handshake. */
-export async function connect(era: "modern" | "legacy", key = DEV_KEY): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const client = new Client({ name: "tool-runtime-e2e", version: "1.0.0" }, { versionNegotiation: { mode: era === "legacy" ? "legacy" : "auto" } });
-  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+export async function connect(
+  era: "modern" | "legacy",
+  key = DEV_KEY,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client(
+    { name: "tool-runtime-e2e", version: "1.0.0" },
+    { versionNegotiation: { mode: era === "legacy" ? "legacy" : "auto" } },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
   await client.connect(transport);
   return { client, transport };
 }
 
 /** A new API key for a fresh tenant (or the one named), through the admin API. */
 export async function newKey(fields: Record<string, unknown> = {}): Promise<string> {
-  const res = await asAdmin("POST", "/v1/admin/keys", { tenant: `mcp-${crypto.randomUUID().slice(0, 8)}`, agent: "dev-agent", capabilities: ["network:*"], channels: ["*"], ...fields });
+  const res = await asAdmin("POST", "/v1/admin/keys", {
+    tenant: `mcp-${crypto.randomUUID().slice(0, 8)}`,
+    agent: "dev-agent",
+    capabilities: ["network:*"],
+    channels: ["*"],
+    ...fields,
+  });
   expect(res.status).toBe(201);
   return res.body.key;
 }
@@ -40,7 +54,17 @@ export interface RawAnswer {
 let nextId = 1;
 
 /** One 2026-07-28 request: the envelope in `_meta`, the standard headers, the caller's key. */
-export async function modern(method: string, params: Record<string, unknown> = {}, options: { key?: string; tasks?: boolean; logLevel?: string; headers?: Record<string, string>; id?: number | string } = {}): Promise<RawAnswer> {
+export async function modern(
+  method: string,
+  params: Record<string, unknown> = {},
+  options: {
+    key?: string;
+    tasks?: boolean;
+    logLevel?: string;
+    headers?: Record<string, string>;
+    id?: number | string;
+  } = {},
+): Promise<RawAnswer> {
   const { _meta, ...rest } = params as { _meta?: Record<string, unknown>; name?: unknown; taskId?: unknown };
   const envelope = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -49,19 +73,34 @@ export async function modern(method: string, params: Record<string, unknown> = {
     ..._meta,
   };
   const name = typeof rest.name === "string" ? rest.name : typeof rest.taskId === "string" ? rest.taskId : undefined;
-  return post({ jsonrpc: "2.0", id: options.id ?? nextId++, method, params: { ...rest, _meta: envelope } }, {
-    authorization: `Bearer ${options.key ?? DEV_KEY}`,
-    "mcp-protocol-version": MODERN,
-    "mcp-method": method,
-    ...(name ? { "mcp-name": name } : {}),
-    ...options.headers,
-  });
+  return post(
+    { jsonrpc: "2.0", id: options.id ?? nextId++, method, params: { ...rest, _meta: envelope } },
+    {
+      authorization: `Bearer ${options.key ?? DEV_KEY}`,
+      "mcp-protocol-version": MODERN,
+      "mcp-method": method,
+      ...(name ? { "mcp-name": name } : {}),
+      ...options.headers,
+    },
+  );
 }
 
 /** A 2025-11-25 session: `initialize`, `notifications/initialized`, then requests with its session id. */
 export async function legacySession(key = DEV_KEY, version = "2025-11-25") {
   const headers = { authorization: `Bearer ${key}`, "mcp-protocol-version": version };
-  const init = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities: { tasks: {} }, clientInfo: { name: "tool-runtime-e2e", version: "1.0.0" } } }, { authorization: `Bearer ${key}` });
+  const init = await post(
+    {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: version,
+        capabilities: { tasks: {} },
+        clientInfo: { name: "tool-runtime-e2e", version: "1.0.0" },
+      },
+    },
+    { authorization: `Bearer ${key}` },
+  );
   expect(init.status).toBe(200);
   const session = init.headers.get("mcp-session-id");
   const withSession = { ...headers, ...(session ? { "mcp-session-id": session } : {}) };
@@ -70,23 +109,39 @@ export async function legacySession(key = DEV_KEY, version = "2025-11-25") {
   return {
     session,
     initialized: init.body,
-    request: (method: string, params: Record<string, unknown> = {}) => post({ jsonrpc: "2.0", id: id++, method, params }, withSession),
-    notify: (method: string, params: Record<string, unknown> = {}) => post({ jsonrpc: "2.0", method, params }, withSession),
+    request: (method: string, params: Record<string, unknown> = {}) =>
+      post({ jsonrpc: "2.0", id: id++, method, params }, withSession),
+    notify: (method: string, params: Record<string, unknown> = {}) =>
+      post({ jsonrpc: "2.0", method, params }, withSession),
   };
 }
 
 /** A POST to /mcp as a client sends it; an SSE answer is read to its end and its messages parsed. */
-export async function post(body: unknown, headers: Record<string, string> = {}, init: { contentType?: string; raw?: string } = {}): Promise<RawAnswer> {
+export async function post(
+  body: unknown,
+  headers: Record<string, string> = {},
+  init: { contentType?: string; raw?: string } = {},
+): Promise<RawAnswer> {
   const res = await fetch(MCP_URL, {
     method: "POST",
-    headers: { "content-type": init.contentType ?? "application/json", accept: "application/json, text/event-stream", ...headers },
+    headers: {
+      "content-type": init.contentType ?? "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
     body: init.raw ?? JSON.stringify(body),
   });
   const text = await res.text();
   const messages = (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
     ? text
         .split("\n\n")
-        .map((frame) => frame.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n"))
+        .map((frame) =>
+          frame
+            .split("\n")
+            .filter((l) => l.startsWith("data:"))
+            .map((l) => l.slice(5).trim())
+            .join("\n"),
+        )
         .filter((data) => data !== "")
         .map((data) => JSON.parse(data))
     : text
@@ -101,7 +156,8 @@ export async function until<T>(read: () => Promise<T>, test: (value: T) => boole
   for (;;) {
     const value = await read();
     if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last: ${JSON.stringify(value).slice(0, 500)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last: ${JSON.stringify(value).slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -112,7 +168,12 @@ export async function until<T>(read: () => Promise<T>, test: (value: T) => boole
  * that had run earlier would be listed by the time the later sentinel is.
  */
 export async function expectNothingRan(key: string, except: string[] = []): Promise<void> {
-  const sentinel = await call("POST", "/v1/executions", { tool: "text.stats", input: { text: "sentinel" } }, bearer(key));
+  const sentinel = await call(
+    "POST",
+    "/v1/executions",
+    { tool: "text.stats", input: { text: "sentinel" } },
+    bearer(key),
+  );
   expect(sentinel.status).toBe(200);
   const listed = await until(
     () => call("GET", "/v1/executions", undefined, bearer(key)),

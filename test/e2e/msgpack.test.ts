@@ -6,7 +6,11 @@ import { baseUrl, bearer, DEV_KEY, execute, roomy } from "./http.ts";
 async function msgpack(body: unknown, options: { contentType?: string; accept?: string; raw?: Uint8Array } = {}) {
   const res = await fetch(`${baseUrl}/v1/executions`, {
     method: "POST",
-    headers: { "content-type": options.contentType ?? "application/msgpack", accept: options.accept ?? "application/msgpack", ...bearer(DEV_KEY) },
+    headers: {
+      "content-type": options.contentType ?? "application/msgpack",
+      accept: options.accept ?? "application/msgpack",
+      ...bearer(DEV_KEY),
+    },
     body: (options.raw ?? encode(roomy(body))) as BodyInit,
   });
   const bytes = new Uint8Array(await res.arrayBuffer());
@@ -51,7 +55,13 @@ describe("MessagePack", () => {
       });
       const bytes = new Uint8Array(await res.arrayBuffer());
       const type = res.headers.get("content-type") ?? "";
-      return { status: res.status, type, body: (type.startsWith("application/msgpack") ? decode(bytes) : JSON.parse(new TextDecoder().decode(bytes))) as any };
+      return {
+        status: res.status,
+        type,
+        body: (type.startsWith("application/msgpack")
+          ? decode(bytes)
+          : JSON.parse(new TextDecoder().decode(bytes))) as any,
+      };
     };
     // MessagePack listed first but preferred less: JSON.
     const json = await accept("application/msgpack;q=0.5, application/json;q=0.9");

@@ -33,8 +33,14 @@ describe("the OpenAPI document", () => {
       for (const operation of Object.values(operations)) {
         for (const [status, response] of Object.entries(operation.responses ?? {}) as [string, any][]) {
           if (!(Number(status) >= 400)) continue;
-          const resolved = response.$ref ? response.$ref.slice(2).split("/").reduce((o: any, k: string) => o[k], doc) : response;
-          for (const [, code] of (resolved.description as string).matchAll(/`([a-z_]+)`/g)) named.set(code, (named.get(code) ?? new Set()).add(Number(status)));
+          const resolved = response.$ref
+            ? response.$ref
+                .slice(2)
+                .split("/")
+                .reduce((o: any, k: string) => o[k], doc)
+            : response;
+          for (const [, code] of (resolved.description as string).matchAll(/`([a-z_]+)`/g))
+            named.set(code, (named.get(code) ?? new Set()).add(Number(status)));
         }
       }
     }

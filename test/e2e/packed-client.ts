@@ -23,14 +23,23 @@ export interface Packed {
 
 function pack(from: string, to: string): { filename: string; files: { path: string }[] } {
   // --ignore-scripts: the client's prepack only checks that dist/ is built; eventsource-parser's would rebuild it.
-  const out = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", to], { cwd: from, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const out = execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", to], {
+    cwd: from,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   return JSON.parse(out)[0];
 }
 
 export function packClient(): Packed {
   const dir = mkdtempSync(join(tmpdir(), "trt-client-pack-"));
   const { filename, files } = pack(CLIENT_DIR, dir);
-  return { dir, tarball: join(dir, filename), files: files.map((f) => f.path), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    tarball: join(dir, filename),
+    files: files.map((f) => f.path),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** A scratch ES-module project with the packed client installed; returns its folder. */
@@ -39,6 +48,18 @@ export function installInScratchProject(packed: Packed): string {
   mkdirSync(project);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "client-user", private: true, type: "module" }));
   const parser = pack(PARSER_DIR, packed.dir);
-  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", join(packed.dir, parser.filename), packed.tarball], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync(
+    "npm",
+    [
+      "install",
+      "--offline",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      join(packed.dir, parser.filename),
+      packed.tarball,
+    ],
+    { cwd: project, stdio: ["ignore", "pipe", "pipe"] },
+  );
   return project;
 }

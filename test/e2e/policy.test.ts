@@ -25,7 +25,19 @@ const as = (key: string) => ({
   execute: (body: unknown) => call("POST", "/v1/executions", body, bearer(key)),
 });
 
-async function signed(claims: Record<string, unknown>, options: { alg?: string; kid?: string; key?: JWK; exp?: number | string; nbf?: number | string; iss?: string; aud?: string; sub?: string } = {}): Promise<string> {
+async function signed(
+  claims: Record<string, unknown>,
+  options: {
+    alg?: string;
+    kid?: string;
+    key?: JWK;
+    exp?: number | string;
+    nbf?: number | string;
+    iss?: string;
+    aud?: string;
+    sub?: string;
+  } = {},
+): Promise<string> {
   const alg = options.alg ?? "ES256";
   const key = await importJWK(options.key ?? privateJwk, alg);
   const jwt = new SignJWT({ tenant: "jwt-tenant", ...claims })
@@ -50,7 +62,9 @@ const unique = (what: string) => `${what}-${crypto.randomUUID().slice(0, 13)}`;
 /** The audit record of one execution, once the audit queue has brought it (bounded). */
 async function auditRecord(tenant: string, executionId: string): Promise<any> {
   for (let i = 0; i < 100; i++) {
-    const record = (await asAdmin("GET", `/v1/audit?tenant=${tenant}&limit=100`)).body.records.find((r: any) => r.execution_id === executionId);
+    const record = (await asAdmin("GET", `/v1/audit?tenant=${tenant}&limit=100`)).body.records.find(
+      (r: any) => r.execution_id === executionId,
+    );
     if (record) return record;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -71,7 +85,9 @@ describe("credentials", () => {
     expect(key).toMatch(/^trt_/);
     expect((await as(key).execute(math)).body.output).toEqual({ value: 42 });
     const listed = await asAdmin("GET", `/v1/admin/keys?tenant=${acme}`);
-    expect(listed.body.keys.some((k: { key_id: string; key?: string }) => k.key_id === key_id && k.key === undefined)).toBe(true);
+    expect(
+      listed.body.keys.some((k: { key_id: string; key?: string }) => k.key_id === key_id && k.key === undefined),
+    ).toBe(true);
     expect((await asAdmin("DELETE", `/v1/admin/keys/${key_id}`)).body.revoked_at).toEqual(expect.any(String));
     expect401(await as(key).execute(math));
   });
@@ -131,14 +147,35 @@ describe("JWT claims", () => {
 
   it("grants capabilities from a space-separated scope when the token has no capabilities claim", async () => {
     const host = { tool: "http.request", mode: "dry_run", input: { url: "https://api.example.com/x" } };
-    const scoped = await signed({ tenant: unique("jwt"), scope: "openid network:api.example.com", channels: ["*"] }, { sub: "order-assistant" });
-    expect((await as(scoped).execute(host)).body.capability).toMatchObject({ allowed: true, decision: { level3: { granted_by: "network:api.example.com" } } });
-    const elsewhere = await as(scoped).execute({ ...host, mode: "sync", input: { url: "https://other.example.com/x" } });
+    const scoped = await signed(
+      { tenant: unique("jwt"), scope: "openid network:api.example.com", channels: ["*"] },
+      { sub: "order-assistant" },
+    );
+    expect((await as(scoped).execute(host)).body.capability).toMatchObject({
+      allowed: true,
+      decision: { level3: { granted_by: "network:api.example.com" } },
+    });
+    const elsewhere = await as(scoped).execute({
+      ...host,
+      mode: "sync",
+      input: { url: "https://other.example.com/x" },
+    });
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.body.error.details).toMatchObject({ level: 3, required: "network:other.example.com" });
     // A capabilities claim wins over scope.
-    const both = await signed({ tenant: unique("jwt"), scope: "network:api.example.com", capabilities: ["network:other.example.com"], channels: ["*"] }, { sub: "order-assistant" });
-    expect((await as(both).execute({ ...host, mode: "sync" })).body.error.details).toMatchObject({ level: 3, required: "network:api.example.com" });
+    const both = await signed(
+      {
+        tenant: unique("jwt"),
+        scope: "network:api.example.com",
+        capabilities: ["network:other.example.com"],
+        channels: ["*"],
+      },
+      { sub: "order-assistant" },
+    );
+    expect((await as(both).execute({ ...host, mode: "sync" })).body.error.details).toMatchObject({
+      level: 3,
+      required: "network:api.example.com",
+    });
   });
 
   it("reaches only the providers in the channels claim", async () => {
@@ -146,7 +183,9 @@ describe("JWT claims", () => {
     // A tool none of its providers offers is one it cannot see: not found, like a missing one.
     const refused = await as(token).execute(math);
     expect([refused.status, refused.body.error.code]).toEqual([404, "tool_not_found"]);
-    expect((await as(token).execute({ tool: "text.stats", input: { text: "a b" }, limits: ROOMY })).body.execution.worker).toBe("community");
+    expect(
+      (await as(token).execute({ tool: "text.stats", input: { text: "a b" }, limits: ROOMY })).body.execution.worker,
+    ).toBe("community");
     // Without the claim, no channel (least privilege): it sees no tool at all.
     const bare = await as(await signed({ tenant: unique("jwt") })).execute(math);
     expect([bare.status, bare.body.error?.code]).toEqual([404, "tool_not_found"]);
@@ -163,15 +202,27 @@ describe("tenancy", () => {
   });
 
   it("answers another tenant's execution id exactly like an unknown one, on GET, stream and cancel", async () => {
-    const started = await tenantA.execute({ tool: "demo.countdown", mode: "async", input: { from: 3, interval_ms: 50 } });
+    const started = await tenantA.execute({
+      tool: "demo.countdown",
+      mode: "async",
+      input: { from: 3, interval_ms: 50 },
+    });
     const id = started.body.execution_id;
     const unknown = `exec_${"d".repeat(64)}`;
-    for (const [method, suffix] of [["GET", ""], ["GET", "/stream"], ["POST", "/cancel"]] as const) {
+    for (const [method, suffix] of [
+      ["GET", ""],
+      ["GET", "/stream"],
+      ["POST", "/cancel"],
+    ] as const) {
       const theirs = await tenantB.call(method, `/v1/executions/${id}${suffix}`);
       const nobodys = await tenantB.call(method, `/v1/executions/${unknown}${suffix}`);
       expect(theirs.status).toBe(404);
       expect(theirs.body.error.code).toBe("execution_not_found");
-      expect({ ...theirs.body.error, details: undefined, message: undefined }).toEqual({ ...nobodys.body.error, details: undefined, message: undefined });
+      expect({ ...theirs.body.error, details: undefined, message: undefined }).toEqual({
+        ...nobodys.body.error,
+        details: undefined,
+        message: undefined,
+      });
     }
     expect((await tenantA.call("GET", `/v1/executions/${id}`)).status).toBe(200);
   });
@@ -188,11 +239,14 @@ describe("capabilities, three levels", () => {
     const key = (await newKey({ tenant: unique("chan"), agent: "dev-agent", channels: ["community"] })).key;
     const res = await as(key).execute(math);
     expect([res.status, res.body.error.code]).toEqual([404, "tool_not_found"]);
-    expect((await as(key).execute({ tool: "text.stats", input: { text: "a b" } })).body.execution.worker).toBe("community");
+    expect((await as(key).execute({ tool: "text.stats", input: { text: "a b" } })).body.execution.worker).toBe(
+      "community",
+    );
   });
 
   it("level 2: blocks a send tool that does not fit the agent's profile, synchronously", async () => {
-    const key = (await newKey({ tenant: unique("intent"), agent: "research-assistant", capabilities: ["network:*"] })).key;
+    const key = (await newKey({ tenant: unique("intent"), agent: "research-assistant", capabilities: ["network:*"] }))
+      .key;
     const res = await as(key).execute({ tool: "http.request", input: { url: "https://api.example.com/" } });
     expect(res.status).toBe(403);
     expect(res.body.error.details).toMatchObject({ level: 2, profile: "research-assistant" });
@@ -202,10 +256,16 @@ describe("capabilities, three levels", () => {
     // An agent with no profile of its own gets the verifier's `default` one: it may read, nothing more.
     const reader = (await newKey({ tenant: unique("intent"), agent: "unprofiled-agent" })).key;
     const writer = (await newKey({ tenant: unique("intent"), agent: "dev-agent" })).key;
-    for (const [tool, effect, answer] of [["lab.write", "write", "wrote"], ["lab.delete", "delete", "deleted"]] as const) {
+    for (const [tool, effect, answer] of [
+      ["lab.write", "write", "wrote"],
+      ["lab.delete", "delete", "deleted"],
+    ] as const) {
       const refused = await as(reader).execute({ tool, input: { record: "r-1" }, limits: ROOMY });
       expect(refused.status).toBe(403);
-      expect(refused.body.error).toMatchObject({ code: "forbidden", details: { level: 2, profile: "default", reason: expect.stringContaining(`may not ${effect}`) } });
+      expect(refused.body.error).toMatchObject({
+        code: "forbidden",
+        details: { level: 2, profile: "default", reason: expect.stringContaining(`may not ${effect}`) },
+      });
       expect(refused.body.execution_id).toBeUndefined();
       const allowed = await as(writer).execute({ tool, input: { record: "r-1" }, limits: ROOMY });
       expect(allowed.status).toBe(200);
@@ -236,13 +296,24 @@ describe("capabilities, three levels", () => {
   });
 
   it("level 3: refuses a network tool without a grant for the host, and grants it with one", async () => {
-    const none = (await newKey({ tenant: unique("caps"), agent: "order-assistant", capabilities: ["network:other.example"] })).key;
+    const none = (
+      await newKey({ tenant: unique("caps"), agent: "order-assistant", capabilities: ["network:other.example"] })
+    ).key;
     const denied = await as(none).execute({ tool: "http.request", input: { url: "https://api.example.com/x" } });
     expect(denied.status).toBe(403);
     expect(denied.body.error.details).toMatchObject({ level: 3, required: "network:api.example.com" });
-    const wildcard = (await newKey({ tenant: unique("caps"), agent: "order-assistant", capabilities: ["network:*.example.com"] })).key;
-    const dry = await as(wildcard).execute({ tool: "http.request", mode: "dry_run", input: { url: "https://api.example.com/x" } });
-    expect(dry.body.capability).toMatchObject({ allowed: true, decision: { level3: { granted_by: "network:*.example.com" } } });
+    const wildcard = (
+      await newKey({ tenant: unique("caps"), agent: "order-assistant", capabilities: ["network:*.example.com"] })
+    ).key;
+    const dry = await as(wildcard).execute({
+      tool: "http.request",
+      mode: "dry_run",
+      input: { url: "https://api.example.com/x" },
+    });
+    expect(dry.body.capability).toMatchObject({
+      allowed: true,
+      decision: { level3: { granted_by: "network:*.example.com" } },
+    });
   });
 });
 
@@ -255,7 +326,11 @@ describe("limits and rate limiting", () => {
     expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(4);
     expect(refused.length).toBeGreaterThanOrEqual(2);
     for (const r of refused) {
-      expect(r.body.error).toMatchObject({ code: "rate_limited", retryable: true, details: { retry_after_ms: expect.any(Number) } });
+      expect(r.body.error).toMatchObject({
+        code: "rate_limited",
+        retryable: true,
+        details: { retry_after_ms: expect.any(Number) },
+      });
       expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(r.body.execution_id).toBeUndefined();
     }
@@ -290,7 +365,12 @@ describe("limits and rate limiting", () => {
 
   it("refuses a call that may not wait over the tenant's concurrency with 429, and admits again when one ends", async () => {
     const key = (await newKey({ tenant: tenant("narrow"), agent: "dev-agent" })).key;
-    const count = { tool: "demo.countdown", mode: "async", input: { from: 100, interval_ms: 100 }, limits: { timeout_ms: 10_000 } };
+    const count = {
+      tool: "demo.countdown",
+      mode: "async",
+      input: { from: 100, interval_ms: 100 },
+      limits: { timeout_ms: 10_000 },
+    };
     const first = await as(key).execute(count);
     const second = await as(key).execute(count);
     expect([first.status, second.status]).toEqual([202, 202]);
@@ -298,7 +378,9 @@ describe("limits and rate limiting", () => {
     expect(third.status).toBe(429);
     expect(third.body.error.details).toMatchObject({ reason: "concurrency", limit: 2 });
     // demo.countdown stops when told: its slot is free once its provider call has returned.
-    expect((await as(key).call("POST", `/v1/executions/${first.body.execution_id}/cancel`)).body.cancellation.outcome).toBe("cooperative");
+    expect(
+      (await as(key).call("POST", `/v1/executions/${first.body.execution_id}/cancel`)).body.cancellation.outcome,
+    ).toBe("cooperative");
     expect((await until(200, () => as(key).execute(shortSync))).status).toBe(200);
     await as(key).call("POST", `/v1/executions/${second.body.execution_id}/cancel`, { grace_ms: 0 });
   });
@@ -344,13 +426,19 @@ describe("least privilege", () => {
   it("makes an operator of a JWT whose claim the configuration names", async () => {
     const token = await signed({ groups: ["staff", JWT_OPERATOR_GROUP] });
     expect((await as(token).call("GET", "/v1/admin/keys?tenant=nobody")).status).toBe(200);
-    expect((await as(await signed({ groups: ["staff"] })).call("GET", "/v1/admin/keys?tenant=nobody")).status).toBe(403);
+    expect((await as(await signed({ groups: ["staff"] })).call("GET", "/v1/admin/keys?tenant=nobody")).status).toBe(
+      403,
+    );
   });
 });
 
 describe("roles", () => {
   it("refuses admin endpoints to tenant callers with 403", async () => {
-    for (const [method, path] of [["GET", "/v1/admin/keys"], ["POST", "/v1/admin/registry/refresh"], ["PATCH", "/v1/admin/providers/lab"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/v1/admin/keys"],
+      ["POST", "/v1/admin/registry/refresh"],
+      ["PATCH", "/v1/admin/providers/lab"],
+    ] as const) {
       const res = await call(method, path, method === "PATCH" ? { disabled: true } : undefined);
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe("forbidden");

@@ -19,8 +19,17 @@ export interface Verdict {
 }
 
 /** One REST request, JSON or MessagePack; a stream is judged by its head and then closed. */
-export async function rest(key: string | null, method: string, path: string, body?: unknown, format: "json" | "msgpack" = "json"): Promise<Verdict> {
-  const headers: Record<string, string> = { ...(key ? bearer(key) : {}), accept: format === "msgpack" ? "application/msgpack" : "application/json, text/event-stream" };
+export async function rest(
+  key: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  format: "json" | "msgpack" = "json",
+): Promise<Verdict> {
+  const headers: Record<string, string> = {
+    ...(key ? bearer(key) : {}),
+    accept: format === "msgpack" ? "application/msgpack" : "application/json, text/event-stream",
+  };
   const init: RequestInit = { method, headers };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
@@ -34,7 +43,10 @@ export async function rest(key: string | null, method: string, path: string, bod
   }
   const bytes = new Uint8Array(await res.arrayBuffer());
   let parsed: any;
-  if (bytes.length > 0) parsed = res.headers.get("content-type")?.includes("msgpack") ? decode(bytes) : tryJson(new TextDecoder().decode(bytes));
+  if (bytes.length > 0)
+    parsed = res.headers.get("content-type")?.includes("msgpack")
+      ? decode(bytes)
+      : tryJson(new TextDecoder().decode(bytes));
   return { status: res.status, code: parsed?.error?.code, reason: parsed?.error?.details?.reason, body: parsed };
 }
 
@@ -46,14 +58,28 @@ function tryJson(text: string): unknown {
   }
 }
 
-const CONNECT_STATUS: Partial<Record<Code, number>> = { [Code.NotFound]: 404, [Code.PermissionDenied]: 403, [Code.Unauthenticated]: 401, [Code.InvalidArgument]: 400 };
+const CONNECT_STATUS: Partial<Record<Code, number>> = {
+  [Code.NotFound]: 404,
+  [Code.PermissionDenied]: 403,
+  [Code.Unauthenticated]: 401,
+  [Code.InvalidArgument]: 400,
+};
 
 /** Connect (JSON): GetExecution or Cancel as `key`. */
-export async function connectCall(key: string, method: "getExecution" | "cancel", executionId: string): Promise<Verdict> {
-  const withKey = [(next: any) => (req: any) => (req.header.set("authorization", bearer(key).authorization), next(req))];
+export async function connectCall(
+  key: string,
+  method: "getExecution" | "cancel",
+  executionId: string,
+): Promise<Verdict> {
+  const withKey = [
+    (next: any) => (req: any) => (req.header.set("authorization", bearer(key).authorization), next(req)),
+  ];
   const client = createClient(ToolRuntimeService, createConnectTransport({ baseUrl, interceptors: withKey }));
   try {
-    const body = method === "getExecution" ? await client.getExecution({ executionId }) : await client.cancel({ executionId, graceMs: 0 });
+    const body =
+      method === "getExecution"
+        ? await client.getExecution({ executionId })
+        : await client.cancel({ executionId, graceMs: 0 });
     return { status: 200, body };
   } catch (err) {
     if (!(err instanceof ConnectError)) throw err;
@@ -67,6 +93,11 @@ export async function connectCall(key: string, method: "getExecution" | "cancel"
  */
 export async function mcpTask(key: string, method: "tasks/get" | "tasks/cancel", taskId: string): Promise<Verdict> {
   const answer = await modern(method, { taskId }, { key, tasks: true });
-  if (answer.body?.error) return { status: answer.body.error.code === -32602 ? 404 : 500, code: String(answer.body.error.code), reason: answer.body.error.message };
+  if (answer.body?.error)
+    return {
+      status: answer.body.error.code === -32602 ? 404 : 500,
+      code: String(answer.body.error.code),
+      reason: answer.body.error.message,
+    };
   return { status: answer.status, body: answer.body?.result };
 }

@@ -37,7 +37,8 @@ const work = mkdtempSync(join(tmpdir(), "readme-"));
 const written = ["runtime.d.ts"].map((f) => join(root, f)).filter((f) => !existsSync(f));
 
 /** The README as run here: its local URLs are this run's stack. */
-const pointed = (code: string) => code.replaceAll("http://127.0.0.1:8787", baseUrl).replaceAll("http://127.0.0.1:8788", callerUrl);
+const pointed = (code: string) =>
+  code.replaceAll("http://127.0.0.1:8787", baseUrl).replaceAll("http://127.0.0.1:8788", callerUrl);
 const where = (b: Block) => `${b.file}:${b.line} (${b.heading})`;
 
 /** lab.route's providers as a fresh stack has them, so the routing walk-through's answers are its own. */
@@ -65,7 +66,13 @@ class Session {
       cwd: root,
       detached: true,
       // The system's Node first: `trt` must run on Node 20, as the README promises.
-      env: { PATH: `${dirname(NODE)}:${process.env.PATH}`, HOME: process.env.HOME ?? work, LANG: "C.UTF-8", NO_COLOR: "1", README_WORK: work },
+      env: {
+        PATH: `${dirname(NODE)}:${process.env.PATH}`,
+        HOME: process.env.HOME ?? work,
+        LANG: "C.UTF-8",
+        NO_COLOR: "1",
+        README_WORK: work,
+      },
     });
     this.#bash.stdout.on("data", (d: Buffer) => {
       this.#out += d.toString();
@@ -96,7 +103,9 @@ class Session {
     writeFileSync(join(work, `block.${n}.sh`), code);
     const marker = `__README_BLOCK_DONE_${n}__`;
     const done = new Promise<number>((resolve) => this.#waiters.push({ marker, resolve }));
-    this.#bash.stdin.write(`__block=${n}; source "$w/block.${n}.sh" > "$w/out.${n}" 2> "$w/err.${n}" < /dev/null; echo "${marker} $?"\n`);
+    this.#bash.stdin.write(
+      `__block=${n}; source "$w/block.${n}.sh" > "$w/out.${n}" 2> "$w/err.${n}" < /dev/null; echo "${marker} $?"\n`,
+    );
     return done;
   }
 
@@ -131,7 +140,11 @@ function problemsOf(n: number, block: RunBlock, stdout: string): string[] {
   // A block with an output block is judged by what it printed (a `trt cancel` exits 1 by design).
   const problems = block.expected ? [] : read(`failed.${n}`).split("\n").filter(Boolean);
   if (block.expected) {
-    problems.push(...matchOutput(block.expected.lang, block.expected.code, stdout).map((p) => `output (${block.expected!.file}:${block.expected!.line}): ${p}`));
+    problems.push(
+      ...matchOutput(block.expected.lang, block.expected.code, stdout).map(
+        (p) => `output (${block.expected!.file}:${block.expected!.line}): ${p}`,
+      ),
+    );
   } else {
     const bad = statusesOf(n).filter((s) => s >= 400);
     if (bad.length > 0) problems.push(`answered ${bad.join(", ")} (a block without an output block must succeed)`);
@@ -140,7 +153,8 @@ function problemsOf(n: number, block: RunBlock, stdout: string): string[] {
 }
 
 /** The runtime said to try again (503 overloaded: an instant tool's 100 ms on a busy machine), so a reader would. */
-const saidTryAgain = (n: number) => statusesOf(n).includes(503) || /"code":\s*"overloaded"|overloaded: /.test(read(`out.${n}`) + read(`err.${n}`));
+const saidTryAgain = (n: number) =>
+  statusesOf(n).includes(503) || /"code":\s*"overloaded"|overloaded: /.test(read(`out.${n}`) + read(`err.${n}`));
 
 /** A program block, written to a file of its own and run with the given Node. */
 async function runProgram(block: RunBlock, n: number): Promise<{ output: string; problems: string[] }> {
@@ -150,7 +164,10 @@ async function runProgram(block: RunBlock, n: number): Promise<{ output: string;
   // does for an installed package) and `./src/gen/…` to the generated code.
   const file = join(dir, `example-${n}.${block.lang === "js" ? "mjs" : "ts"}`);
   writeFileSync(file, pointed(block.code).replaceAll('from "./src/', `from "${root}/src/`));
-  const child = spawn(block.lang === "js" ? NODE : NODE_22, [file], { cwd: work, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? work } });
+  const child = spawn(block.lang === "js" ? NODE : NODE_22, [file], {
+    cwd: work,
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? work },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
@@ -159,7 +176,12 @@ async function runProgram(block: RunBlock, n: number): Promise<{ output: string;
   const rc = await new Promise<number | null>((r) => child.once("exit", r));
   clearTimeout(timer);
   const problems = rc === 0 ? [] : [`exited ${rc}: ${stderr.trim().split("\n").slice(0, 8).join("\n")}`];
-  if (block.expected) problems.push(...matchOutput(block.expected.lang, block.expected.code, stdout).map((p) => `output (${block.expected!.file}:${block.expected!.line}): ${p}`));
+  if (block.expected)
+    problems.push(
+      ...matchOutput(block.expected.lang, block.expected.code, stdout).map(
+        (p) => `output (${block.expected!.file}:${block.expected!.line}): ${p}`,
+      ),
+    );
   return { output: stdout + stderr, problems };
 }
 
@@ -181,7 +203,11 @@ describe("the README and the guide", () => {
   });
 
   it("marks every TypeScript and JavaScript block: run, built (file=…) or a fragment", () => {
-    const unmarked = blocks.filter((b) => ["ts", "js", "typescript", "javascript"].includes(b.lang) && !b.flags.some((f) => f === "run" || f === "fragment" || f.startsWith("file=")));
+    const unmarked = blocks.filter(
+      (b) =>
+        ["ts", "js", "typescript", "javascript"].includes(b.lang) &&
+        !b.flags.some((f) => f === "run" || f === "fragment" || f.startsWith("file=")),
+    );
     expect(unmarked.map(where)).toEqual([]);
   });
 
@@ -195,15 +221,23 @@ describe("the README and the guide", () => {
         for (const [n, block] of runs.entries()) {
           if (block.lang === "js" || block.lang === "ts") {
             let result = await runProgram(block, n);
-            for (let retry = 0; retry < 2 && result.problems.length > 0 && /overloaded/.test(result.output); retry++) result = await runProgram(block, n);
+            for (let retry = 0; retry < 2 && result.problems.length > 0 && /overloaded/.test(result.output); retry++)
+              result = await runProgram(block, n);
             report.push(...result.problems.map((p) => `${where(block)}: ${p}`));
             continue;
           }
           const background = /&\s*(#.*)?$/m.test(block.code);
           const once = async () => {
-            for (const f of readdirSync(work).filter((f) => f.endsWith(`.${n}`) || f.startsWith(`headers.${n}.`))) rmSync(join(work, f));
-            const finished = await Promise.race([session.run(n, pointed(block.code)), new Promise<"slow">((r) => setTimeout(() => r("slow"), BLOCK_WITHIN_MS))]);
-            if (finished === "slow") throw new Error(`${where(block)} did not finish within ${BLOCK_WITHIN_MS / 1000} s:\n${read(`out.${n}`)}\n${read(`err.${n}`)}`);
+            for (const f of readdirSync(work).filter((f) => f.endsWith(`.${n}`) || f.startsWith(`headers.${n}.`)))
+              rmSync(join(work, f));
+            const finished = await Promise.race([
+              session.run(n, pointed(block.code)),
+              new Promise<"slow">((r) => setTimeout(() => r("slow"), BLOCK_WITHIN_MS)),
+            ]);
+            if (finished === "slow")
+              throw new Error(
+                `${where(block)} did not finish within ${BLOCK_WITHIN_MS / 1000} s:\n${read(`out.${n}`)}\n${read(`err.${n}`)}`,
+              );
           };
           await once();
           if (background) {
@@ -211,13 +245,24 @@ describe("the README and the guide", () => {
             deferred.push({ n, block });
             continue;
           }
-          for (let retry = 0; retry < 2 && problemsOf(n, block, read(`out.${n}`)).length > 0 && saidTryAgain(n); retry++) await once();
-          report.push(...problemsOf(n, block, read(`out.${n}`)).map((p) => `${where(block)}: ${p}${read(`err.${n}`) ? `\n  stderr: ${read(`err.${n}`).trim().slice(0, 400)}` : ""}`));
+          for (
+            let retry = 0;
+            retry < 2 && problemsOf(n, block, read(`out.${n}`)).length > 0 && saidTryAgain(n);
+            retry++
+          )
+            await once();
+          report.push(
+            ...problemsOf(n, block, read(`out.${n}`)).map(
+              (p) =>
+                `${where(block)}: ${p}${read(`err.${n}`) ? `\n  stderr: ${read(`err.${n}`).trim().slice(0, 400)}` : ""}`,
+            ),
+          );
         }
       } finally {
         if (!(await session.close(60_000))) report.push("background jobs were still running 60 s after the last block");
       }
-      for (const { n, block } of deferred) report.push(...problemsOf(n, block, read(`out.${n}`)).map((p) => `${where(block)}: ${p}`));
+      for (const { n, block } of deferred)
+        report.push(...problemsOf(n, block, read(`out.${n}`)).map((p) => `${where(block)}: ${p}`));
       expect(report).toEqual([]);
     },
     15 * 60_000,

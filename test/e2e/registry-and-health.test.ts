@@ -6,7 +6,17 @@ describe("registry view and health", () => {
     const res = await call("GET", "/v1/tools");
     expect(res.status).toBe(200);
     const names = res.body.tools.map((t: { name: string }) => t.name);
-    for (const name of ["math.evaluate", "text.stats", "json.query", "http.request", "demo.countdown", "lab.echo", "lab.bad_output", "lab.crash", "lab.stall"]) {
+    for (const name of [
+      "math.evaluate",
+      "text.stats",
+      "json.query",
+      "http.request",
+      "demo.countdown",
+      "lab.echo",
+      "lab.bad_output",
+      "lab.crash",
+      "lab.stall",
+    ]) {
       expect(names).toContain(name);
     }
   });
@@ -20,12 +30,21 @@ describe("registry view and health", () => {
       ["std", "system"],
       ["community", "community"],
     ]);
-    expect(providers[0]).toMatchObject({ coercion: "lenient", latency_class: "fast", input_schema: { type: "object" }, output_schema: { type: "object" } });
+    expect(providers[0]).toMatchObject({
+      coercion: "lenient",
+      latency_class: "fast",
+      input_schema: { type: "object" },
+      output_schema: { type: "object" },
+    });
   });
 
   it("shows http.request's capability template", async () => {
     const res = await call("GET", "/v1/tools/http.request");
-    expect(res.body.versions[0].providers[0]).toMatchObject({ capability_required: "network:{url.host}", effects: "send", idempotent: false });
+    expect(res.body.versions[0].providers[0]).toMatchObject({
+      capability_required: "network:{url.host}",
+      effects: "send",
+      idempotent: false,
+    });
   });
 
   it("answers an unknown tool with tool_not_found", async () => {

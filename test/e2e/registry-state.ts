@@ -11,7 +11,9 @@ export interface RegistryState {
 }
 
 /** Reads the state through `read` (a GET with an operator's credential). */
-export async function registryState(read: (path: string) => Promise<{ status: number; body: any }>): Promise<RegistryState> {
+export async function registryState(
+  read: (path: string) => Promise<{ status: number; body: any }>,
+): Promise<RegistryState> {
   const state: RegistryState = { providers: {}, deprecations: {} };
   const list = await read("/v1/tools");
   for (const { name } of list.body.tools as { name: string }[]) {

@@ -11,7 +11,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/openapi.ts";
 import { ADMIN_KEY, asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 
-const paths = openApiDocument.paths as unknown as Record<string, Record<string, { operationId: string; requestBody?: unknown }>>;
+const paths = openApiDocument.paths as unknown as Record<
+  string,
+  Record<string, { operationId: string; requestBody?: unknown }>
+>;
 const bodyTaking = Object.entries(paths).flatMap(([path, ops]) =>
   Object.entries(ops)
     .filter(([, op]) => op && typeof op === "object" && op.requestBody)
@@ -41,26 +44,45 @@ function concrete(path: string): string {
 
 describe("request bodies", () => {
   it("the document lists the body-taking endpoints this checks", () => {
-    expect(bodyTaking.map((e) => e.operationId)).toEqual(expect.arrayContaining(["createExecution", "cancelExecution", "updateProvider", "deprecateToolVersion", "createApiKey"]));
+    expect(bodyTaking.map((e) => e.operationId)).toEqual(
+      expect.arrayContaining([
+        "createExecution",
+        "cancelExecution",
+        "updateProvider",
+        "deprecateToolVersion",
+        "createApiKey",
+      ]),
+    );
   });
 
-  it.each(bodyTaking)("$method $path ($operationId) refuses a form body with 415, before doing anything", async ({ method, path }) => {
-    const key = path.startsWith("/v1/admin/") ? ADMIN_KEY : DEV_KEY;
-    // What `curl -d '{"grace_ms": 2000}'` sends without a content-type header.
-    const res = await fetch(`${baseUrl}${concrete(path)}`, {
-      method,
-      headers: { ...bearer(key), "content-type": "application/x-www-form-urlencoded" },
-      body: '{"grace_ms": 2000}',
-    });
-    expect(res.status).toBe(415);
-    expect(((await res.json()) as any).error).toMatchObject({ code: "unsupported_media_type", type: "request_error", retryable: false });
-    // Nothing happened: the execution is still running.
-    expect((await call("GET", `/v1/executions/${executionId}`)).body.status).toBe("running");
-  });
+  it.each(bodyTaking)(
+    "$method $path ($operationId) refuses a form body with 415, before doing anything",
+    async ({ method, path }) => {
+      const key = path.startsWith("/v1/admin/") ? ADMIN_KEY : DEV_KEY;
+      // What `curl -d '{"grace_ms": 2000}'` sends without a content-type header.
+      const res = await fetch(`${baseUrl}${concrete(path)}`, {
+        method,
+        headers: { ...bearer(key), "content-type": "application/x-www-form-urlencoded" },
+        body: '{"grace_ms": 2000}',
+      });
+      expect(res.status).toBe(415);
+      expect(((await res.json()) as any).error).toMatchObject({
+        code: "unsupported_media_type",
+        type: "request_error",
+        retryable: false,
+      });
+      // Nothing happened: the execution is still running.
+      expect((await call("GET", `/v1/executions/${executionId}`)).body.status).toBe("running");
+    },
+  );
 });
 
 describe("a deprecation's replacement", () => {
-  const put = (replacement: unknown) => asAdmin("PUT", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation", { sunset: "2099-01-01T00:00:00Z", replacement });
+  const put = (replacement: unknown) =>
+    asAdmin("PUT", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation", {
+      sunset: "2099-01-01T00:00:00Z",
+      replacement,
+    });
   // Tests run in any order: each starts with lab.echo not deprecated.
   beforeEach(() => asAdmin("DELETE", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation"));
   afterAll(() => asAdmin("DELETE", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation"));
@@ -70,13 +92,19 @@ describe("a deprecation's replacement", () => {
     ["a version the tool does not have", "lab.route@9.9.9", { available_versions: ["1.0.0"] }],
     ["the deprecated version itself", "lab.echo@1.0.0", {}],
     ["an empty name", "@1.0.0", {}],
-  ])("is refused when it names %s (400 invalid_request), and nothing is deprecated", async (_what, replacement, details) => {
-    const res = await put(replacement);
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "invalid_request", details: { field: "replacement", replacement, ...details } });
-    const tool = (await call("GET", "/v1/tools/lab.echo")).body;
-    expect(tool.versions.find((v: { version: string }) => v.version === "1.0.0").deprecation).toBeNull();
-  });
+  ])(
+    "is refused when it names %s (400 invalid_request), and nothing is deprecated",
+    async (_what, replacement, details) => {
+      const res = await put(replacement);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: "invalid_request",
+        details: { field: "replacement", replacement, ...details },
+      });
+      const tool = (await call("GET", "/v1/tools/lab.echo")).body;
+      expect(tool.versions.find((v: { version: string }) => v.version === "1.0.0").deprecation).toBeNull();
+    },
+  );
 
   it("is accepted when it names a tool, or a tool and a version, the registry has; calls then link to it", async () => {
     try {

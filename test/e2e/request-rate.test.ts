@@ -10,7 +10,12 @@ import { post } from "./mcp.ts";
 import { tenant } from "./tenants.ts";
 
 async function limitedKey(): Promise<string> {
-  const res = await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("limited"), agent: "dev-agent", capabilities: ["network:*"], channels: ["*"] });
+  const res = await asAdmin("POST", "/v1/admin/keys", {
+    tenant: tenant("limited"),
+    agent: "dev-agent",
+    capabilities: ["network:*"],
+    channels: ["*"],
+  });
   expect(res.status).toBe(201);
   return res.body.key;
 }
@@ -19,7 +24,11 @@ const dryRun = { tool: "math.evaluate", mode: "dry_run", input: { expression: "1
 
 function expectRateRefusal(r: Answer): void {
   expect(r.status).toBe(429);
-  expect(r.body.error).toMatchObject({ code: "rate_limited", retryable: true, details: { reason: "rate", limit: 1, retry_after_ms: expect.any(Number) } });
+  expect(r.body.error).toMatchObject({
+    code: "rate_limited",
+    retryable: true,
+    details: { reason: "rate", limit: 1, retry_after_ms: expect.any(Number) },
+  });
   expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 }
 
@@ -27,7 +36,9 @@ describe("the tenant's rate counts every request", () => {
   it("answers a dry-run flood from one tenant 429 beyond its rate while another tenant is served", async () => {
     const [flooder, other] = [await limitedKey(), await limitedKey()];
     // Twelve at once: at most the burst (3) and what a second refills can be admitted.
-    const flood = await Promise.all(Array.from({ length: 12 }, () => call("POST", "/v1/executions", dryRun, bearer(flooder))));
+    const flood = await Promise.all(
+      Array.from({ length: 12 }, () => call("POST", "/v1/executions", dryRun, bearer(flooder))),
+    );
     const served = flood.filter((r) => r.status === 200);
     const refused = flood.filter((r) => r.status !== 200);
     expect(served.length).toBeGreaterThanOrEqual(1);
@@ -42,7 +53,9 @@ describe("the tenant's rate counts every request", () => {
   it("counts reads and lists: a flood of GETs is refused beyond the rate", async () => {
     const key = await limitedKey();
     const reads = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => call("GET", i % 2 === 0 ? "/v1/executions" : "/v1/tools", undefined, bearer(key))),
+      Array.from({ length: 12 }, (_, i) =>
+        call("GET", i % 2 === 0 ? "/v1/executions" : "/v1/tools", undefined, bearer(key)),
+      ),
     );
     const refused = reads.filter((r) => r.status !== 200);
     expect(reads.length - refused.length).toBeLessThanOrEqual(6);
@@ -56,7 +69,10 @@ describe("the tenant's rate counts every request", () => {
     const batch = Array.from({ length: 5 }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "ping" }));
     const refused = await post(batch, headers);
     expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatchObject({ code: -32029, data: { error: { code: "rate_limited", details: { reason: "rate" } } } });
+    expect(refused.body.error).toMatchObject({
+      code: -32029,
+      data: { error: { code: "rate_limited", details: { reason: "rate" } } },
+    });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     const one = await post({ jsonrpc: "2.0", id: 9, method: "ping" }, headers);
     expect(one.status).toBe(200);
@@ -66,7 +82,9 @@ describe("the tenant's rate counts every request", () => {
   it("refuses MCP tools/list beyond the rate with -32029 and Retry-After", async () => {
     const key = await limitedKey();
     const headers = { authorization: `Bearer ${key}`, "mcp-protocol-version": "2025-11-25" };
-    const lists = await Promise.all(Array.from({ length: 10 }, (_, i) => post({ jsonrpc: "2.0", id: i + 1, method: "tools/list" }, headers)));
+    const lists = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => post({ jsonrpc: "2.0", id: i + 1, method: "tools/list" }, headers)),
+    );
     const refused = lists.filter((r) => r.status === 429);
     expect(refused.length).toBeGreaterThanOrEqual(4);
     for (const r of refused) {
@@ -78,7 +96,8 @@ describe("the tenant's rate counts every request", () => {
 
 describe("failed credentials per client address", () => {
   /** A loopback address of its own (a local stack refuses any other), never the suite's 127.0.0.1. */
-  const address = () => `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
+  const address = () =>
+    `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 250)}`;
 
   it("refuses an address with 429 and Retry-After once its failures pass the limit, even with a good key, while another address is served", async () => {
     const flooder = address();
@@ -87,7 +106,10 @@ describe("failed credentials per client address", () => {
     // AUTH_LIMITER allows 30 failures in a 10 s window (wrangler.jsonc): the flood stops at its
     // first refusal, which comes by the 91st failure however the windows fall in 30 s.
     for (let i = 0; i < 91 && first429 < 0; i++) {
-      const r = await call("GET", "/v1/tools", undefined, { authorization: `Bearer trt_not_a_key_${i}`, "cf-connecting-ip": flooder });
+      const r = await call("GET", "/v1/tools", undefined, {
+        authorization: `Bearer trt_not_a_key_${i}`,
+        "cf-connecting-ip": flooder,
+      });
       if (r.status === 429) first429 = i;
       else expect(r.status).toBe(401);
     }

@@ -23,20 +23,29 @@ const ROOMY = { timeout_ms: 20_000 };
 async function msgpack(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { accept: "application/msgpack", ...(body !== undefined ? { "content-type": "application/msgpack" } : {}), ...bearer(DEV_KEY) },
+    headers: {
+      accept: "application/msgpack",
+      ...(body !== undefined ? { "content-type": "application/msgpack" } : {}),
+      ...bearer(DEV_KEY),
+    },
     ...(body !== undefined ? { body: encode(body) as BodyInit } : {}),
   });
   return { status: res.status, body: decode(new Uint8Array(await res.arrayBuffer())) };
 }
 
 async function viaRpc(path: string, params: Record<string, unknown>): Promise<any> {
-  const q = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  const q = new URLSearchParams(
+    Object.entries(params).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
   return (await fetch(`${callerUrl}${path}?${q}`, { headers: CALLER_AUTH })).json();
 }
 
 const connect = createClient(
   ToolRuntimeService,
-  createConnectTransport({ baseUrl, interceptors: [(next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req))] }),
+  createConnectTransport({
+    baseUrl,
+    interceptors: [(next) => (req) => (req.header.set("authorization", bearer(DEV_KEY).authorization), next(req))],
+  }),
 );
 
 /**
@@ -59,7 +68,10 @@ const NOT_YET = { cpu_ms: null, peak_memory_mb: null, cpu_report: "none" };
 
 async function auditRecord(id: string): Promise<any> {
   return readUntil(
-    async () => (await asAdmin("GET", `/v1/audit?tenant=${FILE_TENANT}&limit=100`)).body.records.find((r: any) => r.execution_id === id),
+    async () =>
+      (await asAdmin("GET", `/v1/audit?tenant=${FILE_TENANT}&limit=100`)).body.records.find(
+        (r: any) => r.execution_id === id,
+      ),
     (r) => r !== undefined && reported(r.resources),
   );
 }
@@ -93,41 +105,58 @@ describe("the provider's own latency beside the runtime's (docs/contract.md#deli
   });
 });
 
-describe("CPU time from the provider Workers' tail events (docs/contract.md#response resources)", { timeout: 60_000 }, () => {
-  const echo = { tool: "lab.echo", input: { n: 1 }, limits: ROOMY };
+describe(
+  "CPU time from the provider Workers' tail events (docs/contract.md#response resources)",
+  { timeout: 60_000 },
+  () => {
+    const echo = { tool: "lab.echo", input: { n: 1 }, limits: ROOMY };
 
-  it("a sync answer has no report yet; GET by id shows it once it has arrived, in JSON and MessagePack, and so does the audit record", async () => {
-    const res = await execute(echo);
-    expect(res.body.execution.resources).toEqual(NOT_YET);
-    expect(res.body.attempts[0].cpu_ms).toBeNull();
-    const id = res.body.execution_id;
-    const view = await readUntil(async () => (await call("GET", `/v1/executions/${id}`)).body, (v) => reported(v.execution.resources));
-    expect(view.execution.resources).toEqual(UNMEASURED);
-    expect(view.attempts[0]).toMatchObject({ attempt: 1, cpu_ms: null, provider_latency_ms: expect.any(Number) });
-    expect((await msgpack("GET", `/v1/executions/${id}`)).body.execution.resources).toEqual(UNMEASURED);
-    expect((await auditRecord(id)).resources).toEqual(UNMEASURED);
-  });
+    it("a sync answer has no report yet; GET by id shows it once it has arrived, in JSON and MessagePack, and so does the audit record", async () => {
+      const res = await execute(echo);
+      expect(res.body.execution.resources).toEqual(NOT_YET);
+      expect(res.body.attempts[0].cpu_ms).toBeNull();
+      const id = res.body.execution_id;
+      const view = await readUntil(
+        async () => (await call("GET", `/v1/executions/${id}`)).body,
+        (v) => reported(v.execution.resources),
+      );
+      expect(view.execution.resources).toEqual(UNMEASURED);
+      expect(view.attempts[0]).toMatchObject({ attempt: 1, cpu_ms: null, provider_latency_ms: expect.any(Number) });
+      expect((await msgpack("GET", `/v1/executions/${id}`)).body.execution.resources).toEqual(UNMEASURED);
+      expect((await auditRecord(id)).resources).toEqual(UNMEASURED);
+    });
 
-  it("an execution with its own object (async) gets its report there, seen by REST and Connect", async () => {
-    const started = await execute({ ...echo, mode: "async" });
-    const id = started.body.execution_id;
-    const view = await readUntil(async () => (await call("GET", `/v1/executions/${id}`)).body, (v) => v.status === "succeeded" && reported(v.execution.resources));
-    expect(view.execution.resources).toEqual(UNMEASURED);
-    const m = await connect.getExecution({ executionId: id });
-    expect((m.execution as Record<string, unknown>).resources).toEqual(UNMEASURED);
-    expect((await auditRecord(id)).resources).toEqual(UNMEASURED);
-  });
+    it("an execution with its own object (async) gets its report there, seen by REST and Connect", async () => {
+      const started = await execute({ ...echo, mode: "async" });
+      const id = started.body.execution_id;
+      const view = await readUntil(
+        async () => (await call("GET", `/v1/executions/${id}`)).body,
+        (v) => v.status === "succeeded" && reported(v.execution.resources),
+      );
+      expect(view.execution.resources).toEqual(UNMEASURED);
+      const m = await connect.getExecution({ executionId: id });
+      expect((m.execution as Record<string, unknown>).resources).toEqual(UNMEASURED);
+      expect((await auditRecord(id)).resources).toEqual(UNMEASURED);
+    });
 
-  it("Workers RPC: the answer has no report yet, getExecution shows it later", async () => {
-    const r = await viaRpc("/call", { tool: echo.tool, input: echo.input, options: { limits: ROOMY } });
-    expect(r.value.execution.resources).toEqual(NOT_YET);
-    const later = await readUntil(() => viaRpc("/get", { id: r.value.execution_id }), (g) => reported(g.value?.execution.resources));
-    expect(later.value.execution.resources).toEqual(UNMEASURED);
-  });
+    it("Workers RPC: the answer has no report yet, getExecution shows it later", async () => {
+      const r = await viaRpc("/call", { tool: echo.tool, input: echo.input, options: { limits: ROOMY } });
+      expect(r.value.execution.resources).toEqual(NOT_YET);
+      const later = await readUntil(
+        () => viaRpc("/get", { id: r.value.execution_id }),
+        (g) => reported(g.value?.execution.resources),
+      );
+      expect(later.value.execution.resources).toEqual(UNMEASURED);
+    });
 
-  it("Connect: the answer to Invoke has no report yet", async () => {
-    const m = await connect.invoke({ tool: echo.tool, input: echo.input as JsonObject, limits: { timeoutMs: ROOMY.timeout_ms } });
-    expect((m.execution as Record<string, unknown>).resources).toEqual(NOT_YET);
-    expect(toJson(ValueSchema, m.output!)).toEqual(echo.input);
-  });
-});
+    it("Connect: the answer to Invoke has no report yet", async () => {
+      const m = await connect.invoke({
+        tool: echo.tool,
+        input: echo.input as JsonObject,
+        limits: { timeoutMs: ROOMY.timeout_ms },
+      });
+      expect((m.execution as Record<string, unknown>).resources).toEqual(NOT_YET);
+      expect(toJson(ValueSchema, m.output!)).toEqual(echo.input);
+    });
+  },
+);

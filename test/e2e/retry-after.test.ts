@@ -46,7 +46,12 @@ async function withFullTenant(use: (key: string) => Promise<void>): Promise<void
   const holders: string[] = [];
   try {
     for (let i = 0; i < 2; i++) {
-      const started = await call("POST", "/v1/executions", { tool: "lab.long", mode: "async", input: { ms: 9_000 }, limits: { timeout_ms: 10_000 } }, bearer(key));
+      const started = await call(
+        "POST",
+        "/v1/executions",
+        { tool: "lab.long", mode: "async", input: { ms: 9_000 }, limits: { timeout_ms: 10_000 } },
+        bearer(key),
+      );
       expect(started.status).toBe(202);
       holders.push(started.body.execution_id);
     }
@@ -68,34 +73,57 @@ async function withFullTenant(use: (key: string) => Promise<void>): Promise<void
 const WAITS = { tool: "lab.echo", input: { n: 1 }, limits: { timeout_ms: 1_500 } };
 
 async function msgpackCall(key: string, body: unknown): Promise<{ status: number; headers: Headers; body: any }> {
-  const res = await fetch(`${baseUrl}/v1/executions`, { method: "POST", headers: { "content-type": "application/msgpack", accept: "application/msgpack", ...bearer(key) }, body: encode(body) });
+  const res = await fetch(`${baseUrl}/v1/executions`, {
+    method: "POST",
+    headers: { "content-type": "application/msgpack", accept: "application/msgpack", ...bearer(key) },
+    body: encode(body),
+  });
   expect(res.headers.get("content-type")).toBe("application/msgpack");
   return { status: res.status, headers: res.headers, body: decode(new Uint8Array(await res.arrayBuffer())) };
 }
 
 async function connectInvoke(key: string, body: unknown): Promise<{ status: number; headers: Headers; body: any }> {
-  const res = await fetch(CONNECT, { method: "POST", headers: { "content-type": "application/json", ...bearer(key) }, body: JSON.stringify(body) });
+  const res = await fetch(CONNECT, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...bearer(key) },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
 describe("a 429 refusal says when, on every face", () => {
   it("REST JSON: Retry-After and details.retry_after_ms", async () => {
     const key = await newKey(tenant("limited"));
-    const res = await untilRefused(() => call("POST", "/v1/executions", { tool: "math.evaluate", input: { expression: "1" }, limits: ROOMY }, bearer(key)), (r) => r.status === 429);
+    const res = await untilRefused(
+      () =>
+        call(
+          "POST",
+          "/v1/executions",
+          { tool: "math.evaluate", input: { expression: "1" }, limits: ROOMY },
+          bearer(key),
+        ),
+      (r) => r.status === 429,
+    );
     expect(res.body.error.code).toBe("rate_limited");
     expectRetryAfter(res.headers.get("retry-after"), res.body.error.details.retry_after_ms);
   });
 
   it("REST MessagePack: the same header on the same route", async () => {
     const key = await newKey(tenant("limited"));
-    const res = await untilRefused(() => msgpackCall(key, { tool: "math.evaluate", input: { expression: "1" }, limits: ROOMY }), (r) => r.status === 429);
+    const res = await untilRefused(
+      () => msgpackCall(key, { tool: "math.evaluate", input: { expression: "1" }, limits: ROOMY }),
+      (r) => r.status === 429,
+    );
     expect(res.body.error.code).toBe("rate_limited");
     expectRetryAfter(res.headers.get("retry-after"), res.body.error.details.retry_after_ms);
   });
 
   it("Connect: resource_exhausted (HTTP 429) with Retry-After among the error's headers", async () => {
     const key = await newKey(tenant("limited"));
-    const res = await untilRefused(() => connectInvoke(key, { tool: "math.evaluate", input: { expression: "1" }, limits: { timeoutMs: 20_000 } }), (r) => r.status === 429);
+    const res = await untilRefused(
+      () => connectInvoke(key, { tool: "math.evaluate", input: { expression: "1" }, limits: { timeoutMs: 20_000 } }),
+      (r) => r.status === 429,
+    );
     expect(res.body.code).toBe("resource_exhausted");
     expect(res.headers.get("trt-error-code")).toBe("rate_limited");
     expectRetryAfter(res.headers.get("retry-after"), JSON.parse(res.headers.get("trt-error-details")!).retry_after_ms);
@@ -104,7 +132,12 @@ describe("a 429 refusal says when, on every face", () => {
   it("MCP: the JSON-RPC error (-32029) comes with Retry-After on its HTTP answer", async () => {
     const key = await newKey(tenant("limited"));
     const res = await untilRefused(
-      () => modern("tools/call", { name: "math.evaluate", arguments: { expression: "1" }, _meta: { "io.tool-runtime/limits": ROOMY } }, { key }),
+      () =>
+        modern(
+          "tools/call",
+          { name: "math.evaluate", arguments: { expression: "1" }, _meta: { "io.tool-runtime/limits": ROOMY } },
+          { key },
+        ),
       (r) => r.body?.error?.code === -32029,
     );
     expect(res.status).toBe(200);
@@ -118,7 +151,11 @@ describe("an execution that ends 503 says when, on every face", () => {
     await withFullTenant(async (key) => {
       const res = await call("POST", "/v1/executions", WAITS, bearer(key));
       expect(res.status).toBe(503);
-      expect(res.body).toMatchObject({ execution_id: expect.stringMatching(/^exec_/), status: "failed", error: { code: "overloaded", details: { reason: "queue_wait" } } });
+      expect(res.body).toMatchObject({
+        execution_id: expect.stringMatching(/^exec_/),
+        status: "failed",
+        error: { code: "overloaded", details: { reason: "queue_wait" } },
+      });
       expectRetryAfter(res.headers.get("retry-after"), res.body.error.details.retry_after_ms);
       // Reading a finished execution succeeds: its record, 200, and nothing to retry.
       const read = await call("GET", `/v1/executions/${res.body.execution_id}`, undefined, bearer(key));
@@ -137,7 +174,11 @@ describe("an execution that ends 503 says when, on every face", () => {
 
   it("Connect: the Execution message with its error, and Retry-After on the answer", async () => {
     await withFullTenant(async (key) => {
-      const res = await connectInvoke(key, { tool: WAITS.tool, input: WAITS.input, limits: { timeoutMs: WAITS.limits.timeout_ms } });
+      const res = await connectInvoke(key, {
+        tool: WAITS.tool,
+        input: WAITS.input,
+        limits: { timeoutMs: WAITS.limits.timeout_ms },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: "failed", error: { code: "overloaded" } });
       expectRetryAfter(res.headers.get("retry-after"), res.body.error.details.retry_after_ms);
@@ -146,7 +187,11 @@ describe("an execution that ends 503 says when, on every face", () => {
 
   it("MCP: the isError result, and Retry-After on its HTTP answer", async () => {
     await withFullTenant(async (key) => {
-      const res = await modern("tools/call", { name: WAITS.tool, arguments: WAITS.input, _meta: { "io.tool-runtime/limits": WAITS.limits } }, { key });
+      const res = await modern(
+        "tools/call",
+        { name: WAITS.tool, arguments: WAITS.input, _meta: { "io.tool-runtime/limits": WAITS.limits } },
+        { key },
+      );
       expect(res.status).toBe(200);
       expect(res.body.result).toMatchObject({ isError: true, structuredContent: { error: { code: "overloaded" } } });
       expectRetryAfter(res.headers.get("retry-after"), res.body.result.structuredContent.error.details.retry_after_ms);
@@ -161,7 +206,8 @@ describe("a 503 refusal (no healthy provider) says when", () => {
 
   it("REST JSON and MessagePack: Retry-After; RPC through the example caller: details.retry_after_ms", async () => {
     const key = await newKey(`ra-${crypto.randomUUID()}`);
-    for (const name of ROUTE_PROVIDERS) expect((await asAdmin("PATCH", `/v1/admin/providers/${name}`, { disabled: true })).status).toBe(200);
+    for (const name of ROUTE_PROVIDERS)
+      expect((await asAdmin("PATCH", `/v1/admin/providers/${name}`, { disabled: true })).status).toBe(200);
     const json = await call("POST", "/v1/executions", { tool: "lab.route", input: {}, limits: ROOMY }, bearer(key));
     expect([json.status, json.body.error.code]).toEqual([503, "no_healthy_provider"]);
     expectRetryAfter(json.headers.get("retry-after"), json.body.error.details.retry_after_ms);

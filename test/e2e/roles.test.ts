@@ -24,12 +24,21 @@ const as = (k: string) => ({
   get: (id: string) => call("GET", `/v1/executions/${id}`, undefined, bearer(k)),
   call: (method: string, path: string, body?: unknown) => call(method, path, body, bearer(k)),
 });
-const echo = (o: Record<string, unknown> = {}) => ({ tool: "lab.echo", input: { hello: "roles" }, limits: { timeout_ms: 20_000 }, ...o });
+const echo = (o: Record<string, unknown> = {}) => ({
+  tool: "lab.echo",
+  input: { hello: "roles" },
+  limits: { timeout_ms: 20_000 },
+  ...o,
+});
 
 describe("roles inside a tenant", () => {
   it("keeps a fast-path execution its agent's: another agent of the tenant gets 404, the tenant admin sees it", async () => {
     const t = `roles-${crypto.randomUUID()}`;
-    const [mine, other, admin] = [await key(t, "bot-a"), await key(t, "bot-b"), await key(t, "ops", { role: "tenant_admin" })];
+    const [mine, other, admin] = [
+      await key(t, "bot-a"),
+      await key(t, "bot-b"),
+      await key(t, "ops", { role: "tenant_admin" }),
+    ];
     const done = await as(mine).run(echo());
     expect(done.status).toBe(200);
     const id = done.body.execution_id;
@@ -70,10 +79,18 @@ describe("roles inside a tenant", () => {
   });
 
   it("lets an approver decide its own call only where the tenant's rule allows self-approval", async () => {
-    for (const [family, expected] of [["gate-read", 403], ["gate-self", 200]] as const) {
+    for (const [family, expected] of [
+      ["gate-read", 403],
+      ["gate-self", 200],
+    ] as const) {
       const t = tenant(family);
       const judge = await key(t, "judge", { role: "approver" });
-      const started = await as(judge).run({ tool: "lab.was_erased", mode: "async", input: { name: "x" }, limits: { timeout_ms: 60_000 } });
+      const started = await as(judge).run({
+        tool: "lab.was_erased",
+        mode: "async",
+        input: { name: "x" },
+        limits: { timeout_ms: 60_000 },
+      });
       expect(started.body.status).toBe("awaiting_approval");
       const decided = await as(judge).call("POST", `/v1/executions/${started.body.execution_id}/approve`, {});
       expect(decided.status, family).toBe(expected);

@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asAdmin, call, execute } from "./http.ts";
 
 const PROVIDERS = ["lab-broken", "lab-twin", "lab"];
-const route = (body: Record<string, unknown> = {}) => execute({ tool: "lab.route", input: {}, limits: { timeout_ms: 20_000 }, ...body });
+const route = (body: Record<string, unknown> = {}) =>
+  execute({ tool: "lab.route", input: {}, limits: { timeout_ms: 20_000 }, ...body });
 
 async function offering(provider: string) {
   const view = await call("GET", "/v1/tools/lab.route");
@@ -47,7 +48,14 @@ describe("registry and routing", () => {
   it("explains in a dry run which provider would serve and why, without executing", async () => {
     const res = await route({ mode: "dry_run" });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ mode: "dry_run", tool: "lab.route", version: "1.0.0", provider: "lab-broken", schema: { valid: true }, capability: { allowed: true } });
+    expect(res.body).toMatchObject({
+      mode: "dry_run",
+      tool: "lab.route",
+      version: "1.0.0",
+      provider: "lab-broken",
+      schema: { valid: true },
+      capability: { allowed: true },
+    });
     expect(res.body.execution_id).toBeUndefined();
     expect(res.body.ranking.map((r: { provider: string }) => r.provider)).toEqual(["lab-broken", "lab-twin", "lab"]);
     expect(res.body.ranking[0].reason).toContain("trust system > verified");
@@ -71,9 +79,15 @@ describe("registry and routing", () => {
 
   it("opens the breaker of a provider that keeps failing, then routes past it and names it in a refusal", async () => {
     await openBrokenBreaker();
-    expect(await offering("lab-broken")).toMatchObject({ breaker: "open", alive: true, error_rate: expect.any(Number) });
+    expect(await offering("lab-broken")).toMatchObject({
+      breaker: "open",
+      alive: true,
+      error_rate: expect.any(Number),
+    });
     // Best first: the providers a call would try, then the one it passes over now.
-    const listed = (await call("GET", "/v1/tools/lab.route")).body.versions[0].providers.map((p: { provider: string }) => p.provider);
+    const listed = (await call("GET", "/v1/tools/lab.route")).body.versions[0].providers.map(
+      (p: { provider: string }) => p.provider,
+    );
     expect(listed).toEqual(["lab-twin", "lab", "lab-broken"]);
     const past = await route();
     expect(past.body.attempts).toEqual([expect.objectContaining({ provider: "lab-twin", outcome: "succeeded" })]);
@@ -81,7 +95,9 @@ describe("registry and routing", () => {
     const named = await route({ provider: "lab-broken" });
     expect(named.status).toBe(503);
     expect(named.body.error).toMatchObject({ code: "no_healthy_provider", retryable: true });
-    expect(named.body.error.details.providers).toEqual([expect.objectContaining({ provider: "lab-broken", reason: expect.stringContaining("circuit open") })]);
+    expect(named.body.error.details.providers).toEqual([
+      expect.objectContaining({ provider: "lab-broken", reason: expect.stringContaining("circuit open") }),
+    ]);
     expect(Number(named.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
   });
 
@@ -100,7 +116,10 @@ describe("registry and routing", () => {
     expect(await offering("lab-twin")).toMatchObject({ breaker: "open" });
     // lab-broken must not take the trial's place in the ranking.
     await asAdmin("PATCH", "/v1/admin/providers/lab-broken", { disabled: true });
-    const halfOpen = await eventually(() => offering("lab-twin"), (o) => o.breaker === "half_open");
+    const halfOpen = await eventually(
+      () => offering("lab-twin"),
+      (o) => o.breaker === "half_open",
+    );
     expect(halfOpen.breaker).toBe("half_open");
     const trial = await route();
     expect(trial.body.output).toEqual({ served_by: "lab-twin" });
@@ -112,22 +131,32 @@ describe("registry and routing", () => {
     const view = await call("GET", "/v1/tools/lab.route");
     const providers = view.body.versions[0].providers;
     for (const p of providers) {
-      expect(p).toEqual(expect.objectContaining({ trust: expect.any(String), breaker: expect.stringMatching(/closed|open|half_open/) }));
+      expect(p).toEqual(
+        expect.objectContaining({ trust: expect.any(String), breaker: expect.stringMatching(/closed|open|half_open/) }),
+      );
       expect(p).toHaveProperty("p50_ms");
       expect(p).toHaveProperty("error_rate");
     }
-    const lab = await eventually(() => offering("lab"), (o) => typeof o.p50_ms === "number");
+    const lab = await eventually(
+      () => offering("lab"),
+      (o) => typeof o.p50_ms === "number",
+    );
     expect(lab.p50_ms).toEqual(expect.any(Number));
   });
 
   it("fails fast with no_healthy_provider when an operator disables every provider", async () => {
     for (const name of PROVIDERS) {
-      expect((await asAdmin("PATCH", `/v1/admin/providers/${name}`, { disabled: true })).body).toMatchObject({ name, disabled: true });
+      expect((await asAdmin("PATCH", `/v1/admin/providers/${name}`, { disabled: true })).body).toMatchObject({
+        name,
+        disabled: true,
+      });
     }
     const res = await route();
     expect(res.status).toBe(503);
     expect(res.body.error).toMatchObject({ code: "no_healthy_provider", retryable: true });
-    expect(res.body.error.details.providers.map((p: { provider: string }) => p.provider).sort()).toEqual([...PROVIDERS].sort());
+    expect(res.body.error.details.providers.map((p: { provider: string }) => p.provider).sort()).toEqual(
+      [...PROVIDERS].sort(),
+    );
     expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
   });
 
@@ -141,7 +170,10 @@ describe("registry and routing", () => {
 
   it("serves a deprecated version with Deprecation, Sunset and a successor Link, and refuses it after the sunset", async () => {
     const sunset = new Date(Date.now() + 86_400_000).toISOString();
-    const put = await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", { sunset, replacement: "lab.echo@1.0.0" });
+    const put = await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", {
+      sunset,
+      replacement: "lab.echo@1.0.0",
+    });
     expect(put.status).toBe(200);
     const before = await route();
     expect(before.status).toBe(200);
@@ -152,9 +184,16 @@ describe("registry and routing", () => {
     // An undeprecated call carries none of the three.
     await asAdmin("DELETE", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation");
     const plain = await route();
-    expect([plain.headers.get("deprecation"), plain.headers.get("sunset"), plain.headers.get("link")]).toEqual([null, null, null]);
+    expect([plain.headers.get("deprecation"), plain.headers.get("sunset"), plain.headers.get("link")]).toEqual([
+      null,
+      null,
+      null,
+    ]);
 
-    await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", { sunset: new Date(Date.now() - 1000).toISOString(), replacement: "lab.echo" });
+    await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation", {
+      sunset: new Date(Date.now() - 1000).toISOString(),
+      replacement: "lab.echo",
+    });
     const after = await route();
     expect(after.status).toBe(410);
     expect(after.body.error).toMatchObject({ code: "tool_deprecated", details: { replacement: "lab.echo" } });
@@ -164,6 +203,12 @@ describe("registry and routing", () => {
     expect((await asAdmin("PATCH", "/v1/admin/providers/lab", { trust: "gold" })).status).toBe(400);
     expect((await asAdmin("PATCH", "/v1/admin/providers/nope", { disabled: true })).status).toBe(404);
     expect((await asAdmin("DELETE", "/v1/admin/providers/nope/health")).status).toBe(404);
-    expect((await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/9.9.9/deprecation", { sunset: new Date().toISOString() })).status).toBe(404);
+    expect(
+      (
+        await asAdmin("PUT", "/v1/admin/tools/lab.route/versions/9.9.9/deprecation", {
+          sunset: new Date().toISOString(),
+        })
+      ).status,
+    ).toBe(404);
   });
 });

@@ -15,7 +15,16 @@ export const EVENT_TYPES = ["start", "stdout", "stderr", "progress", "partial", 
  * letting it reconnect on its own. `fetchImpl` may stand between it and the network;
  * `onEvent` sees each event as it arrives.
  */
-export function collect(executionId: string, options: { fetch?: typeof fetch; query?: string; timeoutMs?: number; key?: string; onEvent?: (e: Received) => void } = {}): Promise<Received[]> {
+export function collect(
+  executionId: string,
+  options: {
+    fetch?: typeof fetch;
+    query?: string;
+    timeoutMs?: number;
+    key?: string;
+    onEvent?: (e: Received) => void;
+  } = {},
+): Promise<Received[]> {
   return new Promise((resolve, reject) => {
     const received: Received[] = [];
     const underlying = options.fetch ?? fetch;
@@ -25,7 +34,9 @@ export function collect(executionId: string, options: { fetch?: typeof fetch; qu
       headers.set("authorization", bearer(options.key ?? DEV_KEY).authorization);
       return underlying(input, { ...init, headers });
     };
-    const es = new EventSource(`${baseUrl}/v1/executions/${executionId}/stream${options.query ?? ""}`, { fetch: authed });
+    const es = new EventSource(`${baseUrl}/v1/executions/${executionId}/stream${options.query ?? ""}`, {
+      fetch: authed,
+    });
     const timer = setTimeout(() => {
       es.close();
       reject(new Error(`no terminal event within the time; got ${received.map((r) => r.type).join(",")}`));
@@ -73,10 +84,17 @@ export function contiguousFromOne(events: Received[]): boolean {
  * stream go: a bounded wait for something the execution has visibly done (its first partial
  * output, say) while it runs.
  */
-export async function eventsUntil(executionId: string, enough: (events: Received[]) => boolean, options: { key?: string; timeoutMs?: number } = {}): Promise<Received[]> {
+export async function eventsUntil(
+  executionId: string,
+  enough: (events: Received[]) => boolean,
+  options: { key?: string; timeoutMs?: number } = {},
+): Promise<Received[]> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), options.timeoutMs ?? 20_000);
-  const res = await fetch(`${baseUrl}/v1/executions/${executionId}/stream`, { headers: bearer(options.key ?? DEV_KEY), signal: abort.signal });
+  const res = await fetch(`${baseUrl}/v1/executions/${executionId}/stream`, {
+    headers: bearer(options.key ?? DEV_KEY),
+    signal: abort.signal,
+  });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   const events: Received[] = [];
   let buffer = "";
@@ -88,7 +106,12 @@ export async function eventsUntil(executionId: string, enough: (events: Received
       const blocks = buffer.split("\n\n");
       buffer = blocks.pop()!;
       for (const block of blocks) {
-        const fields = Object.fromEntries(block.split("\n").filter((l) => l && !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trimStart()]));
+        const fields = Object.fromEntries(
+          block
+            .split("\n")
+            .filter((l) => l && !l.startsWith(":"))
+            .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trimStart()]),
+        );
         if (fields.event) events.push({ id: Number(fields.id), type: fields.event, payload: JSON.parse(fields.data) });
       }
       if (enough(events)) return events;

@@ -58,7 +58,10 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
           const { done, value } = await reader.read();
           if (done) return controller.close();
           controller.enqueue(value);
-          frames += new TextDecoder().decode(value).split("\nid: ").length - 1 + (new TextDecoder().decode(value).startsWith("id: ") ? 1 : 0);
+          frames +=
+            new TextDecoder().decode(value).split("\nid: ").length -
+            1 +
+            (new TextDecoder().decode(value).startsWith("id: ") ? 1 : 0);
           if (frames >= 4) {
             await reader.cancel();
             controller.error(new Error("connection cut"));
@@ -77,7 +80,8 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
 
   it("replays everything to a subscriber that arrives after the end, then answers 204 past it", async () => {
     const id = await startCountdown(2, 0);
-    for (let i = 0; i < 100 && (await call("GET", `/v1/executions/${id}`)).body.status !== "succeeded"; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await call("GET", `/v1/executions/${id}`)).body.status !== "succeeded"; i++)
+      await new Promise((r) => setTimeout(r, 20));
     const events = await collect(id);
     expect(types(events)[0]).toBe("start");
     expect(types(events).at(-1)).toBe("done");
@@ -86,7 +90,9 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
     const tail = await collect(id, { query: `?after=${events.length - 2}` });
     expect(tail.map((e) => e.id)).toEqual([events.length - 1, events.length]);
 
-    const past = await fetch(`${baseUrl}/v1/executions/${id}/stream`, { headers: { "last-event-id": String(events.length), ...bearer(DEV_KEY) } });
+    const past = await fetch(`${baseUrl}/v1/executions/${id}/stream`, {
+      headers: { "last-event-id": String(events.length), ...bearer(DEV_KEY) },
+    });
     expect(past.status).toBe(204);
   });
 
@@ -115,9 +121,16 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
 
   it("counts every open stream against its tenant: over max_streams is 429, and an ended stream frees its slot", async () => {
     // A "narrow" tenant may have 3 streams open at once (test/e2e/tenants.ts).
-    const key = (await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })).body.key;
+    const key = (
+      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
+    ).body.key;
     const as = { ...bearer(key) };
-    const started = await call("POST", "/v1/executions", { tool: "demo.countdown", mode: "async", input: { from: 6, interval_ms: 300 } }, as);
+    const started = await call(
+      "POST",
+      "/v1/executions",
+      { tool: "demo.countdown", mode: "async", input: { from: 6, interval_ms: 300 } },
+      as,
+    );
     expect(started.status).toBe(202);
     const path = `${baseUrl}/v1/executions/${started.body.execution_id}/stream`;
     const open = await Promise.all([1, 2, 3].map(() => fetch(path, { headers: as })));
@@ -127,7 +140,12 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
     expect(fourth.status).toBe(429);
     expect(fourth.body.error).toMatchObject({ code: "rate_limited", details: { reason: "streams", limit: 3 } });
     // A streamed call is refused the same way, before anything starts.
-    const streamed = await call("POST", "/v1/executions", { tool: "demo.countdown", stream: true, input: { from: 1 } }, as);
+    const streamed = await call(
+      "POST",
+      "/v1/executions",
+      { tool: "demo.countdown", stream: true, input: { from: 1 } },
+      as,
+    );
     expect(streamed.status).toBe(429);
     expect(streamed.body.error.details.reason).toBe("streams");
 

@@ -6,7 +6,15 @@
  */
 export const TEST_TENANT_FAMILIES = {
   /** Little room: two running executions and four waiting, three open streams, small bodies and outputs (2 KiB), short timeouts and keys. */
-  "narrow-*": { max_concurrent: 2, max_queued: 4, max_streams: 3, max_timeout_ms: 10_000, max_output_bytes: 2_048, max_payload_bytes: 4_096, idempotency_ttl_ms: 2_000 },
+  "narrow-*": {
+    max_concurrent: 2,
+    max_queued: 4,
+    max_streams: 3,
+    max_timeout_ms: 10_000,
+    max_output_bytes: 2_048,
+    max_payload_bytes: 4_096,
+    idempotency_ttl_ms: 2_000,
+  },
   /** A slow rate: 1 call a second, a burst of 3. */
   "limited-*": { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3 },
   /** The privilege matrix's tenants make hundreds of requests in a few seconds; every one counts against the rate. */
@@ -33,4 +41,6 @@ export const TEST_APPROVALS = {
 };
 
 /** A fresh tenant of a family, e.g. `tenant("narrow")` → `narrow-3f9c…`. */
-export const tenant = (family: "narrow" | "limited" | "roomy" | "approve" | "approve-brief" | "gate-read" | "gate-self") => `${family}-${crypto.randomUUID()}`;
+export const tenant = (
+  family: "narrow" | "limited" | "roomy" | "approve" | "approve-brief" | "gate-read" | "gate-self",
+) => `${family}-${crypto.randomUUID()}`;

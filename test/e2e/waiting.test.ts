@@ -44,7 +44,13 @@ describe("a tenant's queue", () => {
     const key = await newKey(tenant("narrow")); // max_concurrent 2, max_queued 4
     // The first two hold their slots far longer than this test needs them (it ends them by
     // cancelling), so nothing moves in the queue until the test says so, however slow the machine.
-    const long = (n: number) => ({ tool: "lab.long", mode: "async", input: { ms: n < 2 ? 9_000 : 4_000 }, limits: { timeout_ms: 10_000 }, context: { n } });
+    const long = (n: number) => ({
+      tool: "lab.long",
+      mode: "async",
+      input: { ms: n < 2 ? 9_000 : 4_000 },
+      limits: { timeout_ms: 10_000 },
+      context: { n },
+    });
     const accepted: any[] = [];
     for (let n = 0; n < 6; n++) accepted.push(await as(key).execute(long(n)));
     expect(accepted.map((a) => a.status)).toEqual([202, 202, 202, 202, 202, 202]);
@@ -53,40 +59,69 @@ describe("a tenant's queue", () => {
     // GET shows each waiting one's place, in the order they came.
     const positions = [];
     for (const id of ids.slice(2)) positions.push((await as(key).get(id)).body);
-    expect(positions.map((v) => [v.status, v.position])).toEqual([["queued", 1], ["queued", 2], ["queued", 3], ["queued", 4]]);
+    expect(positions.map((v) => [v.status, v.position])).toEqual([
+      ["queued", 1],
+      ["queued", 2],
+      ["queued", 3],
+      ["queued", 4],
+    ]);
     // Past max_queued: refused, with when to try again.
     const refused = await as(key).execute(long(6));
     expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatchObject({ code: "rate_limited", retryable: true, details: { reason: "queue_full", limit: 4 } });
+    expect(refused.body.error).toMatchObject({
+      code: "rate_limited",
+      retryable: true,
+      details: { reason: "queue_full", limit: 4 },
+    });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     // A subscriber of the last one sees its place change, then its start.
     // (Its place is looked at about once a second, so the test lets it see each one before moving on.)
     const soFar: Received[] = [];
     const watched = collect(ids[5], { key, timeoutMs: 40_000, onEvent: (e) => soFar.push(e) });
     const told = async (position: number) => {
-      for (let i = 0; i < 100 && !soFar.some((e) => e.type === "log" && e.payload.data.position === position); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 100 && !soFar.some((e) => e.type === "log" && e.payload.data.position === position); i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(soFar.filter((e) => e.type === "log").map((e) => e.payload.data.position)).toContain(position);
     };
     // Cancelling a queued one ends it at once, before it starts: no provider is called.
     const cancelled = await as(key).call("POST", `/v1/executions/${ids[4]}/cancel`);
     expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "before_start" }, error: { code: "cancelled" }, execution: { started_ms: null, worker: null } });
+    expect(cancelled.body).toMatchObject({
+      status: "cancelled",
+      cancellation: { outcome: "before_start" },
+      error: { code: "cancelled" },
+      execution: { started_ms: null, worker: null },
+    });
     expect(cancelled.body.attempts).toBeUndefined();
     expect((await as(key).get(ids[5])).body.position).toBe(3);
     await told(3);
 
     // One holder ends: the first in line starts, the last moves up.
     await as(key).call("POST", `/v1/executions/${ids[0]}/cancel`);
-    expect(await until(key, ids[2], (v) => v.status !== "queued", "the first waiter's start")).toMatchObject({ status: "running" });
-    expect(await until(key, ids[5], (v) => v.position === 2, "the last waiter moving up")).toMatchObject({ status: "queued", position: 2 });
+    expect(await until(key, ids[2], (v) => v.status !== "queued", "the first waiter's start")).toMatchObject({
+      status: "running",
+    });
+    expect(await until(key, ids[5], (v) => v.position === 2, "the last waiter moving up")).toMatchObject({
+      status: "queued",
+      position: 2,
+    });
     await told(2);
     // The other ends: the next starts; the last is next in line until one of those two ends.
     await as(key).call("POST", `/v1/executions/${ids[1]}/cancel`);
-    expect(await until(key, ids[3], (v) => v.status !== "queued", "the second waiter's start")).toMatchObject({ status: "running" });
+    expect(await until(key, ids[3], (v) => v.status !== "queued", "the second waiter's start")).toMatchObject({
+      status: "running",
+    });
 
     const views = [];
     for (const id of ids) views.push(await until(key, id, ended, `the end of ${id}`));
-    expect(views.map((v) => v.status)).toEqual(["cancelled", "cancelled", "succeeded", "succeeded", "cancelled", "succeeded"]);
+    expect(views.map((v) => v.status)).toEqual([
+      "cancelled",
+      "cancelled",
+      "succeeded",
+      "succeeded",
+      "cancelled",
+      "succeeded",
+    ]);
     // queued_ms is the time each waited.
     for (const v of [views[2], views[3], views[5]]) expect(v.execution.queued_ms).toBeGreaterThan(0);
 
@@ -112,7 +147,11 @@ describe("a tenant's queue", () => {
   it("lets a sync call wait for a slot too, its wait counted against its budget", async () => {
     const key = await newKey(tenant("narrow"));
     const holding = [];
-    for (let i = 0; i < 2; i++) holding.push((await as(key).execute({ tool: "lab.long", mode: "async", input: { ms: 800 }, limits: { timeout_ms: 10_000 } })).body.execution_id);
+    for (let i = 0; i < 2; i++)
+      holding.push(
+        (await as(key).execute({ tool: "lab.long", mode: "async", input: { ms: 800 }, limits: { timeout_ms: 10_000 } }))
+          .body.execution_id,
+      );
     const res = await as(key).execute({ tool: "lab.echo", input: { waited: true }, limits: { timeout_ms: 9_000 } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "succeeded", output: { waited: true } });
@@ -125,8 +164,23 @@ describe("a tenant's queue", () => {
     const full = await newKey(tenant("narrow"));
     const other = await newKey(tenant("narrow"));
     const ids = [];
-    for (let i = 0; i < 6; i++) ids.push((await as(full).execute({ tool: "lab.long", mode: "async", input: { ms: 5_000 }, limits: { timeout_ms: 10_000 } })).body.execution_id);
-    const res = await as(other).execute({ tool: "lab.long", mode: "async", input: { ms: 10 }, limits: { timeout_ms: 10_000 } });
+    for (let i = 0; i < 6; i++)
+      ids.push(
+        (
+          await as(full).execute({
+            tool: "lab.long",
+            mode: "async",
+            input: { ms: 5_000 },
+            limits: { timeout_ms: 10_000 },
+          })
+        ).body.execution_id,
+      );
+    const res = await as(other).execute({
+      tool: "lab.long",
+      mode: "async",
+      input: { ms: 10 },
+      limits: { timeout_ms: 10_000 },
+    });
     expect(res.body.status).toBe("running");
     for (const id of ids) await as(full).call("POST", `/v1/executions/${id}/cancel`, { grace_ms: 0 });
   });
@@ -145,10 +199,21 @@ describe("a provider's max_concurrency", () => {
         if (dry.ranking[0].max_concurrency === 1) break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect(dry).toMatchObject({ provider: "lab", waits_for_capacity: false, ranking: [{ provider: "lab", max_concurrency: 1, in_flight: 0, room: true }] });
-      expect((await as(key).execute({ tool: "lab.gauge", input: { ms: 0, reset: true }, limits: { timeout_ms: 5_000 } })).status).toBe(200);
+      expect(dry).toMatchObject({
+        provider: "lab",
+        waits_for_capacity: false,
+        ranking: [{ provider: "lab", max_concurrency: 1, in_flight: 0, room: true }],
+      });
+      expect(
+        (await as(key).execute({ tool: "lab.gauge", input: { ms: 0, reset: true }, limits: { timeout_ms: 5_000 } }))
+          .status,
+      ).toBe(200);
 
-      const results = await Promise.all(Array.from({ length: 20 }, () => as(key).execute({ tool: "lab.gauge", input: { ms: 30 }, limits: { timeout_ms: 25_000 } })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          as(key).execute({ tool: "lab.gauge", input: { ms: 30 }, limits: { timeout_ms: 25_000 } }),
+        ),
+      );
       expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
       expect(results.map((r) => r.body.output.in_flight_at_start)).toEqual(Array(20).fill(1));
       expect(Math.max(...results.map((r) => r.body.output.most_ever))).toBe(1);
@@ -156,24 +221,51 @@ describe("a provider's max_concurrency", () => {
       expect(results.filter((r) => r.body.execution_id.length === 69).length).toBeGreaterThan(0);
 
       // A dry run while it is busy says the call would wait for it.
-      const busy = await as(key).execute({ tool: "lab.gauge", mode: "async", input: { ms: 5_000 }, limits: { timeout_ms: 10_000 } });
+      const busy = await as(key).execute({
+        tool: "lab.gauge",
+        mode: "async",
+        input: { ms: 5_000 },
+        limits: { timeout_ms: 10_000 },
+      });
       let waiting: any;
       for (let i = 0; i < 50; i++) {
         waiting = (await as(key).execute({ tool: "lab.gauge", mode: "dry_run", input: {} })).body;
         if (waiting.waits_for_capacity) break;
         await new Promise((r) => setTimeout(r, 50));
       }
-      expect(waiting).toMatchObject({ provider: "lab", waits_for_capacity: true, ranking: [{ provider: "lab", in_flight: 1, room: false }] });
-      const queued = await as(key).execute({ tool: "lab.gauge", mode: "async", input: { ms: 10 }, limits: { timeout_ms: 10_000 } });
+      expect(waiting).toMatchObject({
+        provider: "lab",
+        waits_for_capacity: true,
+        ranking: [{ provider: "lab", in_flight: 1, room: false }],
+      });
+      const queued = await as(key).execute({
+        tool: "lab.gauge",
+        mode: "async",
+        input: { ms: 10 },
+        limits: { timeout_ms: 10_000 },
+      });
       expect((await as(key).get(queued.body.execution_id)).body).toMatchObject({ status: "scheduled", position: 1 });
       // A scheduled one cancelled ends at once, before it starts; the one ahead keeps its place.
-      const extra = await as(key).execute({ tool: "lab.gauge", mode: "async", input: { ms: 10 }, limits: { timeout_ms: 10_000 } });
+      const extra = await as(key).execute({
+        tool: "lab.gauge",
+        mode: "async",
+        input: { ms: 10 },
+        limits: { timeout_ms: 10_000 },
+      });
       expect((await as(key).get(extra.body.execution_id)).body).toMatchObject({ status: "scheduled", position: 2 });
-      expect((await as(key).call("POST", `/v1/executions/${extra.body.execution_id}/cancel`)).body).toMatchObject({ status: "cancelled", cancellation: { outcome: "before_start" }, execution: { started_ms: null } });
+      expect((await as(key).call("POST", `/v1/executions/${extra.body.execution_id}/cancel`)).body).toMatchObject({
+        status: "cancelled",
+        cancellation: { outcome: "before_start" },
+        execution: { started_ms: null },
+      });
       await until(key, busy.body.execution_id, ended, "the busy call's end");
-      expect(await until(key, queued.body.execution_id, ended, "the scheduled call's end")).toMatchObject({ status: "succeeded" });
+      expect(await until(key, queued.body.execution_id, ended, "the scheduled call's end")).toMatchObject({
+        status: "succeeded",
+      });
     } finally {
-      expect((await asAdmin("PATCH", "/v1/admin/providers/lab", { max_concurrency: null })).body.max_concurrency).toBeUndefined();
+      expect(
+        (await asAdmin("PATCH", "/v1/admin/providers/lab", { max_concurrency: null })).body.max_concurrency,
+      ).toBeUndefined();
     }
   });
 
@@ -187,8 +279,16 @@ describe("a provider's max_concurrency", () => {
 });
 
 describe("a person's approval", () => {
-  const erase = (name: string, o: Record<string, unknown> = {}) => ({ tool: "lab.erase", mode: "async", input: { name }, limits: { timeout_ms: 10_000 }, ...o });
-  const wasErased = async (key: string, name: string) => (await as(key).execute({ tool: "lab.was_erased", input: { name }, limits: { timeout_ms: 5_000 } })).body.output.erased;
+  const erase = (name: string, o: Record<string, unknown> = {}) => ({
+    tool: "lab.erase",
+    mode: "async",
+    input: { name },
+    limits: { timeout_ms: 10_000 },
+    ...o,
+  });
+  const wasErased = async (key: string, name: string) =>
+    (await as(key).execute({ tool: "lab.was_erased", input: { name }, limits: { timeout_ms: 5_000 } })).body.output
+      .erased;
 
   it("holds a delete for an approver, who sees it, approves it, and is named in the audit record; the stream shows each step", async () => {
     const t = tenant("approve");
@@ -217,11 +317,24 @@ describe("a person's approval", () => {
 
     const listed = await as(approver).call("GET", "/v1/approvals");
     expect(listed.status).toBe(200);
-    expect(listed.body.approvals).toEqual([expect.objectContaining({ execution_id: id, tool: "lab.erase", effects: "delete", agent: "dev-agent", rule: "effect delete", input: { name } })]);
+    expect(listed.body.approvals).toEqual([
+      expect.objectContaining({
+        execution_id: id,
+        tool: "lab.erase",
+        effects: "delete",
+        agent: "dev-agent",
+        rule: "effect delete",
+        input: { name },
+      }),
+    ]);
 
     const approved = await as(approver).call("POST", `/v1/executions/${id}/approve`, { reason: "ticket 42" });
     expect(approved.status).toBe(200);
-    expect(approved.body.approval.decision).toMatchObject({ decision: "approved", approver: "alice", reason: "ticket 42" });
+    expect(approved.body.approval.decision).toMatchObject({
+      decision: "approved",
+      approver: "alice",
+      reason: "ticket 42",
+    });
     const done = await until(caller, id, ended, "the approved erase's end");
     expect(done).toMatchObject({ status: "succeeded", output: { erased: name } });
     expect(await wasErased(caller, name)).toBe(true);
@@ -230,19 +343,28 @@ describe("a person's approval", () => {
     // Twice, or once it has finished: a clear error, nothing changed.
     const again = await as(approver).call("POST", `/v1/executions/${id}/approve`);
     expect(again.status).toBe(409);
-    expect(again.body.error).toMatchObject({ code: "approval_not_pending", details: { status: "succeeded", decision: "approved" } });
+    expect(again.body.error).toMatchObject({
+      code: "approval_not_pending",
+      details: { status: "succeeded", decision: "approved" },
+    });
 
-    const steps = (await watched).map((e) => (e.type === "log" ? `log:${e.payload.data.approval ?? e.payload.data.waiting}` : e.type));
+    const steps = (await watched).map((e) =>
+      e.type === "log" ? `log:${e.payload.data.approval ?? e.payload.data.waiting}` : e.type,
+    );
     expect(steps).toEqual(["log:requested", "log:approved", ...steps.slice(2, -2), "start", "done"]);
 
     // The audit record names the approver, the decision and the reason.
     // It follows the audit queue, which another file's audit drill may hold back a while: 30 s by clock.
     let record: any;
-    for (const deadline = Date.now() + 30_000; !record && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; !record && Date.now() < deadline;) {
       record = (await asAdmin("GET", `/v1/audit?tenant=${t}`)).body.records?.find((r: any) => r.execution_id === id);
       if (!record) await new Promise((r) => setTimeout(r, 250));
     }
-    expect(record?.approval, "the approved call's audit record").toMatchObject({ decision: "approved", approver: "alice", reason: "ticket 42" });
+    expect(record?.approval, "the approved call's audit record").toMatchObject({
+      decision: "approved",
+      approver: "alice",
+      reason: "ticket 42",
+    });
   });
 
   it("ends a rejected call failed with approval_rejected; a rejection needs a reason; it never runs", async () => {
@@ -262,7 +384,9 @@ describe("a person's approval", () => {
       approval: { decision: { decision: "rejected", approver: "bob", reason: "wrong thing" } },
       execution: { started_ms: null },
     });
-    expect((await as(approver).call("POST", `/v1/executions/${id}/approve`)).body.error.code).toBe("approval_not_pending");
+    expect((await as(approver).call("POST", `/v1/executions/${id}/approve`)).body.error.code).toBe(
+      "approval_not_pending",
+    );
     expect(await wasErased(caller, name)).toBe(false);
   });
 
@@ -271,7 +395,11 @@ describe("a person's approval", () => {
     const name = `thing-${crypto.randomUUID()}`;
     const id = (await as(caller).execute(erase(name))).body.execution_id;
     const view = await until(caller, id, ended, "the window's end", 100);
-    expect(view).toMatchObject({ status: "failed", error: { code: "approval_expired", retryable: true }, execution: { started_ms: null } });
+    expect(view).toMatchObject({
+      status: "failed",
+      error: { code: "approval_expired", retryable: true },
+      execution: { started_ms: null },
+    });
     expect(await wasErased(caller, name)).toBe(false);
   });
 
@@ -289,7 +417,11 @@ describe("a person's approval", () => {
     expect((await as(approver).call("POST", `/v1/executions/${pending[0].execution_id}/approve`)).status).toBe(200);
     const res = await answer;
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "succeeded", output: { erased: name }, approval: { decision: { approver: "carol" } } });
+    expect(res.body).toMatchObject({
+      status: "succeeded",
+      output: { erased: name },
+      approval: { decision: { approver: "carol" } },
+    });
   });
 
   it("cancels a call awaiting approval before it starts, and takes it off the list", async () => {
@@ -307,13 +439,20 @@ describe("a person's approval", () => {
     const t = tenant("approve");
     const caller = await newKey(t);
     const approver = await newKey(t, { agent: "erin", role: "approver" });
-    const transport = (key: string) => createConnectTransport({ baseUrl, interceptors: [(next) => (req) => (req.header.set("authorization", `Bearer ${key}`), next(req))] });
+    const transport = (key: string) =>
+      createConnectTransport({
+        baseUrl,
+        interceptors: [(next) => (req) => (req.header.set("authorization", `Bearer ${key}`), next(req))],
+      });
     const id = (await as(caller).execute(erase(`thing-${crypto.randomUUID()}`))).body.execution_id;
     const seen = await createClient(ToolRuntimeService, transport(caller)).getExecution({ executionId: id });
     expect(seen.status).toBe("awaiting_approval");
     const listed = await createClient(ToolRuntimeService, transport(approver)).listApprovals({});
     expect(listed.approvals.map((a) => a.execution_id)).toContain(id);
-    const approved = await createClient(ToolRuntimeService, transport(approver)).approve({ executionId: id, reason: "" });
+    const approved = await createClient(ToolRuntimeService, transport(approver)).approve({
+      executionId: id,
+      reason: "",
+    });
     expect(["queued", "scheduled", "running", "succeeded"]).toContain(approved.status);
     expect(await until(caller, id, ended, "the end")).toMatchObject({ status: "succeeded" });
   });
@@ -334,7 +473,9 @@ describe("a person's approval", () => {
     expect((await runtime.listApprovals()).approvals.map((a) => a.execution_id)).toEqual([one, two]);
     const listed = await trt(["approvals"], { env: { TRT_KEY: approverKey } });
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(new RegExp(`^${one} +lab\\.erase@1\\.0\\.0 +delete +dev-agent +\\S+ +effect delete +\\{`, "m"));
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${one} +lab\\.erase@1\\.0\\.0 +delete +dev-agent +\\S+ +effect delete +\\{`, "m"),
+    );
     // Without the role, trt says the runtime refused (exit 3).
     expect((await trt(["approvals"], { env: { TRT_KEY: caller } })).code).toBe(3);
     // A rejection without a reason is a usage error: nothing sent.

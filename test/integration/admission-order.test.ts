@@ -31,17 +31,34 @@ afterEach(async () => {
   await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
 });
 
-async function request(e: Env, method: string, path: string, key: string, body?: unknown): Promise<{ status: number; json: any; retryAfter: string | null }> {
+async function request(
+  e: Env,
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+): Promise<{ status: number; json: any; retryAfter: string | null }> {
   const ctx = createExecutionContext();
   contexts.push(ctx);
-  const init: RequestInit = { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) };
-  const res = await worker.fetch(new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>, e, ctx);
+  const init: RequestInit = {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  };
+  const res = await worker.fetch(
+    new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>,
+    e,
+    ctx,
+  );
   // A stream's events are read to their end; its answer is its status alone.
   const json = res.headers.get("content-type")?.includes("json") ? await res.json() : (await res.text(), null);
   return { status: res.status, json, retryAfter: res.headers.get("retry-after") };
 }
 
-function expectRateRefusals(answers: { status: number; json: any; retryAfter: string | null }[], admitted: number): void {
+function expectRateRefusals(
+  answers: { status: number; json: any; retryAfter: string | null }[],
+  admitted: number,
+): void {
   const refused = answers.filter((a) => a.status === 429);
   expect(refused.length).toBeGreaterThanOrEqual(1);
   for (const r of refused) {
@@ -52,7 +69,11 @@ function expectRateRefusals(answers: { status: number; json: any; retryAfter: st
 }
 
 async function slowKey(e: Env): Promise<string> {
-  const res = await request(e, "POST", "/v1/admin/keys", env.DEV_ADMIN_KEY, { tenant: `order-${crypto.randomUUID().slice(0, 8)}`, agent: "dev-agent", channels: ["*"] });
+  const res = await request(e, "POST", "/v1/admin/keys", env.DEV_ADMIN_KEY, {
+    tenant: `order-${crypto.randomUUID().slice(0, 8)}`,
+    agent: "dev-agent",
+    channels: ["*"],
+  });
   expect(res.status).toBe(201);
   return res.json.key;
 }
@@ -62,7 +83,14 @@ describe("admission before level 2", () => {
     const world = counted();
     const key = await slowKey(world.env);
     const answers = [];
-    for (let i = 0; i < 8; i++) answers.push(await request(world.env, "POST", "/v1/executions", key, { tool: "lab.write", input: { record: `r-${i}` }, limits: { timeout_ms: 20_000 } }));
+    for (let i = 0; i < 8; i++)
+      answers.push(
+        await request(world.env, "POST", "/v1/executions", key, {
+          tool: "lab.write",
+          input: { record: `r-${i}` },
+          limits: { timeout_ms: 20_000 },
+        }),
+      );
     const refused = answers.filter((a) => a.status === 429);
     expect(refused.length).toBeGreaterThanOrEqual(1);
     for (const r of refused) {
@@ -77,10 +105,18 @@ describe("admission before level 2", () => {
     const world = counted();
     const key = await slowKey(world.env);
     const answers = [];
-    for (let i = 0; i < 8; i++) answers.push(await request(world.env, "POST", "/v1/executions", key, { tool: "lab.write", mode: "dry_run", input: { record: "r" } }));
+    for (let i = 0; i < 8; i++)
+      answers.push(
+        await request(world.env, "POST", "/v1/executions", key, {
+          tool: "lab.write",
+          mode: "dry_run",
+          input: { record: "r" },
+        }),
+      );
     const served = answers.filter((a) => a.status === 200);
     expect(answers.length - served.length).toBeGreaterThanOrEqual(1);
-    for (const a of answers) if (a.status !== 200) expect(a.json.error).toMatchObject({ code: "rate_limited", details: { reason: "rate" } });
+    for (const a of answers)
+      if (a.status !== 200) expect(a.json.error).toMatchObject({ code: "rate_limited", details: { reason: "rate" } });
     expect(world.asked()).toBe(served.length);
   });
 
@@ -89,7 +125,15 @@ describe("admission before level 2", () => {
       const world = counted();
       const key = await slowKey(world.env);
       const answers = [];
-      for (let i = 0; i < 8; i++) answers.push(await request(world.env, "POST", "/v1/executions", key, { tool: "lab.write", ...shape, input: { record: `r-${i}` }, limits: { timeout_ms: 20_000 } }));
+      for (let i = 0; i < 8; i++)
+        answers.push(
+          await request(world.env, "POST", "/v1/executions", key, {
+            tool: "lab.write",
+            ...shape,
+            input: { record: `r-${i}` },
+            limits: { timeout_ms: 20_000 },
+          }),
+        );
       const admitted = answers.filter((a) => a.status === 200 || a.status === 202).length;
       expectRateRefusals(answers, admitted);
       expect(world.asked()).toBe(admitted);
@@ -112,7 +156,8 @@ describe("admission before level 2", () => {
     const world = counted();
     const key = await slowKey(world.env);
     const answers = [];
-    for (let i = 0; i < 8; i++) answers.push(await request(world.env, "POST", "/v1/executions", key, { tool: "no.such-tool", input: {} }));
+    for (let i = 0; i < 8; i++)
+      answers.push(await request(world.env, "POST", "/v1/executions", key, { tool: "no.such-tool", input: {} }));
     const unknown = answers.filter((a) => a.status === 404);
     expect(unknown.length).toBeGreaterThanOrEqual(1);
     for (const a of unknown) expect(a.json.error).toMatchObject({ code: "tool_not_found" });
@@ -120,4 +165,3 @@ describe("admission before level 2", () => {
     expect(world.asked()).toBe(0);
   });
 });
-

@@ -25,32 +25,53 @@ function ended(tenant: string, i: number): AuditMessage[] {
   const record = executionRecord("succeeded", { tenant, accepted_at: T0 + i * 1000 - 10, ended_at: T0 + i * 1000 });
   const id = record.execution_id;
   return [
-    { kind: "finished", record: auditEntryOf(record), view: JSON.stringify({ execution_id: id }), retention_ms: 86_400_000 },
+    {
+      kind: "finished",
+      record: auditEntryOf(record),
+      view: JSON.stringify({ execution_id: id }),
+      retention_ms: 86_400_000,
+    },
     { kind: "usage", reports: [{ execution_id: id, attempt: 1, cpu_ms: 1 }], expires_at: Date.now() + 86_400_000 },
   ];
 }
 
 async function deliver(messages: AuditMessage[], withEnv = capped) {
-  const batch = createMessageBatch("tool-runtime-audit", messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })));
+  const batch = createMessageBatch(
+    "tool-runtime-audit",
+    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
+  );
   const ctx = createExecutionContext();
   await worker.queue(batch as MessageBatch<AuditMessage>, withEnv);
   return getQueueResult(batch, ctx);
 }
 
 async function idsIn(table: string, tenant?: string): Promise<string[]> {
-  const sql = tenant ? `SELECT execution_id FROM ${table} WHERE tenant = ? ORDER BY rowid` : `SELECT execution_id FROM ${table} ORDER BY rowid`;
+  const sql = tenant
+    ? `SELECT execution_id FROM ${table} WHERE tenant = ? ORDER BY rowid`
+    : `SELECT execution_id FROM ${table} ORDER BY rowid`;
   const stmt = env.AUDIT_DB.prepare(sql);
   return (await (tenant ? stmt.bind(tenant) : stmt).all<{ execution_id: string }>()).results.map((r) => r.execution_id);
 }
 
 /** What the cap has deleted so far, per table. */
 async function trimmedSoFar(): Promise<Record<string, number>> {
-  return Object.fromEntries((await metric("tool_runtime_audit_trimmed_total{")).map((l) => [/table="(\w+)"/.exec(l)![1], Number(l.split(" ").at(-1))]));
+  return Object.fromEntries(
+    (await metric("tool_runtime_audit_trimmed_total{")).map((l) => [
+      /table="(\w+)"/.exec(l)![1],
+      Number(l.split(" ").at(-1)),
+    ]),
+  );
 }
 
 async function metric(name: string): Promise<string[]> {
   const ctx = createExecutionContext();
-  const text = await (await worker.fetch(new Request("http://localhost/metrics", { headers: admin }) as Request<unknown, IncomingRequestCfProperties>, capped, ctx)).text();
+  const text = await (
+    await worker.fetch(
+      new Request("http://localhost/metrics", { headers: admin }) as Request<unknown, IncomingRequestCfProperties>,
+      capped,
+      ctx,
+    )
+  ).text();
   return text.split("\n").filter((l) => l.startsWith(name));
 }
 
@@ -77,7 +98,9 @@ describe("the audit database's size bound (AUDIT_MAX_EXECUTIONS)", () => {
     expect(after.executions - (before.executions ?? 0)).toBe(trimmed);
     expect(after.usage - (before.usage ?? 0)).toBeGreaterThanOrEqual(12 - CAP);
     expect(after.views - (before.views ?? 0)).toBeGreaterThanOrEqual(12 - CAP);
-    expect(await metric("tool_runtime_audit_oldest_record_timestamp_seconds ")).toEqual([`tool_runtime_audit_oldest_record_timestamp_seconds ${(T0 + (12 - CAP) * 1000) / 1000}`]);
+    expect(await metric("tool_runtime_audit_oldest_record_timestamp_seconds ")).toEqual([
+      `tool_runtime_audit_oldest_record_timestamp_seconds ${(T0 + (12 - CAP) * 1000) / 1000}`,
+    ]);
 
     // The aggregates counted every execution once, the trimmed ones too.
     const counted = await metric('tool_runtime_executions_total{tool="math.sum"');

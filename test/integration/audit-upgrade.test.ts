@@ -6,7 +6,13 @@
  * wrangler does: they must succeed, keep every row, read the same through the real query code,
  * and leave the same schema a database created by the migrations has (env.AUDIT_DB).
  */
-import { applyD1Migrations, createExecutionContext, createMessageBatch, getQueueResult, type D1Migration } from "cloudflare:test";
+import {
+  applyD1Migrations,
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  type D1Migration,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AuditMessage } from "../../src/audit/messages.ts";
@@ -31,19 +37,34 @@ const admin = { authorization: `Bearer ${env.DEV_ADMIN_KEY}` };
 /** A finished execution's messages: its record (with an approval and a stored view), a late intent verdict, a CPU report, a refusal count. */
 function ended(tenant: string, i: number): AuditMessage[] {
   const t = Date.now() - 60_000 + i * 1000;
-  const record = executionRecord(i % 2 ? "failed" : "succeeded", { tenant, accepted_at: t - 25, ended_at: t, attempts: [] });
+  const record = executionRecord(i % 2 ? "failed" : "succeeded", {
+    tenant,
+    accepted_at: t - 25,
+    ended_at: t,
+    attempts: [],
+  });
   const id = record.execution_id;
-  const entry = { ...auditEntryOf(record), approval: { decision: "approved" as const, approver: "ops", reason: null, at: new Date(t).toISOString() } };
+  const entry = {
+    ...auditEntryOf(record),
+    approval: { decision: "approved" as const, approver: "ops", reason: null, at: new Date(t).toISOString() },
+  };
   return [
     { kind: "finished", record: entry, view: JSON.stringify({ execution_id: id }), retention_ms: 86_400_000 },
     { kind: "intent", execution_id: id, decision: { verdict: "aligned", mode: "async", reason: "fits the task" } },
     { kind: "usage", reports: [{ execution_id: id, attempt: 1, cpu_ms: 2 + i }], expires_at: Date.now() + 86_400_000 },
-    { kind: "refusals", id: `refusals-${crypto.randomUUID()}`, counts: [{ tenant, tool: "math.sum", reason: "rate_limited", n: 1 + i }] },
+    {
+      kind: "refusals",
+      id: `refusals-${crypto.randomUUID()}`,
+      counts: [{ tenant, tool: "math.sum", reason: "rate_limited", n: 1 + i }],
+    },
   ];
 }
 
 async function deliver(messages: AuditMessage[], e: Env): Promise<void> {
-  const batch = createMessageBatch("tool-runtime-audit", messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })));
+  const batch = createMessageBatch(
+    "tool-runtime-audit",
+    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
+  );
   const ctx = createExecutionContext();
   await worker.queue(batch as MessageBatch<AuditMessage>, e);
   expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(false);
@@ -52,7 +73,14 @@ async function deliver(messages: AuditMessage[], e: Env): Promise<void> {
 /** GET /v1/admin/readiness with `e`, from a check made now: the isolate's cached check is made stale first (one dated ahead of the clock is stale). */
 async function readinessReport(e: Env): Promise<{ status: string; audit_db: { ready: boolean; reason?: string } }> {
   await readiness(e, Date.now() + 3_600_000);
-  const res = await worker.fetch(new Request("http://localhost/v1/admin/readiness", { headers: admin }) as Request<unknown, IncomingRequestCfProperties>, e, createExecutionContext());
+  const res = await worker.fetch(
+    new Request("http://localhost/v1/admin/readiness", { headers: admin }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
+    e,
+    createExecutionContext(),
+  );
   expect(res.status).toBe(200);
   return res.json();
 }
@@ -71,7 +99,11 @@ async function readAll(db: D1Database, tenant: string, ids: string[], now: numbe
 
 /** The schema as SQLite holds it, without what D1 and wrangler keep for themselves. */
 async function schemaOf(db: D1Database) {
-  const rows = await db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND tbl_name <> 'd1_migrations' ORDER BY name").all();
+  const rows = await db
+    .prepare(
+      "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND tbl_name <> 'd1_migrations' ORDER BY name",
+    )
+    .all();
   return rows.results;
 }
 
@@ -90,10 +122,16 @@ describe("the audit schema as migrations, on a database made before them", () =>
     const now = Date.now();
     const before = await readAll(old, tenant, ids, now);
     expect(before.audit.records.map((r) => r.execution_id)).toEqual([...ids].reverse());
-    expect(before.audit.records[0]).toMatchObject({ approval: { decision: "approved", approver: "ops" }, capability: { level2: { verdict: "aligned" } } });
+    expect(before.audit.records[0]).toMatchObject({
+      approval: { decision: "approved", approver: "ops" },
+      capability: { level2: { verdict: "aligned" } },
+    });
     expect(before.usage.map((u) => u[0]?.cpu_ms)).toEqual(ids.map((_, i) => 2 + i));
     // Old refusal rows stay readable: by tenant through the audit query, summed per tool and reason in the metric.
-    expect(before.refusals).toEqual({ refusals: [{ tenant, tool: "math.sum", reason: "rate_limited", count: 21 }], truncated: false });
+    expect(before.refusals).toEqual({
+      refusals: [{ tenant, tool: "math.sum", reason: "rate_limited", count: 21 }],
+      truncated: false,
+    });
     expect(before.metrics).toContain(`tool_runtime_rate_limit_refusals_total{tool="math.sum",reason="rate_limited"}`);
     expect(before.metrics).not.toContain("tenant=");
     // Its tables are there, but nothing says the schema was migrated: not ready until it is.
@@ -102,7 +140,9 @@ describe("the audit schema as migrations, on a database made before them", () =>
     // The migrations apply, change no row, and the code reads the same.
     await applyD1Migrations(old, testEnv.TEST_MIGRATIONS);
     expect(await readAll(old, tenant, ids, now)).toEqual(before);
-    expect((await old.prepare("SELECT name FROM d1_migrations ORDER BY id").all()).results.map((r) => r.name)).toEqual(testEnv.TEST_MIGRATIONS.map((m) => m.name));
+    expect((await old.prepare("SELECT name FROM d1_migrations ORDER BY id").all()).results.map((r) => r.name)).toEqual(
+      testEnv.TEST_MIGRATIONS.map((m) => m.name),
+    );
     // The same schema as a database the migrations created.
     expect(await schemaOf(old)).toEqual(await schemaOf(env.AUDIT_DB));
     expect((await readinessReport(oldEnv)).audit_db).toEqual({ ready: true });
@@ -111,6 +151,9 @@ describe("the audit schema as migrations, on a database made before them", () =>
     const more = ended(tenant, 6);
     await deliver(more, oldEnv);
     const after = await listAudit(old, { tenant, limit: 100 });
-    expect(after.records.map((r) => r.execution_id)).toEqual([(more[0] as Extract<AuditMessage, { kind: "finished" }>).record.execution_id, ...[...ids].reverse()]);
+    expect(after.records.map((r) => r.execution_id)).toEqual([
+      (more[0] as Extract<AuditMessage, { kind: "finished" }>).record.execution_id,
+      ...[...ids].reverse(),
+    ]);
   });
 });

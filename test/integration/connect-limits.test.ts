@@ -50,7 +50,11 @@ describe("the Connect face's limits", () => {
 
   it("cuts off an authenticated body without a length once it passes the limit", async () => {
     const body = lazyBody();
-    const res = await exports.default.fetch(INVOKE, { method: "POST", headers: { ...connectJson, authorization: `Bearer ${env.DEV_API_KEY}` }, body: body.stream });
+    const res = await exports.default.fetch(INVOKE, {
+      method: "POST",
+      headers: { ...connectJson, authorization: `Bearer ${env.DEV_API_KEY}` },
+      body: body.stream,
+    });
     expect(await res.json()).toMatchObject({ code: "resource_exhausted" });
     expect(res.headers.get("trt-error-code")).toBe("payload_too_large");
     expect(body.pulled()).toBeLessThan(4 * MiB);
@@ -79,7 +83,11 @@ describe("nesting over Connect is a 400, never a 500", () => {
 
   it("refuses a binary message nested past what the protobuf reader allows (300 objects deep) with invalid_argument", async () => {
     const body = toBinary(InvokeRequestSchema, create(InvokeRequestSchema, { tool: "lab.echo", input: nested(300) }));
-    const res = await exports.default.fetch(INVOKE, { method: "POST", headers: { ...authed, "content-type": "application/proto" }, body });
+    const res = await exports.default.fetch(INVOKE, {
+      method: "POST",
+      headers: { ...authed, "content-type": "application/proto" },
+      body,
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "invalid_argument" });
     expect(res.headers.get("trt-error-code")).toBe("invalid_request");
@@ -87,7 +95,11 @@ describe("nesting over Connect is a 400, never a 500", () => {
 
   it("refuses a JSON message nested 100,000 levels deep with invalid_argument", async () => {
     const body = `{"tool": "lab.echo", "input": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
-    const res = await exports.default.fetch(INVOKE, { method: "POST", headers: { ...authed, "content-type": "application/json" }, body });
+    const res = await exports.default.fetch(INVOKE, {
+      method: "POST",
+      headers: { ...authed, "content-type": "application/json" },
+      body,
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "invalid_argument" });
   });

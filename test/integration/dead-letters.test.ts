@@ -20,7 +20,10 @@ function finished(tenant: string): AuditMessage {
 }
 
 async function deliver(messages: unknown[]) {
-  const batch = createMessageBatch(DEAD_LETTER_QUEUE, messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })));
+  const batch = createMessageBatch(
+    DEAD_LETTER_QUEUE,
+    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
+  );
   const ctx = createExecutionContext();
   await worker.queue(batch as MessageBatch<AuditMessage>, env);
   return getQueueResult(batch, ctx);
@@ -28,12 +31,18 @@ async function deliver(messages: unknown[]) {
 
 async function deadLetterCount(kind: string, outcome: string): Promise<number> {
   const text = await (await exports.default.fetch("http://localhost/metrics", { headers: admin })).text();
-  const line = text.split("\n").find((l) => l.startsWith(`tool_runtime_audit_dead_letters_total{kind="${kind}",outcome="${outcome}"}`));
+  const line = text
+    .split("\n")
+    .find((l) => l.startsWith(`tool_runtime_audit_dead_letters_total{kind="${kind}",outcome="${outcome}"}`));
   return line ? Number(line.split(" ").at(-1)) : 0;
 }
 
 async function auditOf(tenant: string): Promise<{ execution_id: string }[]> {
-  return ((await (await exports.default.fetch(`http://localhost/v1/audit?tenant=${tenant}`, { headers: admin })).json()) as { records: { execution_id: string }[] }).records;
+  return (
+    (await (await exports.default.fetch(`http://localhost/v1/audit?tenant=${tenant}`, { headers: admin })).json()) as {
+      records: { execution_id: string }[];
+    }
+  ).records;
 }
 
 describe("the audit dead letter queue's consumer", () => {
@@ -45,7 +54,9 @@ describe("the audit dead letter queue's consumer", () => {
     const again = await deliver([message]); // a dead letter delivered twice is still one record
     expect(first.explicitAcks).toHaveLength(1);
     expect(again.explicitAcks).toHaveLength(1);
-    expect((await auditOf(tenant)).map((r) => r.execution_id)).toEqual([(message as { record: { execution_id: string } }).record.execution_id]);
+    expect((await auditOf(tenant)).map((r) => r.execution_id)).toEqual([
+      (message as { record: { execution_id: string } }).record.execution_id,
+    ]);
     expect((await deadLetterCount("finished", "written")) - before).toBe(2);
   });
 
@@ -54,7 +65,10 @@ describe("the audit dead letter queue's consumer", () => {
     const good = finished(tenant);
     const broken = { kind: "finished", record: { execution_id: `exec_${crypto.randomUUID()}` }, retention_ms: 1 }; // no tenant, tool, status…
     const unknown = { kind: "from-a-newer-runtime", n: 1 };
-    const before = { finished: await deadLetterCount("finished", "unwritable"), unknown: await deadLetterCount("unknown", "unwritable") };
+    const before = {
+      finished: await deadLetterCount("finished", "unwritable"),
+      unknown: await deadLetterCount("unknown", "unwritable"),
+    };
     const result = await deliver([broken, good, unknown]);
     expect(result.explicitAcks).toHaveLength(3);
     expect(result.retryMessages).toEqual([]);

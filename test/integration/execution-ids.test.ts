@@ -10,7 +10,13 @@ import { loadConfig } from "../../src/config.ts";
 import { newEdgeExecutionId } from "../../src/execution/ids.ts";
 import { get } from "../../src/execution/service.ts";
 
-const caller = (): Caller => ({ tenant: `ids-${crypto.randomUUID().slice(0, 8)}`, agent: "agent", capabilities: [], channels: ["*"], role: "tenant" });
+const caller = (): Caller => ({
+  tenant: `ids-${crypto.randomUUID().slice(0, 8)}`,
+  agent: "agent",
+  capabilities: [],
+  channels: ["*"],
+  role: "tenant",
+});
 
 /** The real AUDIT_DB, counting the statements prepared on it. */
 function counted(): { env: Env; reads: () => number } {

@@ -16,7 +16,14 @@ const caller: Caller = { tenant: `t-${crypto.randomUUID()}`, agent: "tester", ca
 async function plan(body: Record<string, unknown>): Promise<ExecutionPlan> {
   const executionId = newObjectExecutionId(env);
   const request = parseExecutionRequest({ limits: { timeout_ms: 20_000 }, ...body });
-  return (await planExecution(env, caller, request, { acceptedAt: Date.now(), trace: traceFrom(undefined), face: "rest", executionId })).plan;
+  return (
+    await planExecution(env, caller, request, {
+      acceptedAt: Date.now(),
+      trace: traceFrom(undefined),
+      face: "rest",
+      executionId,
+    })
+  ).plan;
 }
 
 const stubOf = (p: { execution_id: string } | string) => objectStub(env, typeof p === "string" ? p : p.execution_id);
@@ -37,8 +44,10 @@ async function waitForStatus(executionId: string, status: string): Promise<Execu
 
 async function waitForPartial(executionId: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const partials = await runInDurableObject(stubOf(executionId), (_instance, state) =>
-      [...state.storage.kv.list<{ type: string }>({ prefix: "e:" })].filter(([, e]) => e.type === "partial").length,
+    const partials = await runInDurableObject(
+      stubOf(executionId),
+      (_instance, state) =>
+        [...state.storage.kv.list<{ type: string }>({ prefix: "e:" })].filter(([, e]) => e.type === "partial").length,
     );
     if (partials > 0) return;
     await new Promise((r) => setTimeout(r, 10));
@@ -58,7 +67,10 @@ describe("ExecutionObject", () => {
     await abortAllDurableObjects();
 
     const view = await stubOf(p).view(executionScope(caller));
-    expect(view).toMatchObject({ status: "failed", error: { code: "internal", details: { reason: "execution object restarted" } } });
+    expect(view).toMatchObject({
+      status: "failed",
+      error: { code: "internal", details: { reason: "execution object restarted" } },
+    });
     // What the tool emitted before the restart is kept.
     expect((view!.partial_output as { counted: number[] }).counted[0]).toBe(100);
     // Asking again changes nothing: the terminal state is final.
@@ -73,7 +85,11 @@ describe("ExecutionObject", () => {
 
     expect(await runDurableObjectAlarm(stubOf(p))).toBe(true);
     const view = await pending;
-    expect(view).toMatchObject({ status: "timed_out", error: { code: "timeout" }, partial_output: { stage: "before the wait" } });
+    expect(view).toMatchObject({
+      status: "timed_out",
+      error: { code: "timeout" },
+      partial_output: { stage: "before the wait" },
+    });
   });
 
   it("runs a plan once: the same plan started again attaches to the execution it started", async () => {
@@ -97,7 +113,8 @@ describe("ExecutionObject", () => {
     expect(viewOf(await stub.start(p, "end"))).toMatchObject({ status: "succeeded" });
     // The real alarm, 1 ms after the end; run it now if it has not fired yet.
     await runDurableObjectAlarm(stubOf(p));
-    for (let i = 0; i < 100 && (await stub.view(executionScope(caller))) !== null; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 100 && (await stub.view(executionScope(caller))) !== null; i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(await stub.view(executionScope(caller))).toBeNull();
     // Everything it stored is gone.
     const keys = await runInDurableObject(stubOf(p), (_i, state) => [...state.storage.kv.list()].map(([k]) => k));

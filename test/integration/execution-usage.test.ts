@@ -22,8 +22,18 @@ const caller: Caller = { tenant: `t-${crypto.randomUUID()}`, agent: "tester", ca
 /** A finished async lab.echo in its own object. */
 async function finishedExecution(): Promise<string> {
   const executionId = newObjectExecutionId(env);
-  const request = parseExecutionRequest({ tool: "lab.echo", input: { n: 1 }, mode: "async", limits: { timeout_ms: 20_000 } });
-  const { plan } = await planExecution(env, caller, request, { acceptedAt: Date.now(), trace: traceFrom(undefined), face: "rest", executionId });
+  const request = parseExecutionRequest({
+    tool: "lab.echo",
+    input: { n: 1 },
+    mode: "async",
+    limits: { timeout_ms: 20_000 },
+  });
+  const { plan } = await planExecution(env, caller, request, {
+    acceptedAt: Date.now(),
+    trace: traceFrom(undefined),
+    face: "rest",
+    executionId,
+  });
   await objectStub(env, executionId).start(plan, "end");
   return executionId;
 }
@@ -61,7 +71,9 @@ describe("CPU reports in an execution object", () => {
   it("keeps nothing for an execution it does not hold, or for an attempt number out of range", async () => {
     const nobody = newObjectExecutionId(env);
     await objectStub(env, nobody).recordUsage(1, 3);
-    expect(await runInDurableObject(objectStub(env, nobody), (_o, state) => [...state.storage.kv.list()].length)).toBe(0);
+    expect(await runInDurableObject(objectStub(env, nobody), (_o, state) => [...state.storage.kv.list()].length)).toBe(
+      0,
+    );
     const id = await finishedExecution();
     for (const attempt of [0, -1, 1.5, 100_000]) await objectStub(env, id).recordUsage(attempt, 3);
     expect((await view(id)).execution.resources.cpu_report).toBe("none");
@@ -69,15 +81,32 @@ describe("CPU reports in an execution object", () => {
 
   it("is where the tail handler puts a report for an object's execution", async () => {
     const [local, deployed] = [await finishedExecution(), await finishedExecution()];
-    await consumeTail([localInvoke(local, 1, await attemptNonce(env, local, 1)), deployedInvoke(deployed, 1, 6, 20, {}, await attemptNonce(env, deployed, 1))], env);
-    expect((await view(local)).execution.resources).toEqual({ cpu_ms: null, peak_memory_mb: null, cpu_report: "unmeasured" });
-    expect((await view(deployed)).execution.resources).toEqual({ cpu_ms: 6, peak_memory_mb: null, cpu_report: "measured" });
+    await consumeTail(
+      [
+        localInvoke(local, 1, await attemptNonce(env, local, 1)),
+        deployedInvoke(deployed, 1, 6, 20, {}, await attemptNonce(env, deployed, 1)),
+      ],
+      env,
+    );
+    expect((await view(local)).execution.resources).toEqual({
+      cpu_ms: null,
+      peak_memory_mb: null,
+      cpu_report: "unmeasured",
+    });
+    expect((await view(deployed)).execution.resources).toEqual({
+      cpu_ms: 6,
+      peak_memory_mb: null,
+      cpu_report: "measured",
+    });
   });
 
   it("takes no report without the nonce the runtime sent with that attempt", async () => {
     const [target, own] = [await finishedExecution(), await finishedExecution()];
     // A provider's line naming another execution, with its own attempt's nonce, or with none.
-    await consumeTail([deployedInvoke(target, 1, 700, 800, {}, await attemptNonce(env, own, 1)), deployedInvoke(target, 1, 700, 800)], env);
+    await consumeTail(
+      [deployedInvoke(target, 1, 700, 800, {}, await attemptNonce(env, own, 1)), deployedInvoke(target, 1, 700, 800)],
+      env,
+    );
     expect((await view(target)).execution.resources.cpu_report).toBe("none");
   });
 

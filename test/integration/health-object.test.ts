@@ -27,7 +27,8 @@ async function eventually<T>(probe: () => Promise<T>, ok: (v: T) => boolean, wit
   }
 }
 
-const pendingPush = (shard: DurableObjectStub<HealthObject>) => runInDurableObject(shard, (_h: HealthObject, state) => state.storage.getAlarm());
+const pendingPush = (shard: DurableObjectStub<HealthObject>) =>
+  runInDurableObject(shard, (_h: HealthObject, state) => state.storage.getAlarm());
 const isOpen = (s: { health: Record<string, { breaker: Parameters<typeof breakerView>[0] }> }) => {
   const h = s.health[healthKey("lab-twin", "lab.route")];
   return h !== undefined && breakerView(h.breaker, Date.now()) === "open";
@@ -59,7 +60,9 @@ describe("HealthObject (a provider's health shard)", () => {
     expect(isOpen(snap)).toBe(true);
     expect(snap.health_seq?.["lab-twin"]).toEqual(expect.any(Number));
     expect((await other.snapshot()).health[healthKey("lab-twin", "lab.route")]).toBeUndefined();
-    expect(await runInDurableObject(registry, (r: RegistryObject) => r.snapshot().then((s) => s.providers.length))).toBeGreaterThan(0);
+    expect(
+      await runInDurableObject(registry, (r: RegistryObject) => r.snapshot().then((s) => s.providers.length)),
+    ).toBeGreaterThan(0);
   });
 
   it("moves the registry's version when a breaker moves, not for every batch of like successes", async () => {
@@ -96,7 +99,11 @@ describe("HealthObject (a provider's health shard)", () => {
 
   it("forgets its verdict of dead when the registry revives the provider", async () => {
     const { shard } = await setup();
-    const dead = { provider: "lab-twin", samples: [], unreachable: [1, 2, 3].map(() => ({ provider: "lab-twin", at: Date.now(), reason: "Worker not found" })) };
+    const dead = {
+      provider: "lab-twin",
+      samples: [],
+      unreachable: [1, 2, 3].map(() => ({ provider: "lab-twin", at: Date.now(), reason: "Worker not found" })),
+    };
     const view = await shard.report(dead);
     expect(view.dead).toMatchObject({ reason: "Worker not found" });
     const revived = await shard.revive();

@@ -9,7 +9,12 @@
  * object wherever the Worker asks for "registry". The operator's change is the very first
  * request that registry serves; then a sync call and the tool list must see the whole catalog.
  */
-import { createExecutionContext, evictDurableObject, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  evictDurableObject,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryObject } from "../../durable-objects/registry-object.ts";
@@ -59,8 +64,16 @@ async function coldRuntime() {
   const runtimeEnv = { ...env, REGISTRY };
   const send = async (method: string, path: string, headers: Record<string, string>, body?: unknown, later = false) => {
     const ctx = createExecutionContext();
-    const init = { method, headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
-    const res = await worker.fetch(new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>, runtimeEnv, ctx);
+    const init = {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    };
+    const res = await worker.fetch(
+      new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>,
+      runtimeEnv,
+      ctx,
+    );
     const text = await res.text();
     if (later) background.push(waitOnExecutionContext(ctx));
     else await waitOnExecutionContext(ctx);
@@ -71,7 +84,13 @@ async function coldRuntime() {
     asAdmin: (method: string, path: string, body?: unknown) => send(method, path, admin, body),
     /** A sync call of math.evaluate, then the tool list: both must see the whole catalog. */
     async expectWholeCatalog() {
-      const call = await send("POST", "/v1/executions", caller, { tool: "math.evaluate", input: { expression: "6 * 7" }, limits: { timeout_ms: 20_000 } }, true);
+      const call = await send(
+        "POST",
+        "/v1/executions",
+        caller,
+        { tool: "math.evaluate", input: { expression: "6 * 7" }, limits: { timeout_ms: 20_000 } },
+        true,
+      );
       expect({ status: call.status, error: call.json?.error?.code }).toEqual({ status: 200, error: undefined });
       expect(call.json).toMatchObject({ status: "succeeded", output: { value: 42 } });
       const list = await send("GET", "/v1/tools", caller);
@@ -125,7 +144,9 @@ describe("an operator's change as the very first request to a cold registry", ()
 
   it("PUT and DELETE a version's deprecation", async () => {
     const rt = await coldRuntime();
-    const put = await rt.asAdmin("PUT", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation", { sunset: new Date(Date.now() + 86_400_000).toISOString() });
+    const put = await rt.asAdmin("PUT", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation", {
+      sunset: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     expect(put.status).toBe(200);
     await rt.expectWholeCatalog();
     expect((await rt.asAdmin("DELETE", "/v1/admin/tools/lab.echo/versions/1.0.0/deprecation")).status).toBe(200);
@@ -134,11 +155,21 @@ describe("an operator's change as the very first request to a cold registry", ()
   it("POST /v1/admin/upstreams (register an upstream), then DELETE it", async () => {
     const rt = await coldRuntime();
     const name = `cold-${crypto.randomUUID().slice(0, 8)}`;
-    const res = await rt.asAdmin("POST", "/v1/admin/upstreams", { name, binding: "UPSTREAM_EXAMPLE", trust: "community", prefix: `${name}.`, tools: ["echo"], secret: "UPSTREAM_EXAMPLE_TOKEN", defaults: { latency_class: "fast", effects: "read", idempotent: true } });
+    const res = await rt.asAdmin("POST", "/v1/admin/upstreams", {
+      name,
+      binding: "UPSTREAM_EXAMPLE",
+      trust: "community",
+      prefix: `${name}.`,
+      tools: ["echo"],
+      secret: "UPSTREAM_EXAMPLE_TOKEN",
+      defaults: { latency_class: "fast", effects: "read", idempotent: true },
+    });
     expect(res.status).toBe(201);
     expect(res.json.status).toMatchObject({ served: [`${name}.echo`] });
     const list = await rt.asAdmin("GET", "/v1/tools");
-    expect((list.json.tools as { name: string }[]).map((t) => t.name).sort()).toEqual([...fullCatalog, `${name}.echo`].sort());
+    expect((list.json.tools as { name: string }[]).map((t) => t.name).sort()).toEqual(
+      [...fullCatalog, `${name}.echo`].sort(),
+    );
     expect((await rt.asAdmin("DELETE", `/v1/admin/upstreams/${name}`)).status).toBe(200);
     await rt.expectWholeCatalog();
   });
@@ -157,7 +188,9 @@ describe("an operator's change as the very first request to a cold registry", ()
 
   it("approve an upstream definition change (none is pending on a cold registry: 404)", async () => {
     const rt = await coldRuntime();
-    const res = await rt.asAdmin("POST", "/v1/admin/upstreams/example/tools/mutable_echo/approve", { hash: "0".repeat(64) });
+    const res = await rt.asAdmin("POST", "/v1/admin/upstreams/example/tools/mutable_echo/approve", {
+      hash: "0".repeat(64),
+    });
     expect(res.status).toBe(404);
     await rt.expectWholeCatalog();
   });

@@ -1,7 +1,12 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DEAD_AFTER_TRANSPORT_FAILURES, LIVENESS_PROBE_MS, PROBE_EVERY_MS, type RegistryObject } from "../../durable-objects/registry-object.ts";
+import {
+  DEAD_AFTER_TRANSPORT_FAILURES,
+  LIVENESS_PROBE_MS,
+  PROBE_EVERY_MS,
+  type RegistryObject,
+} from "../../durable-objects/registry-object.ts";
 import { healthKey } from "../../src/registry/catalog.ts";
 import { breakerView } from "../../src/registry/provider-health.ts";
 
@@ -89,13 +94,16 @@ describe("RegistryObject", () => {
     await inside((r) => r.report([], unreachable));
     expect((await inside((r) => r.snapshot())).providers.find((p) => p.name === "lab-twin")!.dead).toBeUndefined();
     for (let i = 1; i < DEAD_AFTER_TRANSPORT_FAILURES; i++) await inside((r) => r.report([], unreachable));
-    expect((await inside((r) => r.snapshot())).providers.find((p) => p.name === "lab-twin")!.dead).toMatchObject({ reason: "Worker not found" });
+    expect((await inside((r) => r.snapshot())).providers.find((p) => p.name === "lab-twin")!.dead).toMatchObject({
+      reason: "Worker not found",
+    });
   });
 
   it("keeps a dead provider's offerings, marked dead, until its manifest answers after the probe delay", async () => {
     const { inside, advance } = await registry();
     await inside((r) => r.snapshot());
-    for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++) await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));
+    for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++)
+      await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));
     let snap = await inside((r) => r.snapshot());
     expect(snap.providers.find((p) => p.name === "lab-broken")!.dead).toMatchObject({ reason: "binding threw" });
     expect(snap.tools["lab.route"].versions["1.0.0"].some((o) => o.provider === "lab-broken")).toBe(true);
@@ -108,7 +116,8 @@ describe("RegistryObject", () => {
   it("probes the dead again by its own alarm and brings them back without an operator (docs/contract.md#liveness)", async () => {
     const { inside, advance, stub } = await registry();
     await inside((r) => r.snapshot());
-    for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++) await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));
+    for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++)
+      await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));
     // A probe is scheduled while anyone is dead.
     expect(await runInDurableObject(stub, (_r, state) => state.storage.getAlarm())).not.toBeNull();
     advance(LIVENESS_PROBE_MS + 1_000);
@@ -122,14 +131,18 @@ describe("RegistryObject", () => {
     const { inside, advance, now, stub } = await registry();
     await inside((r) => r.snapshot());
     const diedAt = now();
-    for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++) await inside((r) => r.report([], [{ provider: "lab-broken", at: diedAt, reason: "binding threw" }]));
+    for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++)
+      await inside((r) => r.report([], [{ provider: "lab-broken", at: diedAt, reason: "binding threw" }]));
     const dead = async () => (await inside((r) => r.snapshot())).providers.find((p) => p.name === "lab-broken")!.dead;
     // The probe alarm comes every PROBE_EVERY_MS and finds lab-broken's manifest answering every time.
     expect(PROBE_EVERY_MS).toBeLessThan(LIVENESS_PROBE_MS);
     for (const since of [PROBE_EVERY_MS, 2 * PROBE_EVERY_MS, LIVENESS_PROBE_MS - 1]) {
       advance(diedAt + since - now());
       expect(await runDurableObjectAlarm(stub)).toBe(true);
-      expect({ since, dead: await dead() }).toEqual({ since, dead: expect.objectContaining({ reason: "binding threw" }) });
+      expect({ since, dead: await dead() }).toEqual({
+        since,
+        dead: expect.objectContaining({ reason: "binding threw" }),
+      });
     }
     // LIVENESS_PROBE_MS after it died, the next probe brings it back.
     advance(1);
@@ -142,7 +155,11 @@ describe("RegistryObject", () => {
     await inside((r) => r.snapshot());
     const at = now();
     await inside((r) =>
-      r.report([10, 20, 30].map((latency_ms) => ({ provider: "std", tool: "math.evaluate", at, latency_ms, ok: true })).concat([{ provider: "std", tool: "math.evaluate", at, latency_ms: 99, ok: false }])),
+      r.report(
+        [10, 20, 30]
+          .map((latency_ms) => ({ provider: "std", tool: "math.evaluate", at, latency_ms, ok: true }))
+          .concat([{ provider: "std", tool: "math.evaluate", at, latency_ms: 99, ok: false }]),
+      ),
     );
     const snap = await inside((r) => r.snapshot());
     expect(snap.health[healthKey("std", "math.evaluate")]).toMatchObject({ p50_ms: 20, error_rate: 0.25, samples: 4 });

@@ -24,15 +24,27 @@ const auth = { authorization: `Bearer ${env.DEV_API_KEY}` };
 
 async function request(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const ctx = createExecutionContext();
-  const init: RequestInit = { method, headers: { ...auth, ...(body ? { "content-type": "application/json" } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) };
-  const res = await worker.fetch(new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>, shortLived, ctx);
+  const init: RequestInit = {
+    method,
+    headers: { ...auth, ...(body ? { "content-type": "application/json" } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  };
+  const res = await worker.fetch(
+    new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>,
+    shortLived,
+    ctx,
+  );
   const json = await res.json();
   await waitOnExecutionContext(ctx);
   return { status: res.status, json };
 }
 
 /** Polls GET until `status` (bounded: the retention window plus the alarm's and the store's own delays). */
-async function getUntil(id: string, status: number, withinMs = RETENTION_MS + 20_000): Promise<{ status: number; json: any }> {
+async function getUntil(
+  id: string,
+  status: number,
+  withinMs = RETENTION_MS + 20_000,
+): Promise<{ status: number; json: any }> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const res = await request("GET", `/v1/executions/${id}`);
@@ -43,17 +55,29 @@ async function getUntil(id: string, status: number, withinMs = RETENTION_MS + 20
 
 describe("retention (docs/contract.md#retention)", () => {
   it("answers a fast-path execution's id until its retention is over, then 404 execution_not_found", async () => {
-    const done = await request("POST", "/v1/executions", { tool: "math.evaluate", input: { expression: "2 + 2" }, limits: { timeout_ms: 20_000 } });
+    const done = await request("POST", "/v1/executions", {
+      tool: "math.evaluate",
+      input: { expression: "2 + 2" },
+      limits: { timeout_ms: 20_000 },
+    });
     expect(done.status).toBe(200);
     const id = done.json.execution_id;
     expect(id).toMatch(/^exec_e/); // ran at the edge
-    expect(await request("GET", `/v1/executions/${id}`)).toMatchObject({ status: 200, json: { execution_id: id, output: { value: 4 } } });
+    expect(await request("GET", `/v1/executions/${id}`)).toMatchObject({
+      status: 200,
+      json: { execution_id: id, output: { value: 4 } },
+    });
     const gone = await getUntil(id, 404);
     expect(gone).toMatchObject({ status: 404, json: { error: { code: "execution_not_found" } } });
   });
 
   it("answers an execution object's id until its retention alarm has deleted it, then 404 execution_not_found", async () => {
-    const started = await request("POST", "/v1/executions", { tool: "lab.echo", mode: "async", input: { keep: "briefly" }, limits: { timeout_ms: 20_000 } });
+    const started = await request("POST", "/v1/executions", {
+      tool: "lab.echo",
+      mode: "async",
+      input: { keep: "briefly" },
+      limits: { timeout_ms: 20_000 },
+    });
     expect(started.status).toBe(202);
     const id = started.json.execution_id;
     expect(id).toMatch(/^exec_[0-9a-f]{64}$/); // an execution object
@@ -62,7 +86,10 @@ describe("retention (docs/contract.md#retention)", () => {
       await new Promise((r) => setTimeout(r, 50));
       finished = await request("GET", `/v1/executions/${id}`);
     }
-    expect(finished).toMatchObject({ status: 200, json: { execution_id: id, status: "succeeded", output: { keep: "briefly" } } });
+    expect(finished).toMatchObject({
+      status: 200,
+      json: { execution_id: id, status: "succeeded", output: { keep: "briefly" } },
+    });
     const gone = await getUntil(id, 404);
     expect(gone).toMatchObject({ status: 404, json: { error: { code: "execution_not_found" } } });
   });

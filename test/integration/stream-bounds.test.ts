@@ -37,8 +37,18 @@ async function events(stream: ReadableStream<Uint8Array>): Promise<{ seqs: numbe
 describe("an execution with 100 readers that never read", () => {
   it(`holds at most ${MAX_FANOUT_BYTES} bytes of events for them, and a reader that keeps up gets all`, async () => {
     const executionId = newObjectExecutionId(env);
-    const request = parseExecutionRequest({ tool: "lab.burst", mode: "async", input: { count: EVENTS, wait_ms: 1_000 }, limits: { timeout_ms: 25_000 } });
-    const { plan } = await planExecution(env, caller, request, { acceptedAt: Date.now(), trace: traceFrom(undefined), face: "rest", executionId });
+    const request = parseExecutionRequest({
+      tool: "lab.burst",
+      mode: "async",
+      input: { count: EVENTS, wait_ms: 1_000 },
+      limits: { timeout_ms: 25_000 },
+    });
+    const { plan } = await planExecution(env, caller, request, {
+      acceptedAt: Date.now(),
+      trace: traceFrom(undefined),
+      face: "rest",
+      executionId,
+    });
     const stub = objectStub(env, executionId);
     const started = await stub.start(plan, "accepted");
     expect(started).toMatchObject({ ok: true });

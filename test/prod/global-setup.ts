@@ -19,7 +19,15 @@ import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { API_KEY_PREFIX, hashKey } from "../../src/auth/api-keys.ts";
 import type { ApiKeyRecord } from "../../src/contract.ts";
-import { devCommand, envFileText, freshSecrets, migrationsCommand, RUNTIME_CONFIG, wranglerEnv, type Command } from "../../scripts/prod-stack.ts";
+import {
+  devCommand,
+  envFileText,
+  freshSecrets,
+  migrationsCommand,
+  RUNTIME_CONFIG,
+  wranglerEnv,
+  type Command,
+} from "../../scripts/prod-stack.ts";
 import { freePort } from "../e2e/free-port.ts";
 
 export interface Answer {
@@ -66,8 +74,14 @@ const token = () => `${API_KEY_PREFIX}${Buffer.from(crypto.getRandomValues(new U
 
 /** Runs a wrangler command to its end (before the stack starts); throws with its output when it fails. */
 function runToEnd({ command, args }: Command) {
-  const run = spawnSync(command, args, { cwd: root, encoding: "utf8", env: { ...wranglerEnv(), CI: "true" }, timeout: 120_000 });
-  if (run.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
+  const run = spawnSync(command, args, {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...wranglerEnv(), CI: "true" },
+    timeout: 120_000,
+  });
+  if (run.status !== 0)
+    throw new Error(`${command} ${args.join(" ")} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
 }
 
 async function request(baseUrl: string, method: string, path: string, key: string, body?: unknown): Promise<Answer> {
@@ -107,25 +121,69 @@ export default async function setup(project: TestProject) {
     const migrations = migrationsCommand(root, state);
     if (migrations) runToEnd(migrations);
     const records: [string, Omit<ApiKeyRecord, "created_at">][] = [
-      [operatorKey, { key_id: "key_seeded_operator", tenant: "ops", agent: "seeded-operator", capabilities: [], channels: [], role: "admin" }],
-      [tenantKey, { key_id: "key_seeded_tenant", tenant, agent: "dev-agent", capabilities: [], channels: ["std"], role: "tenant" }],
+      [
+        operatorKey,
+        {
+          key_id: "key_seeded_operator",
+          tenant: "ops",
+          agent: "seeded-operator",
+          capabilities: [],
+          channels: [],
+          role: "admin",
+        },
+      ],
+      [
+        tenantKey,
+        {
+          key_id: "key_seeded_tenant",
+          tenant,
+          agent: "dev-agent",
+          capabilities: [],
+          channels: ["std"],
+          role: "tenant",
+        },
+      ],
     ];
     const entries = [];
     for (const [key, fields] of records) {
       const record: ApiKeyRecord = { ...fields, created_at: new Date().toISOString() };
       const hash = await hashKey(key);
-      entries.push({ key: `hash:${hash}`, value: JSON.stringify(record) }, { key: `id:${record.key_id}`, value: hash, metadata: record });
+      entries.push(
+        { key: `hash:${hash}`, value: JSON.stringify(record) },
+        { key: `id:${record.key_id}`, value: hash, metadata: record },
+      );
     }
     const seed = join(secretsDir, "keys.json");
     writeFileSync(seed, JSON.stringify(entries));
-    runToEnd({ command: "npx", args: ["wrangler", "kv", "bulk", "put", seed, "--binding", "API_KEYS", "--local", "--persist-to", state, "-c", RUNTIME_CONFIG] });
+    runToEnd({
+      command: "npx",
+      args: [
+        "wrangler",
+        "kv",
+        "bulk",
+        "put",
+        seed,
+        "--binding",
+        "API_KEYS",
+        "--local",
+        "--persist-to",
+        state,
+        "-c",
+        RUNTIME_CONFIG,
+      ],
+    });
   } catch (err) {
     removeFolders();
     throw err;
   }
 
   const command = devCommand({ envFile, persistTo: state, port, extra: ["--inspector-port", String(inspectorPort)] });
-  const child = spawn(command.command, command.args, { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...wranglerEnv(), CI: "true" } });
+  const child = spawn(command.command, command.args, {
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...wranglerEnv(), CI: "true" },
+  });
   let log = "";
   const keep = (d: Buffer) => {
     log += d;
@@ -147,12 +205,15 @@ export default async function setup(project: TestProject) {
   };
 
   const baseUrl = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + READY_WITHIN_MS; ; ) {
+  for (const deadline = Date.now() + READY_WITHIN_MS; ;) {
     if (child.exitCode !== null) {
       await stop();
       throw new Error(`wrangler dev exited early:\n${log}`);
     }
-    const up = await fetch(`${baseUrl}/healthz`).then((r) => r.status === 200, () => false);
+    const up = await fetch(`${baseUrl}/healthz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) {
       await stop();
@@ -164,8 +225,14 @@ export default async function setup(project: TestProject) {
   const bootstrapAs = { tenant: "ops", agent: `first-operator-${crypto.randomUUID().slice(0, 8)}` };
   // The operator change comes first of all: the bootstrap's claim lives in the registry object,
   // so a bootstrap first would wake the registry before the change reaches it.
-  const operatorChange = await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, { max_concurrency: 4 });
-  const toolCall = await request(baseUrl, "POST", "/v1/executions", tenantKey, { tool: "math.evaluate", input: { expression: "6 * 7" }, limits: { timeout_ms: 20_000 } });
+  const operatorChange = await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, {
+    max_concurrency: 4,
+  });
+  const toolCall = await request(baseUrl, "POST", "/v1/executions", tenantKey, {
+    tool: "math.evaluate",
+    input: { expression: "6 * 7" },
+    limits: { timeout_ms: 20_000 },
+  });
   const wrongToken = await request(baseUrl, "POST", "/v1/admin/bootstrap", `${secrets.BOOTSTRAP_TOKEN}x`, bootstrapAs);
   const bootstrap = await request(baseUrl, "POST", "/v1/admin/bootstrap", secrets.BOOTSTRAP_TOKEN, bootstrapAs);
   const opening: Opening = { operatorChange, toolCall, wrongToken, bootstrap };
@@ -181,6 +248,16 @@ export default async function setup(project: TestProject) {
     throw new Error(`could not restore the registry after the opening: ${JSON.stringify(restored)}`);
   }
 
-  project.provide("prod", { baseUrl, command, bootstrapToken: secrets.BOOTSTRAP_TOKEN, bootstrapAs, operatorKey, tenantKey, tenant, opening, stackLog });
+  project.provide("prod", {
+    baseUrl,
+    command,
+    bootstrapToken: secrets.BOOTSTRAP_TOKEN,
+    bootstrapAs,
+    operatorKey,
+    tenantKey,
+    tenant,
+    opening,
+    stackLog,
+  });
   return stop;
 }

@@ -24,7 +24,11 @@ const wellKnown = readFileSync(new URL("../../.dev.vars", import.meta.url), "utf
 async function call(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -39,16 +43,30 @@ async function tenantKey(operator: string, channels = ["std"]): Promise<{ key: s
   return { key: res.body.key, tenant };
 }
 
-const evaluate = (key: string, expression = "6 * 7") => call("POST", "/v1/executions", key, { tool: "math.evaluate", input: { expression }, limits: { timeout_ms: 20_000 } });
+const evaluate = (key: string, expression = "6 * 7") =>
+  call("POST", "/v1/executions", key, { tool: "math.evaluate", input: { expression }, limits: { timeout_ms: 20_000 } });
 
 const MODERN = "2026-07-28";
 /** tools/list over POST /mcp, the stateless 2026-07-28 way: the envelope in _meta and the standard headers. */
 const listTools = (key: string) =>
-  call("POST", "/mcp", key, { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } } }, {
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": MODERN,
-    "mcp-method": "tools/list",
-  });
+  call(
+    "POST",
+    "/mcp",
+    key,
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: {
+        _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} },
+      },
+    },
+    {
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/list",
+    },
+  );
 
 describe("the command line", () => {
   it("runs SHIPPED's Workers and nothing else, the runtime first, on loopback, with an env file in place of .dev.vars", () => {
@@ -86,11 +104,19 @@ describe("bootstrap", () => {
 
   it("mints an admin key the first time, shown once", () => {
     expect(opening.bootstrap.status).toBe(201);
-    expect(opening.bootstrap.body).toMatchObject({ key: expect.stringMatching(/^trt_/), key_id: expect.any(String), role: "admin", ...prod.bootstrapAs });
+    expect(opening.bootstrap.body).toMatchObject({
+      key: expect.stringMatching(/^trt_/),
+      key_id: expect.any(String),
+      role: "admin",
+      ...prod.bootstrapAs,
+    });
   });
 
   it("refuses every later attempt (never a second key)", async () => {
-    const again = await call("POST", "/v1/admin/bootstrap", prod.bootstrapToken, { tenant: "ops", agent: "second-operator" });
+    const again = await call("POST", "/v1/admin/bootstrap", prod.bootstrapToken, {
+      tenant: "ops",
+      agent: "second-operator",
+    });
     expect([403, 409]).toContain(again.status);
     expect(again.body.key).toBeUndefined();
   });
@@ -137,7 +163,7 @@ describe("the shipped runtime", () => {
     const id = res.body.execution_id as string;
     // The audit is written from a queue: poll it, bounded.
     let records: { execution_id: string; tool: string }[] = [];
-    for (const deadline = Date.now() + 20_000; ; ) {
+    for (const deadline = Date.now() + 20_000; ;) {
       const audit = await call("GET", `/v1/audit?tenant=${tenant}&limit=100`, prod.operatorKey);
       expect(audit.status).toBe(200);
       records = audit.body.records;

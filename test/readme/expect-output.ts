@@ -40,7 +40,9 @@ class Parser {
   }
 
   #fail(what: string): never {
-    throw new Error(`output pattern: ${what} at offset ${this.#at}: ${JSON.stringify(this.text.slice(this.#at, this.#at + 30))}`);
+    throw new Error(
+      `output pattern: ${what} at offset ${this.#at}: ${JSON.stringify(this.text.slice(this.#at, this.#at + 30))}`,
+    );
   }
 
   #eat(s: string): boolean {
@@ -131,20 +133,30 @@ function matchValue(p: Pattern, v: unknown, path: string): string[] {
     case "literal":
       return v === p.value ? [] : [`${path || "/"}: expected ${show(p.value)}, got ${show(v)}`];
     case "glob":
-      return typeof v === "string" && p.re.test(v) ? [] : [`${path || "/"}: expected a string like ${show(p.text)}, got ${show(v)}`];
+      return typeof v === "string" && p.re.test(v)
+        ? []
+        : [`${path || "/"}: expected a string like ${show(p.text)}, got ${show(v)}`];
     case "object": {
-      if (v === null || typeof v !== "object" || Array.isArray(v)) return [`${path || "/"}: expected an object, got ${show(v)}`];
+      if (v === null || typeof v !== "object" || Array.isArray(v))
+        return [`${path || "/"}: expected an object, got ${show(v)}`];
       const o = v as Record<string, unknown>;
-      const out = p.members.flatMap(([k, sub]) => (k in o ? matchValue(sub, o[k], `${path}/${k}`) : [`${path}/${k}: missing`]));
+      const out = p.members.flatMap(([k, sub]) =>
+        k in o ? matchValue(sub, o[k], `${path}/${k}`) : [`${path}/${k}: missing`],
+      );
       if (!p.open) {
         const extra = Object.keys(o).filter((k) => !p.members.some(([m]) => m === k));
-        if (extra.length > 0) out.push(`${path || "/"}: keys the README does not show (add them, or "…"): ${extra.join(", ")}`);
+        if (extra.length > 0)
+          out.push(`${path || "/"}: keys the README does not show (add them, or "…"): ${extra.join(", ")}`);
       }
       return out;
     }
     case "array": {
       if (!Array.isArray(v)) return [`${path || "/"}: expected an array, got ${show(v)}`];
-      return matchItems(p.items, v, 0, 0, path) ?? [`${path || "/"}: expected an array like ${describeItems(p.items)}, got ${show(v)}`];
+      return (
+        matchItems(p.items, v, 0, 0, path) ?? [
+          `${path || "/"}: expected an array like ${describeItems(p.items)}, got ${show(v)}`,
+        ]
+      );
     }
   }
 }
@@ -166,7 +178,8 @@ function matchItems(items: (Pattern | "gap")[], v: unknown[], i: number, j: numb
   return matchItems(items, v, i + 1, j + 1, path);
 }
 
-const describeItems = (items: (Pattern | "gap")[]) => `[${items.map((i) => (i === "gap" ? "…" : i.kind === "literal" ? show(i.value) : i.kind)).join(", ")}]`;
+const describeItems = (items: (Pattern | "gap")[]) =>
+  `[${items.map((i) => (i === "gap" ? "…" : i.kind === "literal" ? show(i.value) : i.kind)).join(", ")}]`;
 
 /** Every JSON value in a text: one (what curl prints), or several a line or more each (`jq`). */
 export function jsonValues(text: string): unknown[] {
@@ -200,7 +213,8 @@ export function matchJson(expected: string, actual: string): string[] {
   } catch (err) {
     return [`the output is not JSON (${(err as Error).message})`];
   }
-  if (values.length !== patterns.length) return [`expected ${patterns.length} JSON value(s), got ${values.length}: ${show(values)}`];
+  if (values.length !== patterns.length)
+    return [`expected ${patterns.length} JSON value(s), got ${values.length}: ${show(values)}`];
   return patterns.flatMap((p, i) => matchValue(p, values[i], patterns.length > 1 ? `[${i}]` : ""));
 }
 
@@ -222,7 +236,9 @@ export function matchText(expected: string, actual: string): string[] {
   if (matchLines(exp, act)) return [];
   // Say where the first difference is, for a reader fixing the README.
   const firstBad = exp.findIndex((l, i) => l.trim() !== ELLIPSIS && !globRe(l).test(act[i] ?? ""));
-  return [`the output's lines do not match the README's${firstBad >= 0 ? ` (from README line ${firstBad + 1}: ${show(exp[firstBad])}; printed: ${show(act[firstBad])})` : ""}\n--- printed ---\n${act.join("\n")}`];
+  return [
+    `the output's lines do not match the README's${firstBad >= 0 ? ` (from README line ${firstBad + 1}: ${show(exp[firstBad])}; printed: ${show(act[firstBad])})` : ""}\n--- printed ---\n${act.join("\n")}`,
+  ];
 }
 
 // ---------------------------------------------------------------- http (curl -i)
@@ -238,16 +254,26 @@ export function matchHttp(expected: string, actual: string): string[] {
   const [expStatus, ...expHeaders] = expHead.split("\n");
   const [actStatus, ...actHeaders] = actHead.split("\n");
   const out: string[] = [];
-  if (!globRe(expStatus.trim()).test((actStatus ?? "").trim())) out.push(`status line: expected ${show(expStatus)}, got ${show(actStatus)}`);
-  const headers = actHeaders.map((h) => [h.slice(0, h.indexOf(":")).trim().toLowerCase(), h.slice(h.indexOf(":") + 1).trim()]);
+  if (!globRe(expStatus.trim()).test((actStatus ?? "").trim()))
+    out.push(`status line: expected ${show(expStatus)}, got ${show(actStatus)}`);
+  const headers = actHeaders.map((h) => [
+    h.slice(0, h.indexOf(":")).trim().toLowerCase(),
+    h.slice(h.indexOf(":") + 1).trim(),
+  ]);
   for (const line of expHeaders.filter((l) => l.trim() !== ELLIPSIS && l.trim() !== "")) {
     const name = line.slice(0, line.indexOf(":")).trim().toLowerCase();
     const value = globRe(line.slice(line.indexOf(":") + 1).trim());
-    if (!headers.some(([n, v]) => n === name && value.test(v))) out.push(`header ${show(line)}: not in the answer (${show(headers.filter(([n]) => n === name).map(([, v]) => v))})`);
+    if (!headers.some(([n, v]) => n === name && value.test(v)))
+      out.push(
+        `header ${show(line)}: not in the answer (${show(headers.filter(([n]) => n === name).map(([, v]) => v))})`,
+      );
   }
   const body = expBody.trim();
   if (body === "") return out;
-  return [...out, ...(body.startsWith("{") || body.startsWith("[") ? matchJson(body, actBody) : matchText(body, actBody))];
+  return [
+    ...out,
+    ...(body.startsWith("{") || body.startsWith("[") ? matchJson(body, actBody) : matchText(body, actBody)),
+  ];
 }
 
 export function matchOutput(lang: string, expected: string, actual: string): string[] {

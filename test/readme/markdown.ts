@@ -77,7 +77,8 @@ export const flag = (b: Block, name: string) => b.flags.includes(name);
 export const fileOf = (b: Block) => b.flags.find((f) => f.startsWith("file="))?.slice("file=".length);
 
 /** A block the README's test runs: a shell block, or a program marked `run`. */
-export const isRun = (b: Block) => (RUN_LANGS.has(b.lang) && !flag(b, "no-run")) || ((b.lang === "js" || b.lang === "ts") && flag(b, "run"));
+export const isRun = (b: Block) =>
+  (RUN_LANGS.has(b.lang) && !flag(b, "no-run")) || ((b.lang === "js" || b.lang === "ts") && flag(b, "run"));
 
 export interface RunBlock extends Block {
   /** What the block prints, when the README shows it. */
@@ -90,7 +91,10 @@ export function runBlocks(blocks: Block[]): RunBlock[] {
   blocks.forEach((b, i) => {
     if (!isRun(b)) return;
     const next = blocks[i + 1];
-    out.push({ ...b, expected: next && next.followsDirectly && OUTPUT_LANGS.has(next.lang) && !isRun(next) ? next : undefined });
+    out.push({
+      ...b,
+      expected: next && next.followsDirectly && OUTPUT_LANGS.has(next.lang) && !isRun(next) ? next : undefined,
+    });
   });
   return out;
 }

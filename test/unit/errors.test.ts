@@ -58,7 +58,10 @@ describe("ERROR_TABLE (docs/contract.md#errors)", () => {
 
 describe("RuntimeError", () => {
   it("renders the error body shape (docs/contract.md#errors)", () => {
-    const err = new RuntimeError("resource_exceeded", "Execution exceeded memory limit (1Gi).", { limit: "1Gi", observed: "1.1Gi" });
+    const err = new RuntimeError("resource_exceeded", "Execution exceeded memory limit (1Gi).", {
+      limit: "1Gi",
+      observed: "1.1Gi",
+    });
     expect(err.toBody()).toEqual({
       code: "resource_exceeded",
       message: "Execution exceeded memory limit (1Gi).",
@@ -95,7 +98,12 @@ describe("RuntimeError", () => {
 
 describe("errorBody", () => {
   it("takes type and retryable from the table unless told otherwise", () => {
-    expect(errorBody("tool_not_found", "which?")).toEqual({ code: "tool_not_found", message: "which?", type: "registry_error", retryable: false });
+    expect(errorBody("tool_not_found", "which?")).toEqual({
+      code: "tool_not_found",
+      message: "which?",
+      type: "registry_error",
+      retryable: false,
+    });
     expect(errorBody("timeout", "late", { timeout_ms: 5 }, false)).toEqual({
       code: "timeout",
       message: "late",
@@ -108,10 +116,21 @@ describe("errorBody", () => {
 
 describe("errorBody of a 429 or 503", () => {
   it("always says when to try again: the given retry_after_ms, else the default", () => {
-    expect(errorBody("rate_limited", "slow down")).toEqual({ code: "rate_limited", message: "slow down", type: "request_error", retryable: true, details: { retry_after_ms: DEFAULT_RETRY_AFTER_MS } });
-    expect(errorBody("sandbox_unavailable", "gone", { provider: "p" }).details).toEqual({ provider: "p", retry_after_ms: DEFAULT_RETRY_AFTER_MS });
+    expect(errorBody("rate_limited", "slow down")).toEqual({
+      code: "rate_limited",
+      message: "slow down",
+      type: "request_error",
+      retryable: true,
+      details: { retry_after_ms: DEFAULT_RETRY_AFTER_MS },
+    });
+    expect(errorBody("sandbox_unavailable", "gone", { provider: "p" }).details).toEqual({
+      provider: "p",
+      retry_after_ms: DEFAULT_RETRY_AFTER_MS,
+    });
     expect(errorBody("overloaded", "busy", { retry_after_ms: 1_000 }).details).toEqual({ retry_after_ms: 1_000 });
-    expect(new RuntimeError("no_healthy_provider", "none", { retry_after_ms: 2_500 }).toBody().details).toEqual({ retry_after_ms: 2_500 });
+    expect(new RuntimeError("no_healthy_provider", "none", { retry_after_ms: 2_500 }).toBody().details).toEqual({
+      retry_after_ms: 2_500,
+    });
   });
 
   it("adds nothing to other statuses", () => {
@@ -119,4 +138,3 @@ describe("errorBody of a 429 or 503", () => {
     expect(errorBody("invalid_input", "bad", { violations: [] }).details).toEqual({ violations: [] });
   });
 });
-

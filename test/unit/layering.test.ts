@@ -17,7 +17,8 @@ const PIPELINE = "src/pipeline/";
 
 /** The modules a source names: `import … from`, `export … from`, `import "…"` and `import("…")`. */
 function importsOf(source: string): string[] {
-  const pattern = /\b(?:import|export)\s[^;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|\bimport\s*["']([^"']+)["']/g;
+  const pattern =
+    /\b(?:import|export)\s[^;]*?\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|\bimport\s*["']([^"']+)["']/g;
   return [...source.matchAll(pattern)].map((m) => m[1] ?? m[2] ?? m[3]);
 }
 
@@ -40,7 +41,9 @@ const faceImports = FACES.flatMap(filesOf).map((file) => ({
 
 describe("the faces", () => {
   it("import nothing from src/pipeline/", () => {
-    const crossings = faceImports.flatMap(({ file, imports }) => imports.filter((target) => target.startsWith(PIPELINE)).map((target) => `${file} -> ${target}`));
+    const crossings = faceImports.flatMap(({ file, imports }) =>
+      imports.filter((target) => target.startsWith(PIPELINE)).map((target) => `${file} -> ${target}`),
+    );
     expect(crossings).toEqual([]);
   });
 

@@ -26,11 +26,15 @@ async function lint(document: object): Promise<LintReport> {
     const file = join(dir, "openapi.json");
     writeFileSync(file, JSON.stringify(document));
     // Exit code 1 means "problems found"; the JSON report says which.
-    const run = promisify(execFile)(process.execPath, [cli, "lint", file, "--config", join(root, "redocly.yaml"), "--format", "json"], {
-      cwd: root,
-      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" },
-      timeout: 60_000,
-    });
+    const run = promisify(execFile)(
+      process.execPath,
+      [cli, "lint", file, "--config", join(root, "redocly.yaml"), "--format", "json"],
+      {
+        cwd: root,
+        env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" },
+        timeout: 60_000,
+      },
+    );
     const { stdout } = await run.catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? "" }));
     return JSON.parse(stdout) as LintReport;
   } finally {
@@ -38,7 +42,8 @@ async function lint(document: object): Promise<LintReport> {
   }
 }
 
-const readable = (r: LintReport) => r.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+const readable = (r: LintReport) =>
+  r.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
 
 describe("the OpenAPI document", () => {
   it("passes Redocly's recommended rules with no error and no warning", async () => {
@@ -57,8 +62,12 @@ describe("the OpenAPI document", () => {
     // The document's example of the list (src/openapi-examples.ts) now lacks the property too:
     // Redocly holds examples to their schemas as well, and says so for each listed execution.
     expect(found.filter((p) => !p.includes("no-required-schema-properties-undefined"))).toEqual([
-      expect.stringMatching(/^warn no-invalid-media-type-examples at #\/paths\/~1v1~1executions\/get\/.* must have required property 'position'/),
-      expect.stringMatching(/^warn no-invalid-media-type-examples at #\/paths\/~1v1~1executions\/get\/.* must have required property 'position'/),
+      expect.stringMatching(
+        /^warn no-invalid-media-type-examples at #\/paths\/~1v1~1executions\/get\/.* must have required property 'position'/,
+      ),
+      expect.stringMatching(
+        /^warn no-invalid-media-type-examples at #\/paths\/~1v1~1executions\/get\/.* must have required property 'position'/,
+      ),
     ]);
   }, 60_000);
 });

@@ -24,7 +24,9 @@ describe("Retry-After in the OpenAPI document", () => {
         }
       }
     }
-    expect(seen).toEqual(expect.arrayContaining(["post /v1/executions 429", "post /v1/executions 503", "get /readyz 503"]));
+    expect(seen).toEqual(
+      expect.arrayContaining(["post /v1/executions 429", "post /v1/executions 503", "get /readyz 503"]),
+    );
     expect(missing).toEqual([]);
   });
 

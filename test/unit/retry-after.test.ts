@@ -14,14 +14,23 @@ describe("Retry-After", () => {
   });
 
   it("goes on every 429 and 503, from a refusal's envelope or a finished execution's error", () => {
-    expect(retryAfterHeaders(429, { error: errorBody("rate_limited", "slow", { retry_after_ms: 1_200 }) })).toEqual({ "Retry-After": "2" });
-    expect(retryAfterHeaders(503, { execution_id: "exec_1", status: "failed", error: errorBody("overloaded", "busy", { retry_after_ms: 1_000 }) })).toEqual({ "Retry-After": "1" });
+    expect(retryAfterHeaders(429, { error: errorBody("rate_limited", "slow", { retry_after_ms: 1_200 }) })).toEqual({
+      "Retry-After": "2",
+    });
+    expect(
+      retryAfterHeaders(503, {
+        execution_id: "exec_1",
+        status: "failed",
+        error: errorBody("overloaded", "busy", { retry_after_ms: 1_000 }),
+      }),
+    ).toEqual({ "Retry-After": "1" });
     // A 503 without an error (a /readyz that is not ready): the default.
     expect(retryAfterHeaders(503, { status: "not_ready" })).toEqual({ "Retry-After": "5" });
   });
 
   it("goes on no other status", () => {
-    for (const status of [200, 202, 400, 404, 500, 502, 504]) expect(retryAfterHeaders(status, { error: { details: { retry_after_ms: 1_000 } } })).toEqual({});
+    for (const status of [200, 202, 400, 404, 500, 502, 504])
+      expect(retryAfterHeaders(status, { error: { details: { retry_after_ms: 1_000 } } })).toEqual({});
   });
 
   it("is added by respond, the one place REST answers are made, in JSON and MessagePack alike", () => {

@@ -20,9 +20,14 @@ afterAll(async () => {
 });
 
 async function connect(options: { era?: "modern" | "legacy"; token?: string } = {}): Promise<Client> {
-  const client = new Client({ name: "upstream-test", version: "1.0.0" }, { versionNegotiation: { mode: options.era === "legacy" ? "legacy" : "auto" } });
+  const client = new Client(
+    { name: "upstream-test", version: "1.0.0" },
+    { versionNegotiation: { mode: options.era === "legacy" ? "legacy" : "auto" } },
+  );
   const headers = { authorization: `Bearer ${options.token ?? TOKENS[0]}` };
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${upstream.origin}/mcp`), { requestInit: { headers } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${upstream.origin}/mcp`), { requestInit: { headers } }),
+  );
   return client;
 }
 
@@ -95,7 +100,10 @@ describe("tools", () => {
     const client = await connect();
     try {
       const progress: number[] = [];
-      const result = await client.callTool({ name: "slow_count", arguments: { to: 3, interval_ms: 10 } }, { onprogress: (p) => progress.push(p.progress) });
+      const result = await client.callTool(
+        { name: "slow_count", arguments: { to: 3, interval_ms: 10 } },
+        { onprogress: (p) => progress.push(p.progress) },
+      );
       expect(progress).toEqual([1, 2, 3]);
       expect(result.structuredContent).toEqual({ counted: 3 });
     } finally {
@@ -137,8 +145,12 @@ describe("credentials", () => {
   it("whoami reports the SHA-256 of the bearer token each call carried", async () => {
     const [a, b] = [await connect({ token: TOKENS[0] }), await connect({ token: TOKENS[1] })];
     try {
-      expect((await a.callTool({ name: "whoami", arguments: {} })).structuredContent).toEqual({ token_sha256: sha256(TOKENS[0]) });
-      expect((await b.callTool({ name: "whoami", arguments: {} })).structuredContent).toEqual({ token_sha256: sha256(TOKENS[1]) });
+      expect((await a.callTool({ name: "whoami", arguments: {} })).structuredContent).toEqual({
+        token_sha256: sha256(TOKENS[0]),
+      });
+      expect((await b.callTool({ name: "whoami", arguments: {} })).structuredContent).toEqual({
+        token_sha256: sha256(TOKENS[1]),
+      });
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
@@ -194,7 +206,11 @@ describe("transport", () => {
   it("refuses a foreign Origin with 403 (DNS rebinding)", async () => {
     const res = await fetch(`${upstream.origin}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${TOKENS[0]}`, origin: "https://evil.example", "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${TOKENS[0]}`,
+        origin: "https://evil.example",
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(res.status).toBe(403);

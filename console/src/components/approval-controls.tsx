@@ -8,7 +8,15 @@ import type { ExecutionView } from "../../../client/index.ts";
 import { useApp } from "../app-context.ts";
 import { Problem } from "./problem.tsx";
 
-export function ApprovalControls({ id, label, onDecided }: { id: string; label: string; onDecided: (view: ExecutionView) => void }) {
+export function ApprovalControls({
+  id,
+  label,
+  onDecided,
+}: {
+  id: string;
+  label: string;
+  onDecided: (view: ExecutionView) => void;
+}) {
   const { client, problem } = useApp();
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
@@ -19,7 +27,9 @@ export function ApprovalControls({ id, label, onDecided }: { id: string; label: 
     setError(null);
     try {
       const r = reason.trim();
-      onDecided(decision === "approve" ? await client.approve(id, r ? { reason: r } : undefined) : await client.reject(id, r));
+      onDecided(
+        decision === "approve" ? await client.approve(id, r ? { reason: r } : undefined) : await client.reject(id, r),
+      );
     } catch (err) {
       if (!problem(err)) setError(err);
     } finally {
@@ -30,13 +40,30 @@ export function ApprovalControls({ id, label, onDecided }: { id: string; label: 
     <div class="approval" role="group" aria-label={`Decide on ${label}`}>
       <div class="field">
         <label for={field}>Reason (required to reject)</label>
-        <input id={field} value={reason} maxLength={1000} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
+        <input
+          id={field}
+          value={reason}
+          maxLength={1000}
+          onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div class="actions">
-        <button type="button" class="approve" disabled={busy} onClick={() => void decide("approve")} aria-label={`Approve ${label}`}>
+        <button
+          type="button"
+          class="approve"
+          disabled={busy}
+          onClick={() => void decide("approve")}
+          aria-label={`Approve ${label}`}
+        >
           Approve
         </button>
-        <button type="button" class="danger" disabled={busy || reason.trim() === ""} onClick={() => void decide("reject")} aria-label={`Reject ${label}`}>
+        <button
+          type="button"
+          class="danger"
+          disabled={busy || reason.trim() === ""}
+          onClick={() => void decide("reject")}
+          aria-label={`Reject ${label}`}
+        >
           Reject
         </button>
       </div>

@@ -30,12 +30,29 @@ export function BarChart({ id, title, labels, values, unit, category, format = S
         height: 240,
         legend: { show: false },
         cursor: { show: false },
-        scales: { x: { time: false, range: [-0.6, labels.length - 0.4] }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
+        scales: {
+          x: { time: false, range: [-0.6, labels.length - 0.4] },
+          y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] },
+        },
         axes: [
-          { splits: () => xs, values: (_u, splits) => splits.map((i) => labels[i] ?? ""), rotate: labels.length > 6 ? -40 : 0, size: labels.length > 6 ? 70 : 40 },
+          {
+            splits: () => xs,
+            values: (_u, splits) => splits.map((i) => labels[i] ?? ""),
+            rotate: labels.length > 6 ? -40 : 0,
+            size: labels.length > 6 ? 70 : 40,
+          },
           { label: unit, values: (_u, splits) => splits.map((v) => format(v)) },
         ],
-        series: [{}, { label: title, fill: "rgba(37, 99, 235, 0.55)", stroke: "#1d4ed8", paths: uPlot.paths.bars!({ size: [0.7, 64] }), points: { show: false } }],
+        series: [
+          {},
+          {
+            label: title,
+            fill: "rgba(37, 99, 235, 0.55)",
+            stroke: "#1d4ed8",
+            paths: uPlot.paths.bars!({ size: [0.7, 64] }),
+            points: { show: false },
+          },
+        ],
       },
       [xs, values],
       el,
@@ -46,7 +63,13 @@ export function BarChart({ id, title, labels, values, unit, category, format = S
   return (
     <figure class="chart" id={id}>
       <figcaption>{title}</figcaption>
-      <div ref={host} class="chart-canvas" aria-hidden="true" data-bars={values.length} data-total={values.reduce((a, b) => a + b, 0)} />
+      <div
+        ref={host}
+        class="chart-canvas"
+        aria-hidden="true"
+        data-bars={values.length}
+        data-total={values.reduce((a, b) => a + b, 0)}
+      />
       <details>
         <summary>{title}: the numbers</summary>
         <table>

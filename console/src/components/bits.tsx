@@ -23,5 +23,7 @@ export function When({ iso }: { iso: string | null | undefined }) {
   return <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
 }
 
-export const ms = (v: number | null | undefined) => (v === null || v === undefined ? "–" : `${Math.round(v * 10) / 10} ms`);
-export const percent = (v: number | null | undefined) => (v === null || v === undefined ? "–" : `${(v * 100).toFixed(1)}%`);
+export const ms = (v: number | null | undefined) =>
+  v === null || v === undefined ? "–" : `${Math.round(v * 10) / 10} ms`;
+export const percent = (v: number | null | undefined) =>
+  v === null || v === undefined ? "–" : `${(v * 100).toFixed(1)}%`;

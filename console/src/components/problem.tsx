@@ -6,7 +6,11 @@ export function Problem({ error }: { error: unknown }) {
   const x =
     error instanceof ToolRuntimeError
       ? explainError(error, "web")
-      : { title: String((error as Error)?.message ?? error), action: "Reload the page and try again.", lines: [] as string[] };
+      : {
+          title: String((error as Error)?.message ?? error),
+          action: "Reload the page and try again.",
+          lines: [] as string[],
+        };
   return (
     <div class="problem" role="alert">
       <p>
@@ -32,5 +36,13 @@ export function Problem({ error }: { error: unknown }) {
 
 /** The error envelope as the API sent it (docs/contract.md#errors), for the Try-it result. */
 export function envelopeOf(err: ToolRuntimeError) {
-  return { error: { code: err.code, message: err.message, type: err.type, retryable: err.retryable, ...(err.details ? { details: err.details } : {}) } };
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      type: err.type,
+      retryable: err.retryable,
+      ...(err.details ? { details: err.details } : {}),
+    },
+  };
 }

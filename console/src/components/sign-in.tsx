@@ -25,7 +25,12 @@ export function SignIn({ onSignedIn, expired }: { onSignedIn: (s: Session) => vo
   return (
     <form class="sign-in" onSubmit={submit} aria-labelledby="sign-in-heading">
       <h1 id="sign-in-heading">{expired ? "Your session has ended" : "Sign in"}</h1>
-      {expired && <p role="alert">The runtime no longer accepts the key this page was using (revoked or expired). Sign in again: nothing on the page is lost.</p>}
+      {expired && (
+        <p role="alert">
+          The runtime no longer accepts the key this page was using (revoked or expired). Sign in again: nothing on the
+          page is lost.
+        </p>
+      )}
       <label for="api-key">API key</label>
       <input
         id="api-key"

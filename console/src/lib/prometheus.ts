@@ -49,7 +49,10 @@ export function latencyHistogram(samples: Sample[], tool: string): HistogramBar[
     cumulative.set(le, (cumulative.get(le) ?? 0) + s.value);
   }
   const bounds = [...cumulative.keys()].sort((a, b) => a - b);
-  return bounds.map((le, i) => ({ le_ms: le, count: cumulative.get(le)! - (i > 0 ? cumulative.get(bounds[i - 1])! : 0) }));
+  return bounds.map((le, i) => ({
+    le_ms: le,
+    count: cumulative.get(le)! - (i > 0 ? cumulative.get(bounds[i - 1])! : 0),
+  }));
 }
 
 export interface ErrorRate {
@@ -69,7 +72,9 @@ export function errorRates(samples: Sample[]): ErrorRate[] {
     if (s.labels.status !== "succeeded") row.failed += s.value;
     by.set(s.labels.tool, row);
   }
-  return [...by.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([tool, r]) => ({ tool, ...r, rate: r.total ? r.failed / r.total : 0 }));
+  return [...by.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([tool, r]) => ({ tool, ...r, rate: r.total ? r.failed / r.total : 0 }));
 }
 
 export interface BreakerState {

@@ -30,7 +30,8 @@ const COMBINATORS = ["$ref", "oneOf", "anyOf", "allOf", "not", "if", "patternPro
 export function formFor(schema: unknown): FormModel {
   if (!isObject(schema)) return { ok: false, reason: "the tool has no input schema" };
   const s = schema as Schema;
-  if (s.type !== "object" || !isObject(s.properties)) return { ok: false, reason: "the input is not an object with listed properties" };
+  if (s.type !== "object" || !isObject(s.properties))
+    return { ok: false, reason: "the input is not an object with listed properties" };
   for (const c of COMBINATORS) if (c in s) return { ok: false, reason: `the schema uses ${c}` };
   const required = new Set<string>(Array.isArray(s.required) ? s.required : []);
   const fields: Field[] = [];
@@ -46,8 +47,10 @@ function fieldFor(name: string, p: Schema, required: boolean): Field | string {
   if (!isObject(p)) return "has no schema";
   for (const c of COMBINATORS) if (c in p) return `uses ${c}`;
   const base = { name, required, label: p.title ?? name, help: p.description, default: p.default };
-  if (Array.isArray(p.enum) && p.enum.every((v: unknown) => typeof v === "string" || typeof v === "number")) return { ...base, kind: "select", options: p.enum };
-  const type: string[] = p.type === undefined ? [] : Array.isArray(p.type) ? p.type.filter((t: string) => t !== "null") : [p.type];
+  if (Array.isArray(p.enum) && p.enum.every((v: unknown) => typeof v === "string" || typeof v === "number"))
+    return { ...base, kind: "select", options: p.enum };
+  const type: string[] =
+    p.type === undefined ? [] : Array.isArray(p.type) ? p.type.filter((t: string) => t !== "null") : [p.type];
   if (type.length !== 1) return type.length === 0 ? "has no type" : `may be any of ${type.join(", ")}`;
   switch (type[0]) {
     case "string":
@@ -81,13 +84,21 @@ export function fieldText(field: Field, value: unknown): string {
 export function fieldValue(field: Field, text: string, checked?: boolean): unknown | { invalid: string } {
   if (field.kind === "boolean") return checked;
   if (text.trim() === "") return undefined;
-  if (field.kind === "number" || field.kind === "integer" || (field.kind === "select" && typeof field.options?.[0] === "number")) {
+  if (
+    field.kind === "number" ||
+    field.kind === "integer" ||
+    (field.kind === "select" && typeof field.options?.[0] === "number")
+  ) {
     const n = Number(text);
-    if (!Number.isFinite(n) || (field.kind === "integer" && !Number.isInteger(n))) return { invalid: `${field.label} must be ${field.kind === "integer" ? "a whole number" : "a number"}` };
+    if (!Number.isFinite(n) || (field.kind === "integer" && !Number.isInteger(n)))
+      return { invalid: `${field.label} must be ${field.kind === "integer" ? "a whole number" : "a number"}` };
     return n;
   }
   if (field.kind === "list") {
-    const items = text.split("\n").map((x) => x.trim()).filter((x) => x !== "");
+    const items = text
+      .split("\n")
+      .map((x) => x.trim())
+      .filter((x) => x !== "");
     if (field.item === "string") return items;
     const nums = items.map(Number);
     if (nums.some((n) => !Number.isFinite(n))) return { invalid: `${field.label}: every line must be a number` };
@@ -97,7 +108,9 @@ export function fieldValue(field: Field, text: string, checked?: boolean): unkno
 }
 
 export function isInvalid(v: unknown): v is { invalid: string } {
-  return isObject(v) && typeof (v as { invalid?: unknown }).invalid === "string" && Object.keys(v as object).length === 1;
+  return (
+    isObject(v) && typeof (v as { invalid?: unknown }).invalid === "string" && Object.keys(v as object).length === 1
+  );
 }
 
 /** The input object with one property set (or removed), as the JSON editor's text. */

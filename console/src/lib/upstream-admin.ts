@@ -27,7 +27,13 @@ export function upstreamAdmin(baseUrl: string, apiKey: string): UpstreamAdmin {
   return {
     list: async () => t.json(await t.request("GET", "/v1/admin/upstreams")),
     refresh: async (name) => t.json(await t.request("POST", `${at(name)}/refresh`)),
-    approve: async (name, tool, hash) => t.json(await t.request("POST", `${at(name)}/tools/${encodeURIComponent(tool)}/approve`, { body: { hash } })),
-    reject: async (name, tool, hash, reason) => t.json(await t.request("POST", `${at(name)}/tools/${encodeURIComponent(tool)}/reject`, { body: reason ? { hash, reason } : { hash } })),
+    approve: async (name, tool, hash) =>
+      t.json(await t.request("POST", `${at(name)}/tools/${encodeURIComponent(tool)}/approve`, { body: { hash } })),
+    reject: async (name, tool, hash, reason) =>
+      t.json(
+        await t.request("POST", `${at(name)}/tools/${encodeURIComponent(tool)}/reject`, {
+          body: reason ? { hash, reason } : { hash },
+        }),
+      ),
   };
 }

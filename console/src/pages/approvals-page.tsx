@@ -10,7 +10,10 @@ export function ApprovalsPage() {
   return (
     <section>
       <h1 tabIndex={-1}>Approvals</h1>
-      <p class="muted">Calls of your tenant that a rule holds until a person decides. Approved, a call goes on to run; rejected, it ends failed and never runs.</p>
+      <p class="muted">
+        Calls of your tenant that a rule holds until a person decides. Approved, a call goes on to run; rejected, it
+        ends failed and never runs.
+      </p>
       <button type="button" onClick={reload} disabled={loading}>
         Refresh
       </button>
@@ -32,7 +35,11 @@ export function ApprovalsPage() {
             <p>
               asked <When iso={a.accepted_at} />, until <When iso={a.expires_at} />
             </p>
-            {a.input === null ? <p class="muted">Input of {a.input_bytes} bytes, too large to show here.</p> : <JsonBlock value={a.input} label={`Input of ${a.execution_id}`} />}
+            {a.input === null ? (
+              <p class="muted">Input of {a.input_bytes} bytes, too large to show here.</p>
+            ) : (
+              <JsonBlock value={a.input} label={`Input of ${a.execution_id}`} />
+            )}
             <ApprovalControls id={a.execution_id} label={`${a.tool} by ${a.agent}`} onDecided={reload} />
           </li>
         ))}

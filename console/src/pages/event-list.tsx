@@ -2,7 +2,10 @@
 import { describeEvent, type StreamEvent } from "../../../client/index.ts";
 
 export function EventList({ events }: { events: StreamEvent[] }) {
-  const stdout = events.filter((e) => e.type === "stdout" && typeof e.data === "string").map((e) => e.data as string).join("");
+  const stdout = events
+    .filter((e) => e.type === "stdout" && typeof e.data === "string")
+    .map((e) => e.data as string)
+    .join("");
   return (
     <>
       {stdout && (
@@ -18,7 +21,8 @@ export function EventList({ events }: { events: StreamEvent[] }) {
         <ol class="events" aria-label="Events">
           {events.map((e) => (
             <li key={e.seq} data-type={e.type}>
-              <span class="seq">{e.seq}</span> <strong>{describeEvent(e.type).label}</strong> <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time>{" "}
+              <span class="seq">{e.seq}</span> <strong>{describeEvent(e.type).label}</strong>{" "}
+              <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time>{" "}
               <code>{typeof e.data === "string" ? e.data.trimEnd() : JSON.stringify(e.data)}</code>
             </li>
           ))}

@@ -4,7 +4,13 @@
  * `progress` events, partial output, then the result; and a Cancel button while it runs.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { describeEvent, describeStatus, progressFraction, type ExecutionView, type StreamEvent } from "../../../client/index.ts";
+import {
+  describeEvent,
+  describeStatus,
+  progressFraction,
+  type ExecutionView,
+  type StreamEvent,
+} from "../../../client/index.ts";
 import { useApp } from "../app-context.ts";
 import { ApprovalControls } from "../components/approval-controls.tsx";
 import { JsonBlock, StatusBadge } from "../components/bits.tsx";
@@ -13,9 +19,20 @@ import { href } from "../router.ts";
 import { EventList } from "./event-list.tsx";
 import { Attempts, Capability, Timings } from "./execution-parts.tsx";
 
-type Link = { state: "connecting" | "live" | "ended" } | { state: "reconnecting"; attempt: number } | { state: "lost"; error: unknown };
+type Link =
+  | { state: "connecting" | "live" | "ended" }
+  | { state: "reconnecting"; attempt: number }
+  | { state: "lost"; error: unknown };
 
-export function ExecutionMonitor({ id, events: given, drops }: { id: string; events?: AsyncGenerator<StreamEvent>; drops?: EventTarget }) {
+export function ExecutionMonitor({
+  id,
+  events: given,
+  drops,
+}: {
+  id: string;
+  events?: AsyncGenerator<StreamEvent>;
+  drops?: EventTarget;
+}) {
   const { client, problem, approver } = useApp();
   const [view, setView] = useState<ExecutionView | null>(null);
   const [viewError, setViewError] = useState<unknown>(null);
@@ -84,7 +101,11 @@ export function ExecutionMonitor({ id, events: given, drops }: { id: string; eve
     }
   };
 
-  const progress = [...events].reverse().map((e) => (e.type === "progress" ? progressFraction(e.data) : null)).find((f) => f !== null && f !== undefined) ?? null;
+  const progress =
+    [...events]
+      .reverse()
+      .map((e) => (e.type === "progress" ? progressFraction(e.data) : null))
+      .find((f) => f !== null && f !== undefined) ?? null;
   const partial = [...events].reverse().find((e) => e.type === "partial")?.data ?? view?.partial_output;
   const status = view?.status ?? "running";
   const ended = describeStatus(status).terminal;
@@ -104,13 +125,23 @@ export function ExecutionMonitor({ id, events: given, drops }: { id: string; eve
         </button>
       </div>
       <Problem error={viewError ?? cancelError} />
-      {approver && status === "awaiting_approval" && view && <ApprovalControls id={id} label={`${view.tool} (${id.slice(0, 18)}…)`} onDecided={setView} />}
+      {approver && status === "awaiting_approval" && view && (
+        <ApprovalControls id={id} label={`${view.tool} (${id.slice(0, 18)}…)`} onDecided={setView} />
+      )}
       <LinkState link={link} onRetry={() => setRound((r) => r + 1)} />
       {(progress !== null || !ended) && (
         <div class="field">
           <label for={`progress-${id}`}>Progress</label>
-          <progress id={`progress-${id}`} max={100} value={progress === null ? undefined : Math.round(progress * 100)} data-percent={progress === null ? "" : Math.round(progress * 100)} />
-          <span class="muted"> {progress === null ? "no progress reported yet" : `${Math.round(progress * 100)}%`}</span>
+          <progress
+            id={`progress-${id}`}
+            max={100}
+            value={progress === null ? undefined : Math.round(progress * 100)}
+            data-percent={progress === null ? "" : Math.round(progress * 100)}
+          />
+          <span class="muted">
+            {" "}
+            {progress === null ? "no progress reported yet" : `${Math.round(progress * 100)}%`}
+          </span>
         </div>
       )}
       {partial !== undefined && view?.output === undefined && (
@@ -143,7 +174,8 @@ export function ExecutionMonitor({ id, events: given, drops }: { id: string; eve
   );
 }
 
-const isWaitingNews = (data: unknown) => typeof data === "object" && data !== null && ("position" in data || "approval" in data || "waiting" in data);
+const isWaitingNews = (data: unknown) =>
+  typeof data === "object" && data !== null && ("position" in data || "approval" in data || "waiting" in data);
 
 function LinkState({ link, onRetry }: { link: Link; onRetry: () => void }) {
   const text: Record<Link["state"], string> = {

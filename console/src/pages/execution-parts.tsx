@@ -12,12 +12,25 @@ export function Timings({ view }: { view: ExecutionView }) {
     ["Timeout", ms(e.timeout_ms)],
   ];
   // A waiting execution's place in line, and the approval it needed.
-  if (view.position !== undefined) rows.push(["Place in line", `${view.position} (${view.status === "scheduled" ? "for room at its provider" : "for a slot of its tenant"})`]);
+  if (view.position !== undefined)
+    rows.push([
+      "Place in line",
+      `${view.position} (${view.status === "scheduled" ? "for room at its provider" : "for a slot of its tenant"})`,
+    ]);
   if (view.approval) {
     const d = view.approval.decision;
-    rows.push(["Approval", d ? `${d.decision} by ${d.approver}${d.reason ? `: ${d.reason}` : ""} (rule: ${view.approval.rule})` : `needed (rule: ${view.approval.rule}), until ${new Date(view.approval.expires_at).toLocaleTimeString()}`]);
+    rows.push([
+      "Approval",
+      d
+        ? `${d.decision} by ${d.approver}${d.reason ? `: ${d.reason}` : ""} (rule: ${view.approval.rule})`
+        : `needed (rule: ${view.approval.rule}), until ${new Date(view.approval.expires_at).toLocaleTimeString()}`,
+    ]);
   }
-  if (view.cancellation) rows.push(["Cancellation", `${view.cancellation.outcome ?? "waiting for the tool"} (asked ${new Date(view.cancellation.requested_at).toLocaleTimeString()})`]);
+  if (view.cancellation)
+    rows.push([
+      "Cancellation",
+      `${view.cancellation.outcome ?? "waiting for the tool"} (asked ${new Date(view.cancellation.requested_at).toLocaleTimeString()})`,
+    ]);
   return (
     <dl class="timings" aria-label="Timings">
       {rows.map(([k, v]) => (
@@ -45,7 +58,13 @@ export function Attempts({ view }: { view: ExecutionView }) {
               #{a.attempt} {a.provider}: {a.outcome.replace(/_/g, " ")}, {ms(a.duration_ms)} from +{ms(a.started_ms)}
             </span>
             <span class="track" aria-hidden="true">
-              <span class={`bar outcome-${a.outcome === "succeeded" ? "good" : "bad"}`} style={{ left: `${(a.started_ms / span) * 100}%`, width: `${Math.max(0.5, (a.duration_ms / span) * 100)}%` }} />
+              <span
+                class={`bar outcome-${a.outcome === "succeeded" ? "good" : "bad"}`}
+                style={{
+                  left: `${(a.started_ms / span) * 100}%`,
+                  width: `${Math.max(0.5, (a.duration_ms / span) * 100)}%`,
+                }}
+              />
             </span>
           </li>
         ))}
@@ -73,7 +92,11 @@ export function Capability({ view }: { view: ExecutionView }) {
         </tr>
         <tr>
           <th scope="row">Level 3: capability</th>
-          <td>{c.level3.required ? `needs ${c.level3.required}, granted by ${c.level3.granted_by ?? "nothing"}` : "needs nothing"}</td>
+          <td>
+            {c.level3.required
+              ? `needs ${c.level3.required}, granted by ${c.level3.granted_by ?? "nothing"}`
+              : "needs nothing"}
+          </td>
         </tr>
       </tbody>
     </table>

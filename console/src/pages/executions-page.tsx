@@ -17,7 +17,13 @@ export function ExecutionsPage() {
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors.at(-1);
   const { data, error, loading, reload } = useLoad(
-    (c) => c.listExecutions({ status: filters.status || undefined, tool: filters.tool.trim() || undefined, limit: Number(filters.limit) || 20, cursor }),
+    (c) =>
+      c.listExecutions({
+        status: filters.status || undefined,
+        tool: filters.tool.trim() || undefined,
+        limit: Number(filters.limit) || 20,
+        cursor,
+      }),
     [filters.status, filters.tool, filters.limit, cursor],
   );
   const apply = (e: Event) => {
@@ -31,7 +37,11 @@ export function ExecutionsPage() {
       <form class="row wrap filters" onSubmit={apply} aria-label="Filters">
         <div class="field">
           <label for="filter-status">Status</label>
-          <select id="filter-status" value={form.status} onChange={(e) => setForm({ ...form, status: (e.target as HTMLSelectElement).value })}>
+          <select
+            id="filter-status"
+            value={form.status}
+            onChange={(e) => setForm({ ...form, status: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">any</option>
             {KNOWN_STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -42,11 +52,20 @@ export function ExecutionsPage() {
         </div>
         <div class="field">
           <label for="filter-tool">Tool</label>
-          <input id="filter-tool" value={form.tool} onInput={(e) => setForm({ ...form, tool: (e.target as HTMLInputElement).value })} placeholder="e.g. demo.countdown" />
+          <input
+            id="filter-tool"
+            value={form.tool}
+            onInput={(e) => setForm({ ...form, tool: (e.target as HTMLInputElement).value })}
+            placeholder="e.g. demo.countdown"
+          />
         </div>
         <div class="field">
           <label for="filter-limit">Per page</label>
-          <select id="filter-limit" value={form.limit} onChange={(e) => setForm({ ...form, limit: (e.target as HTMLSelectElement).value })}>
+          <select
+            id="filter-limit"
+            value={form.limit}
+            onChange={(e) => setForm({ ...form, limit: (e.target as HTMLSelectElement).value })}
+          >
             {["10", "20", "50", "100"].map((n) => (
               <option key={n}>{n}</option>
             ))}
@@ -57,12 +76,18 @@ export function ExecutionsPage() {
           Refresh
         </button>
       </form>
-      <p class="muted">The list follows the audit queue: an execution appears about a second after it starts or ends.</p>
+      <p class="muted">
+        The list follows the audit queue: an execution appears about a second after it starts or ends.
+      </p>
       <Problem error={error} />
       {loading && <p class="muted">Loading…</p>}
       {data && (
         <table class="data" aria-busy={loading}>
-          <caption>{data.executions.length === 0 ? "No executions match these filters" : `Executions, newest first (page ${cursors.length + 1})`}</caption>
+          <caption>
+            {data.executions.length === 0
+              ? "No executions match these filters"
+              : `Executions, newest first (page ${cursors.length + 1})`}
+          </caption>
           <thead>
             <tr>
               {["Execution", "Tool", "Status", "Error", "Accepted", "Ended"].map((h) => (
@@ -100,7 +125,11 @@ export function ExecutionsPage() {
         <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
           Previous page
         </button>
-        <button type="button" disabled={!data?.next_cursor} onClick={() => data?.next_cursor && setCursors([...cursors, data.next_cursor])}>
+        <button
+          type="button"
+          disabled={!data?.next_cursor}
+          onClick={() => data?.next_cursor && setCursors([...cursors, data.next_cursor])}
+        >
           Next page
         </button>
       </nav>

@@ -2,7 +2,17 @@
 import { useState } from "preact/hooks";
 import { fieldText, fieldValue, isInvalid, withField, type Field } from "../lib/schema-form.ts";
 
-export function SchemaFields({ fields, input, text, onText }: { fields: Field[]; input: Record<string, unknown> | null; text: string; onText: (t: string) => void }) {
+export function SchemaFields({
+  fields,
+  input,
+  text,
+  onText,
+}: {
+  fields: Field[];
+  input: Record<string, unknown> | null;
+  text: string;
+  onText: (t: string) => void;
+}) {
   const [invalid, setInvalid] = useState<Record<string, string>>({});
   const set = (field: Field, raw: string, checked?: boolean) => {
     const value = fieldValue(field, raw, checked);
@@ -21,9 +31,23 @@ export function SchemaFields({ fields, input, text, onText }: { fields: Field[];
       {fields.map((f) => {
         const id = `field-${f.name}`;
         const value = input?.[f.name];
-        const help = [f.help, f.default !== undefined ? `default ${JSON.stringify(f.default)}` : "", f.min !== undefined || f.max !== undefined ? `from ${f.min ?? "−∞"} to ${f.max ?? "∞"}` : ""].filter(Boolean).join(" · ");
-        const describedBy = [help && `${id}-help`, invalid[f.name] && `${id}-error`].filter(Boolean).join(" ") || undefined;
-        const common = { id, name: f.name, disabled, "aria-describedby": describedBy, "aria-invalid": invalid[f.name] ? true : undefined, required: f.required };
+        const help = [
+          f.help,
+          f.default !== undefined ? `default ${JSON.stringify(f.default)}` : "",
+          f.min !== undefined || f.max !== undefined ? `from ${f.min ?? "−∞"} to ${f.max ?? "∞"}` : "",
+        ]
+          .filter(Boolean)
+          .join(" · ");
+        const describedBy =
+          [help && `${id}-help`, invalid[f.name] && `${id}-error`].filter(Boolean).join(" ") || undefined;
+        const common = {
+          id,
+          name: f.name,
+          disabled,
+          "aria-describedby": describedBy,
+          "aria-invalid": invalid[f.name] ? true : undefined,
+          required: f.required,
+        };
         return (
           <div class="field" key={f.name}>
             <label for={id}>
@@ -32,9 +56,18 @@ export function SchemaFields({ fields, input, text, onText }: { fields: Field[];
               {f.required && <span class="sr-only"> (required)</span>}
             </label>
             {f.kind === "boolean" ? (
-              <input {...common} type="checkbox" checked={value === true} onChange={(e) => set(f, "", (e.target as HTMLInputElement).checked)} />
+              <input
+                {...common}
+                type="checkbox"
+                checked={value === true}
+                onChange={(e) => set(f, "", (e.target as HTMLInputElement).checked)}
+              />
             ) : f.kind === "select" ? (
-              <select {...common} value={fieldText(f, value)} onChange={(e) => set(f, (e.target as HTMLSelectElement).value)}>
+              <select
+                {...common}
+                value={fieldText(f, value)}
+                onChange={(e) => set(f, (e.target as HTMLSelectElement).value)}
+              >
                 <option value="">{f.required ? "choose…" : "(not set)"}</option>
                 {f.options!.map((o) => (
                   <option key={String(o)} value={String(o)}>
@@ -43,11 +76,29 @@ export function SchemaFields({ fields, input, text, onText }: { fields: Field[];
                 ))}
               </select>
             ) : f.kind === "list" ? (
-              <textarea {...common} rows={3} value={fieldText(f, value)} onInput={(e) => set(f, (e.target as HTMLTextAreaElement).value)} />
+              <textarea
+                {...common}
+                rows={3}
+                value={fieldText(f, value)}
+                onInput={(e) => set(f, (e.target as HTMLTextAreaElement).value)}
+              />
             ) : f.kind === "text" ? (
-              <input {...common} type="text" value={fieldText(f, value)} onInput={(e) => set(f, (e.target as HTMLInputElement).value)} />
+              <input
+                {...common}
+                type="text"
+                value={fieldText(f, value)}
+                onInput={(e) => set(f, (e.target as HTMLInputElement).value)}
+              />
             ) : (
-              <input {...common} type="number" step={f.kind === "integer" ? 1 : "any"} min={f.min} max={f.max} value={fieldText(f, value)} onInput={(e) => set(f, (e.target as HTMLInputElement).value)} />
+              <input
+                {...common}
+                type="number"
+                step={f.kind === "integer" ? 1 : "any"}
+                min={f.min}
+                max={f.max}
+                value={fieldText(f, value)}
+                onInput={(e) => set(f, (e.target as HTMLInputElement).value)}
+              />
             )}
             {help && (
               <p id={`${id}-help`} class="muted">

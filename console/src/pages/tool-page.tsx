@@ -24,7 +24,11 @@ export function ToolPage({ name }: { name: string }) {
           <div class="row">
             <div class="field">
               <label for="version">Version</label>
-              <select id="version" value={version.version} onChange={(e) => setChosen((e.target as HTMLSelectElement).value)}>
+              <select
+                id="version"
+                value={version.version}
+                onChange={(e) => setChosen((e.target as HTMLSelectElement).value)}
+              >
                 {tool.versions.map((v) => (
                   <option key={v.version} value={v.version}>
                     {v.version}
@@ -40,7 +44,8 @@ export function ToolPage({ name }: { name: string }) {
           </div>
           {version.deprecation && (
             <p class="notice" role="note">
-              Deprecated since {new Date(version.deprecation.deprecated_at).toLocaleDateString()}; calls fail after its sunset, {new Date(version.deprecation.sunset).toLocaleString()}.
+              Deprecated since {new Date(version.deprecation.deprecated_at).toLocaleDateString()}; calls fail after its
+              sunset, {new Date(version.deprecation.sunset).toLocaleString()}.
               {version.deprecation.replacement && <> Use {version.deprecation.replacement} instead.</>}
             </p>
           )}
@@ -55,7 +60,12 @@ export function ToolPage({ name }: { name: string }) {
               <JsonBlock value={version.providers[0]?.output_schema} label="Output schema" />
             </details>
           </div>
-          <TryIt key={`${name}@${version.version}`} tool={name} version={version.version} schema={version.providers[0]?.input_schema} />
+          <TryIt
+            key={`${name}@${version.version}`}
+            tool={name}
+            version={version.version}
+            schema={version.providers[0]?.input_schema}
+          />
         </>
       )}
     </section>
@@ -68,7 +78,18 @@ function Providers({ version }: { version: ToolVersionView }) {
       <caption>Providers of version {version.version}, in the order the runtime ranks them</caption>
       <thead>
         <tr>
-          {["Place", "Provider", "Trust", "p50", "Error rate", "Samples", "Breaker", "Liveness", "Capability", "Latency class"].map((h) => (
+          {[
+            "Place",
+            "Provider",
+            "Trust",
+            "p50",
+            "Error rate",
+            "Samples",
+            "Breaker",
+            "Liveness",
+            "Capability",
+            "Latency class",
+          ].map((h) => (
             <th scope="col" key={h}>
               {h}
             </th>

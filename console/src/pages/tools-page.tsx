@@ -14,7 +14,13 @@ export function ToolsPage() {
       <h1 tabIndex={-1}>Tools</h1>
       <div class="field">
         <label for="tool-search">Search tools</label>
-        <input id="tool-search" type="search" value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} placeholder="name or words from the description" />
+        <input
+          id="tool-search"
+          type="search"
+          value={query}
+          onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+          placeholder="name or words from the description"
+        />
       </div>
       <Problem error={error} />
       {loading && !data && <p class="muted">Loading the tools…</p>}

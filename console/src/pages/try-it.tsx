@@ -4,7 +4,13 @@
  * kept per tool in the tab's session storage; nothing is cleared by a failure.
  */
 import { useMemo, useState } from "preact/hooks";
-import { ToolRuntimeError, type DryRunReport, type ExecutionView, type InvokeOptions, type StreamEvent } from "../../../client/index.ts";
+import {
+  ToolRuntimeError,
+  type DryRunReport,
+  type ExecutionView,
+  type InvokeOptions,
+  type StreamEvent,
+} from "../../../client/index.ts";
 import { useApp } from "../app-context.ts";
 import { JsonBlock } from "../components/bits.tsx";
 import { envelopeOf, Problem } from "../components/problem.tsx";
@@ -32,7 +38,9 @@ const MODES: { mode: Mode; label: string }[] = [
 export function TryIt({ tool, version, schema }: { tool: string; version: string; schema: unknown }) {
   const { client, problem } = useApp();
   const model = useMemo(() => formFor(schema), [schema]);
-  const [text, setText] = useDraft(`input.${tool}@${version}`, () => JSON.stringify(example(model.ok ? model.fields : []), null, 2));
+  const [text, setText] = useDraft(`input.${tool}@${version}`, () =>
+    JSON.stringify(example(model.ok ? model.fields : []), null, 2),
+  );
   const [timeout, setTimeoutMs] = useDraft(`timeout.${tool}`, "");
   const [busy, setBusy] = useState<Mode | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -45,22 +53,30 @@ export function TryIt({ tool, version, schema }: { tool: string; version: string
     setOutcome(null);
     try {
       if (mode === "sync") setOutcome({ kind: "view", view: await client.invoke(tool, parsed.value, options) });
-      else if (mode === "dry_run") setOutcome({ kind: "dry_run", report: await client.dryRun(tool, parsed.value, options) });
+      else if (mode === "dry_run")
+        setOutcome({ kind: "dry_run", report: await client.dryRun(tool, parsed.value, options) });
       else if (mode === "async") go("executions", (await client.start(tool, parsed.value, options)).execution_id);
       else {
         const drops = new EventTarget();
-        const s = await client.invokeStream(tool, parsed.value, { ...options, onDrop: (info) => drops.dispatchEvent(new CustomEvent("drop", { detail: info })) });
+        const s = await client.invokeStream(tool, parsed.value, {
+          ...options,
+          onDrop: (info) => drops.dispatchEvent(new CustomEvent("drop", { detail: info })),
+        });
         setOutcome({ kind: "stream", id: s.execution_id, events: s.events, drops });
       }
     } catch (err) {
-      if (err instanceof ToolRuntimeError && err.execution) setOutcome({ kind: "view", view: err.execution, error: err });
+      if (err instanceof ToolRuntimeError && err.execution)
+        setOutcome({ kind: "view", view: err.execution, error: err });
       else if (!problem(err)) setOutcome({ kind: "refused", error: err });
     } finally {
       setBusy(null);
     }
   };
 
-  const input = parsed.ok && parsed.value !== null && typeof parsed.value === "object" && !Array.isArray(parsed.value) ? (parsed.value as Record<string, unknown>) : null;
+  const input =
+    parsed.ok && parsed.value !== null && typeof parsed.value === "object" && !Array.isArray(parsed.value)
+      ? (parsed.value as Record<string, unknown>)
+      : null;
   return (
     <section class="try-it" aria-labelledby="try-it-heading">
       <h2 id="try-it-heading">Try it</h2>
@@ -83,7 +99,16 @@ export function TryIt({ tool, version, schema }: { tool: string; version: string
           </fieldset>
           <div class="field">
             <label for="raw-json">Input as JSON</label>
-            <textarea id="raw-json" class="code" rows={12} spellcheck={false} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} aria-invalid={!parsed.ok} aria-describedby="raw-json-state" />
+            <textarea
+              id="raw-json"
+              class="code"
+              rows={12}
+              spellcheck={false}
+              value={text}
+              onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+              aria-invalid={!parsed.ok}
+              aria-describedby="raw-json-state"
+            />
             <p id="raw-json-state" class={parsed.ok ? "muted" : "field-error"} aria-live="polite">
               {parsed.ok ? "This JSON is what will be sent." : `Not valid JSON yet: ${parsed.message}`}
             </p>
@@ -92,12 +117,25 @@ export function TryIt({ tool, version, schema }: { tool: string; version: string
         <div class="row wrap">
           <div class="field">
             <label for="timeout-ms">Timeout (ms, optional)</label>
-            <input id="timeout-ms" type="number" min={1} step={1} value={timeout} onInput={(e) => setTimeoutMs((e.target as HTMLInputElement).value)} />
+            <input
+              id="timeout-ms"
+              type="number"
+              min={1}
+              step={1}
+              value={timeout}
+              onInput={(e) => setTimeoutMs((e.target as HTMLInputElement).value)}
+            />
           </div>
         </div>
         <div class="actions" role="group" aria-label="Run the tool">
           {MODES.map(({ mode, label }) => (
-            <button key={mode} data-mode={mode} type={mode === "sync" ? "submit" : "button"} disabled={busy !== null || !parsed.ok} onClick={mode === "sync" ? undefined : () => void run(mode)}>
+            <button
+              key={mode}
+              data-mode={mode}
+              type={mode === "sync" ? "submit" : "button"}
+              disabled={busy !== null || !parsed.ok}
+              onClick={mode === "sync" ? undefined : () => void run(mode)}
+            >
               {label}
             </button>
           ))}
@@ -109,12 +147,16 @@ export function TryIt({ tool, version, schema }: { tool: string; version: string
       {outcome?.kind === "refused" && (
         <>
           <Problem error={outcome.error} />
-          {outcome.error instanceof ToolRuntimeError && !outcome.error.local && <JsonBlock value={envelopeOf(outcome.error)} label="Error envelope" />}
+          {outcome.error instanceof ToolRuntimeError && !outcome.error.local && (
+            <JsonBlock value={envelopeOf(outcome.error)} label="Error envelope" />
+          )}
         </>
       )}
       {outcome?.kind === "view" && <ResultView view={outcome.view} error={outcome.error} />}
       {outcome?.kind === "dry_run" && <DryRun report={outcome.report} />}
-      {outcome?.kind === "stream" && <ExecutionMonitor key={outcome.id} id={outcome.id} events={outcome.events} drops={outcome.drops} />}
+      {outcome?.kind === "stream" && (
+        <ExecutionMonitor key={outcome.id} id={outcome.id} events={outcome.events} drops={outcome.drops} />
+      )}
     </section>
   );
 }
@@ -124,7 +166,11 @@ function DryRun({ report }: { report: DryRunReport }) {
     <div class="result" aria-label="Dry run">
       <h3>Dry run: {report.provider ? `${report.provider} would serve it` : "no provider would serve it"}</h3>
       <p>
-        Capability: {report.capability.allowed ? "allowed" : `denied (level ${String(report.capability.denial?.level)}: ${report.capability.denial?.reason})`} · Schema: {report.schema.valid ? "valid" : `${report.schema.violations.length} violation(s)`}
+        Capability:{" "}
+        {report.capability.allowed
+          ? "allowed"
+          : `denied (level ${String(report.capability.denial?.level)}: ${report.capability.denial?.reason})`}{" "}
+        · Schema: {report.schema.valid ? "valid" : `${report.schema.violations.length} violation(s)`}
       </p>
       <JsonBlock value={report} label="Dry run report" />
     </div>
@@ -144,7 +190,17 @@ function example(fields: Field[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
     if (f.default !== undefined) out[f.name] = f.default;
-    else if (f.required) out[f.name] = f.kind === "text" ? "" : f.kind === "boolean" ? false : f.kind === "list" ? [] : f.kind === "select" ? f.options![0] : f.min ?? 0;
+    else if (f.required)
+      out[f.name] =
+        f.kind === "text"
+          ? ""
+          : f.kind === "boolean"
+            ? false
+            : f.kind === "list"
+              ? []
+              : f.kind === "select"
+                ? f.options![0]
+                : (f.min ?? 0);
   }
   return out;
 }

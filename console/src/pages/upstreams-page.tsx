@@ -15,7 +15,8 @@ export function UpstreamsPage() {
     <section>
       <h1 tabIndex={-1}>Upstreams</h1>
       <p class="muted">
-        MCP servers whose tools the runtime serves. A tool whose definition changes after it was approved is not served in its new form until an operator approves that very definition.
+        MCP servers whose tools the runtime serves. A tool whose definition changes after it was approved is not served
+        in its new form until an operator approves that very definition.
       </p>
       <div class="row">
         <button type="button" onClick={reload} disabled={loading}>
@@ -23,7 +24,10 @@ export function UpstreamsPage() {
         </button>
         {data && (
           <p role="status">
-            {data.upstreams.length} upstream(s); {pending === 0 ? "no definition change waits for approval" : `${pending} definition change(s) wait for approval`}
+            {data.upstreams.length} upstream(s);{" "}
+            {pending === 0
+              ? "no definition change waits for approval"
+              : `${pending} definition change(s) wait for approval`}
           </p>
         )}
       </div>

@@ -35,26 +35,40 @@ export default {
     const answer = (r: RpcResult<unknown>) => Response.json(r, { status: r.ok ? 200 : 400 });
     switch (url.pathname) {
       case "/":
-        return answer(await env.TOOLS.invoke("math.evaluate", { expression: url.searchParams.get("expression") ?? "6 * 7" }));
+        return answer(
+          await env.TOOLS.invoke("math.evaluate", { expression: url.searchParams.get("expression") ?? "6 * 7" }),
+        );
       case "/forged": {
         // A caller that tries to be someone else: extra fields are refused like in REST, and
         // there is no argument that carries an identity at all.
-        const forged = { tenant: "someone-else", context: { agent: "admin", tenant: "someone-else" } } as RpcCallOptions;
+        const forged = {
+          tenant: "someone-else",
+          context: { agent: "admin", tenant: "someone-else" },
+        } as RpcCallOptions;
         return answer(await env.TOOLS.invoke("math.evaluate", { expression: "1 + 1" }, { context: forged.context }));
       }
       case "/stream": {
         const r = await env.TOOLS.invokeStream("demo.countdown", { from: 3, interval_ms: 50 });
         if (!r.ok) return answer(r);
-        return new Response(r.value.stream, { headers: { "content-type": "text/event-stream", "x-execution-id": r.value.execution_id } });
+        return new Response(r.value.stream, {
+          headers: { "content-type": "text/event-stream", "x-execution-id": r.value.execution_id },
+        });
       }
       case "/tools":
         return answer(await (url.searchParams.get("as") === "community" ? env.TOOLS_COMMUNITY : env.TOOLS).listTools());
       case "/call": {
-        if (!(await holdsCallerToken(request, env))) return Response.json({ error: "GET /call needs Authorization: Bearer <CALLER_TOKEN> (examples/caller/.dev.vars)" }, { status: 401, headers: { "WWW-Authenticate": "Bearer" } });
-        const json = (name: string, fallback: unknown) => (url.searchParams.has(name) ? JSON.parse(url.searchParams.get(name)!) : fallback);
+        if (!(await holdsCallerToken(request, env)))
+          return Response.json(
+            { error: "GET /call needs Authorization: Bearer <CALLER_TOKEN> (examples/caller/.dev.vars)" },
+            { status: 401, headers: { "WWW-Authenticate": "Bearer" } },
+          );
+        const json = (name: string, fallback: unknown) =>
+          url.searchParams.has(name) ? JSON.parse(url.searchParams.get(name)!) : fallback;
         const tools = url.searchParams.get("as") === "community" ? env.TOOLS_COMMUNITY : env.TOOLS;
         // No `input` parameter: no input, which the runtime takes as `{}` when the tool's schema does.
-        return answer(await tools.invoke(url.searchParams.get("tool") ?? "", json("input", undefined), json("options", {})));
+        return answer(
+          await tools.invoke(url.searchParams.get("tool") ?? "", json("input", undefined), json("options", {})),
+        );
       }
       case "/get":
         return answer(await env.TOOLS.getExecution(url.searchParams.get("id") ?? ""));

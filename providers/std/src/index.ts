@@ -7,4 +7,7 @@ import { createProvider } from "../../sdk/provider.ts";
 import { egressPolicyFrom } from "./tools/egress-policy.ts";
 import { stdToolsWith } from "./tools/index.ts";
 
-export default createProvider("std", stdToolsWith(egressPolicyFrom(env as { EGRESS_PORTS?: unknown; EGRESS_ALLOW?: unknown })));
+export default createProvider(
+  "std",
+  stdToolsWith(egressPolicyFrom(env as { EGRESS_PORTS?: unknown; EGRESS_ALLOW?: unknown })),
+);

@@ -43,7 +43,10 @@ export default {
       return Response.json({ ok: false, error: `not allowed: ${call.binding}.${call.method}` }, { status: 400 });
     }
     const namespace = env[call.binding as "REGISTRY" | "TENANTS" | "HEALTH" | "SNAPSHOT_RELAY"];
-    const stub = namespace.get(namespace.idFromName(call.name)) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const stub = namespace.get(namespace.idFromName(call.name)) as unknown as Record<
+      string,
+      (...args: unknown[]) => Promise<unknown>
+    >;
     try {
       return Response.json({ ok: true, value: await stub[call.method](...call.args) });
     } catch (err) {

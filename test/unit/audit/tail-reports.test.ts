@@ -1,7 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { invocationLogLine } from "../../../providers/sdk/run-tool.ts";
 import { importReportKey, nonceFor } from "../../../src/audit/report-nonce.ts";
-import { invocationReports, usageReportsOf, type InvocationReport, type TraceItemLike } from "../../../src/audit/tail-reports.ts";
+import {
+  invocationReports,
+  usageReportsOf,
+  type InvocationReport,
+  type TraceItemLike,
+} from "../../../src/audit/tail-reports.ts";
 import { deployedInvoke, line, localInvoke, localManifest } from "../../fixtures/trace-items.ts";
 
 const edgeId = "exec_e" + "0123456789ab".padEnd(44, "f");
@@ -26,25 +31,38 @@ async function believed(items: readonly TraceItemLike[]) {
 
 describe("reading provider invocations' CPU time from tail events", () => {
   it("takes a deployed invoke's cpuTime for the execution and attempt its log line names", async () => {
-    expect(await believed([deployedInvoke(objectId, 2, 7, 31, {}, await nonce(objectId, 2))])).toEqual([{ execution_id: objectId, attempt: 2, cpu_ms: 7 }]);
+    expect(await believed([deployedInvoke(objectId, 2, 7, 31, {}, await nonce(objectId, 2))])).toEqual([
+      { execution_id: objectId, attempt: 2, cpu_ms: 7 },
+    ]);
   });
 
   it("reads the line under wrangler dev's [worker] prefix, and reports no measurement for its zero times", async () => {
-    expect(await believed([localInvoke(edgeId, 1, await nonce(edgeId, 1))])).toEqual([{ execution_id: edgeId, attempt: 1, cpu_ms: null }]);
+    expect(await believed([localInvoke(edgeId, 1, await nonce(edgeId, 1))])).toEqual([
+      { execution_id: edgeId, attempt: 1, cpu_ms: null },
+    ]);
   });
 
   it("keeps a measured zero: under a millisecond of CPU in an invocation that took wall time", async () => {
-    expect(await believed([deployedInvoke(edgeId, 1, 0, 3, {}, await nonce(edgeId, 1))])).toEqual([{ execution_id: edgeId, attempt: 1, cpu_ms: 0 }]);
+    expect(await believed([deployedInvoke(edgeId, 1, 0, 3, {}, await nonce(edgeId, 1))])).toEqual([
+      { execution_id: edgeId, attempt: 1, cpu_ms: 0 },
+    ]);
   });
 
   it("reports an invocation the platform stopped for its CPU limit, with the CPU it used", async () => {
-    expect(await believed([deployedInvoke(edgeId, 1, 1001, 1050, { outcome: "exceededCpu" }, await nonce(edgeId, 1))])).toEqual([{ execution_id: edgeId, attempt: 1, cpu_ms: 1001 }]);
+    expect(
+      await believed([deployedInvoke(edgeId, 1, 1001, 1050, { outcome: "exceededCpu" }, await nonce(edgeId, 1))]),
+    ).toEqual([{ execution_id: edgeId, attempt: 1, cpu_ms: 1001 }]);
   });
 
   it("ignores other RPC methods and other events (manifest, fetch, alarm)", async () => {
     const n = await nonce(edgeId, 1);
-    const fetchEvent = { ...deployedInvoke(edgeId, 1, 5, 5, {}, n), event: { request: { url: "https://x/", method: "GET", headers: {} } } };
-    expect(await believed([localManifest(), fetchEvent, { ...deployedInvoke(edgeId, 1, 5, 5, {}, n), event: null }])).toEqual([]);
+    const fetchEvent = {
+      ...deployedInvoke(edgeId, 1, 5, 5, {}, n),
+      event: { request: { url: "https://x/", method: "GET", headers: {} } },
+    };
+    expect(
+      await believed([localManifest(), fetchEvent, { ...deployedInvoke(edgeId, 1, 5, 5, {}, n), event: null }]),
+    ).toEqual([]);
   });
 
   it("ignores an invocation without the SDK's line, or with a line that does not name an execution attempt", async () => {
@@ -56,8 +74,16 @@ describe("reading provider invocations' CPU time from tail events", () => {
   });
 
   it("takes the first line of an invocation, and the first believed report of an attempt in a batch", async () => {
-    const twoLines = { ...deployedInvoke(edgeId, 1, 5, 9), logs: [{ message: [line(edgeId, 1, await nonce(edgeId, 1))] }, { message: [line(objectId, 1, await nonce(objectId, 1))] }] };
-    expect(await believed([twoLines, deployedInvoke(edgeId, 1, 99, 100, {}, await nonce(edgeId, 1))])).toEqual([{ execution_id: edgeId, attempt: 1, cpu_ms: 5 }]);
+    const twoLines = {
+      ...deployedInvoke(edgeId, 1, 5, 9),
+      logs: [
+        { message: [line(edgeId, 1, await nonce(edgeId, 1))] },
+        { message: [line(objectId, 1, await nonce(objectId, 1))] },
+      ],
+    };
+    expect(await believed([twoLines, deployedInvoke(edgeId, 1, 99, 100, {}, await nonce(edgeId, 1))])).toEqual([
+      { execution_id: edgeId, attempt: 1, cpu_ms: 5 },
+    ]);
   });
 
   it("reports every attempt of a batch on its own", async () => {
@@ -74,21 +100,40 @@ describe("reading provider invocations' CPU time from tail events", () => {
   });
 
   it("reports nothing it cannot read as a time", async () => {
-    for (const cpu of [-1, Number.NaN, undefined]) expect((await believed([{ ...deployedInvoke(edgeId, 1, 5, 9, {}, await nonce(edgeId, 1)), cpuTime: cpu as number }]))[0].cpu_ms).toBeNull();
+    for (const cpu of [-1, Number.NaN, undefined])
+      expect(
+        (
+          await believed([{ ...deployedInvoke(edgeId, 1, 5, 9, {}, await nonce(edgeId, 1)), cpuTime: cpu as number }])
+        )[0].cpu_ms,
+      ).toBeNull();
   });
 });
 
 describe("a report is believed only for an attempt the runtime dispatched", () => {
   it("refuses a line without a nonce, or with one that is not 32 hex digits", async () => {
-    const malformed = ["", "x".repeat(32), (await nonce(edgeId, 1)).toUpperCase(), (await nonce(edgeId, 1)).slice(0, 31)];
-    expect(await believed([deployedInvoke(edgeId, 1, 5, 9), ...malformed.map((n) => deployedInvoke(edgeId, 1, 5, 9, {}, n))])).toEqual([]);
+    const malformed = [
+      "",
+      "x".repeat(32),
+      (await nonce(edgeId, 1)).toUpperCase(),
+      (await nonce(edgeId, 1)).slice(0, 31),
+    ];
+    expect(
+      await believed([
+        deployedInvoke(edgeId, 1, 5, 9),
+        ...malformed.map((n) => deployedInvoke(edgeId, 1, 5, 9, {}, n)),
+      ]),
+    ).toEqual([]);
   });
 
   it("refuses a line naming another execution or attempt with the nonce its own call carried", async () => {
     // A provider sent attempt 1 of objectId tries to put its CPU time on edgeId, and on attempt 2.
     const own = await nonce(objectId, 1);
-    expect(await believed([deployedInvoke(edgeId, 1, 500, 600, {}, own), deployedInvoke(objectId, 2, 500, 600, {}, own)])).toEqual([]);
-    expect(await believed([deployedInvoke(objectId, 1, 5, 9, {}, own)])).toEqual([{ execution_id: objectId, attempt: 1, cpu_ms: 5 }]);
+    expect(
+      await believed([deployedInvoke(edgeId, 1, 500, 600, {}, own), deployedInvoke(objectId, 2, 500, 600, {}, own)]),
+    ).toEqual([]);
+    expect(await believed([deployedInvoke(objectId, 1, 5, 9, {}, own)])).toEqual([
+      { execution_id: objectId, attempt: 1, cpu_ms: 5 },
+    ]);
   });
 
   it("refuses a nonce made with another key", async () => {
@@ -105,21 +150,41 @@ describe("a report is believed only for an attempt the runtime dispatched", () =
     const a = await nonce(edgeId, 1);
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(await nonceFor(await importReportKey("0f".repeat(32)), edgeId, 1)).toBe(a);
-    expect(new Set([a, await nonce(edgeId, 2), await nonce(objectId, 1), await nonceFor(otherKey, edgeId, 1)]).size).toBe(4);
+    expect(
+      new Set([a, await nonce(edgeId, 2), await nonce(objectId, 1), await nonceFor(otherKey, edgeId, 1)]).size,
+    ).toBe(4);
   });
 });
 
 describe("the provider SDK's invocation line", () => {
   it("is what the runtime reads back from the platform's report, nonce and all", async () => {
     const report_nonce = await nonce(objectId, 3);
-    const call = { execution_id: objectId, tool: "lab.echo", version: "1.0.0", input: {}, caller: { tenant: "t", agent: "a" }, context: { attempt: 9 }, remaining_timeout_ms: 1, attempt: 3, report_nonce };
+    const call = {
+      execution_id: objectId,
+      tool: "lab.echo",
+      version: "1.0.0",
+      input: {},
+      caller: { tenant: "t", agent: "a" },
+      context: { attempt: 9 },
+      remaining_timeout_ms: 1,
+      attempt: 3,
+      report_nonce,
+    };
     const logged = JSON.stringify(invocationLogLine(call));
     const item = { ...deployedInvoke(objectId, 1, 2, 3), logs: [{ message: [logged] }] };
     expect(await believed([item])).toEqual([{ execution_id: objectId, attempt: 3, cpu_ms: 2 }]);
   });
 
   it("falls back to the context's attempt for a runtime that does not send one, and logs no nonce it was not sent", () => {
-    const call = { execution_id: edgeId, tool: "lab.echo", version: "1.0.0", input: {}, caller: { tenant: "t", agent: "a" }, context: { attempt: 2 }, remaining_timeout_ms: 1 };
+    const call = {
+      execution_id: edgeId,
+      tool: "lab.echo",
+      version: "1.0.0",
+      input: {},
+      caller: { tenant: "t", agent: "a" },
+      context: { attempt: 2 },
+      remaining_timeout_ms: 1,
+    };
     expect(invocationLogLine(call)).toEqual({ msg: "trt.invocation", execution_id: edgeId, attempt: 2 });
   });
 });

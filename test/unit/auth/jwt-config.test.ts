@@ -6,7 +6,17 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../../../src/config.ts";
 
 const PROVIDERS = [{ name: "std", binding: "PROVIDER_STD", trust: "system" }];
-const JWKS = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0", kid: "k1" }] });
+const JWKS = JSON.stringify({
+  keys: [
+    {
+      kty: "EC",
+      crv: "P-256",
+      x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+      y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+      kid: "k1",
+    },
+  ],
+});
 const BASE = { JWT_ISSUER: "https://idp.example", JWT_AUDIENCE: "tool-runtime" };
 
 const envOf = (vars: Record<string, unknown>) => ({ PROVIDERS, ...vars }) as unknown as Env;
@@ -25,7 +35,10 @@ function refusal(vars: Record<string, unknown>): string {
 
 describe("JWT configuration", () => {
   it("refuses an empty or missing issuer or audience, which jose would not check at all", () => {
-    for (const keys of [{ JWT_JWKS: JWKS }, { JWT_JWKS_URL: "https://team.cloudflareaccess.com/cdn-cgi/access/certs" }]) {
+    for (const keys of [
+      { JWT_JWKS: JWKS },
+      { JWT_JWKS_URL: "https://team.cloudflareaccess.com/cdn-cgi/access/certs" },
+    ]) {
       for (const name of ["JWT_ISSUER", "JWT_AUDIENCE"] as const) {
         for (const value of ["", "  ", undefined]) expect(refusal({ ...keys, ...BASE, [name]: value })).toContain(name);
       }
@@ -34,21 +47,36 @@ describe("JWT configuration", () => {
   });
 
   it("takes exactly one key source", () => {
-    expect(refusal({ ...BASE, JWT_JWKS: JWKS, JWT_JWKS_URL: "https://idp.example/jwks" })).toMatch(/JWT_JWKS and JWT_JWKS_URL/);
+    expect(refusal({ ...BASE, JWT_JWKS: JWKS, JWT_JWKS_URL: "https://idp.example/jwks" })).toMatch(
+      /JWT_JWKS and JWT_JWKS_URL/,
+    );
     expect(jwtOf({ ...BASE, JWT_JWKS: JWKS })?.keys.kind).toBe("static");
-    expect(jwtOf({ ...BASE, JWT_JWKS_URL: "https://idp.example/jwks" })?.keys).toEqual({ kind: "remote", url: "https://idp.example/jwks", cooldownMs: 30_000, cacheMaxAgeMs: 600_000 });
+    expect(jwtOf({ ...BASE, JWT_JWKS_URL: "https://idp.example/jwks" })?.keys).toEqual({
+      kind: "remote",
+      url: "https://idp.example/jwks",
+      cooldownMs: 30_000,
+      cacheMaxAgeMs: 600_000,
+    });
   });
 
   it("refuses any other JWT setting without a key source, instead of leaving JWTs silently off", () => {
     expect(jwtOf({})).toBeUndefined();
     expect(jwtOf({ JWT_JWKS: "", JWT_ISSUER: "" })).toBeUndefined();
-    for (const name of ["JWT_ISSUER", "JWT_AUDIENCE", "JWT_REQUIRE_TYPE", "JWT_MAX_AGE_S", "JWT_CF_ACCESS_HEADER", "JWT_OPERATOR_CLAIM"]) {
+    for (const name of [
+      "JWT_ISSUER",
+      "JWT_AUDIENCE",
+      "JWT_REQUIRE_TYPE",
+      "JWT_MAX_AGE_S",
+      "JWT_CF_ACCESS_HEADER",
+      "JWT_OPERATOR_CLAIM",
+    ]) {
       expect(refusal({ [name]: "x" })).toContain(name);
     }
   });
 
   it("fetches keys over https only, or plain http from loopback in local development", () => {
-    const url = (u: string, local = false) => refusal({ ...BASE, JWT_JWKS_URL: u, ...(local ? { LOCAL_DEVELOPMENT: "true" } : {}) });
+    const url = (u: string, local = false) =>
+      refusal({ ...BASE, JWT_JWKS_URL: u, ...(local ? { LOCAL_DEVELOPMENT: "true" } : {}) });
     expect(url("http://idp.example/jwks")).toContain("JWT_JWKS_URL");
     expect(url("http://127.0.0.1:9999/jwks")).toContain("JWT_JWKS_URL");
     expect(url("http://idp.example/jwks", true)).toContain("JWT_JWKS_URL");
@@ -56,12 +84,16 @@ describe("JWT configuration", () => {
     expect(url("ftp://idp.example/jwks")).toContain("JWT_JWKS_URL");
     expect(url("not a url")).toContain("JWT_JWKS_URL");
     expect(url("https://user:pw@idp.example/jwks")).toContain("JWT_JWKS_URL");
-    for (const local of ["http://127.0.0.1:9999/jwks", "http://localhost:9999/jwks", "http://[::1]:9999/jwks"]) expect(url(local, true)).toBe("accepted");
+    for (const local of ["http://127.0.0.1:9999/jwks", "http://localhost:9999/jwks", "http://[::1]:9999/jwks"])
+      expect(url(local, true)).toBe("accepted");
   });
 
   it("checks the key cache's settings, and takes them with a URL only", () => {
     const remote = { ...BASE, JWT_JWKS_URL: "https://idp.example/jwks" };
-    expect(jwtOf({ ...remote, JWT_JWKS_COOLDOWN_MS: "0", JWT_JWKS_CACHE_MAX_AGE_MS: "60000" })?.keys).toMatchObject({ cooldownMs: 0, cacheMaxAgeMs: 60_000 });
+    expect(jwtOf({ ...remote, JWT_JWKS_COOLDOWN_MS: "0", JWT_JWKS_CACHE_MAX_AGE_MS: "60000" })?.keys).toMatchObject({
+      cooldownMs: 0,
+      cacheMaxAgeMs: 60_000,
+    });
     expect(refusal({ ...remote, JWT_JWKS_COOLDOWN_MS: "-1" })).toContain("JWT_JWKS_COOLDOWN_MS");
     expect(refusal({ ...remote, JWT_JWKS_CACHE_MAX_AGE_MS: "0" })).toContain("JWT_JWKS_CACHE_MAX_AGE_MS");
     expect(refusal({ ...BASE, JWT_JWKS: JWKS, JWT_JWKS_COOLDOWN_MS: "1000" })).toContain("JWT_JWKS_COOLDOWN_MS");
@@ -72,7 +104,8 @@ describe("JWT configuration", () => {
     expect(jwt).toMatchObject({ requireType: "at+jwt", maxAgeS: 300 });
     expect(jwtOf({ ...BASE, JWT_JWKS: JWKS })).not.toHaveProperty("requireType");
     expect(refusal({ ...BASE, JWT_JWKS: JWKS, JWT_REQUIRE_TYPE: "at jwt" })).toContain("JWT_REQUIRE_TYPE");
-    for (const age of ["0", "-5", "1.5", "ten"]) expect(refusal({ ...BASE, JWT_JWKS: JWKS, JWT_MAX_AGE_S: age })).toContain("JWT_MAX_AGE_S");
+    for (const age of ["0", "-5", "1.5", "ten"])
+      expect(refusal({ ...BASE, JWT_JWKS: JWKS, JWT_MAX_AGE_S: age })).toContain("JWT_MAX_AGE_S");
   });
 
   it("takes the Access header switch as true or false only", () => {

@@ -24,7 +24,11 @@ interface Signer {
 
 async function signer(kid: string): Promise<Signer> {
   const pair = await generateKeyPair("ES256");
-  return { kid, privateKey: pair.privateKey, publicJwk: { ...(await exportJWK(pair.publicKey)), kid, alg: "ES256", use: "sig" } };
+  return {
+    kid,
+    privateKey: pair.privateKey,
+    publicJwk: { ...(await exportJWK(pair.publicKey)), kid, alg: "ES256", use: "sig" },
+  };
 }
 
 /** A key server: serves `served` (changed by the test) and counts its requests. */
@@ -45,10 +49,24 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 /** A configuration whose URL no other test uses, so each test has its own cached key set. */
 const envOf = (vars: Record<string, unknown> = {}) =>
-  ({ PROVIDERS, LOCAL_DEVELOPMENT: "true", JWT_JWKS_URL: `${base}/certs/${crypto.randomUUID()}`, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, ...vars }) as unknown as Env;
+  ({
+    PROVIDERS,
+    LOCAL_DEVELOPMENT: "true",
+    JWT_JWKS_URL: `${base}/certs/${crypto.randomUUID()}`,
+    JWT_ISSUER: ISSUER,
+    JWT_AUDIENCE: AUDIENCE,
+    ...vars,
+  }) as unknown as Env;
 
 const sign = (s: Signer, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}) =>
-  new SignJWT({ tenant: "acme", sub: "agent-1", iss: ISSUER, aud: AUDIENCE, iat: Math.floor(Date.now() / 1000), ...claims })
+  new SignJWT({
+    tenant: "acme",
+    sub: "agent-1",
+    iss: ISSUER,
+    aud: AUDIENCE,
+    iat: Math.floor(Date.now() / 1000),
+    ...claims,
+  })
     .setProtectedHeader({ alg: "ES256", kid: s.kid, ...header })
     .setExpirationTime("5m")
     .sign(s.privateKey);
@@ -106,7 +124,9 @@ describe("JWT_JWKS_URL", () => {
     served = [a.publicJwk];
     const typed = envOf({ JWT_REQUIRE_TYPE: "at+jwt" });
     expect(await outcome(authenticate(typed, bearer(await sign(a, {}, { typ: "at+jwt" }))))).toBe("caller acme");
-    expect(await outcome(authenticate(typed, bearer(await sign(a, {}, { typ: "application/at+jwt" }))))).toBe("caller acme");
+    expect(await outcome(authenticate(typed, bearer(await sign(a, {}, { typ: "application/at+jwt" }))))).toBe(
+      "caller acme",
+    );
     expect(await outcome(authenticate(typed, bearer(await sign(a, {}, { typ: "JWT" }))))).toBe("unauthenticated");
     expect(await outcome(authenticate(typed, bearer(await sign(a))))).toBe("unauthenticated");
 
@@ -114,7 +134,13 @@ describe("JWT_JWKS_URL", () => {
     const now = Math.floor(Date.now() / 1000);
     expect(await outcome(authenticate(young, bearer(await sign(a, { iat: now - 10 }))))).toBe("caller acme");
     expect(await outcome(authenticate(young, bearer(await sign(a, { iat: now - 3600 }))))).toBe("unauthenticated");
-    const noIat = await new SignJWT({ tenant: "acme" }).setProtectedHeader({ alg: "ES256", kid: "a" }).setSubject("agent-1").setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("5m").sign(a.privateKey);
+    const noIat = await new SignJWT({ tenant: "acme" })
+      .setProtectedHeader({ alg: "ES256", kid: "a" })
+      .setSubject("agent-1")
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime("5m")
+      .sign(a.privateKey);
     expect(await outcome(authenticate(young, bearer(noIat)))).toBe("unauthenticated");
     expect(await outcome(authenticate(envOf(), bearer(noIat)))).toBe("caller acme");
   });
@@ -123,7 +149,9 @@ describe("JWT_JWKS_URL", () => {
     const a = await signer("a");
     served = [a.publicJwk];
     expect(await outcome(authenticate(envOf(), bearer(await sign(a, { aud: "another-app" }))))).toBe("unauthenticated");
-    expect(await outcome(authenticate(envOf(), bearer(await sign(a, { iss: "https://other.cloudflareaccess.com" }))))).toBe("unauthenticated");
+    expect(
+      await outcome(authenticate(envOf(), bearer(await sign(a, { iss: "https://other.cloudflareaccess.com" })))),
+    ).toBe("unauthenticated");
   });
 });
 
@@ -134,21 +162,48 @@ describe("Cloudflare Access's Cf-Access-Jwt-Assertion header", () => {
     const env = envOf({ JWT_CF_ACCESS_HEADER: "true" });
     expect(await outcome(authenticate(env, request({ "cf-access-jwt-assertion": await sign(a) })))).toBe("caller acme");
     // Same kid, another key: a forged assertion.
-    expect(await outcome(authenticate(env, request({ "cf-access-jwt-assertion": await sign(stranger) })))).toBe("unauthenticated");
-    expect(await outcome(authenticate(env, request({ "cf-access-jwt-assertion": await sign(a, { aud: "another-app" }) })))).toBe("unauthenticated");
-    expect(await outcome(authenticate(env, request({ "cf-access-jwt-assertion": "not a token" })))).toBe("unauthenticated");
+    expect(await outcome(authenticate(env, request({ "cf-access-jwt-assertion": await sign(stranger) })))).toBe(
+      "unauthenticated",
+    );
+    expect(
+      await outcome(authenticate(env, request({ "cf-access-jwt-assertion": await sign(a, { aud: "another-app" }) }))),
+    ).toBe("unauthenticated");
+    expect(await outcome(authenticate(env, request({ "cf-access-jwt-assertion": "not a token" })))).toBe(
+      "unauthenticated",
+    );
   });
 
   it("signs in an Access token, which has no tenant, channels or capabilities claims, with what configuration grants", async () => {
     const a = await signer("a");
     served = [a.publicJwk];
-    const env = envOf({ JWT_CF_ACCESS_HEADER: "true", JWT_TENANT_CLAIM: "email", JWT_DEFAULT_CHANNELS: "std, community", JWT_DEFAULT_CAPABILITIES: "network:api.example.com" });
+    const env = envOf({
+      JWT_CF_ACCESS_HEADER: "true",
+      JWT_TENANT_CLAIM: "email",
+      JWT_DEFAULT_CHANNELS: "std, community",
+      JWT_DEFAULT_CAPABILITIES: "network:api.example.com",
+    });
     // An Access application token's claims (identity_nonce and country as Access adds them).
-    const access = await sign(a, { tenant: undefined, email: "user@example.com", sub: "7335d417-61da-459d-899c-0a01c76a2f94", type: "app", identity_nonce: "6ei69kawdKzMIAPF", country: "US", aud: [AUDIENCE] });
+    const access = await sign(a, {
+      tenant: undefined,
+      email: "user@example.com",
+      sub: "7335d417-61da-459d-899c-0a01c76a2f94",
+      type: "app",
+      identity_nonce: "6ei69kawdKzMIAPF",
+      country: "US",
+      aud: [AUDIENCE],
+    });
     const caller = await authenticate(env, request({ "cf-access-jwt-assertion": access }));
-    expect(caller).toEqual({ tenant: "user@example.com", agent: "7335d417-61da-459d-899c-0a01c76a2f94", capabilities: ["network:api.example.com"], channels: ["std", "community"], role: "agent" });
+    expect(caller).toEqual({
+      tenant: "user@example.com",
+      agent: "7335d417-61da-459d-899c-0a01c76a2f94",
+      capabilities: ["network:api.example.com"],
+      channels: ["std", "community"],
+      role: "agent",
+    });
     // A token's own claims still decide when it has them; without the defaults, none.
-    expect((await authenticate(env, bearer(await sign(a, { email: "x@example.com", channels: ["lab"] })))).channels).toEqual(["lab"]);
+    expect(
+      (await authenticate(env, bearer(await sign(a, { email: "x@example.com", channels: ["lab"] })))).channels,
+    ).toEqual(["lab"]);
     const bare = await authenticate(envOf({ JWT_TENANT_CLAIM: "email" }), bearer(access));
     expect([bare.channels, bare.capabilities]).toEqual([[], []]);
   });
@@ -156,7 +211,9 @@ describe("Cloudflare Access's Cf-Access-Jwt-Assertion header", () => {
   it("is ignored without the switch", async () => {
     const a = await signer("a");
     served = [a.publicJwk];
-    expect(await outcome(authenticate(envOf(), request({ "cf-access-jwt-assertion": await sign(a) })))).toBe("unauthenticated");
+    expect(await outcome(authenticate(envOf(), request({ "cf-access-jwt-assertion": await sign(a) })))).toBe(
+      "unauthenticated",
+    );
   });
 
   it("gives way to an Authorization header, which alone decides", async () => {
@@ -164,7 +221,24 @@ describe("Cloudflare Access's Cf-Access-Jwt-Assertion header", () => {
     served = [a.publicJwk];
     const env = envOf({ JWT_CF_ACCESS_HEADER: "true" });
     const assertion = await sign(a);
-    expect(await outcome(authenticate(env, request({ authorization: "Bearer trt_not_a_key_at_all_00000", "cf-access-jwt-assertion": assertion })))).toBe("unauthenticated");
-    expect(await outcome(authenticate(env, request({ authorization: `Bearer ${await sign(a, { tenant: "other" })}`, "cf-access-jwt-assertion": assertion })))).toBe("caller other");
+    expect(
+      await outcome(
+        authenticate(
+          env,
+          request({ authorization: "Bearer trt_not_a_key_at_all_00000", "cf-access-jwt-assertion": assertion }),
+        ),
+      ),
+    ).toBe("unauthenticated");
+    expect(
+      await outcome(
+        authenticate(
+          env,
+          request({
+            authorization: `Bearer ${await sign(a, { tenant: "other" })}`,
+            "cf-access-jwt-assertion": assertion,
+          }),
+        ),
+      ),
+    ).toBe("caller other");
   });
 });

@@ -4,13 +4,41 @@ import { callerOfKey } from "../../../src/auth/api-keys.ts";
 import { approvalRuleFor, parseApprovalsConfig } from "../../../src/policy/approvals.ts";
 import { RuntimeError } from "../../../src/errors.ts";
 
-const caller = (role?: string) => ({ tenant: "acme", agent: "bot-1", capabilities: [], channels: ["*"], ...(role === undefined ? {} : { role }) });
+const caller = (role?: string) => ({
+  tenant: "acme",
+  agent: "bot-1",
+  capabilities: [],
+  channels: ["*"],
+  ...(role === undefined ? {} : { role }),
+});
 
 describe("roles inside a tenant", () => {
   it("reads the old name tenant, a missing role and anything unknown as agent, the least role", () => {
-    expect(["tenant", undefined, "", "root", "ADMIN", 7].map(parseRole)).toEqual(["agent", "agent", "agent", "agent", "agent", "agent"]);
-    expect(["agent", "tenant_admin", "approver", "admin"].map(parseRole)).toEqual(["agent", "tenant_admin", "approver", "admin"]);
-    expect(callerOfKey({ key_id: "k", tenant: "acme", agent: "ops", capabilities: [], channels: [], role: "tenant_admin", created_at: "" }).role).toBe("tenant_admin");
+    expect(["tenant", undefined, "", "root", "ADMIN", 7].map(parseRole)).toEqual([
+      "agent",
+      "agent",
+      "agent",
+      "agent",
+      "agent",
+      "agent",
+    ]);
+    expect(["agent", "tenant_admin", "approver", "admin"].map(parseRole)).toEqual([
+      "agent",
+      "tenant_admin",
+      "approver",
+      "admin",
+    ]);
+    expect(
+      callerOfKey({
+        key_id: "k",
+        tenant: "acme",
+        agent: "ops",
+        capabilities: [],
+        channels: [],
+        role: "tenant_admin",
+        created_at: "",
+      }).role,
+    ).toBe("tenant_admin");
   });
 
   it("scopes an agent and an approver to their own executions, a tenant admin and an operator to the tenant", () => {
@@ -43,7 +71,10 @@ describe("roles inside a tenant", () => {
         thrown = err;
       }
       expect(thrown).toBeInstanceOf(RuntimeError);
-      expect((thrown as RuntimeError).toBody()).toMatchObject({ code: "forbidden", details: { reason: "tenant_admin role required" } });
+      expect((thrown as RuntimeError).toBody()).toMatchObject({
+        code: "forbidden",
+        details: { reason: "tenant_admin role required" },
+      });
     }
     expect(() => requireTenantAdmin(caller("admin"), "x")).not.toThrow();
   });

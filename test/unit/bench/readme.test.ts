@@ -23,7 +23,9 @@ describe("bench/README.md's latest run", () => {
     expect(section.startsWith(START)).toBe(true);
     expect(section.endsWith(END)).toBe(true);
     expect(section).toContain("The last recorded run: **2026-12-01 09:05 UTC**, 3 interleaved rounds of 3 s per cell");
-    expect(section).toContain("```text\ntool-runtime benchmark, 2026-12-01T09:05:41.123Z, 2 cores\n\nrow   conc   calls/s\nF0       1        50\n```");
+    expect(section).toContain(
+      "```text\ntool-runtime benchmark, 2026-12-01T09:05:41.123Z, 2 cores\n\nrow   conc   calls/s\nF0       1        50\n```",
+    );
   });
 
   it("says when a run was a quick one", () => {
@@ -56,7 +58,9 @@ describe("bench/README.md's latest run", () => {
   });
 
   it("takes the newest result by its name (the run's start time)", () => {
-    expect(newestResult(["2026-11-30T18-47-00-479Z.json", "2026-12-01T09-05-41-123Z.json", ".gitkeep"])).toBe("2026-12-01T09-05-41-123Z.json");
+    expect(newestResult(["2026-11-30T18-47-00-479Z.json", "2026-12-01T09-05-41-123Z.json", ".gitkeep"])).toBe(
+      "2026-12-01T09-05-41-123Z.json",
+    );
     expect(newestResult([".gitkeep"])).toBeUndefined();
   });
 

@@ -20,7 +20,9 @@ describe("stripControl", () => {
   it("removes C1 controls", () => {
     // All 32 but CSI and the five that open a string (DCS, SOS, OSC, PM, APC), which take the
     // bytes after them along (tests below), each on its own.
-    const c1 = Array.from({ length: 32 }, (_, i) => String.fromCharCode(0x80 + i)).filter((c) => !"\x90\x98\x9b\x9d\x9e\x9f".includes(c));
+    const c1 = Array.from({ length: 32 }, (_, i) => String.fromCharCode(0x80 + i)).filter(
+      (c) => !"\x90\x98\x9b\x9d\x9e\x9f".includes(c),
+    );
     expect(c1).toHaveLength(26);
     for (const c of c1) expect(stripControl(`a${c}b`)).toBe("ab");
     expect(stripControl("a\u00a0b")).toBe("a\u00a0b"); // no-break space, just past C1

@@ -23,30 +23,58 @@ describe("the client's local errors", () => {
 
   it("refuses an empty key and a key with a control character", () => {
     expect(() => createClient({ baseUrl: "http://x.invalid", apiKey: " ", fetch: never })).toThrow(/no API key/);
-    expect(() => createClient({ baseUrl: "http://x.invalid", apiKey: "trt_a\nb", fetch: never })).toThrow(/control character \(U\+000A\)/);
+    expect(() => createClient({ baseUrl: "http://x.invalid", apiKey: "trt_a\nb", fetch: never })).toThrow(
+      /control character \(U\+000A\)/,
+    );
   });
 
   it("reports a refused connection as network_error with its cause", async () => {
     const refused: typeof fetch = async () => {
       throw Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } });
     };
-    const err = await createClient({ baseUrl: "http://127.0.0.1:9/", apiKey: "trt_x", fetch: refused }).listTools().catch((e) => e);
+    const err = await createClient({ baseUrl: "http://127.0.0.1:9/", apiKey: "trt_x", fetch: refused })
+      .listTools()
+      .catch((e) => e);
     expect(err).toMatchObject({ code: "network_error", retryable: true, status: 0 });
     expect(err.message).toBe("could not reach the runtime at http://127.0.0.1:9 (ECONNREFUSED)");
   });
 
   it("reports an answer that is not the API's JSON as bad_response, not as a crash", async () => {
-    const html: typeof fetch = async () => new Response("<html>502 Bad Gateway</html>", { status: 502, headers: { "content-type": "text/html" } });
-    const err = await createClient({ baseUrl: "http://x.invalid", apiKey: "trt_x", fetch: html }).getTool("a").catch((e) => e);
+    const html: typeof fetch = async () =>
+      new Response("<html>502 Bad Gateway</html>", { status: 502, headers: { "content-type": "text/html" } });
+    const err = await createClient({ baseUrl: "http://x.invalid", apiKey: "trt_x", fetch: html })
+      .getTool("a")
+      .catch((e) => e);
     expect(err).toMatchObject({ code: "bad_response", status: 502, retryable: true, local: true });
     expect(err).toBeInstanceOf(LocalError);
   });
 
   it("keeps the error envelope's type and Retry-After on a refusal", async () => {
     const limited: typeof fetch = async () =>
-      new Response(JSON.stringify({ error: { code: "rate_limited", message: "slow down", type: "request_error", retryable: true, details: { reason: "rate" } } }), { status: 429, headers: { "retry-after": "3" } });
-    const err = await createClient({ baseUrl: "http://x.invalid", apiKey: "trt_x", fetch: limited }).invoke("a", {}).catch((e) => e);
-    expect(err).toMatchObject({ code: "rate_limited", type: "request_error", status: 429, retryAfterMs: 3000, retryAfterSeconds: 3, details: { reason: "rate" }, local: false });
+      new Response(
+        JSON.stringify({
+          error: {
+            code: "rate_limited",
+            message: "slow down",
+            type: "request_error",
+            retryable: true,
+            details: { reason: "rate" },
+          },
+        }),
+        { status: 429, headers: { "retry-after": "3" } },
+      );
+    const err = await createClient({ baseUrl: "http://x.invalid", apiKey: "trt_x", fetch: limited })
+      .invoke("a", {})
+      .catch((e) => e);
+    expect(err).toMatchObject({
+      code: "rate_limited",
+      type: "request_error",
+      status: 429,
+      retryAfterMs: 3000,
+      retryAfterSeconds: 3,
+      details: { reason: "rate" },
+      local: false,
+    });
     expect(err).toBeInstanceOf(RateLimitError);
   });
 });

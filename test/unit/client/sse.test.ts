@@ -24,11 +24,21 @@ describe("the client's SSE reader", () => {
   });
 
   it("joins multi-line data with newlines, whatever the line endings", async () => {
-    expect(await read(body("data: one\ndata: two\r\ndata: three\rdata:four\n\n"))).toEqual([{ event: "message", data: "one\ntwo\nthree\nfour" }]);
+    expect(await read(body("data: one\ndata: two\r\ndata: three\rdata:four\n\n"))).toEqual([
+      { event: "message", data: "one\ntwo\nthree\nfour" },
+    ]);
   });
 
   it("reads id, event name and skips comments and events without data", async () => {
-    const events = await read(body(": heartbeat\n\n", "id: 7\nevent: progress\ndata: {\"seq\":7}\n\n", "event: empty\n\n", "retry: 1000\n", "data: last\n\n"));
+    const events = await read(
+      body(
+        ": heartbeat\n\n",
+        'id: 7\nevent: progress\ndata: {"seq":7}\n\n',
+        "event: empty\n\n",
+        "retry: 1000\n",
+        "data: last\n\n",
+      ),
+    );
     expect(events).toEqual([
       { id: "7", event: "progress", data: '{"seq":7}' },
       { event: "message", data: "last" },
@@ -42,7 +52,7 @@ describe("the client's SSE reader", () => {
   });
 
   it("delivers events split byte by byte as the same events", async () => {
-    const text = "id: 1\ndata: {\"a\":1}\r\n\r\nid: 2\r\ndata: x\r\ndata: y\r\n\r\n";
+    const text = 'id: 1\ndata: {"a":1}\r\n\r\nid: 2\r\ndata: x\r\ndata: y\r\n\r\n';
     const bytes = new TextEncoder().encode(text);
     const events = await read(body(...Array.from(bytes, (b) => new Uint8Array([b]))));
     expect(events).toEqual([

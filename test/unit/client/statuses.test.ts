@@ -5,14 +5,36 @@ import { EXIT, exitCodeOfStatus } from "../../../cli/exit-codes.ts";
 
 describe("statuses and events in words", () => {
   it("knows every status of the contract, and which are final", () => {
-    expect(KNOWN_STATUSES).toEqual(["awaiting_approval", "queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"]);
-    expect(describeStatus("awaiting_approval")).toMatchObject({ label: "awaiting approval", tone: "waiting", terminal: false });
-    expect(KNOWN_STATUSES.filter((s) => describeStatus(s).terminal)).toEqual(["succeeded", "failed", "cancelled", "timed_out"]);
+    expect(KNOWN_STATUSES).toEqual([
+      "awaiting_approval",
+      "queued",
+      "scheduled",
+      "running",
+      "succeeded",
+      "failed",
+      "cancelled",
+      "timed_out",
+    ]);
+    expect(describeStatus("awaiting_approval")).toMatchObject({
+      label: "awaiting approval",
+      tone: "waiting",
+      terminal: false,
+    });
+    expect(KNOWN_STATUSES.filter((s) => describeStatus(s).terminal)).toEqual([
+      "succeeded",
+      "failed",
+      "cancelled",
+      "timed_out",
+    ]);
     expect(describeStatus("timed_out").label).toBe("timed out");
   });
 
   it("shows a status it does not know by its own name, and does not take it for the end", () => {
-    expect(describeStatus("paused_for_audit")).toMatchObject({ label: "paused for audit", tone: "unknown", terminal: false });
+    expect(describeStatus("paused_for_audit")).toMatchObject({
+      label: "paused for audit",
+      tone: "unknown",
+      terminal: false,
+    });
     expect(exitCodeOfStatus("paused_for_audit")).toBe(EXIT.ok);
     expect(exitCodeOfStatus("awaiting_approval")).toBe(EXIT.ok);
     expect(exitCodeOfStatus("cancelled")).toBe(EXIT.failed);

@@ -9,7 +9,11 @@ import { msgpackNestsDeeper } from "../../../src/codec/msgpack-depth.ts";
 import { RuntimeError } from "../../../src/errors.ts";
 import { exceedsDepth, MAX_INPUT_DEPTH } from "../../../src/codec/input-depth.ts";
 import { decodeBody } from "../../../src/codec/negotiate.ts";
-import { MAX_CONTEXT_BYTES, MAX_CONTEXT_STRING_CHARS, parseExecutionRequest } from "../../../src/pipeline/initiation.ts";
+import {
+  MAX_CONTEXT_BYTES,
+  MAX_CONTEXT_STRING_CHARS,
+  parseExecutionRequest,
+} from "../../../src/pipeline/initiation.ts";
 
 const MSGPACK = "application/msgpack";
 
@@ -36,14 +40,28 @@ describe("MessagePack nesting, measured before decoding", () => {
   it("counts nesting through every container header (fix, 16 and 32 bit arrays and maps)", () => {
     const wrap = (inner: Uint8Array, header: number[]) => Uint8Array.from([...header, ...inner]);
     let doc = Uint8Array.from([0xc0]);
-    const headers = [[0x91], [0xdc, 0, 1], [0xdd, 0, 0, 0, 1], [0x81, 0xa1, 0x6b], [0xde, 0, 1, 0xa1, 0x6b], [0xdf, 0, 0, 0, 1, 0xa1, 0x6b]];
+    const headers = [
+      [0x91],
+      [0xdc, 0, 1],
+      [0xdd, 0, 0, 0, 1],
+      [0x81, 0xa1, 0x6b],
+      [0xde, 0, 1, 0xa1, 0x6b],
+      [0xdf, 0, 0, 0, 1, 0xa1, 0x6b],
+    ];
     for (const h of headers) doc = wrap(doc, h);
     expect(msgpackNestsDeeper(doc, headers.length)).toBe(false);
     expect(msgpackNestsDeeper(doc, headers.length - 1)).toBe(true);
   });
 
   it("skips strings, binaries, extensions and numbers by their lengths", () => {
-    const value = { s: "x".repeat(300), b: new Uint8Array(70_000), n: [1, -1, 300, -300, 70_000, 2 ** 40, 1.5, -(2 ** 40)], d: new Date(0), t: true, z: null };
+    const value = {
+      s: "x".repeat(300),
+      b: new Uint8Array(70_000),
+      n: [1, -1, 300, -300, 70_000, 2 ** 40, 1.5, -(2 ** 40)],
+      d: new Date(0),
+      t: true,
+      z: null,
+    };
     expect(msgpackNestsDeeper(encode(value), 2)).toBe(false);
     expect(msgpackNestsDeeper(encode([value]), 2)).toBe(true);
   });
@@ -69,7 +87,9 @@ describe("a MessagePack bomb is a 400 invalid_request", () => {
   });
 
   it("still decodes an ordinary request", () => {
-    expect(decodeBody(encode({ tool: "t", input: { list: [1, 2, 3], bin: new Uint8Array([1, 2]) } }), MSGPACK)).toEqual({ tool: "t", input: { list: [1, 2, 3], bin: new Uint8Array([1, 2]) } });
+    expect(decodeBody(encode({ tool: "t", input: { list: [1, 2, 3], bin: new Uint8Array([1, 2]) } }), MSGPACK)).toEqual(
+      { tool: "t", input: { list: [1, 2, 3], bin: new Uint8Array([1, 2]) } },
+    );
   });
 });
 
@@ -83,7 +103,9 @@ describe("context bounds", () => {
   });
 
   it("names the path of a long string nested in the context", () => {
-    const err = refusal(() => parseExecutionRequest(envelope({ user: { tags: ["ok", "t".repeat(MAX_CONTEXT_STRING_CHARS + 1)] } })));
+    const err = refusal(() =>
+      parseExecutionRequest(envelope({ user: { tags: ["ok", "t".repeat(MAX_CONTEXT_STRING_CHARS + 1)] } })),
+    );
     expect(err.details).toMatchObject({ field: "context.user.tags.1" });
   });
 
@@ -94,13 +116,17 @@ describe("context bounds", () => {
   });
 
   it("refuses a context over its size as a whole, though each string fits", () => {
-    const context = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, "v".repeat(MAX_CONTEXT_STRING_CHARS)]));
+    const context = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`k${i}`, "v".repeat(MAX_CONTEXT_STRING_CHARS)]),
+    );
     const err = refusal(() => parseExecutionRequest(envelope(context)));
     expect(err.details).toMatchObject({ field: "context", max_bytes: MAX_CONTEXT_BYTES });
   });
 
   it("accepts a context at its bounds", () => {
-    const request = parseExecutionRequest(envelope({ correlation_id: "c".repeat(MAX_CONTEXT_STRING_CHARS), locale: "en" }));
+    const request = parseExecutionRequest(
+      envelope({ correlation_id: "c".repeat(MAX_CONTEXT_STRING_CHARS), locale: "en" }),
+    );
     expect(request.context.correlation_id).toHaveLength(MAX_CONTEXT_STRING_CHARS);
   });
 });

@@ -1,6 +1,13 @@
 /** Reading /metrics for the operators' charts (console/src/lib/prometheus.ts). */
 import { describe, expect, it } from "vitest";
-import { breakerStates, bucketLabel, errorRates, histogramTools, latencyHistogram, parseMetrics } from "../../../console/src/lib/prometheus.ts";
+import {
+  breakerStates,
+  bucketLabel,
+  errorRates,
+  histogramTools,
+  latencyHistogram,
+  parseMetrics,
+} from "../../../console/src/lib/prometheus.ts";
 
 const TEXT = `# HELP tool_runtime_executions_total x
 # TYPE tool_runtime_executions_total counter
@@ -22,7 +29,11 @@ describe("metrics for the operators' charts", () => {
   const samples = parseMetrics(TEXT);
 
   it("parses samples with escaped label values", () => {
-    expect(samples.find((s) => s.name === "tool_runtime_rate_limit_refusals_total")).toEqual({ name: "tool_runtime_rate_limit_refusals_total", labels: { tenant: 't "q"', tool: "a", reason: "rate" }, value: 2 });
+    expect(samples.find((s) => s.name === "tool_runtime_rate_limit_refusals_total")).toEqual({
+      name: "tool_runtime_rate_limit_refusals_total",
+      labels: { tenant: 't "q"', tool: "a", reason: "rate" },
+      value: 2,
+    });
   });
 
   it("turns a cumulative histogram over providers into per-bucket counts", () => {

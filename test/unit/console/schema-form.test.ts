@@ -26,9 +26,18 @@ describe("the form generated from an input schema", () => {
   });
 
   it("refuses, naming the field, what a form cannot show well", () => {
-    expect(formFor({ type: "object", properties: { document: {} } })).toEqual({ ok: false, reason: 'field "document" has no type' });
-    expect(formFor({ type: "object", properties: { headers: { type: "object" } } })).toEqual({ ok: false, reason: 'field "headers" is of type object' });
-    expect(formFor({ type: "object", properties: { x: { oneOf: [] } } })).toMatchObject({ ok: false, reason: 'field "x" uses oneOf' });
+    expect(formFor({ type: "object", properties: { document: {} } })).toEqual({
+      ok: false,
+      reason: 'field "document" has no type',
+    });
+    expect(formFor({ type: "object", properties: { headers: { type: "object" } } })).toEqual({
+      ok: false,
+      reason: 'field "headers" is of type object',
+    });
+    expect(formFor({ type: "object", properties: { x: { oneOf: [] } } })).toMatchObject({
+      ok: false,
+      reason: 'field "x" uses oneOf',
+    });
     expect(formFor({ type: "array" })).toMatchObject({ ok: false });
     expect(formFor(undefined)).toMatchObject({ ok: false });
   });
@@ -38,7 +47,9 @@ describe("the form generated from an input schema", () => {
     expect(fieldValue(int, "12")).toBe(12);
     expect(isInvalid(fieldValue(int, "1.5"))).toBe(true);
     expect(fieldValue(int, "  ")).toBeUndefined();
-    expect(fieldValue({ name: "t", kind: "list", item: "number", required: false, label: "t" }, "1\n\n2")).toEqual([1, 2]);
+    expect(fieldValue({ name: "t", kind: "list", item: "number", required: false, label: "t" }, "1\n\n2")).toEqual([
+      1, 2,
+    ]);
   });
 
   it("writes a field into the JSON text, and removes it when emptied, keeping the other properties", () => {

@@ -16,7 +16,14 @@ const BINARY = /\.(png|jpe?g|gif|ico|webp|woff2?|wasm|bin|pdf)$/i;
 
 const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8" })
   .split("\0")
-  .filter((f) => f !== "" && !BINARY.test(f) && !SKIPPED.includes(f) && !f.startsWith("node_modules/") && !/(^|\/)(dist|generated|gen)\//.test(f));
+  .filter(
+    (f) =>
+      f !== "" &&
+      !BINARY.test(f) &&
+      !SKIPPED.includes(f) &&
+      !f.startsWith("node_modules/") &&
+      !/(^|\/)(dist|generated|gen)\//.test(f),
+  );
 const SCANNED = tracked.filter((f) => existsSync(join(root, f)));
 
 type Finding = `${string}:${number}: ${string}`;
@@ -52,7 +59,25 @@ export function docAnchors(line: string): { page: string; anchor: string }[] {
   return [...line.matchAll(/(?<![\w./-])(docs\/[\w./-]+\.md)#([\w-]+)/g)].map((m) => ({ page: m[1], anchor: m[2] }));
 }
 
-const ROOTS = ["src", "durable-objects", "providers", "scripts", "cli", "client", "console", "test", "bench", "sim", "verifiers", "upstreams", "examples", "proto", "migrations", "docs", "bin"];
+const ROOTS = [
+  "src",
+  "durable-objects",
+  "providers",
+  "scripts",
+  "cli",
+  "client",
+  "console",
+  "test",
+  "bench",
+  "sim",
+  "verifiers",
+  "upstreams",
+  "examples",
+  "proto",
+  "migrations",
+  "docs",
+  "bin",
+];
 const PATH = new RegExp(`(?<![\\w./@~-])((?:${ROOTS.join("|")})/[\\w./-]*[\\w/])`, "g");
 
 /**
@@ -82,7 +107,11 @@ export function commentOf(file: string, line: string): string {
 function ignoredByGit(paths: string[]): Set<string> {
   if (paths.length === 0) return new Set();
   try {
-    const out = execFileSync("git", ["check-ignore", "--no-index", "--stdin"], { cwd: root, input: paths.join("\n"), encoding: "utf8" });
+    const out = execFileSync("git", ["check-ignore", "--no-index", "--stdin"], {
+      cwd: root,
+      input: paths.join("\n"),
+      encoding: "utf8",
+    });
     return new Set(out.split("\n").filter(Boolean));
   } catch {
     return new Set(); // exit 1: none of them is ignored
@@ -122,7 +151,11 @@ describe("citations", () => {
       return anchors.get(page)!;
     };
     const found = SCANNED.flatMap((file) =>
-      findings(file, read(file), (line) => docAnchors(line).filter(({ page, anchor }) => !anchorsIn(page).has(anchor)).map(({ page, anchor }) => `${page}#${anchor}`)),
+      findings(file, read(file), (line) =>
+        docAnchors(line)
+          .filter(({ page, anchor }) => !anchorsIn(page).has(anchor))
+          .map(({ page, anchor }) => `${page}#${anchor}`),
+      ),
     );
     expect(found).toEqual([]);
   });
@@ -131,7 +164,9 @@ describe("citations", () => {
     const named = SCANNED.flatMap((file) => {
       const text = read(file);
       const made = createdBy(text);
-      return findings(file, text, (line) => repositoryPaths(commentOf(file, line)).filter((p) => !made.has(p) && !pathExists(file, p)));
+      return findings(file, text, (line) =>
+        repositoryPaths(commentOf(file, line)).filter((p) => !made.has(p) && !pathExists(file, p)),
+      );
     });
     const ignored = ignoredByGit([...new Set(named.map((f) => f.slice(f.indexOf(": ") + 2)))]);
     expect(named.filter((f) => !ignored.has(f.slice(f.indexOf(": ") + 2)))).toEqual([]);
@@ -148,13 +183,16 @@ describe("citations", () => {
     // ... and these are not citations.
     expect(outsideCitations("src/x.ts", 'status: 429, "&#39;", color: "#123"')).toEqual([]);
     expect(outsideCitations("docs/x.md", "see [Cancellation](#cancellation) and `#12` in code; HTTP 429")).toEqual([]);
-    expect(docAnchors("(docs/contract.md#cancellation, docs/roles.md)")).toEqual([{ page: "docs/contract.md", anchor: "cancellation" }]);
-    expect(repositoryPaths("`src/pipeline/foo.ts`, providers/std/src, client/server, @scope/client/x.ts, ../src/a.ts.")).toEqual([
-      "src/pipeline/foo.ts",
-      "providers/std/src",
+    expect(docAnchors("(docs/contract.md#cancellation, docs/roles.md)")).toEqual([
+      { page: "docs/contract.md", anchor: "cancellation" },
     ]);
+    expect(
+      repositoryPaths("`src/pipeline/foo.ts`, providers/std/src, client/server, @scope/client/x.ts, ../src/a.ts."),
+    ).toEqual(["src/pipeline/foo.ts", "providers/std/src"]);
     expect(repositoryPaths("covered by test/e2e/mcp*.test.ts and src/${name}.ts")).toEqual([]);
-    expect(commentOf("test/x.test.ts", 'const f = "providers/x/src/index.ts"; // from src/a.ts')).toBe(" // from src/a.ts");
+    expect(commentOf("test/x.test.ts", 'const f = "providers/x/src/index.ts"; // from src/a.ts')).toBe(
+      " // from src/a.ts",
+    );
     expect(pathExists("src/x.ts", "src/pipeline/foo.ts")).toBe(false);
     expect(pathExists("upstreams/example/README.md", "src/tools.ts")).toBe(true);
   });

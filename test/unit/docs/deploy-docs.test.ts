@@ -17,7 +17,13 @@ import { blocksOf, flag } from "../../readme/markdown.ts";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const blocks = blocksOf(readFileSync(join(root, "docs", "deploy.md"), "utf8")).filter((b) => b.lang === "sh");
 const offline = spawnSync("unshare", ["-rn", "true"]).status === 0;
-const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true", NO_COLOR: "1" };
+const ENV = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  CI: "true",
+  NO_COLOR: "1",
+};
 
 /** The commands of a block: its lines without comments, a pipe's right side when it is npx. */
 const commandsOf = (code: string) =>
@@ -29,13 +35,21 @@ const commandsOf = (code: string) =>
     .filter((l) => l !== "");
 
 /** What the script runs, or prints for the operator to run (secret put): these must match the plan exactly. */
-const SCRIPT_RUNS = /^npx wrangler (whoami|secret list|secret put|queues info|queues create|d1 list|d1 create|d1 migrations apply|deploy)\b/;
+const SCRIPT_RUNS =
+  /^npx wrangler (whoami|secret list|secret put|queues info|queues create|d1 list|d1 create|d1 migrations apply|deploy)\b/;
 
 async function sh(command: string): Promise<{ code: number; output: string }> {
-  const run = promisify(execFile)(offline ? "unshare" : "sh", offline ? ["-rn", "sh", "-c", command] : ["-c", command], { cwd: root, env: ENV, timeout: 300_000, maxBuffer: 16 << 20 });
+  const run = promisify(execFile)(
+    offline ? "unshare" : "sh",
+    offline ? ["-rn", "sh", "-c", command] : ["-c", command],
+    { cwd: root, env: ENV, timeout: 300_000, maxBuffer: 16 << 20 },
+  );
   return run.then(
     ({ stdout, stderr }) => ({ code: 0, output: `${stdout}${stderr}` }),
-    (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code ?? 1, output: `${err.stdout ?? ""}${err.stderr ?? ""}` }),
+    (err: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: err.code ?? 1,
+      output: `${err.stdout ?? ""}${err.stderr ?? ""}`,
+    }),
   );
 }
 
@@ -71,7 +85,10 @@ describe("docs/deploy.md", () => {
 
   it("shows, for each account step the script takes, exactly the command it runs", () => {
     const planned = new Set([...outputs.join("\n").matchAll(/\$ (npx [^\n)]+)/g)].map((m) => m[1].trim()));
-    const documented = blocks.filter((b) => flag(b, "account")).flatMap((b) => commandsOf(b.code)).filter((c) => SCRIPT_RUNS.test(c));
+    const documented = blocks
+      .filter((b) => flag(b, "account"))
+      .flatMap((b) => commandsOf(b.code))
+      .filter((c) => SCRIPT_RUNS.test(c));
     expect(documented.length).toBeGreaterThan(5);
     for (const c of documented) expect(planned, c).toContain(c);
     // And the reference list is the whole deploy, in the script's order.
@@ -80,14 +97,20 @@ describe("docs/deploy.md", () => {
   });
 
   it("names only real wrangler commands and flags for the steps the operator takes", async () => {
-    const others = blocks.filter((b) => flag(b, "account")).flatMap((b) => commandsOf(b.code)).filter((c) => c.startsWith("npx wrangler ") && !SCRIPT_RUNS.test(c));
+    const others = blocks
+      .filter((b) => flag(b, "account"))
+      .flatMap((b) => commandsOf(b.code))
+      .filter((c) => c.startsWith("npx wrangler ") && !SCRIPT_RUNS.test(c));
     expect(others.length).toBeGreaterThan(0);
     for (const c of others) {
       const words = c.split(/\s+/).slice(2);
-      const sub = words.filter((w, i) => !w.startsWith("-") && words.slice(0, i).every((x) => !x.startsWith("-"))).slice(0, 2);
+      const sub = words
+        .filter((w, i) => !w.startsWith("-") && words.slice(0, i).every((x) => !x.startsWith("-")))
+        .slice(0, 2);
       const help = await sh(`npx wrangler ${sub.join(" ")} --help`);
       expect(help.code, help.output).toBe(0);
-      for (const f of words.filter((w) => w.startsWith("--"))) expect(help.output, `${c}: ${f}`).toContain(f.split("=")[0]);
+      for (const f of words.filter((w) => w.startsWith("--")))
+        expect(help.output, `${c}: ${f}`).toContain(f.split("=")[0]);
     }
   }, 120_000);
 });

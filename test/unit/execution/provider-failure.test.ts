@@ -24,19 +24,35 @@ describe("classifyRpcFailure", () => {
     "Worker has exceeded memory limit.",
     "Durable Object's isolate exceeded its memory limit and was reset.",
   ])("calls %j resource_exceeded (memory)", (message) => {
-    expect(classifyRpcFailure(platformError(message))).toMatchObject({ code: "resource_exceeded", message: expect.stringMatching(/memory/), transport: true });
+    expect(classifyRpcFailure(platformError(message))).toMatchObject({
+      code: "resource_exceeded",
+      message: expect.stringMatching(/memory/),
+      transport: true,
+    });
   });
 
   it("calls the provider's own exception a crash that the provider's code raised, without its text", () => {
     // Seen under wrangler dev: a handler-less throw in the entrypoint arrives as the same class, remote.
-    const failure = classifyRpcFailure(platformError("Cannot read properties of undefined (reading 'y')", { remote: true }, TypeError));
-    expect(failure).toEqual({ code: "provider_crashed", message: "the provider's Worker failed before answering", transport: false });
+    const failure = classifyRpcFailure(
+      platformError("Cannot read properties of undefined (reading 'y')", { remote: true }, TypeError),
+    );
+    expect(failure).toEqual({
+      code: "provider_crashed",
+      message: "the provider's Worker failed before answering",
+      transport: false,
+    });
     expect(failure.message).not.toMatch(/undefined/);
   });
 
   it("calls a provider Worker that is not running sandbox_unavailable (wrangler dev's words)", () => {
-    const err = platformError('Worker "tool-provider-std" not found. Make sure it is running locally.', { remote: true });
-    expect(classifyRpcFailure(err)).toEqual({ code: "sandbox_unavailable", message: "the provider's Worker could not be reached", transport: true });
+    const err = platformError('Worker "tool-provider-std" not found. Make sure it is running locally.', {
+      remote: true,
+    });
+    expect(classifyRpcFailure(err)).toEqual({
+      code: "sandbox_unavailable",
+      message: "the provider's Worker could not be reached",
+      transport: true,
+    });
   });
 
   it("calls a bound Worker without invoke sandbox_unavailable", () => {
@@ -45,7 +61,10 @@ describe("classifyRpcFailure", () => {
   });
 
   it("calls an overloaded Worker sandbox_unavailable", () => {
-    expect(classifyRpcFailure(platformError("Too many requests queued", { overloaded: true }))).toMatchObject({ code: "sandbox_unavailable", transport: true });
+    expect(classifyRpcFailure(platformError("Too many requests queued", { overloaded: true }))).toMatchObject({
+      code: "sandbox_unavailable",
+      transport: true,
+    });
   });
 
   it("calls a hung callee a crash the platform detected", () => {
@@ -56,17 +75,31 @@ describe("classifyRpcFailure", () => {
   });
 
   it("calls a lost connection a crash (the call may have run)", () => {
-    expect(classifyRpcFailure(platformError("Network connection lost."))).toMatchObject({ code: "provider_crashed", transport: true });
+    expect(classifyRpcFailure(platformError("Network connection lost."))).toMatchObject({
+      code: "provider_crashed",
+      transport: true,
+    });
   });
 
   it.each([
     ["a string", "boom"],
     ["undefined", undefined],
     ["a plain object", { message: 42 }],
-    ["an object whose toString throws", { toString: () => { throw new Error("no"); } }],
+    [
+      "an object whose toString throws",
+      {
+        toString: () => {
+          throw new Error("no");
+        },
+      },
+    ],
     ["an internal error", new Error("internal error; reference = 0123abcd4567")],
   ])("answers anything else (%s) as a failed call, never throwing", (_what, value) => {
-    expect(classifyRpcFailure(value)).toEqual({ code: "provider_crashed", message: "the call to the provider failed", transport: true });
+    expect(classifyRpcFailure(value)).toEqual({
+      code: "provider_crashed",
+      message: "the call to the provider failed",
+      transport: true,
+    });
   });
 
   it("returns a fresh object each time (callers may amend it)", () => {

@@ -1,9 +1,25 @@
 import { describe, expect, it } from "vitest";
 import { executionRecord } from "../../fixtures/record.ts";
-import { IllegalTransition, isTerminal, isWaiting, toView, transition, type ExecutionRecord } from "../../../src/execution/record.ts";
+import {
+  IllegalTransition,
+  isTerminal,
+  isWaiting,
+  toView,
+  transition,
+  type ExecutionRecord,
+} from "../../../src/execution/record.ts";
 import type { ExecutionStatus } from "../../../src/contract.ts";
 
-const ALL: ExecutionStatus[] = ["awaiting_approval", "queued", "scheduled", "running", "succeeded", "failed", "cancelled", "timed_out"];
+const ALL: ExecutionStatus[] = [
+  "awaiting_approval",
+  "queued",
+  "scheduled",
+  "running",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "timed_out",
+];
 const TERMINAL: ExecutionStatus[] = ["succeeded", "failed", "cancelled", "timed_out"];
 
 /**
@@ -30,9 +46,12 @@ const LEGAL: ReadonlyArray<[ExecutionStatus, ExecutionStatus]> = [
   ["running", "timed_out"],
 ];
 const isLegal = (from: ExecutionStatus, to: ExecutionStatus) => LEGAL.some(([f, t]) => f === from && t === to);
-const ILLEGAL = ALL.flatMap((from) => ALL.filter((to) => !isLegal(from, to)).map((to) => [from, to] as [ExecutionStatus, ExecutionStatus]));
+const ILLEGAL = ALL.flatMap((from) =>
+  ALL.filter((to) => !isLegal(from, to)).map((to) => [from, to] as [ExecutionStatus, ExecutionStatus]),
+);
 
-const record = (status: Parameters<typeof executionRecord>[0], overrides: Parameters<typeof executionRecord>[1] = {}) => executionRecord(status, { accepted_at: 1_000, ...overrides });
+const record = (status: Parameters<typeof executionRecord>[0], overrides: Parameters<typeof executionRecord>[1] = {}) =>
+  executionRecord(status, { accepted_at: 1_000, ...overrides });
 
 describe("transition (docs/contract.md#statuses)", () => {
   it("walks the main line queued → scheduled → running → succeeded, stamping each step", () => {
@@ -72,7 +91,12 @@ describe("transition (docs/contract.md#statuses)", () => {
 
   it("ends an execution before it runs without inventing a start time", () => {
     const cancelled = transition(record("queued"), "cancelled", 1_050);
-    expect([cancelled.status, cancelled.scheduled_at, cancelled.running_at, cancelled.ended_at]).toEqual(["cancelled", null, null, 1_050]);
+    expect([cancelled.status, cancelled.scheduled_at, cancelled.running_at, cancelled.ended_at]).toEqual([
+      "cancelled",
+      null,
+      null,
+      1_050,
+    ]);
   });
 
   it("records the error given with a failure", () => {
@@ -152,10 +176,21 @@ describe("toView of a waiting execution (docs/contract.md#waiting)", () => {
   });
 
   it("shows the approval: its rule, when it expires, and the decision once made", () => {
-    const decision = { decision: "rejected" as const, approver: "alice", reason: "not today", at: "2026-12-01T00:00:00.000Z" };
+    const decision = {
+      decision: "rejected" as const,
+      approver: "alice",
+      reason: "not today",
+      at: "2026-12-01T00:00:00.000Z",
+    };
     const pending = toView(record("awaiting_approval", { approval: { rule: "effect delete", expires_at: 61_000 } }));
-    expect(pending.approval).toEqual({ rule: "effect delete", expires_at: new Date(61_000).toISOString(), decision: null });
-    const decided = toView(record("failed", { ended_at: 5_000, approval: { rule: "tool lab.erase", expires_at: 61_000, decision } }));
+    expect(pending.approval).toEqual({
+      rule: "effect delete",
+      expires_at: new Date(61_000).toISOString(),
+      decision: null,
+    });
+    const decided = toView(
+      record("failed", { ended_at: 5_000, approval: { rule: "tool lab.erase", expires_at: 61_000, decision } }),
+    );
     expect(decided.approval?.decision).toEqual(decision);
   });
 });

@@ -1,15 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { errorBody } from "../../../src/errors.ts";
 import type { Settlement } from "../../../src/execution/settle.ts";
-import { backoffMs, DEFAULT_RETRY, providerLatencyMs, retryDecision, runAttempts, type RunAttemptsOptions } from "../../../src/execution/retry.ts";
+import {
+  backoffMs,
+  DEFAULT_RETRY,
+  providerLatencyMs,
+  retryDecision,
+  runAttempts,
+  type RunAttemptsOptions,
+} from "../../../src/execution/retry.ts";
 
 type Provider = { provider: string; binding: string; trial: boolean };
 
 const ok: Settlement = { status: "succeeded", output: {} };
-const fail = (code: Parameters<typeof errorBody>[0], retryable?: boolean): Settlement => ({ status: code === "timeout" ? "timed_out" : "failed", error: errorBody(code, code, undefined, retryable) });
+const fail = (code: Parameters<typeof errorBody>[0], retryable?: boolean): Settlement => ({
+  status: code === "timeout" ? "timed_out" : "failed",
+  error: errorBody(code, code, undefined, retryable),
+});
 
 /** A clock that only moves when attempts take time or the driver sleeps. */
-function harness(results: Settlement[], o: Partial<RunAttemptsOptions<Provider>> & { budget?: number; attemptMs?: number } = {}) {
+function harness(
+  results: Settlement[],
+  o: Partial<RunAttemptsOptions<Provider>> & { budget?: number; attemptMs?: number } = {},
+) {
   let now = 0;
   const sleeps: number[] = [];
   const calls: { provider: string; timeout: number }[] = [];
@@ -54,7 +67,8 @@ describe("retryDecision", () => {
   });
 
   it("does not retry what another try cannot fix", () => {
-    for (const code of ["invalid_output", "resource_exceeded", "tool_not_found"] as const) expect(retryDecision(fail(code), true).retry).toBe(false);
+    for (const code of ["invalid_output", "resource_exceeded", "tool_not_found"] as const)
+      expect(retryDecision(fail(code), true).retry).toBe(false);
     expect(retryDecision(fail("tool_error", false), true).retry).toBe(false);
     expect(retryDecision(ok, true).retry).toBe(false);
   });
@@ -62,7 +76,9 @@ describe("retryDecision", () => {
 
 describe("backoff with full jitter", () => {
   it("doubles its ceiling each retry up to the cap, and picks uniformly below it", () => {
-    expect([1, 2, 3, 4, 5, 6].map((n) => backoffMs(n, DEFAULT_RETRY, () => 0.999999))).toEqual([99, 199, 399, 799, 1599, 1999]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => backoffMs(n, DEFAULT_RETRY, () => 0.999999))).toEqual([
+      99, 199, 399, 799, 1599, 1999,
+    ]);
     expect(backoffMs(3, DEFAULT_RETRY, () => 0)).toBe(0);
   });
 });
@@ -109,7 +125,10 @@ describe("runAttempts", () => {
 });
 
 describe("the provider's own latency beside the runtime's (docs/contract.md#delivery)", () => {
-  const result = (latency_us: unknown) => ({ kind: "result" as const, result: { ok: true as const, output: {}, latency_us: latency_us as number } });
+  const result = (latency_us: unknown) => ({
+    kind: "result" as const,
+    result: { ok: true as const, output: {}, latency_us: latency_us as number },
+  });
 
   it("records each attempt's latency_us in milliseconds, and null when the provider gave no answer", async () => {
     const outcomes = [{ kind: "timeout" as const }, result(12_345)];
@@ -126,8 +145,11 @@ describe("the provider's own latency beside the runtime's (docs/contract.md#deli
   });
 
   it("ignores a figure that is not a non-negative number", () => {
-    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, "7", undefined]) expect(providerLatencyMs(result(bad))).toBeNull();
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY, "7", undefined])
+      expect(providerLatencyMs(result(bad))).toBeNull();
     expect(providerLatencyMs(result(0))).toBe(0);
-    expect(providerLatencyMs({ kind: "rpc_failed", failure: { code: "provider_crashed", message: "x" }, raw: "x" } as never)).toBeNull();
+    expect(
+      providerLatencyMs({ kind: "rpc_failed", failure: { code: "provider_crashed", message: "x" }, raw: "x" } as never),
+    ).toBeNull();
   });
 });

@@ -22,16 +22,39 @@ describe("shedding overload (the runtime's own time is not the provider's timeou
       err = e;
     }
     expect(err).toBeInstanceOf(RuntimeError);
-    expect((err as RuntimeError).toBody()).toMatchObject({ code: "overloaded", retryable: true, details: { retry_after_ms: expect.any(Number), budget_left_ms: 5 } });
+    expect((err as RuntimeError).toBody()).toMatchObject({
+      code: "overloaded",
+      retryable: true,
+      details: { retry_after_ms: expect.any(Number), budget_left_ms: 5 },
+    });
   });
 });
 
 describe("what an outcome says about the provider", () => {
   it("calls only an unreachable Worker a transport failure; a crash or a CPU limit is one failed call of a live provider", () => {
     expect(judge({ kind: "unbound", message: "not bound" }, undefined)).toEqual({ ok: false, transport: "not bound" });
-    expect(judge({ kind: "rpc_failed", failure: classifyRpcFailure(new Error('Worker "x" not found. Make sure it is running locally.')), raw: "" }, undefined)).toMatchObject({ ok: false, transport: expect.any(String) });
-    expect(judge({ kind: "rpc_failed", failure: classifyRpcFailure(new Error("Worker exceeded CPU time limit.")), raw: "" }, undefined)).toEqual({ ok: false });
+    expect(
+      judge(
+        {
+          kind: "rpc_failed",
+          failure: classifyRpcFailure(new Error('Worker "x" not found. Make sure it is running locally.')),
+          raw: "",
+        },
+        undefined,
+      ),
+    ).toMatchObject({ ok: false, transport: expect.any(String) });
+    expect(
+      judge(
+        { kind: "rpc_failed", failure: classifyRpcFailure(new Error("Worker exceeded CPU time limit.")), raw: "" },
+        undefined,
+      ),
+    ).toEqual({ ok: false });
     expect(judge({ kind: "stopped", reason: "cancelled" }, undefined)).toBeUndefined();
-    expect(judge({ kind: "result", result: { ok: false, error: { code: "tool_error", message: "no" }, latency_us: 1 } }, "tool_error")).toEqual({ ok: true });
+    expect(
+      judge(
+        { kind: "result", result: { ok: false, error: { code: "tool_error", message: "no" }, latency_us: 1 } },
+        "tool_error",
+      ),
+    ).toEqual({ ok: true });
   });
 });

@@ -4,7 +4,15 @@ import { toView } from "../../../src/execution/record.ts";
 import { attemptsWithUsage, resourcesOf, withUsage } from "../../../src/execution/usage.ts";
 import { executionRecord } from "../../fixtures/record.ts";
 
-const attempt = (n: number): AttemptRecord => ({ attempt: n, provider: "lab", outcome: "succeeded", started_ms: 0, duration_ms: 5, provider_latency_ms: 3, cpu_ms: null });
+const attempt = (n: number): AttemptRecord => ({
+  attempt: n,
+  provider: "lab",
+  outcome: "succeeded",
+  started_ms: 0,
+  duration_ms: 5,
+  provider_latency_ms: 3,
+  cpu_ms: null,
+});
 
 describe("CPU reports in the view (docs/contract.md#response resources)", () => {
   it("says none while no report has arrived, and memory is never reported", () => {
@@ -27,13 +35,17 @@ describe("CPU reports in the view (docs/contract.md#response resources)", () => 
   });
 
   it("leaves an attempt whose report has not arrived at null while others are measured", () => {
-    const view = withUsage(toView(executionRecord("failed", { attempts: [attempt(1), attempt(2)] })), [{ attempt: 2, cpu_ms: 1 }]);
+    const view = withUsage(toView(executionRecord("failed", { attempts: [attempt(1), attempt(2)] })), [
+      { attempt: 2, cpu_ms: 1 },
+    ]);
     expect(view.attempts!.map((a) => a.cpu_ms)).toEqual([null, 1]);
     expect(view.execution.resources).toMatchObject({ cpu_ms: 1, cpu_report: "measured" });
   });
 
   it("counts a report of an attempt the record does not list yet (a running execution)", () => {
-    expect(withUsage(toView(executionRecord("running")), [{ attempt: 1, cpu_ms: 9 }]).execution.resources.cpu_ms).toBe(9);
+    expect(withUsage(toView(executionRecord("running")), [{ attempt: 1, cpu_ms: 9 }]).execution.resources.cpu_ms).toBe(
+      9,
+    );
   });
 
   it("fills the fields a record written before them lacks", () => {
@@ -43,6 +55,10 @@ describe("CPU reports in the view (docs/contract.md#response resources)", () => 
 
   it("replaces what a stored view said with what the reports say now", () => {
     const stored = toView(executionRecord("succeeded", { attempts: [attempt(1)] }));
-    expect(withUsage(stored, [{ attempt: 1, cpu_ms: 3 }]).execution.resources).toEqual({ cpu_ms: 3, peak_memory_mb: null, cpu_report: "measured" });
+    expect(withUsage(stored, [{ attempt: 1, cpu_ms: 3 }]).execution.resources).toEqual({
+      cpu_ms: 3,
+      peak_memory_mb: null,
+      cpu_report: "measured",
+    });
   });
 });

@@ -13,7 +13,8 @@ import { taskUseOf } from "../../../src/mcp/tools.ts";
 
 describe("refusal codes", () => {
   it("answers what the params name wrongly with -32602, as MCP says for an unknown tool", () => {
-    for (const code of ["invalid_input", "invalid_request", "tool_not_found", "tool_deprecated", "execution_not_found"]) expect(jsonRpcCodeOf(code)).toBe(-32602);
+    for (const code of ["invalid_input", "invalid_request", "tool_not_found", "tool_deprecated", "execution_not_found"])
+      expect(jsonRpcCodeOf(code)).toBe(-32602);
   });
 
   it("derives the other codes from the error table's status, away from the codes MCP assigns", () => {
@@ -27,7 +28,8 @@ describe("refusal codes", () => {
     for (const code of ERROR_CODES) expect(assigned.has(jsonRpcCodeOf(code)), code).toBe(false);
   });
 
-  it("gives a code this runtime does not know the internal error", () => expect(jsonRpcCodeOf("a_newer_code")).toBe(-32603));
+  it("gives a code this runtime does not know the internal error", () =>
+    expect(jsonRpcCodeOf("a_newer_code")).toBe(-32603));
 });
 
 describe("an execution's end as a CallToolResult", () => {
@@ -41,12 +43,22 @@ describe("an execution's end as a CallToolResult", () => {
   });
 
   it("wraps an output that is not an object, and writes bytes as $base64", () => {
-    expect(callToolResult({ execution_id: "e", status: "succeeded", output: [1, 2] }).structuredContent).toEqual({ value: [1, 2] });
-    expect(callToolResult({ execution_id: "e", status: "succeeded", output: { b: new Uint8Array([1, 2]) } }).structuredContent).toEqual({ b: { $base64: "AQI=" } });
+    expect(callToolResult({ execution_id: "e", status: "succeeded", output: [1, 2] }).structuredContent).toEqual({
+      value: [1, 2],
+    });
+    expect(
+      callToolResult({ execution_id: "e", status: "succeeded", output: { b: new Uint8Array([1, 2]) } })
+        .structuredContent,
+    ).toEqual({ b: { $base64: "AQI=" } });
   });
 
   it("answers a run that failed, timed out or was cancelled with isError and the envelope", () => {
-    const error = { code: "timeout" as const, message: "budget spent", type: "execution_error" as const, retryable: true };
+    const error = {
+      code: "timeout" as const,
+      message: "budget spent",
+      type: "execution_error" as const,
+      retryable: true,
+    };
     const result = callToolResult({ execution_id: "e", status: "timed_out", error, partial_output: { n: 1 } });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toEqual({ error, partial_output: { n: 1 } });
@@ -54,9 +66,17 @@ describe("an execution's end as a CallToolResult", () => {
   });
 
   it("reads the same ending from a terminal stream event as from the view", () => {
-    expect(endingOfEvent("e", "done", { output: { ok: true }, execution: {} })).toEqual({ execution_id: "e", status: "succeeded", output: { ok: true } });
+    expect(endingOfEvent("e", "done", { output: { ok: true }, execution: {} })).toEqual({
+      execution_id: "e",
+      status: "succeeded",
+      output: { ok: true },
+    });
     const error = { code: "cancelled", message: "m", type: "execution_error", retryable: false };
-    expect(endingOfEvent("e", "error", { status: "cancelled", error, partial_output: [1] })).toMatchObject({ status: "cancelled", error, partial_output: [1] });
+    expect(endingOfEvent("e", "error", { status: "cancelled", error, partial_output: [1] })).toMatchObject({
+      status: "cancelled",
+      error,
+      partial_output: [1],
+    });
   });
 });
 
@@ -68,7 +88,10 @@ describe("task statuses", () => {
     expect(taskStatusOf("cancelled", "modern")).toBe("cancelled");
     expect(taskStatusOf("succeeded", "legacy")).toBe("completed");
     // A call waiting for a person needs input from outside; the other waits are work.
-    expect(["modern", "legacy"].map((era) => taskStatusOf("awaiting_approval", era as "modern" | "legacy"))).toEqual(["input_required", "input_required"]);
+    expect(["modern", "legacy"].map((era) => taskStatusOf("awaiting_approval", era as "modern" | "legacy"))).toEqual([
+      "input_required",
+      "input_required",
+    ]);
     expect(taskStatusOf("queued", "modern")).toBe("working");
     expect(taskStatusOf("scheduled", "legacy")).toBe("working");
   });
@@ -78,7 +101,10 @@ describe("task statuses", () => {
     for (const s of all) {
       for (const era of ["modern", "legacy"] as const) {
         const t = taskStatusOf(s, era);
-        expect(TERMINAL_STATUSES.includes(s) ? ["completed", "failed", "cancelled"] : ["working"], `${s} ${era}`).toContain(t);
+        expect(
+          TERMINAL_STATUSES.includes(s) ? ["completed", "failed", "cancelled"] : ["working"],
+          `${s} ${era}`,
+        ).toContain(t);
       }
     }
     expect(taskStatusOf("awaiting_something_new" as ExecutionStatus, "modern")).toBe("working");

@@ -6,7 +6,9 @@ const SYSTEM_MAX = 600_000;
 
 describe("effectiveTimeoutMs (docs/contract.md#timeouts)", () => {
   it("uses the caller's timeout when it is within every bound", () => {
-    expect(effectiveTimeoutMs({ requestedMs: 1_234, latencyClass: "slow", toolMaxMs: 10_000, systemMaxMs: SYSTEM_MAX })).toEqual({
+    expect(
+      effectiveTimeoutMs({ requestedMs: 1_234, latencyClass: "slow", toolMaxMs: 10_000, systemMaxMs: SYSTEM_MAX }),
+    ).toEqual({
       timeout_ms: 1_234,
       source: "caller",
       clamped: false,
@@ -19,7 +21,9 @@ describe("effectiveTimeoutMs (docs/contract.md#timeouts)", () => {
   });
 
   it("clamps the caller's timeout to the tool's maximum and says so", () => {
-    expect(effectiveTimeoutMs({ requestedMs: 20_000, latencyClass: "fast", toolMaxMs: 8_000, systemMaxMs: SYSTEM_MAX })).toEqual({
+    expect(
+      effectiveTimeoutMs({ requestedMs: 20_000, latencyClass: "fast", toolMaxMs: 8_000, systemMaxMs: SYSTEM_MAX }),
+    ).toEqual({
       timeout_ms: 8_000,
       source: "caller",
       clamped: true,
@@ -27,20 +31,32 @@ describe("effectiveTimeoutMs (docs/contract.md#timeouts)", () => {
   });
 
   it("clamps the caller's timeout to the system maximum when no tool maximum is set", () => {
-    expect(effectiveTimeoutMs({ requestedMs: 900_000, latencyClass: "long_running", systemMaxMs: SYSTEM_MAX })).toEqual({
-      timeout_ms: SYSTEM_MAX,
-      source: "caller",
-      clamped: true,
-    });
+    expect(effectiveTimeoutMs({ requestedMs: 900_000, latencyClass: "long_running", systemMaxMs: SYSTEM_MAX })).toEqual(
+      {
+        timeout_ms: SYSTEM_MAX,
+        source: "caller",
+        clamped: true,
+      },
+    );
   });
 
   it("caps a tool maximum above the system maximum at the system maximum", () => {
-    const choice = effectiveTimeoutMs({ requestedMs: 700_000, latencyClass: "slow", toolMaxMs: 800_000, systemMaxMs: SYSTEM_MAX });
+    const choice = effectiveTimeoutMs({
+      requestedMs: 700_000,
+      latencyClass: "slow",
+      toolMaxMs: 800_000,
+      systemMaxMs: SYSTEM_MAX,
+    });
     expect(choice).toEqual({ timeout_ms: SYSTEM_MAX, source: "caller", clamped: true });
   });
 
   it("does not call a request exactly at the bound clamped", () => {
-    const choice = effectiveTimeoutMs({ requestedMs: 8_000, latencyClass: "fast", toolMaxMs: 8_000, systemMaxMs: SYSTEM_MAX });
+    const choice = effectiveTimeoutMs({
+      requestedMs: 8_000,
+      latencyClass: "fast",
+      toolMaxMs: 8_000,
+      systemMaxMs: SYSTEM_MAX,
+    });
     expect(choice).toEqual({ timeout_ms: 8_000, source: "caller", clamped: false });
   });
 
@@ -51,7 +67,11 @@ describe("effectiveTimeoutMs (docs/contract.md#timeouts)", () => {
     ["long_running", 300_000],
   ] as [LatencyClass, number][])("defaults a %s tool to %i ms when the caller gives none", (latencyClass, expected) => {
     expect(LATENCY_CLASS_DEFAULT_MS[latencyClass]).toBe(expected);
-    expect(effectiveTimeoutMs({ latencyClass, systemMaxMs: SYSTEM_MAX })).toEqual({ timeout_ms: expected, source: "latency_class", clamped: false });
+    expect(effectiveTimeoutMs({ latencyClass, systemMaxMs: SYSTEM_MAX })).toEqual({
+      timeout_ms: expected,
+      source: "latency_class",
+      clamped: false,
+    });
   });
 
   it("caps a latency class default at a lower system maximum", () => {

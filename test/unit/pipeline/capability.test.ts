@@ -11,7 +11,15 @@ import {
 import type { Offering } from "../../../src/registry/catalog.ts";
 
 function offering(provider: string, trust: Trust = "verified", seq = 0): Offering {
-  return { provider, binding: provider, trust, seq, manifest: { name: "t" } as ToolManifestEntry, input_hash: "i", output_hash: "o" };
+  return {
+    provider,
+    binding: provider,
+    trust,
+    seq,
+    manifest: { name: "t" } as ToolManifestEntry,
+    input_hash: "i",
+    output_hash: "o",
+  };
 }
 
 function caller(overrides: Partial<Caller> = {}): Caller {
@@ -31,7 +39,9 @@ function thrown(fn: () => unknown): RuntimeError {
 
 describe("coveringGrant", () => {
   it("covers a requirement with an equal grant", () => {
-    expect(coveringGrant(["fs:read", "network:api.example.com"], "network:api.example.com")).toBe("network:api.example.com");
+    expect(coveringGrant(["fs:read", "network:api.example.com"], "network:api.example.com")).toBe(
+      "network:api.example.com",
+    );
   });
 
   it("covers any scope of a kind with kind:*", () => {
@@ -79,11 +89,15 @@ describe("coveringGrant", () => {
 
 describe("resolveRequiredCapability", () => {
   it("fills {url.host} with the host of the input URL, lowercased", () => {
-    expect(resolveRequiredCapability("network:{url.host}", { url: "https://API.Example.COM/orders/123?x=1" })).toBe("network:api.example.com");
+    expect(resolveRequiredCapability("network:{url.host}", { url: "https://API.Example.COM/orders/123?x=1" })).toBe(
+      "network:api.example.com",
+    );
   });
 
   it("uses the host without the port", () => {
-    expect(resolveRequiredCapability("network:{url.host}", { url: "http://api.example.com:8443/" })).toBe("network:api.example.com");
+    expect(resolveRequiredCapability("network:{url.host}", { url: "http://api.example.com:8443/" })).toBe(
+      "network:api.example.com",
+    );
   });
 
   it("asks for network:* when the field is missing", () => {
@@ -108,9 +122,12 @@ describe("resolveRequiredCapability", () => {
   });
 
   it("reads the field the template names", () => {
-    expect(resolveRequiredCapability("network:{endpoint.host}", { endpoint: "https://hooks.example.org/x", url: "https://other.example" })).toBe(
-      "network:hooks.example.org",
-    );
+    expect(
+      resolveRequiredCapability("network:{endpoint.host}", {
+        endpoint: "https://hooks.example.org/x",
+        url: "https://other.example",
+      }),
+    ).toBe("network:hooks.example.org");
   });
 
   it("returns a template without placeholders as it is", () => {
@@ -163,15 +180,21 @@ describe("checkToolCapability (docs/contract.md#capabilities level 3)", () => {
   });
 
   it("passes and names the grant that covered the resolved requirement", () => {
-    const decision = checkToolCapability(caller({ capabilities: ["fs:read", "network:*.example.com"] }), "network:{url.host}", {
-      url: "https://api.example.com/v1",
-    });
+    const decision = checkToolCapability(
+      caller({ capabilities: ["fs:read", "network:*.example.com"] }),
+      "network:{url.host}",
+      {
+        url: "https://api.example.com/v1",
+      },
+    );
     expect(decision).toEqual({ required: "network:api.example.com", granted_by: "network:*.example.com" });
   });
 
   it("refuses a caller whose grants do not cover the host with forbidden at level 3", () => {
     const err = thrown(() =>
-      checkToolCapability(caller({ capabilities: ["network:*.example.com"] }), "network:{url.host}", { url: "https://evilexample.com/" }),
+      checkToolCapability(caller({ capabilities: ["network:*.example.com"] }), "network:{url.host}", {
+        url: "https://evilexample.com/",
+      }),
     );
     expect(err.code).toBe("forbidden");
     expect(err.details).toMatchObject({ level: 3, required: "network:evilexample.com" });
@@ -179,7 +202,13 @@ describe("checkToolCapability (docs/contract.md#capabilities level 3)", () => {
 
   it("requires the widest grant when the input gives no host", () => {
     const narrow = caller({ capabilities: ["network:api.example.com", "network:*.example.com"] });
-    expect(thrown(() => checkToolCapability(narrow, "network:{url.host}", { url: "nope" })).details).toMatchObject({ level: 3, required: "network:*" });
-    expect(checkToolCapability(caller({ capabilities: ["network:*"] }), "network:{url.host}", {})).toEqual({ required: "network:*", granted_by: "network:*" });
+    expect(thrown(() => checkToolCapability(narrow, "network:{url.host}", { url: "nope" })).details).toMatchObject({
+      level: 3,
+      required: "network:*",
+    });
+    expect(checkToolCapability(caller({ capabilities: ["network:*"] }), "network:{url.host}", {})).toEqual({
+      required: "network:*",
+      granted_by: "network:*",
+    });
   });
 });

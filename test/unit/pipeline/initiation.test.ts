@@ -74,7 +74,10 @@ describe("parseExecutionRequest (docs/contract.md#request envelope)", () => {
   });
 
   it("accepts async mode and streaming", () => {
-    expect(parseExecutionRequest({ ...minimal(), mode: "async", stream: true })).toMatchObject({ mode: "async", stream: true });
+    expect(parseExecutionRequest({ ...minimal(), mode: "async", stream: true })).toMatchObject({
+      mode: "async",
+      stream: true,
+    });
   });
 
   it("passes any JSON input through for the tool's schema to judge, null included", () => {
@@ -102,13 +105,23 @@ describe("parseExecutionRequest (docs/contract.md#request envelope)", () => {
     expect(absent.input).toEqual({});
     expect(absent).toEqual(empty);
     expect(await requestFingerprint(absent)).toBe(await requestFingerprint(empty));
-    expect(await requestFingerprint(absent)).not.toBe(await requestFingerprint(parseExecutionRequest({ tool: "t", input: { a: 1 } })));
+    expect(await requestFingerprint(absent)).not.toBe(
+      await requestFingerprint(parseExecutionRequest({ tool: "t", input: { a: 1 } })),
+    );
   });
 
   it("lets a schema that takes {} run a left-out input, and refuses it as invalid_input naming input otherwise", () => {
     const { input } = parseExecutionRequest({ tool: "t" });
-    const open = { hash: "open", schema: { type: "object", properties: { n: { type: "integer" } } }, coercion: "strict" as const };
-    const needsText = { hash: "needs-text", schema: { type: "object", required: ["text"], properties: { text: { type: "string" } } }, coercion: "strict" as const };
+    const open = {
+      hash: "open",
+      schema: { type: "object", properties: { n: { type: "integer" } } },
+      coercion: "strict" as const,
+    };
+    const needsText = {
+      hash: "needs-text",
+      schema: { type: "object", required: ["text"], properties: { text: { type: "string" } } },
+      coercion: "strict" as const,
+    };
     expect(validateInput(input, open, {})).toEqual({});
     const err = thrown(() => validateInput(input, needsText, {}));
     expect(err.code).toBe("invalid_input");
@@ -180,7 +193,10 @@ describe("parseExecutionRequest (docs/contract.md#request envelope)", () => {
   });
 
   it("keeps positive integer limits", () => {
-    expect(parseExecutionRequest({ ...minimal(), limits: { timeout_ms: 1, max_output_bytes: 2048 } }).limits).toEqual({ timeout_ms: 1, max_output_bytes: 2048 });
+    expect(parseExecutionRequest({ ...minimal(), limits: { timeout_ms: 1, max_output_bytes: 2048 } }).limits).toEqual({
+      timeout_ms: 1,
+      max_output_bytes: 2048,
+    });
   });
 
   it("accepts an idempotency key of 1 and of 255 printable characters", () => {
@@ -206,7 +222,10 @@ describe("decodeBody", () => {
   const bytes = (s: string) => new TextEncoder().encode(s);
 
   it("decodes a JSON body", () => {
-    expect(decodeBody(bytes('{"tool":"t","input":{"n":1}}'), "application/json")).toEqual({ tool: "t", input: { n: 1 } });
+    expect(decodeBody(bytes('{"tool":"t","input":{"n":1}}'), "application/json")).toEqual({
+      tool: "t",
+      input: { n: 1 },
+    });
   });
 
   it("accepts application/json with a charset parameter, in any case", () => {

@@ -3,8 +3,18 @@ import { parseVerifierFailurePolicy } from "../../../src/pipeline/verifier-polic
 
 describe("VERIFIER_FAILURE_POLICY", () => {
   it("skips for every effect it leaves out, and when absent", () => {
-    expect(parseVerifierFailurePolicy(undefined)).toEqual({ read: "skip", write: "skip", delete: "skip", send: "skip" });
-    expect(parseVerifierFailurePolicy({ delete: "refuse", send: "refuse" })).toEqual({ read: "skip", write: "skip", delete: "refuse", send: "refuse" });
+    expect(parseVerifierFailurePolicy(undefined)).toEqual({
+      read: "skip",
+      write: "skip",
+      delete: "skip",
+      send: "skip",
+    });
+    expect(parseVerifierFailurePolicy({ delete: "refuse", send: "refuse" })).toEqual({
+      read: "skip",
+      write: "skip",
+      delete: "refuse",
+      send: "refuse",
+    });
   });
 
   it("refuses an unknown effect, an unknown action and a non-object, naming what is wrong", () => {

@@ -8,7 +8,14 @@ function world(limits: Partial<TenantLimits>, isolates: number) {
   let now = 1_000_000;
   const ledger = new TenantLedger();
   const asks: LeaseRequest[] = [];
-  const leases = Array.from({ length: isolates }, () => new TenantLease(async (r) => (asks.push(r), ledger.lease(r, now)), () => now));
+  const leases = Array.from(
+    { length: isolates },
+    () =>
+      new TenantLease(
+        async (r) => (asks.push(r), ledger.lease(r, now)),
+        () => now,
+      ),
+  );
   const pending: Promise<unknown>[] = [];
   const background = (p: Promise<unknown>) => void pending.push(p);
   return {
@@ -49,7 +56,9 @@ describe("TenantLease (fast-path admission without a round trip per call)", () =
     await w.settle();
     const held = tickets.filter(admitted);
     expect(held).toHaveLength(3);
-    expect(tickets.filter((t) => !admitted(t))).toEqual(expect.arrayContaining([expect.objectContaining({ ok: false, reason: "concurrency" })]));
+    expect(tickets.filter((t) => !admitted(t))).toEqual(
+      expect.arrayContaining([expect.objectContaining({ ok: false, reason: "concurrency" })]),
+    );
     expect(w.ledger.running(w.now())).toBeLessThanOrEqual(3);
     // A released slot is available again, to any isolate.
     held[0].release();
@@ -62,7 +71,10 @@ describe("TenantLease (fast-path admission without a round trip per call)", () =
   it("keeps the calls of any window of T within burst + rate × (T + TOKEN_TTL_MS), whatever the number of isolates", async () => {
     const rate = 20;
     const burst = 20;
-    const w = world({ requests_per_second: rate, tool_requests_per_second: rate, burst, tool_burst: burst, max_concurrent: 10_000 }, 8);
+    const w = world(
+      { requests_per_second: rate, tool_requests_per_second: rate, burst, tool_burst: burst, max_concurrent: 10_000 },
+      8,
+    );
     const times: number[] = [];
     // Every isolate tries a call every 10 ms for 10 simulated seconds (background top-ups run
     // between steps; idle slot returns are left to real time and do not matter here).
@@ -107,7 +119,10 @@ describe("TenantLease (fast-path admission without a round trip per call)", () =
   });
 
   it("charges an object-path call a token without taking a slot, and refuses beyond the rate", async () => {
-    const w = world({ requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3, max_concurrent: 4 }, 1);
+    const w = world(
+      { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3, max_concurrent: 4 },
+      1,
+    );
     const refusals = [];
     for (let i = 0; i < 5; i++) refusals.push(await w.leases[0].spendToken("t", w.limits, w.background));
     await w.settle();
@@ -120,4 +135,3 @@ describe("TenantLease (fast-path admission without a round trip per call)", () =
     expect(await w.leases[0].spendToken("t", w.limits, w.background)).toBeUndefined();
   });
 });
-

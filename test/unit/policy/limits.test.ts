@@ -47,7 +47,11 @@ describe("tenant limits", () => {
 describe("tenant families in TENANT_LIMITS", () => {
   const config = parseLimitsConfig({
     default: { max_concurrent: 100 },
-    tenants: { "trial-*": { max_concurrent: 2 }, "trial-gold-*": { max_concurrent: 10 }, "trial-exact": { max_concurrent: 5 } },
+    tenants: {
+      "trial-*": { max_concurrent: 2 },
+      "trial-gold-*": { max_concurrent: 10 },
+      "trial-exact": { max_concurrent: 5 },
+    },
   });
 
   it("gives a tenant its family's limits, the longest family first, and an exact name over any family", () => {

@@ -85,7 +85,16 @@ describe("ProviderCapacity", () => {
     before.acquire(ask("b"), 0);
     before.acquire(ask("c"), 0);
     const after = new ProviderCapacity();
-    after.restore(before.permits(), [{ execution_id: "c", permit_id: "c:1", ticket: 3, lease_ms: 60_000 }, { execution_id: "b", permit_id: "b:1", ticket: 2, lease_ms: 60_000 }], before.nextTicket, 1, 1);
+    after.restore(
+      before.permits(),
+      [
+        { execution_id: "c", permit_id: "c:1", ticket: 3, lease_ms: 60_000 },
+        { execution_id: "b", permit_id: "b:1", ticket: 2, lease_ms: 60_000 },
+      ],
+      before.nextTicket,
+      1,
+      1,
+    );
     expect(after.inFlight(1)).toBe(1);
     expect(after.acquire(ask("d", { wait: false }), 1)).toEqual({ ok: false });
     after.release("a:1", 2);
@@ -127,11 +136,19 @@ describe("ProviderCapacity", () => {
     const gate = new ProviderCapacity();
     gate.acquire(ask("held", { tenant: "A" }), 0);
     for (let i = 0; i < QUEUE_SLOTS; i++) expect(gate.acquire(ask(`a${i}`, { tenant: "A" }), 0).ok).toBe(false);
-    expect(gate.acquire(ask("a-over", { tenant: "A" }), 0)).toEqual({ ok: false, reason: "queue_share", limit: QUEUE_SLOTS });
+    expect(gate.acquire(ask("a-over", { tenant: "A" }), 0)).toEqual({
+      ok: false,
+      reason: "queue_share",
+      limit: QUEUE_SLOTS,
+    });
     // B still gets a place, and goes first when the permit comes free (A holds the one out).
     expect(gate.acquire(ask("b0", { tenant: "B" }), 0)).toEqual({ ok: false, position: 1 });
     // A, past its share of two, takes no more places; it keeps the ones it has.
-    expect(gate.acquire(ask("a-more", { tenant: "A" }), 0)).toEqual({ ok: false, reason: "queue_share", limit: QUEUE_SLOTS / 2 });
+    expect(gate.acquire(ask("a-more", { tenant: "A" }), 0)).toEqual({
+      ok: false,
+      reason: "queue_share",
+      limit: QUEUE_SLOTS / 2,
+    });
     expect(gate.waiting).toBe(QUEUE_SLOTS + 1);
     gate.release("held:1", 1);
     expect(gate.takeGrants().map((g) => g.execution_id)).toEqual(["b0"]);

@@ -7,7 +7,12 @@ import { describe, expect, it } from "vitest";
 import { TenantLedger, type AdmitRequest, type QueuedExecution } from "../../../src/policy/ledger.ts";
 import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "../../../src/policy/limits.ts";
 
-const limits = (l: Partial<TenantLimits> = {}): TenantLimits => ({ ...DEFAULT_TENANT_LIMITS, max_concurrent: 2, max_queued: 3, ...l });
+const limits = (l: Partial<TenantLimits> = {}): TenantLimits => ({
+  ...DEFAULT_TENANT_LIMITS,
+  max_concurrent: 2,
+  max_queued: 3,
+  ...l,
+});
 const request = (id: string, o: Partial<AdmitRequest> = {}): AdmitRequest => ({
   execution_id: id,
   tool: "lab.long",
@@ -31,7 +36,12 @@ describe("the tenant's queue", () => {
     const d = ledger.admit(request("d"), 1);
     expect(c).toMatchObject({ ok: true, position: 1 });
     expect(d).toMatchObject({ ok: true, position: 2 });
-    expect([ledger.position("a", 1), ledger.position("c", 1), ledger.position("d", 1), ledger.position("z", 1)]).toEqual([0, 1, 2, undefined]);
+    expect([
+      ledger.position("a", 1),
+      ledger.position("c", 1),
+      ledger.position("d", 1),
+      ledger.position("z", 1),
+    ]).toEqual([0, 1, 2, undefined]);
   });
 
   it("hands each freed slot to the head of the queue, one at a time", () => {
@@ -85,10 +95,12 @@ describe("the tenant's queue", () => {
   it("gives isolates' leases no new slot while anything waits, and takes back their spare ones", () => {
     const ledger = new TenantLedger();
     const l = limits({ max_concurrent: 8 });
-    const lease = (o: { slots: number; in_use: number; need_slot: boolean }) => ledger.lease({ lease_id: "iso", tool: "t", tokens: 1, give_back: 0, lease_ms: 10_000, limits: l, ...o }, 1);
+    const lease = (o: { slots: number; in_use: number; need_slot: boolean }) =>
+      ledger.lease({ lease_id: "iso", tool: "t", tokens: 1, give_back: 0, lease_ms: 10_000, limits: l, ...o }, 1);
     expect(lease({ slots: 4, in_use: 0, need_slot: true })).toMatchObject({ ok: true, slots: 4 });
     for (const id of ["a", "b", "c", "d"]) expect(ledger.admit(request(id, { limits: l }), 1)).toEqual({ ok: true });
-    for (const id of ["e", "f", "g"]) expect(ledger.admit(request(id, { limits: l }), 1)).toMatchObject({ ok: true, queued: { execution_id: id } });
+    for (const id of ["e", "f", "g"])
+      expect(ledger.admit(request(id, { limits: l }), 1)).toMatchObject({ ok: true, queued: { execution_id: id } });
     // A call at the edge wanting a slot is refused: the queue goes first.
     expect(lease({ slots: 4, in_use: 2, need_slot: true })).toMatchObject({ ok: false, reason: "concurrency" });
     // A top-up keeps only the slot in use; the spare ones go to the queue, in order.
@@ -115,7 +127,12 @@ describe("the tenant's queue", () => {
     const [granted] = before.takeGrants();
     // A new instance: slots are forgotten (in memory on purpose), the queue and the grant are stored.
     const after = new TenantLedger();
-    after.restore(queued.filter((q) => q.execution_id !== granted.execution_id).reverse(), [granted], before.nextTicket, 3);
+    after.restore(
+      queued.filter((q) => q.execution_id !== granted.execution_id).reverse(),
+      [granted],
+      before.nextTicket,
+      3,
+    );
     expect(after.position("c", 3)).toBe(0);
     // With the running ones forgotten, the next in line is granted at once, in order.
     expect(ids(after.takeGrants())).toEqual(["d"]);
@@ -127,6 +144,10 @@ describe("the tenant's queue", () => {
   it("lists waiting executions as queued beside the running ones", () => {
     const ledger = new TenantLedger();
     for (const [i, id] of ["a", "b", "c"].entries()) ledger.admit(request(id, { accepted_at: 1_000 + i }), 1);
-    expect(ledger.live(1).map((e) => [e.execution_id, e.status])).toEqual([["a", "running"], ["b", "running"], ["c", "queued"]]);
+    expect(ledger.live(1).map((e) => [e.execution_id, e.status])).toEqual([
+      ["a", "running"],
+      ["b", "running"],
+      ["c", "queued"],
+    ]);
   });
 });

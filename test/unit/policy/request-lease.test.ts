@@ -9,7 +9,14 @@ function world(limits: Partial<TenantLimits>, isolates: number) {
   let now = 1_000_000;
   const ledger = new TenantLedger();
   const asks: RequestLeaseRequest[] = [];
-  const leases = Array.from({ length: isolates }, () => new RequestLease(async (r) => (asks.push(r), ledger.leaseRequests(r, now)), () => now));
+  const leases = Array.from(
+    { length: isolates },
+    () =>
+      new RequestLease(
+        async (r) => (asks.push(r), ledger.leaseRequests(r, now)),
+        () => now,
+      ),
+  );
   const pending: Promise<unknown>[] = [];
   return {
     limits: { ...DEFAULT_TENANT_LIMITS, ...limits },

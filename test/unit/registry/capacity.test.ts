@@ -14,12 +14,24 @@ const load = (name: string, manifest: Partial<ProviderManifest>): ProviderLoad =
 });
 
 const compose = (catalog: Awaited<ReturnType<typeof buildCatalog>>, overrides = new Map()) =>
-  composeSnapshot({ version: 1, built_at: 0, catalog, overrides, dead: new Map(), health: {}, deprecations: new Map(), now: 0 });
+  composeSnapshot({
+    version: 1,
+    built_at: 0,
+    catalog,
+    overrides,
+    dead: new Map(),
+    health: {},
+    deprecations: new Map(),
+    now: 0,
+  });
 
 describe("max_concurrency", () => {
   it("comes from the provider's manifest; none declared is no limit", async () => {
     const catalog = await buildCatalog([load("narrow", { max_concurrency: 1 }), load("wide", {})], () => true);
-    expect(catalog.providers.map((p) => [p.name, p.max_concurrency])).toEqual([["narrow", 1], ["wide", undefined]]);
+    expect(catalog.providers.map((p) => [p.name, p.max_concurrency])).toEqual([
+      ["narrow", 1],
+      ["wide", undefined],
+    ]);
   });
 
   it("ignores a malformed declaration and says so among the registry's problems", async () => {
@@ -30,9 +42,21 @@ describe("max_concurrency", () => {
 
   it("takes an operator's override over the manifest's, and the manifest's again when the override is null", async () => {
     const catalog = await buildCatalog([load("narrow", { max_concurrency: 4 }), load("wide", {})], () => true);
-    const overridden = compose(catalog, new Map([["narrow", { max_concurrency: 1 }], ["wide", { max_concurrency: 2 }]]));
+    const overridden = compose(
+      catalog,
+      new Map([
+        ["narrow", { max_concurrency: 1 }],
+        ["wide", { max_concurrency: 2 }],
+      ]),
+    );
     expect(overridden.providers.map((p) => p.max_concurrency)).toEqual([1, 2]);
-    const lifted = compose(catalog, new Map([["narrow", { max_concurrency: null }], ["wide", { max_concurrency: null }]]));
+    const lifted = compose(
+      catalog,
+      new Map([
+        ["narrow", { max_concurrency: null }],
+        ["wide", { max_concurrency: null }],
+      ]),
+    );
     expect(lifted.providers.map((p) => p.max_concurrency)).toEqual([4, undefined]);
   });
 });

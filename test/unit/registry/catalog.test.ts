@@ -25,7 +25,12 @@ function tool(name: string, version: string, overrides: Partial<ToolManifestEntr
 
 function load(name: string, trust: Trust, seq: number, tools?: ToolManifestEntry[], error?: string): ProviderLoad {
   const manifest: ProviderManifest | undefined = tools ? { provider: name, sdk_version: "1", tools } : undefined;
-  return { config: { name, binding: `PROVIDER_${name.toUpperCase()}`, trust }, seq, manifest, ...(error ? { error } : {}) };
+  return {
+    config: { name, binding: `PROVIDER_${name.toUpperCase()}`, trust },
+    seq,
+    manifest,
+    ...(error ? { error } : {}),
+  };
 }
 
 /** A validator table that knows exactly the given schemas, as the build step would. */
@@ -77,7 +82,10 @@ describe("buildCatalog", () => {
   });
 
   it("chooses the highest prerelease when a tool has no release", async () => {
-    const catalog = await buildCatalog([load("lab", "verified", 0, [tool("t", "0.1.0-alpha"), tool("t", "0.1.0-beta")])], await knows(IN, OUT));
+    const catalog = await buildCatalog(
+      [load("lab", "verified", 0, [tool("t", "0.1.0-alpha"), tool("t", "0.1.0-beta")])],
+      await knows(IN, OUT),
+    );
     expect(catalog.tools.t.active_version).toBe("0.1.0-beta");
   });
 
@@ -92,7 +100,12 @@ describe("buildCatalog", () => {
   it("leaves out an offering whose output schema has no prebuilt validator, and says why", async () => {
     const drifted: JsonSchema = { type: "object", properties: { text: { type: "string", maxLength: 5 } } };
     const catalog = await buildCatalog(
-      [load("std", "system", 0, [tool("text.upper", "1.0.0"), tool("text.lower", "1.0.0", { output_schema: drifted })])],
+      [
+        load("std", "system", 0, [
+          tool("text.upper", "1.0.0"),
+          tool("text.lower", "1.0.0", { output_schema: drifted }),
+        ]),
+      ],
       await knows(IN, OUT),
     );
     expect(Object.keys(catalog.tools)).toEqual(["text.upper"]);
@@ -102,7 +115,10 @@ describe("buildCatalog", () => {
   });
 
   it("leaves out an offering whose input schema has no prebuilt validator", async () => {
-    const catalog = await buildCatalog([load("std", "system", 0, [tool("t", "1.0.0", { input_schema: { type: "string" } })])], await knows(IN, OUT));
+    const catalog = await buildCatalog(
+      [load("std", "system", 0, [tool("t", "1.0.0", { input_schema: { type: "string" } })])],
+      await knows(IN, OUT),
+    );
     expect(catalog.tools).toEqual({});
     expect(catalog.problems).toEqual([expect.stringContaining("std: t@1.0.0 left out")]);
   });
@@ -114,7 +130,15 @@ describe("buildCatalog", () => {
     );
     expect(catalog.providers).toEqual([
       { name: "std", binding: "PROVIDER_STD", trust: "system", seq: 0, reachable: true, tools: 1 },
-      { name: "lab", binding: "PROVIDER_LAB", trust: "verified", seq: 1, reachable: false, tools: 0, error: "binding not found" },
+      {
+        name: "lab",
+        binding: "PROVIDER_LAB",
+        trust: "verified",
+        seq: 1,
+        reachable: false,
+        tools: 0,
+        error: "binding not found",
+      },
     ]);
     expect(catalog.tools.t.versions["1.0.0"].map((o) => o.provider)).toEqual(["std"]);
   });

@@ -18,7 +18,15 @@ const TTL = 5_000;
 const POLICY = { failures: 3, window_ms: 30_000, cooldown_ms: 3_000 };
 
 function snapshot(version: number): RegistrySnapshot {
-  const offering = { provider: "p", binding: "P", trust: "system" as const, seq: 1, manifest: { name: "t", version: "1.0.0", breaker: POLICY } as never, input_hash: "", output_hash: "" };
+  const offering = {
+    provider: "p",
+    binding: "P",
+    trust: "system" as const,
+    seq: 1,
+    manifest: { name: "t", version: "1.0.0", breaker: POLICY } as never,
+    input_hash: "",
+    output_hash: "",
+  };
   return {
     version,
     built_at: 0,
@@ -59,8 +67,13 @@ function world() {
   // A shard in miniature: the breaker opens at the third failure it hears of.
   const answer = (r: HealthReport): ProviderHealthView => {
     failures += r.samples.filter((s) => !s.ok).length;
-    const breaker = failures >= 3 ? { state: "open" as const, reset_at: 0, opened_at: 0, until: Date.now() + 3_000 } : CLOSED;
-    return { provider: r.provider, seq: ++seq, tools: { t: { p50_ms: 10, error_rate: 1, samples: failures, breaker, policy: r.policies?.t ?? DEFAULT_BREAKER } } };
+    const breaker =
+      failures >= 3 ? { state: "open" as const, reset_at: 0, opened_at: 0, until: Date.now() + 3_000 } : CLOSED;
+    return {
+      provider: r.provider,
+      seq: ++seq,
+      tools: { t: { p50_ms: 10, error_rate: 1, samples: failures, breaker, policy: r.policies?.t ?? DEFAULT_BREAKER } },
+    };
   };
   const registry = {
     snapshot: async () => {
@@ -82,7 +95,10 @@ function world() {
     REGISTRY: { idFromName: (n: string) => n, get: () => registry },
     SNAPSHOT_RELAY: {
       idFromName: (n: string) => n,
-      get: (name: string) => ({ snapshot: async () => relay(name).snapshot(), offer: async (s: RegistrySnapshot) => relay(name).offer(s) }),
+      get: (name: string) => ({
+        snapshot: async () => relay(name).snapshot(),
+        offer: async (s: RegistrySnapshot) => relay(name).offer(s),
+      }),
     },
     HEALTH: {
       idFromName: (n: string) => n,
@@ -136,7 +152,10 @@ async function isolates(n: number): Promise<{ cache: Cache; reporter: Reporter }
 
 async function isolate(): Promise<{ cache: Cache; reporter: Reporter }> {
   vi.resetModules();
-  return { cache: await import("../../../src/registry/snapshot-cache.ts"), reporter: await import("../../../src/registry/health-reporter.ts") };
+  return {
+    cache: await import("../../../src/registry/snapshot-cache.ts"),
+    reporter: await import("../../../src/registry/health-reporter.ts"),
+  };
 }
 
 const sample = (ok: boolean) => ({ provider: "p", tool: "t", at: Date.now(), latency_ms: 5, ok });
@@ -269,7 +288,9 @@ describe("the health reporter", () => {
     const release = w.holdAnswers();
     const background: Promise<unknown>[] = [];
     const first = reporter.report(w.env, sample(false), { urgent: false, background: (p) => background.push(p) });
-    const others = Array.from({ length: 9 }, () => reporter.report(w.env, sample(false), { urgent: false, background: (p) => background.push(p) }));
+    const others = Array.from({ length: 9 }, () =>
+      reporter.report(w.env, sample(false), { urgent: false, background: (p) => background.push(p) }),
+    );
     // Nine calls failed while the first report was on its way: none of them waits for it.
     await Promise.all(others);
     expect(w.reports).toHaveLength(1);
@@ -286,7 +307,8 @@ describe("the health reporter", () => {
     await cache.getSnapshot(w.env);
     vi.useRealTimers(); // the flush waits on a real timer of the request that added the sample
     const flushes: Promise<unknown>[] = [];
-    for (let i = 0; i < 49; i++) await reporter.report(w.env, sample(true), { urgent: false, background: (p) => flushes.push(p) });
+    for (let i = 0; i < 49; i++)
+      await reporter.report(w.env, sample(true), { urgent: false, background: (p) => flushes.push(p) });
     expect(w.reports).toHaveLength(0);
     await reporter.report(w.env, sample(true), { urgent: false, background: (p) => flushes.push(p) });
     await flushes.at(-1);

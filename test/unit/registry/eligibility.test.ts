@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { ToolManifestEntry } from "../../../providers/sdk/protocol.ts";
 import type { Trust } from "../../../src/contract.ts";
-import { healthKey, type Offering, type OfferingHealth, type ProviderState, type RegistrySnapshot } from "../../../src/registry/catalog.ts";
+import {
+  healthKey,
+  type Offering,
+  type OfferingHealth,
+  type ProviderState,
+  type RegistrySnapshot,
+} from "../../../src/registry/catalog.ts";
 import { DEAD_RETRY_MS, breakerStateOf, partitionOfferings, statsFor } from "../../../src/registry/eligibility.ts";
 import type { BreakerPolicy, BreakerRecord } from "../../../src/registry/provider-health.ts";
 
@@ -23,13 +29,27 @@ function health(breaker: BreakerRecord, stats: Partial<OfferingHealth> = {}): Of
 }
 
 function snapshot(providers: ProviderState[], healthEntries: Record<string, OfferingHealth> = {}): RegistrySnapshot {
-  return { version: 1, built_at: NOW - 60_000, providers, tools: {}, problems: [], health: healthEntries, deprecations: {} };
+  return {
+    version: 1,
+    built_at: NOW - 60_000,
+    providers,
+    tools: {},
+    problems: [],
+    health: healthEntries,
+    deprecations: {},
+  };
 }
 
 /** Opened `ago` ms before NOW with POLICY's cooldown. */
 function opened(ago: number, trial_at?: number): BreakerRecord {
   const at = NOW - ago;
-  return { state: "open", reset_at: at, opened_at: at, until: at + POLICY.cooldown_ms, ...(trial_at !== undefined ? { trial_at } : {}) };
+  return {
+    state: "open",
+    reset_at: at,
+    opened_at: at,
+    until: at + POLICY.cooldown_ms,
+    ...(trial_at !== undefined ? { trial_at } : {}),
+  };
 }
 
 const providersOf = (xs: { offering: Offering }[]) => xs.map((x) => x.offering.provider);
@@ -73,8 +93,17 @@ describe("partitionOfferings: providers", () => {
   });
 
   it("keeps eligible and excluded offerings in input order", () => {
-    const snap = snapshot([provider("a"), provider("b", { disabled: true }), provider("c"), provider("d", { dead: { since: NOW, reason: "x" } })]);
-    const { eligible, excluded } = partitionOfferings(["a", "b", "c", "d"].map((p) => offering(p)), snap, NOW);
+    const snap = snapshot([
+      provider("a"),
+      provider("b", { disabled: true }),
+      provider("c"),
+      provider("d", { dead: { since: NOW, reason: "x" } }),
+    ]);
+    const { eligible, excluded } = partitionOfferings(
+      ["a", "b", "c", "d"].map((p) => offering(p)),
+      snap,
+      NOW,
+    );
     expect(providersOf(eligible)).toEqual(["a", "c"]);
     expect(providersOf(excluded)).toEqual(["b", "d"]);
   });
@@ -83,7 +112,9 @@ describe("partitionOfferings: providers", () => {
 describe("partitionOfferings: circuit breaker (docs/contract.md#circuit-breakers)", () => {
   it("keeps an offering whose breaker is closed, not as a trial", () => {
     const snap = snapshot([provider("p")], { [healthKey("p", TOOL)]: health({ state: "closed", reset_at: NOW - 1 }) });
-    expect(partitionOfferings([offering("p")], snap, NOW).eligible).toEqual([{ offering: offering("p"), trial: false }]);
+    expect(partitionOfferings([offering("p")], snap, NOW).eligible).toEqual([
+      { offering: offering("p"), trial: false },
+    ]);
   });
 
   it("excludes an offering whose breaker is open, retrying when the cooldown ends", () => {
@@ -105,7 +136,9 @@ describe("partitionOfferings: circuit breaker (docs/contract.md#circuit-breakers
 
   it("excludes a half-open offering while its trial is under way", () => {
     const trial_at = NOW - 1_000;
-    const snap = snapshot([provider("p")], { [healthKey("p", TOOL)]: health(opened(POLICY.cooldown_ms + 2_000, trial_at)) });
+    const snap = snapshot([provider("p")], {
+      [healthKey("p", TOOL)]: health(opened(POLICY.cooldown_ms + 2_000, trial_at)),
+    });
     const { eligible, excluded } = partitionOfferings([offering("p")], snap, NOW);
     expect(eligible).toEqual([]);
     expect(excluded).toHaveLength(1);
@@ -122,11 +155,21 @@ describe("partitionOfferings: circuit breaker (docs/contract.md#circuit-breakers
 
   it("times the taken trial out by the offering's own cooldown, not a default", () => {
     const short: BreakerPolicy = { ...POLICY, cooldown_ms: 1_000 };
-    const b: BreakerRecord = { state: "open", reset_at: NOW - 10_000, opened_at: NOW - 10_000, until: NOW - 9_000, trial_at: NOW - 2_000 };
+    const b: BreakerRecord = {
+      state: "open",
+      reset_at: NOW - 10_000,
+      opened_at: NOW - 10_000,
+      until: NOW - 9_000,
+      trial_at: NOW - 2_000,
+    };
     const withShort = snapshot([provider("p")], { [healthKey("p", TOOL)]: { ...health(b), policy: short } });
     const withLong = snapshot([provider("p")], { [healthKey("p", TOOL)]: health(b) });
-    expect(partitionOfferings([offering("p")], withShort, NOW).eligible).toEqual([{ offering: offering("p"), trial: true }]);
-    expect(partitionOfferings([offering("p")], withLong, NOW).excluded[0].retry_at).toBe(NOW - 2_000 + POLICY.cooldown_ms);
+    expect(partitionOfferings([offering("p")], withShort, NOW).eligible).toEqual([
+      { offering: offering("p"), trial: true },
+    ]);
+    expect(partitionOfferings([offering("p")], withLong, NOW).excluded[0].retry_at).toBe(
+      NOW - 2_000 + POLICY.cooldown_ms,
+    );
   });
 
   it("looks up the breaker by provider and tool name, across versions, and not another tool's", () => {
@@ -135,13 +178,20 @@ describe("partitionOfferings: circuit breaker (docs/contract.md#circuit-breakers
       [healthKey("p", TOOL)]: health({ state: "closed", reset_at: 0 }),
       [healthKey("q", TOOL)]: health(opened(1_000)),
     });
-    const offerings = [offering("p", TOOL, "1.0.0"), offering("p", TOOL, "2.0.0"), offering("p", "other.tool"), offering("q", TOOL, "2.0.0")];
+    const offerings = [
+      offering("p", TOOL, "1.0.0"),
+      offering("p", TOOL, "2.0.0"),
+      offering("p", "other.tool"),
+      offering("q", TOOL, "2.0.0"),
+    ];
     const { eligible, excluded } = partitionOfferings(offerings, snap, NOW);
-    expect(eligible.map((e) => `${e.offering.provider}:${e.offering.manifest.name}@${e.offering.manifest.version}`)).toEqual([
-      "p:t.tool@1.0.0",
-      "p:t.tool@2.0.0",
+    expect(
+      eligible.map((e) => `${e.offering.provider}:${e.offering.manifest.name}@${e.offering.manifest.version}`),
+    ).toEqual(["p:t.tool@1.0.0", "p:t.tool@2.0.0"]);
+    expect(excluded.map((e) => `${e.offering.provider}:${e.offering.manifest.name}`)).toEqual([
+      "p:other.tool",
+      "q:t.tool",
     ]);
-    expect(excluded.map((e) => `${e.offering.provider}:${e.offering.manifest.name}`)).toEqual(["p:other.tool", "q:t.tool"]);
   });
 });
 
@@ -152,7 +202,10 @@ describe("statsFor", () => {
       [healthKey("b", TOOL)]: health({ state: "closed", reset_at: 0 }, { p50_ms: null, error_rate: null, samples: 0 }),
       [healthKey("c", "other.tool")]: health({ state: "closed", reset_at: 0 }, { p50_ms: 1, error_rate: 0 }),
     });
-    expect(statsFor(snap, TOOL)).toEqual({ a: { p50_ms: 40, error_rate: 0.25 }, b: { p50_ms: null, error_rate: null } });
+    expect(statsFor(snap, TOOL)).toEqual({
+      a: { p50_ms: 40, error_rate: 0.25 },
+      b: { p50_ms: null, error_rate: null },
+    });
   });
 
   it("ignores health for providers the snapshot does not list", () => {

@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { DEAD_AFTER_TRANSPORT_FAILURES, HealthShard, SAMPLES_KEPT, type HealthShardStore, type ToolWindow } from "../../../src/registry/health-shard.ts";
-import { breakerView, DEFAULT_BREAKER, type BreakerRecord, type Sample } from "../../../src/registry/provider-health.ts";
+import {
+  DEAD_AFTER_TRANSPORT_FAILURES,
+  HealthShard,
+  SAMPLES_KEPT,
+  type HealthShardStore,
+  type ToolWindow,
+} from "../../../src/registry/health-shard.ts";
+import {
+  breakerView,
+  DEFAULT_BREAKER,
+  type BreakerRecord,
+  type Sample,
+} from "../../../src/registry/provider-health.ts";
 
 /** A shard over an in-memory store that counts its writes; `reopen` is a restart. */
 function shard() {
@@ -15,14 +26,23 @@ function shard() {
     clear: () => (windows.clear(), breakers.clear()),
   };
   let seq = 1_000;
-  return { shard: new HealthShard("p", store, () => seq++), reopen: () => new HealthShard("p", store, () => seq++), writes: () => writes };
+  return {
+    shard: new HealthShard("p", store, () => seq++),
+    reopen: () => new HealthShard("p", store, () => seq++),
+    writes: () => writes,
+  };
 }
 
 const T0 = 1_700_000_000_000;
 const POLICY = { failures: 3, window_ms: 10_000, cooldown_ms: 5_000 };
 const sample = (ok: boolean, at = T0, latency_ms = 10): Sample => ({ provider: "p", tool: "t", at, latency_ms, ok });
 /** A report that names the tool's policy, or (`told: false`) does not. */
-const report = (samples: Sample[], told = true) => ({ provider: "p", samples, unreachable: [], ...(told ? { policies: { t: POLICY } } : {}) });
+const report = (samples: Sample[], told = true) => ({
+  provider: "p",
+  samples,
+  unreachable: [],
+  ...(told ? { policies: { t: POLICY } } : {}),
+});
 
 describe("HealthShard (one provider's breakers, trials and liveness)", () => {
   it("opens the breaker at the policy's threshold, grants one trial after the cooldown, and closes on its success", () => {
@@ -56,7 +76,11 @@ describe("HealthShard (one provider's breakers, trials and liveness)", () => {
 
   it(`calls the provider dead after ${DEAD_AFTER_TRANSPORT_FAILURES} unreachable calls in a row; a good call forgives`, () => {
     const { shard: s } = shard();
-    const unreachable = (n: number) => ({ provider: "p", samples: [], unreachable: Array.from({ length: n }, () => ({ provider: "p", at: T0, reason: "Worker not found" })) });
+    const unreachable = (n: number) => ({
+      provider: "p",
+      samples: [],
+      unreachable: Array.from({ length: n }, () => ({ provider: "p", at: T0, reason: "Worker not found" })),
+    });
     s.report(unreachable(DEAD_AFTER_TRANSPORT_FAILURES - 1), T0);
     s.report(report([sample(true)]), T0);
     s.report(unreachable(DEAD_AFTER_TRANSPORT_FAILURES - 1), T0);

@@ -1,9 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { healthKey, type OfferingHealth, type RegistrySnapshot } from "../../../src/registry/catalog.ts";
-import { breakerDigest, quantizeStats, roundToE24, statsDigest, withPatches, type ProviderHealthView } from "../../../src/registry/health-view.ts";
+import {
+  breakerDigest,
+  quantizeStats,
+  roundToE24,
+  statsDigest,
+  withPatches,
+  type ProviderHealthView,
+} from "../../../src/registry/health-view.ts";
 import { CLOSED, DEFAULT_BREAKER } from "../../../src/registry/provider-health.ts";
 
-const health = (p50_ms: number | null, error_rate: number | null = 0, extra: Partial<OfferingHealth> = {}): OfferingHealth => ({
+const health = (
+  p50_ms: number | null,
+  error_rate: number | null = 0,
+  extra: Partial<OfferingHealth> = {},
+): OfferingHealth => ({
   p50_ms,
   error_rate,
   samples: 20,
@@ -22,14 +33,23 @@ function snapshot(over: Partial<RegistrySnapshot> = {}): RegistrySnapshot {
     ],
     tools: {},
     problems: [],
-    health: { [healthKey("a", "t.one")]: health(20), [healthKey("a", "t.two")]: health(30), [healthKey("b", "t.one")]: health(40) },
+    health: {
+      [healthKey("a", "t.one")]: health(20),
+      [healthKey("a", "t.two")]: health(30),
+      [healthKey("b", "t.one")]: health(40),
+    },
     health_seq: { a: 100, b: 100 },
     deprecations: {},
     ...over,
   };
 }
 
-const view = (seq: number, over: Partial<ProviderHealthView> = {}): ProviderHealthView => ({ provider: "a", seq, tools: { "t.one": health(25) }, ...over });
+const view = (seq: number, over: Partial<ProviderHealthView> = {}): ProviderHealthView => ({
+  provider: "a",
+  seq,
+  tools: { "t.one": health(25) },
+  ...over,
+});
 
 describe("quantized statistics (what moves the registry's version)", () => {
   it("rounds to the nearest E24 step, about 10% apart, on a log scale", () => {
@@ -37,8 +57,16 @@ describe("quantized statistics (what moves the registry's version)", () => {
   });
 
   it("keeps p50 to about 10%, the error rate to whole percent and small counts exact", () => {
-    expect(quantizeStats({ p50_ms: 41, error_rate: 0.104, samples: 4 })).toEqual({ p50_ms: 43, error_rate: 0.1, samples: 4 });
-    expect(quantizeStats({ p50_ms: null, error_rate: null, samples: 0 })).toEqual({ p50_ms: null, error_rate: null, samples: 0 });
+    expect(quantizeStats({ p50_ms: 41, error_rate: 0.104, samples: 4 })).toEqual({
+      p50_ms: 43,
+      error_rate: 0.1,
+      samples: 4,
+    });
+    expect(quantizeStats({ p50_ms: null, error_rate: null, samples: 0 })).toEqual({
+      p50_ms: null,
+      error_rate: null,
+      samples: 0,
+    });
   });
 
   it("gives the same digest for 41 and 42 ms and another for 50 ms; the sample count does not count", () => {
@@ -51,9 +79,15 @@ describe("quantized statistics (what moves the registry's version)", () => {
   it("moves the breaker digest when a breaker opens or a trial is taken, not when statistics move", () => {
     const closed = { tools: { t: health(41) } };
     expect(breakerDigest(closed)).toBe(breakerDigest({ tools: { t: health(90, 0.5) } }));
-    const open = { tools: { t: health(41, 0, { breaker: { state: "open" as const, reset_at: 1, opened_at: 1, until: 2 } }) } };
+    const open = {
+      tools: { t: health(41, 0, { breaker: { state: "open" as const, reset_at: 1, opened_at: 1, until: 2 } }) },
+    };
     expect(breakerDigest(open)).not.toBe(breakerDigest(closed));
-    const trial = { tools: { t: health(41, 0, { breaker: { state: "open" as const, reset_at: 1, opened_at: 1, until: 2, trial_at: 3 } }) } };
+    const trial = {
+      tools: {
+        t: health(41, 0, { breaker: { state: "open" as const, reset_at: 1, opened_at: 1, until: 2, trial_at: 3 } }),
+      },
+    };
     expect(breakerDigest(trial)).not.toBe(breakerDigest(open));
     expect(breakerDigest({ ...closed, dead: { since: 1, reason: "gone" } })).not.toBe(breakerDigest(closed));
   });
@@ -76,9 +110,19 @@ describe("an isolate's copy with the views its reports were answered with", () =
   });
 
   it("adds a death the shard saw, and never revives: only the registry does", () => {
-    const dead = withPatches(snapshot(), new Map([["a", view(101, { dead: { since: 5, reason: "Worker not found" } })]]));
+    const dead = withPatches(
+      snapshot(),
+      new Map([["a", view(101, { dead: { since: 5, reason: "Worker not found" } })]]),
+    );
     expect(dead.providers.find((p) => p.name === "a")!.dead).toEqual({ since: 5, reason: "Worker not found" });
-    const base = snapshot({ providers: snapshot().providers.map((p) => (p.name === "a" ? { ...p, dead: { since: 1, reason: "manifest failed" } } : p)) });
-    expect(withPatches(base, new Map([["a", view(101)]])).providers.find((p) => p.name === "a")!.dead).toEqual({ since: 1, reason: "manifest failed" });
+    const base = snapshot({
+      providers: snapshot().providers.map((p) =>
+        p.name === "a" ? { ...p, dead: { since: 1, reason: "manifest failed" } } : p,
+      ),
+    });
+    expect(withPatches(base, new Map([["a", view(101)]])).providers.find((p) => p.name === "a")!.dead).toEqual({
+      since: 1,
+      reason: "manifest failed",
+    });
   });
 });

@@ -71,7 +71,12 @@ describe("nextBreaker: closed", () => {
   });
 
   it("does not open when failures are spread wider than the window", () => {
-    const spread = [sample(T0, false), sample(T0 + 6_000, false), sample(T0 + 12_000, false), sample(T0 + 18_000, false)];
+    const spread = [
+      sample(T0, false),
+      sample(T0 + 6_000, false),
+      sample(T0 + 12_000, false),
+      sample(T0 + 18_000, false),
+    ];
     expect(replay(CLOSED, spread)).toEqual(CLOSED);
   });
 
@@ -95,12 +100,24 @@ describe("nextBreaker: closed", () => {
   });
 
   it("is never opened by a success, however many failures came before it", () => {
-    const recent = [sample(T0, false), sample(T0 + 1, false), sample(T0 + 2, false), sample(T0 + 3, false), sample(T0 + 4, true)];
+    const recent = [
+      sample(T0, false),
+      sample(T0 + 1, false),
+      sample(T0 + 2, false),
+      sample(T0 + 3, false),
+      sample(T0 + 4, true),
+    ];
     expect(nextBreaker(CLOSED, recent[4], recent, POLICY, T0 + 4)).toBe(CLOSED);
   });
 
   it("does not count successes towards the threshold", () => {
-    const mixed = [sample(T0, false), sample(T0 + 1, true), sample(T0 + 2, true), sample(T0 + 3, false), sample(T0 + 4, true)];
+    const mixed = [
+      sample(T0, false),
+      sample(T0 + 1, true),
+      sample(T0 + 2, true),
+      sample(T0 + 3, false),
+      sample(T0 + 4, true),
+    ];
     expect(replay(CLOSED, mixed)).toEqual(CLOSED);
   });
 });
@@ -118,7 +135,10 @@ describe("nextBreaker: open", () => {
     const b: BreakerRecord = { ...openAt(T0), trial_at: T0 + 1_000 };
     const now = T0 + 2_000;
     expect(breakerView(b, now)).toBe("open");
-    expect(nextBreaker(b, sample(now, true), [sample(now, true)], POLICY, now)).toEqual({ state: "closed", reset_at: now });
+    expect(nextBreaker(b, sample(now, true), [sample(now, true)], POLICY, now)).toEqual({
+      state: "closed",
+      reset_at: now,
+    });
     expect(nextBreaker(b, sample(now, false), [sample(now, false)], POLICY, now)).toEqual(openAt(now));
   });
 });
@@ -199,12 +219,22 @@ describe("healthStats", () => {
   });
 
   it("leaves failures out of p50 but counts them in the error rate", () => {
-    const s = [sample(T0, true, 10), sample(T0, false, 9_000), sample(T0, true, 20), sample(T0, false, 8_000), sample(T0, true, 30)];
+    const s = [
+      sample(T0, true, 10),
+      sample(T0, false, 9_000),
+      sample(T0, true, 20),
+      sample(T0, false, 8_000),
+      sample(T0, true, 30),
+    ];
     expect(healthStats(s)).toEqual({ p50_ms: 20, error_rate: 0.4, samples: 5 });
   });
 
   it("has a null p50 and an error rate of 1 when every call failed", () => {
-    expect(healthStats([sample(T0, false, 5), sample(T0, false, 7)])).toEqual({ p50_ms: null, error_rate: 1, samples: 2 });
+    expect(healthStats([sample(T0, false, 5), sample(T0, false, 7)])).toEqual({
+      p50_ms: null,
+      error_rate: 1,
+      samples: 2,
+    });
   });
 
   it("has an error rate of 0 when every call succeeded", () => {

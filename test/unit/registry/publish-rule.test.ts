@@ -25,13 +25,18 @@ describe("the registry's publish rule", () => {
     expect(publishDecision(last, { version: 8, tools: 20, explainedTools: 20 })).toEqual({ publish: true });
     expect(publishDecision(last, { version: 8, tools: 0, explainedTools: 0 })).toEqual({ publish: true });
     // A later change that keeps what the load found (a health view, an override) goes out too.
-    expect(publishDecision({ version: 8, tools: 20 }, { version: 9, tools: 20, explainedTools: 20 })).toEqual({ publish: true });
+    expect(publishDecision({ version: 8, tools: 20 }, { version: 9, tools: 20, explainedTools: 20 })).toEqual({
+      publish: true,
+    });
   });
 
   it("explains a shrink only down to what the latest load or removal left", () => {
     // The load found all 28; the catalog lost since is not explained by it.
     const decision = publishDecision(last, { version: 8, tools: 0, explainedTools: 28 });
-    expect(decision).toMatchObject({ publish: false, reason: expect.stringContaining("the latest load or removal left 28") });
+    expect(decision).toMatchObject({
+      publish: false,
+      reason: expect.stringContaining("the latest load or removal left 28"),
+    });
     expect(publishDecision(last, { version: 8, tools: 19, explainedTools: 20 }).publish).toBe(false);
   });
 

@@ -47,7 +47,9 @@ describe("rankProviders: trust (criterion 2)", () => {
 describe("rankProviders: historical p50 (criterion 3)", () => {
   it("prefers the lower p50 among providers of equal trust", () => {
     const offerings = [offering("a", "verified", 0), offering("b", "verified", 1)];
-    const ranked = rankProviders(offerings, { stats: { a: { p50_ms: 80, error_rate: 0 }, b: { p50_ms: 20, error_rate: 0.9 } } });
+    const ranked = rankProviders(offerings, {
+      stats: { a: { p50_ms: 80, error_rate: 0 }, b: { p50_ms: 20, error_rate: 0.9 } },
+    });
     expect(order(ranked)).toEqual(["b", "a"]);
     expect(ranked[0].reason).toBe("p50 20ms < 80ms (vs a)");
   });
@@ -87,7 +89,10 @@ describe("rankProviders: error rate (criterion 4)", () => {
 describe("rankProviders: registration order (criterion 5)", () => {
   it("breaks a full tie by registration order, earlier first", () => {
     const offerings = [offering("late", "community", 7), offering("early", "community", 3)];
-    const stats: Record<string, ProviderStats> = { late: { p50_ms: 10, error_rate: 0.1 }, early: { p50_ms: 10, error_rate: 0.1 } };
+    const stats: Record<string, ProviderStats> = {
+      late: { p50_ms: 10, error_rate: 0.1 },
+      early: { p50_ms: 10, error_rate: 0.1 },
+    };
     const ranked = rankProviders(offerings, { stats });
     expect(order(ranked)).toEqual(["early", "late"]);
     expect(ranked[0].reason).toBe("registered earlier (vs late)");

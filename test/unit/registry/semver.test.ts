@@ -4,12 +4,29 @@ import { activeVersion, compareSemver, parseSemver } from "../../../src/registry
 const sign = (n: number) => Math.sign(n);
 
 describe("compareSemver (semver 2.0.0 precedence)", () => {
-  const chain = ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0"];
+  const chain = [
+    "1.0.0-alpha",
+    "1.0.0-alpha.1",
+    "1.0.0-alpha.beta",
+    "1.0.0-beta",
+    "1.0.0-beta.2",
+    "1.0.0-beta.11",
+    "1.0.0-rc.1",
+    "1.0.0",
+  ];
 
   it("orders the semver spec's prerelease example chain", () => {
     for (let i = 0; i < chain.length - 1; i++) {
-      expect([chain[i], chain[i + 1], sign(compareSemver(chain[i], chain[i + 1]))]).toEqual([chain[i], chain[i + 1], -1]);
-      expect([chain[i + 1], chain[i], sign(compareSemver(chain[i + 1], chain[i]))]).toEqual([chain[i + 1], chain[i], 1]);
+      expect([chain[i], chain[i + 1], sign(compareSemver(chain[i], chain[i + 1]))]).toEqual([
+        chain[i],
+        chain[i + 1],
+        -1,
+      ]);
+      expect([chain[i + 1], chain[i], sign(compareSemver(chain[i + 1], chain[i]))]).toEqual([
+        chain[i + 1],
+        chain[i],
+        1,
+      ]);
     }
   });
 

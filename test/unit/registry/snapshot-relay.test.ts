@@ -23,7 +23,11 @@ function registry() {
     return snap(version);
   };
   return {
-    relay: new SnapshotRelay(read, () => TTL, () => now),
+    relay: new SnapshotRelay(
+      read,
+      () => TTL,
+      () => now,
+    ),
     reads: () => reads,
     /** Answers the read in flight (and every later one at once). */
     answer: () => {

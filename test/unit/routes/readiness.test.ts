@@ -21,7 +21,12 @@ function countingEnv(applied: string[] | null = [AUDIT_SCHEMA_MIGRATION]) {
   const env = {
     PROVIDERS: [{ name: "std", binding: "PROVIDER_STD", trust: "system" }],
     PROVIDER_STD: { invoke: () => {}, manifest: async () => (asked.manifest++, { provider: "std", tools: [] }) },
-    REGISTRY: { idFromName: () => "id", get: () => ({ snapshot: async () => (asked.snapshot++, { version: 7, tools: { "math.evaluate": {} }, problems: [] }) }) },
+    REGISTRY: {
+      idFromName: () => "id",
+      get: () => ({
+        snapshot: async () => (asked.snapshot++, { version: 7, tools: { "math.evaluate": {} }, problems: [] }),
+      }),
+    },
     AUDIT_DB: { prepare: () => ({ bind: (name: string) => ({ first: () => first(name) }) }) },
   } as unknown as Env;
   return { env, asked };
@@ -33,7 +38,14 @@ describe("readiness", () => {
     const start = 1_000_000_000;
     const reports = await Promise.all(Array.from({ length: 50 }, (_, i) => readiness(env, start + (i % 10))));
     expect(asked).toEqual({ snapshot: 1, manifest: 1, audit: 1 });
-    expect(reports[0]).toMatchObject({ status: "ready", registry_version: 7, tools: 1, providers: [{ name: "std", reachable: true }], audit_db: { ready: true }, problems: [] });
+    expect(reports[0]).toMatchObject({
+      status: "ready",
+      registry_version: 7,
+      tools: 1,
+      providers: [{ name: "std", reachable: true }],
+      audit_db: { ready: true },
+      problems: [],
+    });
     await readiness(env, start + READY_CACHE_MS);
     expect(asked).toEqual({ snapshot: 2, manifest: 2, audit: 2 });
   });
@@ -43,9 +55,15 @@ describe("readiness", () => {
     // Never migrated (no d1_migrations), an empty record, and one without the migration this code needs.
     for (const [i, applied] of [null, [], ["0000_older.sql"]].entries()) {
       const report = await readiness(countingEnv(applied).env, at + i * READY_CACHE_MS);
-      expect(report).toMatchObject({ status: "not_ready", providers: [{ name: "std", reachable: true }], audit_db: { ready: false, reason: NOT_MIGRATED } });
+      expect(report).toMatchObject({
+        status: "not_ready",
+        providers: [{ name: "std", reachable: true }],
+        audit_db: { ready: false, reason: NOT_MIGRATED },
+      });
     }
-    expect(NOT_MIGRATED).toBe("audit schema not migrated: run `npx wrangler d1 migrations apply AUDIT_DB --local|--remote`");
+    expect(NOT_MIGRATED).toBe(
+      "audit schema not migrated: run `npx wrangler d1 migrations apply AUDIT_DB --local|--remote`",
+    );
   });
 
   it("answers the public probe with the status only", async () => {

@@ -24,7 +24,13 @@ describe("coerceLenient (docs/contract.md#coercion)", () => {
   });
 
   it("does not mutate the caller's value", () => {
-    const s = schema({ type: "object", properties: { lang: { type: "string", default: "en" }, inner: { type: "object", properties: { n: { type: "number", default: 0 } } } } });
+    const s = schema({
+      type: "object",
+      properties: {
+        lang: { type: "string", default: "en" },
+        inner: { type: "object", properties: { n: { type: "number", default: 0 } } },
+      },
+    });
     const input = { lang: null, inner: { n: null } };
     const out = coerceLenient(s, input);
     expect(out).toEqual({ lang: "en", inner: { n: 0 } });
@@ -47,7 +53,10 @@ describe("coerceLenient (docs/contract.md#coercion)", () => {
   });
 
   it("leaves a numeric string alone for a number schema, so validation rejects it", () => {
-    const s = schema({ type: "object", properties: { n: { type: "number", default: 1 }, i: { type: "integer", default: 2 } } });
+    const s = schema({
+      type: "object",
+      properties: { n: { type: "number", default: 1 }, i: { type: "integer", default: 2 } },
+    });
     expect(coerceLenient(s, { n: "42", i: "42" })).toEqual({ n: "42", i: "42" });
   });
 
@@ -57,7 +66,10 @@ describe("coerceLenient (docs/contract.md#coercion)", () => {
   });
 
   it("does not add absent properties, even ones with a default", () => {
-    const s = schema({ type: "object", properties: { lang: { type: "string", default: "en" }, n: { type: "number", default: 1 } } });
+    const s = schema({
+      type: "object",
+      properties: { lang: { type: "string", default: "en" }, n: { type: "number", default: 1 } },
+    });
     expect(coerceLenient(s, {})).toEqual({});
     expect(Object.keys(coerceLenient(s, { n: 5 }) as object)).toEqual(["n"]);
   });
@@ -70,7 +82,12 @@ describe("coerceLenient (docs/contract.md#coercion)", () => {
   it("replaces null defaults in nested objects", () => {
     const s = schema({
       type: "object",
-      properties: { outer: { type: "object", properties: { inner: { type: "object", properties: { unit: { type: "string", default: "ms" } } } } } },
+      properties: {
+        outer: {
+          type: "object",
+          properties: { inner: { type: "object", properties: { unit: { type: "string", default: "ms" } } } },
+        },
+      },
     });
     expect(coerceLenient(s, { outer: { inner: { unit: null } } })).toEqual({ outer: { inner: { unit: "ms" } } });
   });

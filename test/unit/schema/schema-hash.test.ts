@@ -3,8 +3,16 @@ import { canonicalJson, schemaHash } from "../../../src/schema/schema-hash.ts";
 
 describe("canonicalJson", () => {
   it("sorts keys at every depth", () => {
-    const a = { type: "object", properties: { b: { type: "string", minLength: 1 }, a: { type: "integer" } }, required: ["b", "a"] };
-    const b = { required: ["b", "a"], properties: { a: { type: "integer" }, b: { minLength: 1, type: "string" } }, type: "object" };
+    const a = {
+      type: "object",
+      properties: { b: { type: "string", minLength: 1 }, a: { type: "integer" } },
+      required: ["b", "a"],
+    };
+    const b = {
+      required: ["b", "a"],
+      properties: { a: { type: "integer" }, b: { minLength: 1, type: "string" } },
+      type: "object",
+    };
     expect(canonicalJson(a)).toBe(canonicalJson(b));
     expect(canonicalJson(a)).toBe(
       '{"properties":{"a":{"type":"integer"},"b":{"minLength":1,"type":"string"}},"required":["b","a"],"type":"object"}',
@@ -24,13 +32,26 @@ describe("canonicalJson", () => {
   });
 
   it("renders scalars as JSON", () => {
-    expect([canonicalJson(true), canonicalJson(null), canonicalJson("x\"y"), canonicalJson(1.5)]).toEqual(["true", "null", '"x\\"y"', "1.5"]);
+    expect([canonicalJson(true), canonicalJson(null), canonicalJson('x"y'), canonicalJson(1.5)]).toEqual([
+      "true",
+      "null",
+      '"x\\"y"',
+      "1.5",
+    ]);
   });
 });
 
 describe("schemaHash", () => {
-  const schema = { type: "object", properties: { url: { type: "string", format: "uri" }, method: { enum: ["GET", "POST"] } }, required: ["url"] };
-  const reordered = { required: ["url"], properties: { method: { enum: ["GET", "POST"] }, url: { format: "uri", type: "string" } }, type: "object" };
+  const schema = {
+    type: "object",
+    properties: { url: { type: "string", format: "uri" }, method: { enum: ["GET", "POST"] } },
+    required: ["url"],
+  };
+  const reordered = {
+    required: ["url"],
+    properties: { method: { enum: ["GET", "POST"] }, url: { format: "uri", type: "string" } },
+    type: "object",
+  };
 
   it("is 32 lowercase hex characters", async () => {
     expect(await schemaHash(schema)).toMatch(/^[0-9a-f]{32}$/);
@@ -41,7 +62,10 @@ describe("schemaHash", () => {
   });
 
   it("differs for schemas that differ in a nested value", async () => {
-    const changed = { ...schema, properties: { ...schema.properties, url: { type: "string", format: "uri-reference" } } };
+    const changed = {
+      ...schema,
+      properties: { ...schema.properties, url: { type: "string", format: "uri-reference" } },
+    };
     expect(await schemaHash(changed)).not.toBe(await schemaHash(schema));
   });
 

@@ -13,9 +13,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
 describe("the audit migrations", () => {
   it("are numbered files, and the code's readiness check waits for the newest", () => {
-    const files = readdirSync(join(root, "migrations")).filter((f) => f.endsWith(".sql")).sort();
+    const files = readdirSync(join(root, "migrations"))
+      .filter((f) => f.endsWith(".sql"))
+      .sort();
     expect(files.length).toBeGreaterThan(0);
-    for (const [i, f] of files.entries()) expect(f).toMatch(new RegExp(`^${String(i + 1).padStart(4, "0")}_[\\w.-]+\\.sql$`));
+    for (const [i, f] of files.entries())
+      expect(f).toMatch(new RegExp(`^${String(i + 1).padStart(4, "0")}_[\\w.-]+\\.sql$`));
     expect(AUDIT_SCHEMA_MIGRATION).toBe(files.at(-1));
   });
 
@@ -23,7 +26,25 @@ describe("the audit migrations", () => {
     expect(persistToOf(["-c", "a.toml", "--persist-to", "/tmp/s", "--port", "1"])).toBe("/tmp/s");
     expect(persistToOf(["--persist-to=/tmp/t"])).toBe("/tmp/t");
     expect(persistToOf(["-c", "a.toml", "--ip", "127.0.0.1"])).toBeUndefined();
-    expect(migrationsApplyArgs("x.toml", "--local", "/tmp/s")).toEqual(["d1", "migrations", "apply", "AUDIT_DB", "--local", "-c", "x.toml", "--persist-to", "/tmp/s"]);
-    expect(migrationsApplyArgs("wrangler.toml", "--remote")).toEqual(["d1", "migrations", "apply", "AUDIT_DB", "--remote", "-c", "wrangler.toml"]);
+    expect(migrationsApplyArgs("x.toml", "--local", "/tmp/s")).toEqual([
+      "d1",
+      "migrations",
+      "apply",
+      "AUDIT_DB",
+      "--local",
+      "-c",
+      "x.toml",
+      "--persist-to",
+      "/tmp/s",
+    ]);
+    expect(migrationsApplyArgs("wrangler.toml", "--remote")).toEqual([
+      "d1",
+      "migrations",
+      "apply",
+      "AUDIT_DB",
+      "--remote",
+      "-c",
+      "wrangler.toml",
+    ]);
   });
 });

@@ -7,7 +7,15 @@
  */
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { committedShares, committedSizes, measure, type Measured, offline, PAGE, sharesOf } from "../../../scripts/bundle-sizes.ts";
+import {
+  committedShares,
+  committedSizes,
+  measure,
+  type Measured,
+  offline,
+  PAGE,
+  sharesOf,
+} from "../../../scripts/bundle-sizes.ts";
 import { SHIPPED } from "../../../scripts/deploy.ts";
 
 /** How far a committed figure may be from the measured one. */
@@ -17,12 +25,18 @@ const page = readFileSync(PAGE, "utf8");
 let measured: Measured;
 beforeAll(async () => {
   measured = await measure();
-  console.log(`bundle sizes measured${offline ? " without a network" : ""}: ${measured.sizes.map((s) => `${s.config} ${s.upload} KiB`).join(", ")}`);
+  console.log(
+    `bundle sizes measured${offline ? " without a network" : ""}: ${measured.sizes.map((s) => `${s.config} ${s.upload} KiB`).join(", ")}`,
+  );
 }, 300_000);
 
 describe("docs/bundle-sizes.md", () => {
   it("lists every shipped Worker, and only those", () => {
-    expect(committedSizes(page).map((s) => s.config).sort()).toEqual([...SHIPPED].sort());
+    expect(
+      committedSizes(page)
+        .map((s) => s.config)
+        .sort(),
+    ).toEqual([...SHIPPED].sort());
   });
 
   it("gives each Worker's upload and gzip size as the dry run reports them", () => {
@@ -40,7 +54,10 @@ describe("docs/bundle-sizes.md", () => {
     expect(shares.length).toBeGreaterThan(0);
     for (const committed of shares) {
       const now = measured.shares.find((s) => s.source === committed.source)?.kib ?? 0;
-      expect(Math.abs(now - committed.kib), `${committed.source}: the page says ${committed.kib} KiB, the bundle has ${now} KiB; run \`npm run bundle-sizes\``).toBeLessThanOrEqual(TOLERANCE_KIB);
+      expect(
+        Math.abs(now - committed.kib),
+        `${committed.source}: the page says ${committed.kib} KiB, the bundle has ${now} KiB; run \`npm run bundle-sizes\``,
+      ).toBeLessThanOrEqual(TOLERANCE_KIB);
     }
   });
 });

@@ -24,16 +24,29 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 /** `unshare -rn` where user namespaces are allowed; otherwise the run keeps the network (and says so). */
 const offline = spawnSync("unshare", ["-rn", "true"]).status === 0;
 
-async function deploy(flags: string[], extraEnv: Record<string, string | undefined> = {}): Promise<{ code: number; output: string }> {
+async function deploy(
+  flags: string[],
+  extraEnv: Record<string, string | undefined> = {},
+): Promise<{ code: number; output: string }> {
   const args = ["run", "--ignore-scripts", "deploy", "--", ...flags];
   const run = promisify(execFile)(offline ? "unshare" : "npm", offline ? ["-rn", "npm", ...args] : args, {
     cwd: root,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", CI: "true", NO_COLOR: "1", ...extraEnv },
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      CI: "true",
+      NO_COLOR: "1",
+      ...extraEnv,
+    },
     timeout: 240_000,
   });
   return run.then(
     ({ stdout, stderr }) => ({ code: 0, output: `${stdout}${stderr}` }),
-    (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code ?? 1, output: `${err.stdout ?? ""}${err.stderr ?? ""}` }),
+    (err: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: err.code ?? 1,
+      output: `${err.stdout ?? ""}${err.stderr ?? ""}`,
+    }),
   );
 }
 
@@ -67,7 +80,8 @@ describe.each([[undefined], ["staging"]])("npm run deploy -- --dry-run (env %s)"
     expect(out).toContain(`$ npx wrangler secret put BOOTSTRAP_TOKEN -c wrangler.jsonc${envFlag}`);
     expect(out).toContain(`$ npx wrangler secret put UPSTREAM_TOKEN_KEY -c wrangler.jsonc${envFlag}`);
     const suffix = env ? `-${env}` : "";
-    for (const q of [`tool-runtime-audit${suffix}`, `tool-runtime-audit-dlq${suffix}`]) expect(out).toContain(`$ npx wrangler queues create ${q}\n`);
+    for (const q of [`tool-runtime-audit${suffix}`, `tool-runtime-audit-dlq${suffix}`])
+      expect(out).toContain(`$ npx wrangler queues create ${q}\n`);
     expect(out).toContain(`$ npx wrangler d1 create tool-runtime-audit${suffix} --update-config=false`);
     expect(out).toContain(`titled ${runtime.name}-api-keys`);
     expect(out).toContain(`$ npx wrangler d1 migrations apply AUDIT_DB --remote -c wrangler.jsonc${envFlag}`);
@@ -100,9 +114,15 @@ describe("npm run deploy without an account", () => {
     // A wrangler config folder of its own, so that no sign-in of this machine's user is found.
     const home = mkdtempSync(join(tmpdir(), "deploy-no-account-"));
     try {
-      const { code, output } = await deploy(["--env", "staging"], { XDG_CONFIG_HOME: home, CLOUDFLARE_API_TOKEN: undefined, CLOUDFLARE_ACCOUNT_ID: undefined });
+      const { code, output } = await deploy(["--env", "staging"], {
+        XDG_CONFIG_HOME: home,
+        CLOUDFLARE_API_TOKEN: undefined,
+        CLOUDFLARE_ACCOUNT_ID: undefined,
+      });
       expect(code, output).toBe(1);
-      expect(output).toMatch(/✗ no Cloudflare account[\s\S]*Fix: run `npx wrangler login`, or export CLOUDFLARE_API_TOKEN/);
+      expect(output).toMatch(
+        /✗ no Cloudflare account[\s\S]*Fix: run `npx wrangler login`, or export CLOUDFLARE_API_TOKEN/,
+      );
       expect(output).not.toMatch(/^→ /m);
     } finally {
       rmSync(home, { recursive: true, force: true });

@@ -14,7 +14,8 @@ import { openApiDocument } from "../../../src/openapi.ts";
 const out = mkdtempSync(join(tmpdir(), "docs-page-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 const doc = JSON.parse(JSON.stringify(openApiDocument));
-const escaped = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+const escaped = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 /** The document's prose as the page shows it: escaped, `code` spans as <code>. */
 const shown = (s: string) => escaped(s).replace(/`([^`]+)`/g, "<code>$1</code>");
 
@@ -30,11 +31,18 @@ describe("the API reference page", () => {
   it("has a section for every operation, with its method, path and summary", () => {
     const html = renderReference(doc);
     const missing: string[] = [];
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId: string; summary: string }>>)) {
+    for (const [path, item] of Object.entries(
+      doc.paths as Record<string, Record<string, { operationId: string; summary: string }>>,
+    )) {
       for (const [method, op] of Object.entries(item)) {
         if (!op?.operationId) continue;
         const section = html.slice(html.indexOf(`id="${op.operationId}"`));
-        if (!html.includes(`id="${op.operationId}"`) || !section.includes(shown(op.summary)) || !section.includes(`${method.toUpperCase()}</span> <code>${escaped(path)}</code>`)) missing.push(`${method} ${path}`);
+        if (
+          !html.includes(`id="${op.operationId}"`) ||
+          !section.includes(shown(op.summary)) ||
+          !section.includes(`${method.toUpperCase()}</span> <code>${escaped(path)}</code>`)
+        )
+          missing.push(`${method} ${path}`);
       }
     }
     expect(missing).toEqual([]);

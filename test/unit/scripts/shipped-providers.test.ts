@@ -13,8 +13,10 @@ import { writeDevConfig } from "../../../scripts/dev-config.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const read = (config: string) => unstable_readConfig({ config: join(root, config) });
-const providersOf = (config: ReturnType<typeof read>) => (config.vars as { PROVIDERS: { name: string; binding: string }[] }).PROVIDERS;
-const servicesOf = (config: ReturnType<typeof read>) => (config.services ?? []) as { binding: string; service: string }[];
+const providersOf = (config: ReturnType<typeof read>) =>
+  (config.vars as { PROVIDERS: { name: string; binding: string }[] }).PROVIDERS;
+const servicesOf = (config: ReturnType<typeof read>) =>
+  (config.services ?? []) as { binding: string; service: string }[];
 const LAB = /lab/;
 
 describe("what ships", () => {
@@ -22,7 +24,11 @@ describe("what ships", () => {
 
   it("names no lab provider, in PROVIDERS or as a service binding", () => {
     expect(providersOf(shipped).map((p) => p.name)).toEqual(["std", "community"]);
-    expect(servicesOf(shipped).map((s) => s.service).filter((s) => LAB.test(s))).toEqual([]);
+    expect(
+      servicesOf(shipped)
+        .map((s) => s.service)
+        .filter((s) => LAB.test(s)),
+    ).toEqual([]);
     expect(SHIPPED.filter((c) => LAB.test(c))).toEqual([]);
   });
 
@@ -40,7 +46,13 @@ describe("what npm start and the tests run", () => {
 
   it("is the shipped runtime plus the three lab providers, after the shipped ones, and the example upstream MCP server", () => {
     expect(providersOf(dev).map((p) => p.name)).toEqual(["std", "community", "lab", "lab-twin", "lab-broken"]);
-    expect(servicesOf(dev).map((s) => s.service)).toEqual([...servicesOf(shipped).map((s) => s.service), "tool-provider-lab", "tool-provider-lab-twin", "tool-provider-lab-broken", "mcp-upstream-example"]);
+    expect(servicesOf(dev).map((s) => s.service)).toEqual([
+      ...servicesOf(shipped).map((s) => s.service),
+      "tool-provider-lab",
+      "tool-provider-lab-twin",
+      "tool-provider-lab-broken",
+      "mcp-upstream-example",
+    ]);
   });
 
   it("leaves out the declared secrets, so that wrangler dev reads all of .dev.vars", () => {
@@ -52,7 +64,18 @@ describe("what npm start and the tests run", () => {
     const { PROVIDERS: _a, ...devVars } = dev.vars as Record<string, unknown>;
     const { PROVIDERS: _b, ...shippedVars } = shipped.vars as Record<string, unknown>;
     expect(devVars).toEqual(shippedVars);
-    for (const key of ["name", "main", "compatibility_date", "compatibility_flags", "durable_objects", "migrations", "kv_namespaces", "queues", "d1_databases", "assets"] as const) {
+    for (const key of [
+      "name",
+      "main",
+      "compatibility_date",
+      "compatibility_flags",
+      "durable_objects",
+      "migrations",
+      "kv_namespaces",
+      "queues",
+      "d1_databases",
+      "assets",
+    ] as const) {
       expect(dev[key]).toEqual(shipped[key]);
     }
   });

@@ -38,7 +38,11 @@ async function drain(stream: ReadableStream<Uint8Array>): Promise<{ seqs: number
   }
   return { seqs: seqsOf(text), ended: "closed" };
 }
-const seqsOf = (text: string) => text.split("\n").filter(Boolean).map((l) => (JSON.parse(l) as ExecutionEvent).seq);
+const seqsOf = (text: string) =>
+  text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as ExecutionEvent).seq);
 
 describe("an execution's fan-out under 100 readers that never read", () => {
   it(`holds at most ${MAX_FANOUT_BYTES / 1024 / 1024} MiB of event bytes between them, dropping the furthest behind, while a reader that keeps up gets every event`, async () => {

@@ -4,12 +4,19 @@ import { Fanout, MAX_QUEUED_BYTES, MAX_SUBSCRIBERS } from "../../../src/stream/f
 import { encodeEventLine, EventStream } from "../../../src/stream/ndjson.ts";
 import { HEARTBEAT_MS, sseStream } from "../../../src/stream/sse.ts";
 
-const ev = (seq: number, type = "stdout", data: unknown = seq): ExecutionEvent => ({ seq, type, data: data as ExecutionEvent["data"], at: 0 });
+const ev = (seq: number, type = "stdout", data: unknown = seq): ExecutionEvent => ({
+  seq,
+  type,
+  data: data as ExecutionEvent["data"],
+  at: 0,
+});
 
 /** A Fanout over an in-memory event log: `publish` stores the event first, as the object does. */
 function withLog(...backlog: ExecutionEvent[]) {
   const log = [...backlog];
-  const fanout = new Fanout(encodeEventLine, (after, upTo, limit) => log.filter((e) => e.seq > after && e.seq <= upTo).slice(0, limit));
+  const fanout = new Fanout(encodeEventLine, (after, upTo, limit) =>
+    log.filter((e) => e.seq > after && e.seq <= upTo).slice(0, limit),
+  );
   const publish = (e: ExecutionEvent) => {
     log.push(e);
     fanout.publish(e);
@@ -42,7 +49,10 @@ describe("Fanout (an execution's subscribers)", () => {
 
   it("sends events published while a large backlog is still being read from the log after it, each exactly once", async () => {
     const big = "x".repeat(60 * 1024); // 40 of them: more than a reader is ever sent ahead
-    const { fanout, publish } = withLog(ev(1, "start"), ...Array.from({ length: 39 }, (_, i) => ev(i + 2, "stdout", big)));
+    const { fanout, publish } = withLog(
+      ev(1, "start"),
+      ...Array.from({ length: 39 }, (_, i) => ev(i + 2, "stdout", big)),
+    );
     const stream = fanout.subscribe(0, 40, false)!;
     for (let seq = 41; seq <= 45; seq++) publish(ev(seq, "stdout", big));
     publish(ev(46, "done"));

@@ -4,7 +4,9 @@ import { frameEvent, frameHeartbeat, frameRetry, resumeAfter } from "../../../sr
 describe("SSE framing", () => {
   it("frames an event with its sequence number as the id and the type as the event name", () => {
     const text = frameEvent({ seq: 7, type: "progress", data: { percent: 40 }, at: Date.UTC(2026, 10, 30) });
-    expect(text).toBe(`id: 7\nevent: progress\ndata: {"seq":7,"type":"progress","at":"2026-11-30T00:00:00.000Z","data":{"percent":40}}\n\n`);
+    expect(text).toBe(
+      `id: 7\nevent: progress\ndata: {"seq":7,"type":"progress","at":"2026-11-30T00:00:00.000Z","data":{"percent":40}}\n\n`,
+    );
   });
 
   it("keeps multi-line data on one data line (JSON escapes the newlines)", () => {

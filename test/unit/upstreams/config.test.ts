@@ -21,13 +21,36 @@ const refusal = (raw: unknown) => {
 describe("parseUpstream", () => {
   it("fills what MCP does not say with the conservative choice", () => {
     const u = parseUpstream(minimal, "admin");
-    expect(u).toMatchObject({ prefix: "", on_change: "keep", version: "1.0.0", tenant_credentials: false, source: "admin" });
-    expect(policyFor(u, "search")).toEqual({ latency_class: "slow", effects: "send", idempotent: false, capability_required: null });
+    expect(u).toMatchObject({
+      prefix: "",
+      on_change: "keep",
+      version: "1.0.0",
+      tenant_credentials: false,
+      source: "admin",
+    });
+    expect(policyFor(u, "search")).toEqual({
+      latency_class: "slow",
+      effects: "send",
+      idempotent: false,
+      capability_required: null,
+    });
   });
 
   it("takes the operator's defaults, and a tool's own policy over them", () => {
-    const u = parseUpstream({ ...minimal, defaults: { effects: "read", idempotent: true }, tool_policies: { search: { latency_class: "fast" } } }, "config");
-    expect(policyFor(u, "search")).toEqual({ latency_class: "fast", effects: "read", idempotent: true, capability_required: null });
+    const u = parseUpstream(
+      {
+        ...minimal,
+        defaults: { effects: "read", idempotent: true },
+        tool_policies: { search: { latency_class: "fast" } },
+      },
+      "config",
+    );
+    expect(policyFor(u, "search")).toEqual({
+      latency_class: "fast",
+      effects: "read",
+      idempotent: true,
+      capability_required: null,
+    });
     expect(policyFor(u, "other")).toMatchObject({ latency_class: "slow", effects: "read" });
   });
 

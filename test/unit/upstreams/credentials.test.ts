@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { checkToken, openToken, sealToken, tokenKey, type TokenKey } from "../../../src/upstreams/credentials.ts";
 
 const docs = { name: "docs", url: "https://docs.example.com/mcp" };
-const keyOf = (bytes: number[]) => tokenKey({ UPSTREAM_TOKEN_KEY: btoa(String.fromCharCode(...bytes)) } as unknown as Env) as Promise<TokenKey>;
+const keyOf = (bytes: number[]) =>
+  tokenKey({ UPSTREAM_TOKEN_KEY: btoa(String.fromCharCode(...bytes)) } as unknown as Env) as Promise<TokenKey>;
 
 describe("sealed tenant tokens", () => {
   it("opens in its own slot only", async () => {
@@ -42,7 +43,10 @@ describe("sealed tenant tokens", () => {
   it("has no key unless one is configured, and refuses a malformed one", async () => {
     expect(await tokenKey({} as Env)).toBeUndefined();
     await expect(tokenKey({ UPSTREAM_TOKEN_KEY: btoa("short") } as unknown as Env)).rejects.toThrow(/32 bytes/);
-    const named = await tokenKey({ UPSTREAM_TOKEN_KEY_SECRET: "MY_KEY", MY_KEY: btoa(String.fromCharCode(...new Array(32).fill(7))) } as unknown as Env);
+    const named = await tokenKey({
+      UPSTREAM_TOKEN_KEY_SECRET: "MY_KEY",
+      MY_KEY: btoa(String.fromCharCode(...new Array(32).fill(7))),
+    } as unknown as Env);
     expect(named?.id).toMatch(/^[0-9a-f]{8}$/);
   });
 

@@ -19,7 +19,12 @@ const SCHEMA: JsonSchema = {
     c: { type: "integer" },
     b: { type: "array", items: { type: "string" }, maxItems: 3 },
     "x/y": { type: "string", enum: ["one", "two"] },
-    nested: { type: "object", properties: { deep: { type: "boolean" } }, required: ["deep"], additionalProperties: false },
+    nested: {
+      type: "object",
+      properties: { deep: { type: "boolean" } },
+      required: ["deep"],
+      additionalProperties: false,
+    },
   },
   required: ["a", "c"],
   additionalProperties: false,
@@ -39,7 +44,8 @@ const INPUTS: unknown[] = [
 ];
 
 /** What a violation list says, order aside: where and which rule. */
-const said = (violations: { path: string; keyword: string }[]) => violations.map((v) => `${v.keyword} ${v.path}`).sort();
+const said = (violations: { path: string; keyword: string }[]) =>
+  violations.map((v) => `${v.keyword} ${v.path}`).sort();
 
 async function both(schema: JsonSchema, input: unknown) {
   const hash = await schemaHash(schema);
@@ -78,7 +84,11 @@ describe("run-time schemas (docs/contract.md#validation)", () => {
     expect(refused).toBeInstanceOf(RuntimeError);
     expect((refused as RuntimeError).code).toBe("invalid_input");
     expect(said((refused as RuntimeError).details!.violations as never)).toEqual(["minimum /a", "required /c"]);
-    expect((refused as RuntimeError).details!.violations).toContainEqual({ path: "/c", message: "is required", keyword: "required" });
+    expect((refused as RuntimeError).details!.violations).toContainEqual({
+      path: "/c",
+      message: "is required",
+      keyword: "required",
+    });
     expect(validateInput({ a: 3, c: 0 }, { hash, schema: SCHEMA, coercion: "strict" }, {})).toEqual({ a: 3, c: 0 });
   });
 
@@ -86,12 +96,27 @@ describe("run-time schemas (docs/contract.md#validation)", () => {
     const tuple: JsonSchema = { type: "array", prefixItems: [{ type: "string" }], items: false };
     expect(checkOutput(["x"], await schemaHash(tuple), {}, tuple)).toEqual([]);
     expect(checkOutput(["x", "y"], await schemaHash(tuple), {}, tuple).length).toBeGreaterThan(0);
-    expect(() => runtimeValidator("odd", { $schema: "https://example.com/my-dialect", type: "object" })).toThrow(SchemaUnusableError);
+    expect(() => runtimeValidator("odd", { $schema: "https://example.com/my-dialect", type: "object" })).toThrow(
+      SchemaUnusableError,
+    );
   });
 
   it("refuses a schema whose $ref cannot be resolved before any call meets it", () => {
-    expect(() => runtimeValidator("broken-ref", { type: "object", properties: { a: { $ref: "#/$defs/missing" } } })).toThrow(SchemaUnusableError);
-    expect(() => runtimeValidator("remote-ref", { type: "object", properties: { a: { $ref: "https://example.com/schema.json" } } })).toThrow(SchemaUnusableError);
-    expect(() => runtimeValidator("good-ref", { type: "object", properties: { a: { $ref: "#/$defs/n" } }, $defs: { n: { type: "number" } } })).not.toThrow();
+    expect(() =>
+      runtimeValidator("broken-ref", { type: "object", properties: { a: { $ref: "#/$defs/missing" } } }),
+    ).toThrow(SchemaUnusableError);
+    expect(() =>
+      runtimeValidator("remote-ref", {
+        type: "object",
+        properties: { a: { $ref: "https://example.com/schema.json" } },
+      }),
+    ).toThrow(SchemaUnusableError);
+    expect(() =>
+      runtimeValidator("good-ref", {
+        type: "object",
+        properties: { a: { $ref: "#/$defs/n" } },
+        $defs: { n: { type: "number" } },
+      }),
+    ).not.toThrow();
   });
 });

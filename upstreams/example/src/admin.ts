@@ -24,7 +24,11 @@ function invalidOverride(body: unknown): string | null {
   if (Object.keys(rest).length > 0) return `unknown fields: ${Object.keys(rest).join(", ")}`;
   if (description !== undefined && typeof description !== "string") return "description must be a string";
   if (inputSchema !== undefined) {
-    if (typeof inputSchema !== "object" || inputSchema === null || (inputSchema as { type?: unknown }).type !== "object") {
+    if (
+      typeof inputSchema !== "object" ||
+      inputSchema === null ||
+      (inputSchema as { type?: unknown }).type !== "object"
+    ) {
       return 'inputSchema must be a JSON Schema object with "type": "object"';
     }
     try {

@@ -7,7 +7,12 @@
  *   /admin/*       test controls (see admin.ts), only with ADMIN_SECRET set
  *   GET /healthz   200 when the Worker runs
  */
-import { type McpHttpHandler, createMcpHandler, localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
+import {
+  type McpHttpHandler,
+  createMcpHandler,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from "@modelcontextprotocol/server";
 import { handleAdmin } from "./admin.ts";
 import { tokenGate } from "./auth.ts";
 import { type Env, listSetting } from "./env.ts";
@@ -22,7 +27,10 @@ let handler: McpHttpHandler | undefined;
 async function serveMcp(request: Request, env: Env): Promise<Response> {
   // MCP Streamable HTTP, Security: an Origin that is present and not ours is refused with
   // 403 (DNS rebinding). Server-to-server calls carry no Origin.
-  const refused = originValidationResponse(request, [...localhostAllowedOrigins(), ...listSetting(env.ALLOWED_ORIGINS)]);
+  const refused = originValidationResponse(request, [
+    ...localhostAllowedOrigins(),
+    ...listSetting(env.ALLOWED_ORIGINS),
+  ]);
   if (refused) return refused;
 
   const tokens = listSetting(env.UPSTREAM_TOKENS);

@@ -29,7 +29,12 @@ const readOnly = { readOnlyHint: true, destructiveHint: false, openWorldHint: fa
 export const MUTABLE_TOOL = "mutable_echo";
 export const MUTABLE_DEFAULTS = {
   description: "Echoes its text. (Its definition can be changed at run time through the admin endpoint.)",
-  inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+  inputSchema: {
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+    additionalProperties: false,
+  },
 } satisfies Required<DefinitionOverride>;
 
 /** The SHA-256 of the bearer token this request arrived with, verified or not. */
@@ -60,7 +65,12 @@ export function registerTools(server: McpServer, env: Env, mutable: DefinitionOv
     "echo",
     {
       description: "Returns its text unchanged.",
-      inputSchema: schema({ type: "object", properties: { text: { type: "string", maxLength: 10_000 } }, required: ["text"], additionalProperties: false }),
+      inputSchema: schema({
+        type: "object",
+        properties: { text: { type: "string", maxLength: 10_000 } },
+        required: ["text"],
+        additionalProperties: false,
+      }),
       outputSchema: schema({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
       annotations: { ...readOnly, idempotentHint: true },
     },
@@ -98,7 +108,8 @@ export function registerTools(server: McpServer, env: Env, mutable: DefinitionOv
       // Recorded with waitUntil: after a cancellation the client is gone, and the write must
       // still land for a test to read it.
       const record = (status: RunRecord["status"], reached: number) => {
-        if (run_id !== undefined) waitUntil(stateOf(env).recordRun(run_id, { status, reached, token_sha256: tokenHash }));
+        if (run_id !== undefined)
+          waitUntil(stateOf(env).recordRun(run_id, { status, reached, token_sha256: tokenHash }));
       };
       record("running", 0);
       // Sent only when the client asked for log messages (2026-07-28: `_meta` logLevel).
@@ -144,7 +155,11 @@ export function registerTools(server: McpServer, env: Env, mutable: DefinitionOv
     {
       description: "Returns the SHA-256 (hex) of the bearer token this call arrived with, or null without one.",
       inputSchema: schema({ type: "object", properties: {}, additionalProperties: false }),
-      outputSchema: schema({ type: "object", properties: { token_sha256: { type: ["string", "null"] } }, required: ["token_sha256"] }),
+      outputSchema: schema({
+        type: "object",
+        properties: { token_sha256: { type: ["string", "null"] } },
+        required: ["token_sha256"],
+      }),
       annotations: { ...readOnly, idempotentHint: true },
     },
     async (_args, ctx) => {

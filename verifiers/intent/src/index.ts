@@ -17,7 +17,15 @@ export default class IntentVerifier extends WorkerEntrypoint<VerifierEnv> {
   async verify(request: IntentRequest): Promise<IntentVerdict> {
     profiles ??= parseProfiles(this.env.AGENT_PROFILES ?? defaultProfiles);
     const verdict = judgeIntent(request, profiles);
-    console.log(JSON.stringify({ msg: "intent verdict", tenant: request.tenant, agent: request.agent, tool: request.tool, ...verdict }));
+    console.log(
+      JSON.stringify({
+        msg: "intent verdict",
+        tenant: request.tenant,
+        agent: request.agent,
+        tool: request.tool,
+        ...verdict,
+      }),
+    );
     return verdict;
   }
 

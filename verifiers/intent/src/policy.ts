@@ -17,18 +17,40 @@ export type Profiles = Record<string, AgentProfile>;
 export function judgeIntent(request: IntentRequest, profiles: Profiles): IntentVerdict {
   const name = Object.hasOwn(profiles, request.agent) ? request.agent : "default";
   const profile = profiles[name];
-  if (!profile) return { verdict: "misaligned", reason: `agent ${request.agent} has no profile and there is no default`, profile: name };
+  if (!profile)
+    return {
+      verdict: "misaligned",
+      reason: `agent ${request.agent} has no profile and there is no default`,
+      profile: name,
+    };
   if (!profile.tools.some((pattern) => globMatch(pattern, request.tool))) {
-    return { verdict: "misaligned", reason: `${request.tool} is outside what ${name} is for (${profile.purpose})`, profile: name };
+    return {
+      verdict: "misaligned",
+      reason: `${request.tool} is outside what ${name} is for (${profile.purpose})`,
+      profile: name,
+    };
   }
   if (!profile.effects.includes(request.effects)) {
-    return { verdict: "misaligned", reason: `${name} may not ${request.effects} (it is for: ${profile.purpose})`, profile: name };
+    return {
+      verdict: "misaligned",
+      reason: `${name} may not ${request.effects} (it is for: ${profile.purpose})`,
+      profile: name,
+    };
   }
-  return { verdict: "aligned", reason: `${request.tool} (${request.effects}) fits ${name}: ${profile.purpose}`, profile: name };
+  return {
+    verdict: "aligned",
+    reason: `${request.tool} (${request.effects}) fits ${name}: ${profile.purpose}`,
+    profile: name,
+  };
 }
 
 export function globMatch(pattern: string, value: string): boolean {
-  const re = new RegExp(`^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split("*")
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   return re.test(value);
 }
 

@@ -53,6 +53,8 @@ export default {
     if (path === "/f0") result = await env.PROVIDER_LAB.invoke(echoCall(input), new NullSink());
     else if (path === "/f1") result = await env.FLOOR.get(env.FLOOR.newUniqueId()).run(input);
     else return new Response("not found", { status: 404 });
-    return Response.json(result.ok ? { output: result.output } : { error: result.error }, { status: result.ok ? 200 : 502 });
+    return Response.json(result.ok ? { output: result.output } : { error: result.error }, {
+      status: result.ok ? 200 : 502,
+    });
   },
 };

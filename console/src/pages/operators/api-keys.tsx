@@ -7,13 +7,23 @@ import { Problem } from "../../components/problem.tsx";
 import { useDraft } from "../../drafts.ts";
 import { useLoad } from "../../use-load.ts";
 
-const list = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);
+const list = (s: string) =>
+  s
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
 /** agent: its own executions; tenant_admin: its tenant's executions, audit, upstream tokens and keys; approver: decides approvals; admin: an operator. */
 const ROLES = ["agent", "tenant_admin", "approver", "admin"] as const;
 
 export function ApiKeys() {
   const { client, problem } = useApp();
-  const [form, setForm] = useDraft("keys.form", { tenant: "", agent: "", capabilities: "", channels: "", role: "agent" });
+  const [form, setForm] = useDraft("keys.form", {
+    tenant: "",
+    agent: "",
+    capabilities: "",
+    channels: "",
+    role: "agent",
+  });
   const [created, setCreated] = useState<(ApiKeyRecord & { key: string }) | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [tenantFilter, setTenantFilter] = useState("");
@@ -24,7 +34,15 @@ export function ApiKeys() {
     setError(null);
     try {
       const role = ROLES.find((r) => r === form.role) ?? "agent";
-      setCreated(await client.createKey({ tenant: form.tenant.trim(), agent: form.agent.trim(), capabilities: list(form.capabilities), channels: list(form.channels), role }));
+      setCreated(
+        await client.createKey({
+          tenant: form.tenant.trim(),
+          agent: form.agent.trim(),
+          capabilities: list(form.capabilities),
+          channels: list(form.channels),
+          role,
+        }),
+      );
       keys.reload();
     } catch (err) {
       if (!problem(err)) setError(err);
@@ -43,7 +61,13 @@ export function ApiKeys() {
   const input = (name: "tenant" | "agent" | "capabilities" | "channels", label: string, help?: string) => (
     <div class="field">
       <label for={`key-${name}`}>{label}</label>
-      <input id={`key-${name}`} value={form[name]} required={name === "tenant" || name === "agent"} aria-describedby={help ? `key-${name}-help` : undefined} onInput={(e) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value })} />
+      <input
+        id={`key-${name}`}
+        value={form[name]}
+        required={name === "tenant" || name === "agent"}
+        aria-describedby={help ? `key-${name}-help` : undefined}
+        onInput={(e) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value })}
+      />
       {help && (
         <p id={`key-${name}-help`} class="muted">
           {help}
@@ -58,12 +82,22 @@ export function ApiKeys() {
         {input("tenant", "Tenant")}
         {input("agent", "Agent")}
         {input("capabilities", "Capabilities", "comma-separated, e.g. network:api.example.com")}
-        {input("channels", "Channels", "providers it may reach, comma-separated, * for all; left empty the key reaches none (least privilege)")}
+        {input(
+          "channels",
+          "Channels",
+          "providers it may reach, comma-separated, * for all; left empty the key reaches none (least privilege)",
+        )}
         <div class="field">
           <label for="key-role">Role</label>
-          <select id="key-role" value={form.role} onChange={(e) => setForm({ ...form, role: (e.target as HTMLSelectElement).value })}>
+          <select
+            id="key-role"
+            value={form.role}
+            onChange={(e) => setForm({ ...form, role: (e.target as HTMLSelectElement).value })}
+          >
             <option value="agent">agent (its own executions)</option>
-            <option value="tenant_admin">tenant admin (its tenant's executions, audit, upstream tokens and keys)</option>
+            <option value="tenant_admin">
+              tenant admin (its tenant's executions, audit, upstream tokens and keys)
+            </option>
             <option value="approver">approver (also decides its tenant's approvals)</option>
             <option value="admin">admin (operator)</option>
           </select>
@@ -73,7 +107,10 @@ export function ApiKeys() {
       {created && (
         <div class="notice" role="alert">
           <p>
-            <strong>New key for {created.tenant} / {created.agent}.</strong> Copy it now: it is shown this once and cannot be read again.
+            <strong>
+              New key for {created.tenant} / {created.agent}.
+            </strong>{" "}
+            Copy it now: it is shown this once and cannot be read again.
           </p>
           <label for="new-key">The new key</label>
           <input id="new-key" readOnly value={created.key} onFocus={(e) => (e.target as HTMLInputElement).select()} />
@@ -88,7 +125,12 @@ export function ApiKeys() {
       <Problem error={error ?? keys.error} />
       <div class="field">
         <label for="keys-tenant">List the keys of tenant</label>
-        <input id="keys-tenant" value={tenantFilter} onInput={(e) => setTenantFilter((e.target as HTMLInputElement).value)} placeholder="all tenants" />
+        <input
+          id="keys-tenant"
+          value={tenantFilter}
+          onInput={(e) => setTenantFilter((e.target as HTMLInputElement).value)}
+          placeholder="all tenants"
+        />
       </div>
       {keys.data && (
         <table class="data">
@@ -120,7 +162,12 @@ export function ApiKeys() {
                   {k.revoked_at ? (
                     <span class="muted">revoked</span>
                   ) : (
-                    <button type="button" class="danger" onClick={() => void revoke(k)} aria-label={`Revoke ${k.key_id} (${k.tenant} / ${k.agent})`}>
+                    <button
+                      type="button"
+                      class="danger"
+                      onClick={() => void revoke(k)}
+                      aria-label={`Revoke ${k.key_id} (${k.tenant} / ${k.agent})`}
+                    >
                       Revoke
                     </button>
                   )}

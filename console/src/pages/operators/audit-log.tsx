@@ -11,13 +11,24 @@ export function AuditLog() {
   const [form, setForm] = useState(filters);
   const [cursors, setCursors] = useState<string[]>([]);
   const { data, error, loading, reload } = useLoad(
-    (c) => c.listAudit({ tenant: filters.tenant.trim() || undefined, tool: filters.tool.trim() || undefined, status: filters.status || undefined, limit: 20, cursor: cursors.at(-1) }),
+    (c) =>
+      c.listAudit({
+        tenant: filters.tenant.trim() || undefined,
+        tool: filters.tool.trim() || undefined,
+        status: filters.status || undefined,
+        limit: 20,
+        cursor: cursors.at(-1),
+      }),
     [filters.tenant, filters.tool, filters.status, cursors.at(-1)],
   );
   const text = (name: "tenant" | "tool", label: string) => (
     <div class="field">
       <label for={`audit-${name}`}>{label}</label>
-      <input id={`audit-${name}`} value={form[name]} onInput={(e) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value })} />
+      <input
+        id={`audit-${name}`}
+        value={form[name]}
+        onInput={(e) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value })}
+      />
     </div>
   );
   return (
@@ -36,7 +47,11 @@ export function AuditLog() {
         {text("tool", "Tool")}
         <div class="field">
           <label for="audit-status">Status</label>
-          <select id="audit-status" value={form.status} onChange={(e) => setForm({ ...form, status: (e.target as HTMLSelectElement).value })}>
+          <select
+            id="audit-status"
+            value={form.status}
+            onChange={(e) => setForm({ ...form, status: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">any</option>
             {KNOWN_STATUSES.map((s) => (
               <option key={s}>{s}</option>
@@ -51,14 +66,20 @@ export function AuditLog() {
       <Problem error={error} />
       {data && (
         <table class="data" aria-busy={loading}>
-          <caption>{data.records.length === 0 ? "No audit records match" : `Audit records, newest first (page ${cursors.length + 1})`}</caption>
+          <caption>
+            {data.records.length === 0
+              ? "No audit records match"
+              : `Audit records, newest first (page ${cursors.length + 1})`}
+          </caption>
           <thead>
             <tr>
-              {["Ended", "Tenant / agent", "Tool", "Provider", "Status", "Latency", "Attempts", "Execution"].map((h) => (
-                <th scope="col" key={h}>
-                  {h}
-                </th>
-              ))}
+              {["Ended", "Tenant / agent", "Tool", "Provider", "Status", "Latency", "Attempts", "Execution"].map(
+                (h) => (
+                  <th scope="col" key={h}>
+                    {h}
+                  </th>
+                ),
+              )}
             </tr>
           </thead>
           <tbody>
@@ -92,7 +113,11 @@ export function AuditLog() {
         <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
           Previous page
         </button>
-        <button type="button" disabled={!data?.next_cursor} onClick={() => data?.next_cursor && setCursors([...cursors, data.next_cursor])}>
+        <button
+          type="button"
+          disabled={!data?.next_cursor}
+          onClick={() => data?.next_cursor && setCursors([...cursors, data.next_cursor])}
+        >
           Next page
         </button>
       </nav>

@@ -3,7 +3,14 @@ import { useMemo, useState } from "preact/hooks";
 import { BarChart } from "../../components/bar-chart.tsx";
 import { percent } from "../../components/bits.tsx";
 import { Problem } from "../../components/problem.tsx";
-import { breakerStates, bucketLabel, errorRates, histogramTools, latencyHistogram, parseMetrics } from "../../lib/prometheus.ts";
+import {
+  breakerStates,
+  bucketLabel,
+  errorRates,
+  histogramTools,
+  latencyHistogram,
+  parseMetrics,
+} from "../../lib/prometheus.ts";
 import { useLoad } from "../../use-load.ts";
 
 export function Health() {
@@ -21,7 +28,12 @@ export function Health() {
       <div class="row wrap">
         <div class="field">
           <label for="latency-tool">Latency of tool</label>
-          <select id="latency-tool" value={tool ?? ""} onChange={(e) => setPicked((e.target as HTMLSelectElement).value)} disabled={tools.length === 0}>
+          <select
+            id="latency-tool"
+            value={tool ?? ""}
+            onChange={(e) => setPicked((e.target as HTMLSelectElement).value)}
+            disabled={tools.length === 0}
+          >
             {tools.map((t) => (
               <option key={t}>{t}</option>
             ))}
@@ -32,7 +44,9 @@ export function Health() {
         </button>
       </div>
       <Problem error={error} />
-      {text !== null && tools.length === 0 && <p class="muted">No execution has ended yet, so there is no latency to show.</p>}
+      {text !== null && tools.length === 0 && (
+        <p class="muted">No execution has ended yet, so there is no latency to show.</p>
+      )}
       {tool && (
         <BarChart
           id="latency-chart"
@@ -44,7 +58,15 @@ export function Health() {
         />
       )}
       {rates.length > 0 && (
-        <BarChart id="error-chart" title="Error rate per tool (cancellations excluded)" category="Tool" unit="error rate" labels={rates.map((r) => r.tool)} values={rates.map((r) => r.rate)} format={(v) => percent(v)} />
+        <BarChart
+          id="error-chart"
+          title="Error rate per tool (cancellations excluded)"
+          category="Tool"
+          unit="error rate"
+          labels={rates.map((r) => r.tool)}
+          values={rates.map((r) => r.rate)}
+          format={(v) => percent(v)}
+        />
       )}
       <table class="data">
         <caption>Circuit breakers by provider and tool</caption>

@@ -12,7 +12,15 @@ import type { UpstreamChangeView } from "../../lib/upstream-admin.ts";
 
 const shown = (v: unknown) => (v === null ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v, null, 1));
 
-export function DefinitionChange({ upstream, change: c, onDecided }: { upstream: string; change: UpstreamChangeView; onDecided: () => void }) {
+export function DefinitionChange({
+  upstream,
+  change: c,
+  onDecided,
+}: {
+  upstream: string;
+  change: UpstreamChangeView;
+  onDecided: () => void;
+}) {
   const { upstreams, problem } = useApp();
   const [busy, setBusy] = useState<"approve" | "reject" | null>(null);
   const [reason, setReason] = useState("");
@@ -40,7 +48,9 @@ export function DefinitionChange({ upstream, change: c, onDecided }: { upstream:
     <article class="change card" aria-label={`Change of ${c.registry_name}`} data-change={c.tool}>
       <p class="card-title">{c.registry_name}</p>
       <p>
-        Seen <When iso={c.seen_at} />. Meanwhile {c.serving === "approved" ? "the approved definition keeps serving" : "the tool is withheld"}. New definition <code title={c.new_hash}>{c.new_hash.slice(0, 12)}</code>, approved one{" "}
+        Seen <When iso={c.seen_at} />. Meanwhile{" "}
+        {c.serving === "approved" ? "the approved definition keeps serving" : "the tool is withheld"}. New definition{" "}
+        <code title={c.new_hash}>{c.new_hash.slice(0, 12)}</code>, approved one{" "}
         <code title={c.approved_hash}>{c.approved_hash.slice(0, 12)}</code>.
       </p>
       <table class="data diff">
@@ -70,17 +80,37 @@ export function DefinitionChange({ upstream, change: c, onDecided }: { upstream:
       </table>
       <div class="field">
         <label for={field}>Reason (kept with a rejection)</label>
-        <input id={field} value={reason} maxLength={1000} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
+        <input
+          id={field}
+          value={reason}
+          maxLength={1000}
+          onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+        />
       </div>
       <div class="actions">
-        <button type="button" class="approve" onClick={() => void decide("approve")} disabled={busy !== null} aria-label={`Approve the new definition of ${c.registry_name}`}>
+        <button
+          type="button"
+          class="approve"
+          onClick={() => void decide("approve")}
+          disabled={busy !== null}
+          aria-label={`Approve the new definition of ${c.registry_name}`}
+        >
           {busy === "approve" ? "Approving…" : "Approve this definition"}
         </button>
-        <button type="button" class="danger" onClick={() => void decide("reject")} disabled={busy !== null} aria-label={`Reject the new definition of ${c.registry_name}`}>
+        <button
+          type="button"
+          class="danger"
+          onClick={() => void decide("reject")}
+          disabled={busy !== null}
+          aria-label={`Reject the new definition of ${c.registry_name}`}
+        >
           {busy === "reject" ? "Rejecting…" : "Reject"}
         </button>
       </div>
-      <p class="muted">Left undecided, nothing changes for callers, and the change is dropped when the upstream lists the approved definition again.</p>
+      <p class="muted">
+        Left undecided, nothing changes for callers, and the change is dropped when the upstream lists the approved
+        definition again.
+      </p>
       <Problem error={error} />
     </article>
   );

@@ -40,8 +40,13 @@ export function UpstreamCard({ upstream: u, onChanged }: { upstream: UpstreamVie
         <Fact term="Registered by">{u.source === "admin" ? "the admin API" : "configuration"}</Fact>
         <Fact term="Trust">{u.trust}</Fact>
         <Fact term="Tool names">{u.prefix}…</Fact>
-        <Fact term="On a changed definition">{u.on_change === "keep" ? "keep serving the approved one" : "withhold the tool"}</Fact>
-        <Fact term="Credential">{u.secret ? `secret ${u.secret}` : "none"}{u.tenant_credentials ? "; tenants may store their own" : ""}</Fact>
+        <Fact term="On a changed definition">
+          {u.on_change === "keep" ? "keep serving the approved one" : "withhold the tool"}
+        </Fact>
+        <Fact term="Credential">
+          {u.secret ? `secret ${u.secret}` : "none"}
+          {u.tenant_credentials ? "; tenants may store their own" : ""}
+        </Fact>
       </dl>
       <p class="upstream-health" data-healthy={String(healthy)}>
         <strong>Listing: </strong>
@@ -58,7 +63,8 @@ export function UpstreamCard({ upstream: u, onChanged }: { upstream: UpstreamVie
             {u.status.era && ` (${u.status.era === "modern" ? "current" : "2025-era"} MCP)`}.{" "}
           </>
         )}
-        {u.status.error && <span class="field-error">{u.status.error}</span>} {u.status.served.length} served, {u.status.withheld.length} withheld, {u.status.not_allowed} listed but not allowed.
+        {u.status.error && <span class="field-error">{u.status.error}</span>} {u.status.served.length} served,{" "}
+        {u.status.withheld.length} withheld, {u.status.not_allowed} listed but not allowed.
       </p>
       <button type="button" onClick={listAgain} disabled={busy} aria-label={`List the tools of ${u.name} again now`}>
         {busy ? "Listing…" : "List again now"}
@@ -163,13 +169,26 @@ function ToolTable({ upstream: u }: { upstream: UpstreamView }) {
               <th scope="row">
                 <a href={href("tools", name)}>{name}</a>
               </th>
-              <td>{offer ? offer.disabled ? "switched off" : offer.alive ? "alive" : "not answering" : "–"}</td>
-              <td>{offer ? <span class={`breaker breaker-${offer.breaker}`}>{offer.breaker.replace("_", "-")}</span> : "–"}</td>
-              <td>{!offer ? "–" : offer.samples === 0 ? "no calls yet" : `${percent(offer.error_rate)} of ${offer.samples} calls`}</td>
+              <td>{offer ? (offer.disabled ? "switched off" : offer.alive ? "alive" : "not answering") : "–"}</td>
+              <td>
+                {offer ? (
+                  <span class={`breaker breaker-${offer.breaker}`}>{offer.breaker.replace("_", "-")}</span>
+                ) : (
+                  "–"
+                )}
+              </td>
+              <td>
+                {!offer
+                  ? "–"
+                  : offer.samples === 0
+                    ? "no calls yet"
+                    : `${percent(offer.error_rate)} of ${offer.samples} calls`}
+              </td>
               <td>
                 {pin ? (
                   <>
-                    <code title={pin.hash}>{pin.hash.slice(0, 12)}</code> by {pin.approved_by}, <When iso={pin.approved_at} />
+                    <code title={pin.hash}>{pin.hash.slice(0, 12)}</code> by {pin.approved_by},{" "}
+                    <When iso={pin.approved_at} />
                   </>
                 ) : (
                   "–"

@@ -4,7 +4,13 @@
  * "sentence". Two providers of one tool let the runtime's ranking choose between them.
  */
 import { defineTool } from "../../../sdk/define.ts";
-import { isWhitespace, textStatsInput, textStatsOutput, type TextStats, type TextStatsInput } from "../../../std/src/tools/text-stats.ts";
+import {
+  isWhitespace,
+  textStatsInput,
+  textStatsOutput,
+  type TextStats,
+  type TextStatsInput,
+} from "../../../std/src/tools/text-stats.ts";
 
 /**
  * One pass, constant work per code point (linear on any text the schema admits, so no input can hold its Worker's CPU):

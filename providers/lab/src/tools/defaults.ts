@@ -18,7 +18,12 @@ const input = {
     /** null → "en" through a $ref (the example of docs/contract.md#coercion). */
     lang: { $ref: "#/$defs/lang" },
     /** null → "plain": the only default among the branches. */
-    format: { anyOf: [{ type: "string", enum: ["plain", "markdown"], default: "plain" }, { type: "integer", minimum: 1, maximum: 3 }] },
+    format: {
+      anyOf: [
+        { type: "string", enum: ["plain", "markdown"], default: "plain" },
+        { type: "integer", minimum: 1, maximum: 3 },
+      ],
+    },
     /** A null inside the branch the object's `kind` selects takes that branch's default. */
     target: {
       oneOf: [
@@ -26,7 +31,11 @@ const input = {
           type: "object",
           additionalProperties: false,
           required: ["kind"],
-          properties: { kind: { const: "file" }, path: { type: "string", maxLength: 200 }, lang: { $ref: "#/$defs/lang" } },
+          properties: {
+            kind: { const: "file" },
+            path: { type: "string", maxLength: 200 },
+            lang: { $ref: "#/$defs/lang" },
+          },
         },
         {
           type: "object",
@@ -44,9 +53,15 @@ const input = {
 export const labDefaults = defineTool({
   name: "lab.defaults",
   version: "1.0.0",
-  description: "Lenient: answers {received} with its input after coercion (null → defaults behind $ref, anyOf and oneOf).",
+  description:
+    "Lenient: answers {received} with its input after coercion (null → defaults behind $ref, anyOf and oneOf).",
   input,
-  output: { type: "object", required: ["received"], additionalProperties: false, properties: { received: { type: "object" } } },
+  output: {
+    type: "object",
+    required: ["received"],
+    additionalProperties: false,
+    properties: { received: { type: "object" } },
+  },
   idempotent: true,
   latency_class: "instant",
   effects: "read",

@@ -27,7 +27,12 @@ export const labBadOutput = defineTool({
   version: "1.0.0",
   description: "Declares {value: number} and returns a string in it: the runtime must answer invalid_output.",
   input: { type: "object", additionalProperties: false, properties: {} },
-  output: { type: "object", required: ["value"], additionalProperties: false, properties: { value: { type: "number" } } },
+  output: {
+    type: "object",
+    required: ["value"],
+    additionalProperties: false,
+    properties: { value: { type: "number" } },
+  },
   idempotent: true,
   latency_class: "fast",
   effects: "read",
@@ -90,7 +95,12 @@ export function labRoute(servedBy: string) {
     version: "1.0.0",
     description: "Answers with the name of the provider that served the call; crash: true makes it throw.",
     input: { type: "object", additionalProperties: false, properties: { crash: { type: "boolean" } } },
-    output: { type: "object", required: ["served_by"], additionalProperties: false, properties: { served_by: { type: "string" } } },
+    output: {
+      type: "object",
+      required: ["served_by"],
+      additionalProperties: false,
+      properties: { served_by: { type: "string" } },
+    },
     idempotent: true,
     latency_class: "fast",
     effects: "read",
@@ -128,7 +138,12 @@ export const labFlaky = defineTool({
       delay_ms: { type: "integer", minimum: 0, maximum: 60000, default: 0 },
     },
   },
-  output: { type: "object", required: ["calls"], additionalProperties: false, properties: { calls: { type: "integer" } } },
+  output: {
+    type: "object",
+    required: ["calls"],
+    additionalProperties: false,
+    properties: { calls: { type: "integer" } },
+  },
   idempotent: true,
   latency_class: "fast",
   effects: "read",
@@ -153,7 +168,8 @@ export const labFlaky = defineTool({
 export const labBurst = defineTool({
   name: "lab.burst",
   version: "1.0.0",
-  description: "Waits wait_ms, then emits count stdout events interval_ms apart, each padded by pad characters; answers {emitted}.",
+  description:
+    "Waits wait_ms, then emits count stdout events interval_ms apart, each padded by pad characters; answers {emitted}.",
   input: {
     type: "object",
     additionalProperties: false,
@@ -188,7 +204,8 @@ export const labBurst = defineTool({
 export const labReject = defineTool({
   name: "lab.reject",
   version: "1.0.0",
-  description: "Fails with tool_error and the given code (quota_exhausted or not_ready); undeclared: true uses an undeclared one.",
+  description:
+    "Fails with tool_error and the given code (quota_exhausted or not_ready); undeclared: true uses an undeclared one.",
   input: {
     type: "object",
     additionalProperties: false,
@@ -210,7 +227,11 @@ export const labReject = defineTool({
   ],
   handler: (input: { code: "quota_exhausted" | "not_ready"; retryable?: boolean; undeclared?: boolean }) => {
     const code = input.undeclared ? "surprise" : input.code;
-    throw new ToolError(`lab.reject was asked to fail with ${code}`, { code, retryable: input.retryable ?? false, details: { asked: input.code } });
+    throw new ToolError(`lab.reject was asked to fail with ${code}`, {
+      code,
+      retryable: input.retryable ?? false,
+      details: { asked: input.code },
+    });
   },
 });
 
@@ -237,7 +258,9 @@ export const labItems = defineTool({
     type: "object",
     required: ["items"],
     additionalProperties: false,
-    properties: { items: { type: "array", items: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } } },
+    properties: {
+      items: { type: "array", items: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } },
+    },
   },
   idempotent: true,
   latency_class: "slow",
@@ -303,9 +326,17 @@ export const labLong = defineTool({
   input: {
     type: "object",
     additionalProperties: false,
-    properties: { ms: { type: "integer", minimum: 0, maximum: 600_000, default: 5_000 }, crash: { type: "boolean", default: false } },
+    properties: {
+      ms: { type: "integer", minimum: 0, maximum: 600_000, default: 5_000 },
+      crash: { type: "boolean", default: false },
+    },
   },
-  output: { type: "object", required: ["worked_ms"], additionalProperties: false, properties: { worked_ms: { type: "integer" } } },
+  output: {
+    type: "object",
+    required: ["worked_ms"],
+    additionalProperties: false,
+    properties: { worked_ms: { type: "integer" } },
+  },
   idempotent: false,
   latency_class: "long_running",
   effects: "read",
@@ -322,4 +353,23 @@ export const labLong = defineTool({
   },
 });
 
-export const labTools = [labEcho, labBadOutput, labCrash, labStall, labRoute("lab"), labFlaky, labBurst, labReject, labItems, labSpin, labLong, labDefaults, labWrite, labDelete, labContext, labGauge, labErase, labWasErased];
+export const labTools = [
+  labEcho,
+  labBadOutput,
+  labCrash,
+  labStall,
+  labRoute("lab"),
+  labFlaky,
+  labBurst,
+  labReject,
+  labItems,
+  labSpin,
+  labLong,
+  labDefaults,
+  labWrite,
+  labDelete,
+  labContext,
+  labGauge,
+  labErase,
+  labWasErased,
+];

@@ -12,12 +12,7 @@
  */
 
 export type ArithmeticErrorKind =
-  | "syntax"
-  | "unknown_identifier"
-  | "wrong_argument_count"
-  | "division_by_zero"
-  | "non_finite"
-  | "too_deep";
+  "syntax" | "unknown_identifier" | "wrong_argument_count" | "division_by_zero" | "non_finite" | "too_deep";
 
 /** Why an expression has no value; `position` is a 0-based index into the expression. */
 export class ArithmeticError extends Error {
@@ -111,20 +106,32 @@ export function evaluateArithmetic(expression: string): number {
     return token.kind === "symbol" && token.symbol === symbol;
   };
   const describe = (token: Token) =>
-    token.kind === "end" ? "end of expression" : token.kind === "number" ? "a number" : token.kind === "name" ? token.name : `"${token.symbol}"`;
+    token.kind === "end"
+      ? "end of expression"
+      : token.kind === "number"
+        ? "a number"
+        : token.kind === "name"
+          ? token.name
+          : `"${token.symbol}"`;
   const unexpected = (token: Token, wanted: string): never => {
-    throw new ArithmeticError(`expected ${wanted} but found ${describe(token)} at position ${token.position}`, "syntax", token.position);
+    throw new ArithmeticError(
+      `expected ${wanted} but found ${describe(token)} at position ${token.position}`,
+      "syntax",
+      token.position,
+    );
   };
   const expect = (symbol: string) => {
     if (!isSymbol(symbol)) unexpected(peek(), `"${symbol}"`);
     next++;
   };
   const finite = (value: number, position: number) => {
-    if (!Number.isFinite(value)) throw new ArithmeticError(`the result at position ${position} is not a finite number`, "non_finite", position);
+    if (!Number.isFinite(value))
+      throw new ArithmeticError(`the result at position ${position} is not a finite number`, "non_finite", position);
     return value;
   };
   const nested = <T>(position: number, parse: () => T): T => {
-    if (++depth > MAX_DEPTH) throw new ArithmeticError(`the expression nests deeper than ${MAX_DEPTH} levels`, "too_deep", position);
+    if (++depth > MAX_DEPTH)
+      throw new ArithmeticError(`the expression nests deeper than ${MAX_DEPTH} levels`, "too_deep", position);
     try {
       return parse();
     } finally {
@@ -148,7 +155,11 @@ export function evaluateArithmetic(expression: string): number {
       const operator = tokens[next++] as Token & { kind: "symbol" };
       const right = signed();
       if (operator.symbol !== "*" && right === 0) {
-        throw new ArithmeticError(`division by zero at position ${operator.position}`, "division_by_zero", operator.position);
+        throw new ArithmeticError(
+          `division by zero at position ${operator.position}`,
+          "division_by_zero",
+          operator.position,
+        );
       }
       const result = operator.symbol === "*" ? value * right : operator.symbol === "/" ? value / right : value % right;
       value = finite(result, operator.position);
@@ -189,17 +200,20 @@ export function evaluateArithmetic(expression: string): number {
       expect(")");
       return value;
     }
-    return unexpected(token, "a number, a name or \"(\"");
+    return unexpected(token, 'a number, a name or "("');
   }
 
   function constant(name: string, position: number): number {
-    if (Object.hasOwn(FUNCTIONS, name)) throw new ArithmeticError(`${name} is a function; call it as ${name}(...)`, "syntax", position);
-    if (!Object.hasOwn(CONSTANTS, name)) throw new ArithmeticError(`unknown name ${name} at position ${position}`, "unknown_identifier", position);
+    if (Object.hasOwn(FUNCTIONS, name))
+      throw new ArithmeticError(`${name} is a function; call it as ${name}(...)`, "syntax", position);
+    if (!Object.hasOwn(CONSTANTS, name))
+      throw new ArithmeticError(`unknown name ${name} at position ${position}`, "unknown_identifier", position);
     return CONSTANTS[name];
   }
 
   function call(name: string, position: number): number {
-    if (!Object.hasOwn(FUNCTIONS, name)) throw new ArithmeticError(`unknown function ${name} at position ${position}`, "unknown_identifier", position);
+    if (!Object.hasOwn(FUNCTIONS, name))
+      throw new ArithmeticError(`unknown function ${name} at position ${position}`, "unknown_identifier", position);
     const fn = FUNCTIONS[name];
     expect("(");
     const args = nested(position, () => {
@@ -213,7 +227,11 @@ export function evaluateArithmetic(expression: string): number {
     expect(")");
     if (args.length < fn.minArgs || args.length > fn.maxArgs) {
       const wanted = fn.maxArgs === Infinity ? `at least ${fn.minArgs}` : `${fn.minArgs}`;
-      throw new ArithmeticError(`${name} takes ${wanted} argument(s), got ${args.length}`, "wrong_argument_count", position);
+      throw new ArithmeticError(
+        `${name} takes ${wanted} argument(s), got ${args.length}`,
+        "wrong_argument_count",
+        position,
+      );
     }
     return finite(fn.apply(...args), position);
   }

@@ -12,7 +12,8 @@ interface CountdownInput {
 export const demoCountdown = defineTool<CountdownInput, { counted: number[]; finished: true }>({
   name: "demo.countdown",
   version: "1.0.0",
-  description: "Counts down from `from` to 1, one number every interval_ms, emitting progress, partial and stdout events.",
+  description:
+    "Counts down from `from` to 1, one number every interval_ms, emitting progress, partial and stdout events.",
   input: {
     type: "object",
     properties: {

@@ -57,13 +57,15 @@ function readAllow(value: unknown): ReadonlySet<string> {
         throw new Error(`EGRESS_ALLOW: ${JSON.stringify(entry)} is not a host:port`);
       }
       // Exactly host:port: no path, no credentials, and a port written out (never implied).
-      const bare = url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
+      const bare =
+        url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
       if (!bare || !/:\d+$/.test(entry)) {
         throw new Error(`EGRESS_ALLOW: ${JSON.stringify(entry)} must be exactly host:port`);
       }
       const host = canonicalHost(url.hostname);
       // A literal name or address only: "*" and the like are not patterns here, so refuse them.
-      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host)) throw new Error(`EGRESS_ALLOW: ${JSON.stringify(entry)} is not a host name or address`);
+      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host))
+        throw new Error(`EGRESS_ALLOW: ${JSON.stringify(entry)} is not a host name or address`);
       return `${host}:${url.port === "" ? 80 : Number(url.port)}`;
     }),
   );

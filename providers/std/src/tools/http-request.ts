@@ -34,81 +34,97 @@ const ORIGIN_BOUND_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 const stringMap = { type: "object", additionalProperties: { type: "string" } };
 
 /** The tool under an egress policy (the std provider builds it from its config at load). */
-export const httpRequestTool = (policy: EgressPolicy) => defineTool<HttpRequestInput, HttpResponseOutput>({
-  name: "http.request",
-  version: "1.0.0",
-  description:
-    "Sends an HTTP request to a public http(s) URL and returns the status, headers and up to 1 MiB of body as text. Follows up to 5 redirects on the same host (a redirect to another host is returned as it is); private, loopback and metadata addresses are refused.",
-  input: {
-    type: "object",
-    properties: {
-      method: { type: "string", enum: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"], default: "GET" },
-      url: { type: "string", maxLength: 2048 },
-      headers: stringMap,
-      body: { type: "string", maxLength: 1_000_000 },
+export const httpRequestTool = (policy: EgressPolicy) =>
+  defineTool<HttpRequestInput, HttpResponseOutput>({
+    name: "http.request",
+    version: "1.0.0",
+    description:
+      "Sends an HTTP request to a public http(s) URL and returns the status, headers and up to 1 MiB of body as text. Follows up to 5 redirects on the same host (a redirect to another host is returned as it is); private, loopback and metadata addresses are refused.",
+    input: {
+      type: "object",
+      properties: {
+        method: { type: "string", enum: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"], default: "GET" },
+        url: { type: "string", maxLength: 2048 },
+        headers: stringMap,
+        body: { type: "string", maxLength: 1_000_000 },
+      },
+      required: ["url"],
+      additionalProperties: false,
     },
-    required: ["url"],
-    additionalProperties: false,
-  },
-  output: {
-    type: "object",
-    properties: {
-      status_code: { type: "integer" },
-      headers: stringMap,
-      body: { type: "string" },
-      truncated: { type: "boolean", description: "true when the body was longer than 1 MiB and was cut" },
+    output: {
+      type: "object",
+      properties: {
+        status_code: { type: "integer" },
+        headers: stringMap,
+        body: { type: "string" },
+        truncated: { type: "boolean", description: "true when the body was longer than 1 MiB and was cut" },
+      },
+      required: ["status_code", "headers", "body", "truncated"],
+      additionalProperties: false,
     },
-    required: ["status_code", "headers", "body", "truncated"],
-    additionalProperties: false,
-  },
-  capability_required: "network:{url.host}",
-  idempotent: false,
-  latency_class: "slow",
-  effects: "send",
-  coercion: "strict",
-  // details.reason says more: which rule refused a target (loopback, private, port_not_allowed...).
-  error_codes: [
-    { code: "invalid_url", description: "The url does not parse as an absolute URL." },
-    { code: "target_refused", description: "The url names a host or port http.request must not reach; details.reason says why." },
-    { code: "redirect_refused", description: "A redirect pointed somewhere http.request must not reach; details.reason says why." },
-    { code: "too_many_redirects", description: "More than 5 redirects on the same host." },
-    { code: "body_not_allowed", description: "A GET or HEAD request with a body." },
-    { code: "invalid_header", description: "A request header name or value that HTTP does not allow." },
-    { code: "network_error", description: "The connection failed or was reset (retryable)." },
-  ],
-  handler: async (input, ctx) => {
-    let method: Method = input.method ?? "GET";
-    let body = input.body;
-    const headers = requestHeaders(input.headers);
-    if (body !== undefined && (method === "GET" || method === "HEAD")) {
-      throw new ToolError(`a ${method} request cannot carry a body`, { code: "body_not_allowed", details: { reason: "body_not_allowed" } });
-    }
-
-    let target = guardedUrl(input.url, policy);
-    for (let redirects = 0; ; redirects++) {
-      const response = await send(target, { method, headers, body, redirect: "manual", signal: ctx.signal }, ctx);
-      const location = response.headers.get("location");
-      if (!REDIRECT_STATUSES.has(response.status) || location === null) return readResponse(response, method, ctx);
-
-      const next = guardedUrl(location, policy, target);
-      // The caller's capability names one host (network:{url.host}); a redirect elsewhere is
-      // handed back as it is, for the caller to follow under its own grant or not at all.
-      if (next.hostname !== target.hostname) return readResponse(response, method, ctx);
-      await response.body?.cancel();
-      if (redirects === MAX_REDIRECTS) {
-        throw new ToolError(`more than ${MAX_REDIRECTS} redirects`, { code: "too_many_redirects", details: { reason: "too_many_redirects" } });
+    capability_required: "network:{url.host}",
+    idempotent: false,
+    latency_class: "slow",
+    effects: "send",
+    coercion: "strict",
+    // details.reason says more: which rule refused a target (loopback, private, port_not_allowed...).
+    error_codes: [
+      { code: "invalid_url", description: "The url does not parse as an absolute URL." },
+      {
+        code: "target_refused",
+        description: "The url names a host or port http.request must not reach; details.reason says why.",
+      },
+      {
+        code: "redirect_refused",
+        description: "A redirect pointed somewhere http.request must not reach; details.reason says why.",
+      },
+      { code: "too_many_redirects", description: "More than 5 redirects on the same host." },
+      { code: "body_not_allowed", description: "A GET or HEAD request with a body." },
+      { code: "invalid_header", description: "A request header name or value that HTTP does not allow." },
+      { code: "network_error", description: "The connection failed or was reset (retryable)." },
+    ],
+    handler: async (input, ctx) => {
+      let method: Method = input.method ?? "GET";
+      let body = input.body;
+      const headers = requestHeaders(input.headers);
+      if (body !== undefined && (method === "GET" || method === "HEAD")) {
+        throw new ToolError(`a ${method} request cannot carry a body`, {
+          code: "body_not_allowed",
+          details: { reason: "body_not_allowed" },
+        });
       }
-      // Fetch standard, HTTP-redirect fetch: 303 turns into GET, and so do 301/302 after a POST.
-      if ((response.status === 303 && method !== "HEAD") || ((response.status === 301 || response.status === 302) && method === "POST")) {
-        method = "GET";
-        body = undefined;
-        headers.delete("content-type");
+
+      let target = guardedUrl(input.url, policy);
+      for (let redirects = 0; ; redirects++) {
+        const response = await send(target, { method, headers, body, redirect: "manual", signal: ctx.signal }, ctx);
+        const location = response.headers.get("location");
+        if (!REDIRECT_STATUSES.has(response.status) || location === null) return readResponse(response, method, ctx);
+
+        const next = guardedUrl(location, policy, target);
+        // The caller's capability names one host (network:{url.host}); a redirect elsewhere is
+        // handed back as it is, for the caller to follow under its own grant or not at all.
+        if (next.hostname !== target.hostname) return readResponse(response, method, ctx);
+        await response.body?.cancel();
+        if (redirects === MAX_REDIRECTS) {
+          throw new ToolError(`more than ${MAX_REDIRECTS} redirects`, {
+            code: "too_many_redirects",
+            details: { reason: "too_many_redirects" },
+          });
+        }
+        // Fetch standard, HTTP-redirect fetch: 303 turns into GET, and so do 301/302 after a POST.
+        if (
+          (response.status === 303 && method !== "HEAD") ||
+          ((response.status === 301 || response.status === 302) && method === "POST")
+        ) {
+          method = "GET";
+          body = undefined;
+          headers.delete("content-type");
+        }
+        if (next.origin !== target.origin) for (const name of ORIGIN_BOUND_HEADERS) headers.delete(name);
+        target = next;
       }
-      if (next.origin !== target.origin) for (const name of ORIGIN_BOUND_HEADERS) headers.delete(name);
-      target = next;
-    }
-  },
-});
+    },
+  });
 
 /** As `defineTool` sees it with the default policy: ports 80 and 443, no allow-list. */
 export const httpRequest = httpRequestTool(DEFAULT_EGRESS);
@@ -118,7 +134,10 @@ function requestHeaders(given: Record<string, string> = {}): Headers {
     return new Headers(given);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new ToolError(`invalid request headers: ${message}`, { code: "invalid_header", details: { reason: "invalid_header" } });
+    throw new ToolError(`invalid request headers: ${message}`, {
+      code: "invalid_header",
+      details: { reason: "invalid_header" },
+    });
   }
 }
 
@@ -132,7 +151,10 @@ function guardedUrl(raw: string, policy: EgressPolicy, base?: URL): URL {
   try {
     url = new URL(raw, base);
   } catch {
-    throw new ToolError(`not a valid URL: ${raw.slice(0, 200)}`, { code: base ? "redirect_refused" : "invalid_url", details: { reason: `${prefix}invalid_url` } });
+    throw new ToolError(`not a valid URL: ${raw.slice(0, 200)}`, {
+      code: base ? "redirect_refused" : "invalid_url",
+      details: { reason: `${prefix}invalid_url` },
+    });
   }
   const check = checkTarget(url, policy);
   if (!check.ok) {
@@ -152,7 +174,11 @@ async function send(url: URL, init: RequestInit, ctx: ToolContext): Promise<Resp
     // Cancellation must surface as the abort it is, so the SDK reports `cancelled`.
     if (ctx.signal.aborted) throw err;
     const message = err instanceof Error ? err.message : String(err);
-    throw new ToolError(`the request to ${url.host} failed: ${message}`, { code: "network_error", retryable: true, details: { reason: "network_error" } });
+    throw new ToolError(`the request to ${url.host} failed: ${message}`, {
+      code: "network_error",
+      retryable: true,
+      details: { reason: "network_error" },
+    });
   }
 }
 

@@ -20,12 +20,16 @@ const ARRAY_INDEX = /^(0|[1-9]\d*)$/;
 
 export function parsePointer(pointer: string): string[] {
   if (pointer === "") return [];
-  if (!pointer.startsWith("/")) throw new MalformedPointer(`a JSON Pointer is empty or starts with "/", got ${JSON.stringify(pointer.slice(0, 50))}`);
+  if (!pointer.startsWith("/"))
+    throw new MalformedPointer(
+      `a JSON Pointer is empty or starts with "/", got ${JSON.stringify(pointer.slice(0, 50))}`,
+    );
   return pointer
     .slice(1)
     .split("/")
     .map((token) => {
-      if (BAD_ESCAPE.test(token)) throw new MalformedPointer(`"~" must be followed by 0 or 1 in ${JSON.stringify(token.slice(0, 50))}`);
+      if (BAD_ESCAPE.test(token))
+        throw new MalformedPointer(`"~" must be followed by 0 or 1 in ${JSON.stringify(token.slice(0, 50))}`);
       // §4: ~1 first, then ~0, so "~01" becomes "~1" and not "/".
       return token.replaceAll("~1", "/").replaceAll("~0", "~");
     });

@@ -4,7 +4,14 @@ import { MalformedPointer, resolvePointer } from "./json-pointer.ts";
 
 // ajv's strict mode refuses union `type` arrays, so "any JSON value" is spelled as a choice.
 const ANY_JSON_VALUE = {
-  anyOf: [{ type: "object" }, { type: "array" }, { type: "string" }, { type: "number" }, { type: "boolean" }, { type: "null" }],
+  anyOf: [
+    { type: "object" },
+    { type: "array" },
+    { type: "string" },
+    { type: "number" },
+    { type: "boolean" },
+    { type: "null" },
+  ],
 };
 
 export const jsonQuery = defineTool<{ document: unknown; path: string }, { found: boolean; value: unknown }>({
@@ -35,14 +42,20 @@ export const jsonQuery = defineTool<{ document: unknown; path: string }, { found
   latency_class: "instant",
   effects: "read",
   coercion: "strict",
-  error_codes: [{ code: "malformed_pointer", description: "The path is not an RFC 6901 JSON Pointer (it must be empty or start with /; ~ only as ~0 or ~1)." }],
+  error_codes: [
+    {
+      code: "malformed_pointer",
+      description: "The path is not an RFC 6901 JSON Pointer (it must be empty or start with /; ~ only as ~0 or ~1).",
+    },
+  ],
   handler: ({ document, path }) => {
     try {
       // A missing path is a normal answer (callers probe optional fields), not a failure.
       const resolution = resolvePointer(document, path);
       return resolution.found ? { found: true, value: resolution.value } : { found: false, value: null };
     } catch (err) {
-      if (err instanceof MalformedPointer) throw new ToolError(err.message, { code: "malformed_pointer", details: { path } });
+      if (err instanceof MalformedPointer)
+        throw new ToolError(err.message, { code: "malformed_pointer", details: { path } });
       throw err;
     }
   },

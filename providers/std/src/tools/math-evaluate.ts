@@ -41,7 +41,10 @@ export const mathEvaluate = defineTool<{ expression: string }, { value: number }
     } catch (err) {
       // A bad expression is the caller's answer, not a crash of the provider.
       if (err instanceof ArithmeticError) {
-        throw new ToolError(err.message, { code: err.kind, ...(err.position === undefined ? {} : { details: { position: err.position } }) });
+        throw new ToolError(err.message, {
+          code: err.kind,
+          ...(err.position === undefined ? {} : { details: { position: err.position } }),
+        });
       }
       throw err;
     }

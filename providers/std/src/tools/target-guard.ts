@@ -69,7 +69,8 @@ function classifyName(host: string): string | null {
   if (host.length > MAX_NAME_LENGTH) return "name_too_long";
   if (host.startsWith(".") || host.includes("..")) return "malformed_name";
   for (const [suffix, reason] of NAME_SUFFIXES) {
-    if (host === suffix || (host.endsWith(suffix) && host.charCodeAt(host.length - suffix.length - 1) === 0x2e)) return reason;
+    if (host === suffix || (host.endsWith(suffix) && host.charCodeAt(host.length - suffix.length - 1) === 0x2e))
+      return reason;
   }
   // "metadata", "kubernetes", "router": resolved through a search domain, i.e. inward.
   if (!host.includes(".")) return "single_label_name";
@@ -115,7 +116,7 @@ const IPV4_RANGES = IPV4_REFUSED.map(([first, prefix, reason]) => ({
 }));
 
 function classifyIPv4(address: number): string | null {
-  return IPV4_RANGES.find(({ network, mask }) => ((address & mask) >>> 0) === network)?.reason ?? null;
+  return IPV4_RANGES.find(({ network, mask }) => (address & mask) >>> 0 === network)?.reason ?? null;
 }
 
 /**

@@ -124,8 +124,15 @@ export function isWhitespace(cp: number): boolean {
   if (cp <= 0x20) return cp === 0x20 || (cp >= 0x09 && cp <= 0x0d);
   if (cp < 0xa0) return false;
   return (
-    cp === 0xa0 || cp === 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp === 0x2028 || cp === 0x2029 ||
-    cp === 0x202f || cp === 0x205f || cp === 0x3000 || cp === 0xfeff
+    cp === 0xa0 ||
+    cp === 0x1680 ||
+    (cp >= 0x2000 && cp <= 0x200a) ||
+    cp === 0x2028 ||
+    cp === 0x2029 ||
+    cp === 0x202f ||
+    cp === 0x205f ||
+    cp === 0x3000 ||
+    cp === 0xfeff
   );
 }
 

@@ -8,7 +8,10 @@ import { foldPartials, mergePartial } from "../../../../src/execution/partial-ou
 
 function memorySink() {
   const events: EmittedEvent[] = [];
-  const sink: ExecutionSink = { emit: async (e) => void events.push(e), stopped: () => new Promise<StopSignal>(() => {}) };
+  const sink: ExecutionSink = {
+    emit: async (e) => void events.push(e),
+    stopped: () => new Promise<StopSignal>(() => {}),
+  };
   return { sink, events };
 }
 
@@ -27,25 +30,35 @@ afterEach(() => {
 });
 
 describe("lab tool declarations", () => {
-  it.each(labTools.map((t) => [t.manifest.name, t] as const))("%s has schemas that compile under ajv strict mode", (_name, tool) => {
-    const ajv = new Ajv({ strict: true, allErrors: true });
-    expect(() => ajv.compile(tool.manifest.input_schema)).not.toThrow();
-    expect(() => ajv.compile(tool.manifest.output_schema)).not.toThrow();
-  });
+  it.each(labTools.map((t) => [t.manifest.name, t] as const))(
+    "%s has schemas that compile under ajv strict mode",
+    (_name, tool) => {
+      const ajv = new Ajv({ strict: true, allErrors: true });
+      expect(() => ajv.compile(tool.manifest.input_schema)).not.toThrow();
+      expect(() => ajv.compile(tool.manifest.output_schema)).not.toThrow();
+    },
+  );
 });
 
 describe("lab.reject", () => {
   it.each(["quota_exhausted", "not_ready"])("fails with the declared code %s as tool_code", async (code) => {
     const warned = vi.spyOn(console, "warn").mockImplementation(() => {});
     const result = await runTool(labReject, forward("lab.reject", { code, retryable: true }), memorySink().sink);
-    expect(result).toMatchObject({ ok: false, error: { code: "tool_error", tool_code: code, retryable: true, details: { asked: code } } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: "tool_error", tool_code: code, retryable: true, details: { asked: code } },
+    });
     expect(labReject.manifest.error_codes!.map((c) => c.code)).toContain(code);
     expect(warned).not.toHaveBeenCalled();
   });
 
   it("passes an undeclared code through and warns", async () => {
     const warned = vi.spyOn(console, "warn").mockImplementation(() => {});
-    const result = await runTool(labReject, forward("lab.reject", { code: "not_ready", undeclared: true }), memorySink().sink);
+    const result = await runTool(
+      labReject,
+      forward("lab.reject", { code: "not_ready", undeclared: true }),
+      memorySink().sink,
+    );
     expect(result).toMatchObject({ ok: false, error: { code: "tool_error", tool_code: "surprise" } });
     expect(warned).toHaveBeenCalledTimes(1);
   });
@@ -60,18 +73,30 @@ describe("lab.items", () => {
     // What the runtime shows as partial_output after the last event is the whole list.
     const partials = events.map((e) => e.data);
     expect(foldPartials("append", partials)).toEqual(result.ok && (result.output as { items: unknown[] }).items);
-    expect(partials.reduce<unknown>((prev, data) => mergePartial("append", prev, data), undefined)).toEqual(foldPartials("append", partials));
+    expect(partials.reduce<unknown>((prev, data) => mergePartial("append", prev, data), undefined)).toEqual(
+      foldPartials("append", partials),
+    );
   });
 
   it("emits nothing for count 0", async () => {
     const { sink, events } = memorySink();
-    expect(await runTool(labItems, forward("lab.items", { count: 0 }), sink)).toMatchObject({ ok: true, output: { items: [] } });
+    expect(await runTool(labItems, forward("lab.items", { count: 0 }), sink)).toMatchObject({
+      ok: true,
+      output: { items: [] },
+    });
     expect(events).toEqual([]);
   });
 });
 
 describe("lab.flaky", () => {
-  const ctx = { emit: () => {}, signal: new AbortController().signal, remainingMs: () => 1000, caller: { tenant: "t", agent: "a" }, executionId: "e", context: {} } as ToolContext;
+  const ctx = {
+    emit: () => {},
+    signal: new AbortController().signal,
+    remainingMs: () => 1000,
+    caller: { tenant: "t", agent: "a" },
+    executionId: "e",
+    context: {},
+  } as ToolContext;
 
   it("counts calls per key and forgets the oldest key past 10,000 keys", async () => {
     const first = `first-${crypto.randomUUID()}`;

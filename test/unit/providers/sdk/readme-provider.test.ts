@@ -31,11 +31,16 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const run = promisify(execFile);
 
 /** The provider folders the guide's files make (those with a wrangler.jsonc). */
-const providers = files.map((b) => fileOf(b)!).filter((f) => f.endsWith("/wrangler.jsonc")).map((f) => dirname(f));
+const providers = files
+  .map((b) => fileOf(b)!)
+  .filter((f) => f.endsWith("/wrangler.jsonc"))
+  .map((f) => dirname(f));
 
 async function typecheck(tsconfig: object): Promise<string> {
   writeFileSync(join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
-  const out = await run(process.execPath, [tsc, "-p", join(project, "tsconfig.json")], { cwd: project }).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: `${err.stdout ?? ""}${err.stderr ?? ""}` }));
+  const out = await run(process.execPath, [tsc, "-p", join(project, "tsconfig.json")], { cwd: project }).catch(
+    (err: { stdout?: string; stderr?: string }) => ({ stdout: `${err.stdout ?? ""}${err.stderr ?? ""}` }),
+  );
   return out.stdout.trim();
 }
 
@@ -56,45 +61,75 @@ describe("providers/sdk/README.md: Writing a provider", () => {
   it("shows a whole provider: a tool, its list, the Worker and its wrangler.jsonc", () => {
     expect(providers.length).toBeGreaterThan(0);
     for (const p of providers) {
-      for (const f of ["src/index.ts", "src/tools/index.ts", "wrangler.jsonc"]) expect(files.map(fileOf), `${p}/${f}`).toContain(`${p}/${f}`);
+      for (const f of ["src/index.ts", "src/tools/index.ts", "wrangler.jsonc"])
+        expect(files.map(fileOf), `${p}/${f}`).toContain(`${p}/${f}`);
     }
   });
 
   it("type-checks with the project's compiler options", async () => {
-    const errors = await typecheck({ extends: join(root, "tsconfig.json"), compilerOptions: { noEmit: true }, include: providers.map((p) => `${p}/src`) });
+    const errors = await typecheck({
+      extends: join(root, "tsconfig.json"),
+      compilerOptions: { noEmit: true },
+      include: providers.map((p) => `${p}/src`),
+    });
     expect(errors).toBe("");
   }, 120_000);
 
-  it.each(providers)("%s: builds as a Worker, as npm run build:providers builds every provider", async (provider) => {
-    const wrangler = join(root, "node_modules", ".bin", "wrangler");
-    const out = join(project, "out", provider);
-    await run(wrangler, ["deploy", "--dry-run", "--outdir", out, "-c", join(project, provider, "wrangler.jsonc")], {
-      cwd: project,
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-      timeout: 120_000,
-    });
-    expect(existsSync(join(out, "index.js"))).toBe(true);
-  }, 150_000);
+  it.each(providers)(
+    "%s: builds as a Worker, as npm run build:providers builds every provider",
+    async (provider) => {
+      const wrangler = join(root, "node_modules", ".bin", "wrangler");
+      const out = join(project, "out", provider);
+      await run(wrangler, ["deploy", "--dry-run", "--outdir", out, "-c", join(project, provider, "wrangler.jsonc")], {
+        cwd: project,
+        env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+        timeout: 120_000,
+      });
+      expect(existsSync(join(out, "index.js"))).toBe(true);
+    },
+    150_000,
+  );
 
-  it.each(providers)("%s: its tools' schemas compile in ajv's strict mode, and each tool answers through the SDK", async (provider) => {
-    const mod = (await import(pathToFileURL(join(project, provider, "src", "tools", "index.ts")).href)) as Record<string, unknown>;
-    const tools = Object.values(mod).filter(Array.isArray).flat() as ToolDefinition[];
-    expect(tools.length).toBeGreaterThan(0);
-    const ajv = new Ajv({ strict: true, allErrors: true });
-    for (const tool of tools) {
-      const input = ajv.compile(tool.manifest.input_schema as object);
-      const output = ajv.compile(tool.manifest.output_schema as object);
-      // The guide's tool takes {text}; a provider of other tools would need its own sample here.
-      const sample = { text: "hello" };
-      expect(input(sample), `${tool.manifest.name} input`).toBe(true);
-      const events: EmittedEvent[] = [];
-      const sink: ExecutionSink = { emit: async (e) => void events.push(e), stopped: () => new Promise<StopSignal>(() => {}) };
-      const result = await runTool(tool, { execution_id: "exec_readme", tool: tool.manifest.name, version: tool.manifest.version, input: sample, caller: { tenant: "t", agent: "a" }, context: {}, remaining_timeout_ms: 1000 }, sink);
-      expect(result).toMatchObject({ ok: true, output: { text: "HELLO" } });
-      expect(output((result as { output: unknown }).output)).toBe(true);
-      expect(events.map((e) => e.type)).toEqual(["progress"]);
-    }
-  });
+  it.each(providers)(
+    "%s: its tools' schemas compile in ajv's strict mode, and each tool answers through the SDK",
+    async (provider) => {
+      const mod = (await import(pathToFileURL(join(project, provider, "src", "tools", "index.ts")).href)) as Record<
+        string,
+        unknown
+      >;
+      const tools = Object.values(mod).filter(Array.isArray).flat() as ToolDefinition[];
+      expect(tools.length).toBeGreaterThan(0);
+      const ajv = new Ajv({ strict: true, allErrors: true });
+      for (const tool of tools) {
+        const input = ajv.compile(tool.manifest.input_schema as object);
+        const output = ajv.compile(tool.manifest.output_schema as object);
+        // The guide's tool takes {text}; a provider of other tools would need its own sample here.
+        const sample = { text: "hello" };
+        expect(input(sample), `${tool.manifest.name} input`).toBe(true);
+        const events: EmittedEvent[] = [];
+        const sink: ExecutionSink = {
+          emit: async (e) => void events.push(e),
+          stopped: () => new Promise<StopSignal>(() => {}),
+        };
+        const result = await runTool(
+          tool,
+          {
+            execution_id: "exec_readme",
+            tool: tool.manifest.name,
+            version: tool.manifest.version,
+            input: sample,
+            caller: { tenant: "t", agent: "a" },
+            context: {},
+            remaining_timeout_ms: 1000,
+          },
+          sink,
+        );
+        expect(result).toMatchObject({ ok: true, output: { text: "HELLO" } });
+        expect(output((result as { output: unknown }).output)).toBe(true);
+        expect(events.map((e) => e.type)).toEqual(["progress"]);
+      }
+    },
+  );
 });
 
 describe("README and guide: programs", () => {
@@ -107,12 +142,24 @@ describe("README and guide: programs", () => {
     const names = programs.map((b) => {
       const name = `${b.file.replace(/[/.]/g, "-")}-line-${b.line}.${b.lang === "js" ? "mjs" : "ts"}`;
       // As the guide says to place them: in the project (its src/gen, its package name).
-      writeFileSync(join(dir, name), b.code.replaceAll('from "./src/', `from "${root}/src/`).replaceAll('from "tool-runtime/client"', `from "${root}/client/dist/index.js"`));
+      writeFileSync(
+        join(dir, name),
+        b.code
+          .replaceAll('from "./src/', `from "${root}/src/`)
+          .replaceAll('from "tool-runtime/client"', `from "${root}/client/dist/index.js"`),
+      );
       return `programs/${name}`;
     });
     const errors = await typecheck({
       extends: join(root, "tsconfig.node.json"),
-      compilerOptions: { noEmit: true, allowJs: true, checkJs: true, module: "esnext", moduleResolution: "bundler", target: "es2022" },
+      compilerOptions: {
+        noEmit: true,
+        allowJs: true,
+        checkJs: true,
+        module: "esnext",
+        moduleResolution: "bundler",
+        target: "es2022",
+      },
       include: [],
       files: names,
     });

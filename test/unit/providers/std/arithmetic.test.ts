@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ArithmeticError, evaluateArithmetic, type ArithmeticErrorKind } from "../../../../providers/std/src/tools/arithmetic.ts";
+import {
+  ArithmeticError,
+  evaluateArithmetic,
+  type ArithmeticErrorKind,
+} from "../../../../providers/std/src/tools/arithmetic.ts";
 
 function failure(expression: string): ArithmeticError {
   try {
@@ -120,7 +124,8 @@ describe("evaluateArithmetic", () => {
       const left = generate(depth - 1);
       const right = generate(depth - 1);
       const op = "+-*"[pick(3)];
-      const value = op === "+" ? left.value + right.value : op === "-" ? left.value - right.value : left.value * right.value;
+      const value =
+        op === "+" ? left.value + right.value : op === "-" ? left.value - right.value : left.value * right.value;
       return { text: `(${left.text} ${op} ${right.text})`, value };
     }
 

@@ -19,7 +19,14 @@ import { mathEvaluate } from "../../../../providers/std/src/tools/math-evaluate.
 const EXPRESSION_MAX = 1000;
 const POINTER_MAX = 4096;
 
-const ctx = { emit: () => {}, signal: new AbortController().signal, remainingMs: () => 1000, caller: { tenant: "t", agent: "a" }, executionId: "exec_t", context: {} } as ToolContext;
+const ctx = {
+  emit: () => {},
+  signal: new AbortController().signal,
+  remainingMs: () => 1000,
+  caller: { tenant: "t", agent: "a" },
+  executionId: "exec_t",
+  context: {},
+} as ToolContext;
 
 /** The value, or the kind of ArithmeticError; anything else thrown fails the test. */
 function outcome(expression: string): number | string {
@@ -31,7 +38,8 @@ function outcome(expression: string): number | string {
   }
 }
 
-const fill = (unit: string, head = "", tail = "") => head + unit.repeat(Math.floor((EXPRESSION_MAX - head.length - tail.length) / unit.length)) + tail;
+const fill = (unit: string, head = "", tail = "") =>
+  head + unit.repeat(Math.floor((EXPRESSION_MAX - head.length - tail.length) / unit.length)) + tail;
 
 describe("math.evaluate on adversarial expressions of the maximum length", () => {
   it.each([
@@ -55,12 +63,40 @@ describe("math.evaluate on adversarial expressions of the maximum length", () =>
   });
 
   it("answers every random expression with a finite value or an ArithmeticError", () => {
-    const piece = fc.constantFrom("1", "0", "9", "2.5", ".5", "1e3", "1e", "pi", "e", "x", "sqrt", "min", "max", "+", "-", "*", "/", "%", "^", "(", ")", ",", " ", "é");
+    const piece = fc.constantFrom(
+      "1",
+      "0",
+      "9",
+      "2.5",
+      ".5",
+      "1e3",
+      "1e",
+      "pi",
+      "e",
+      "x",
+      "sqrt",
+      "min",
+      "max",
+      "+",
+      "-",
+      "*",
+      "/",
+      "%",
+      "^",
+      "(",
+      ")",
+      ",",
+      " ",
+      "é",
+    );
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 400 }).map((p) => p.join("").slice(0, EXPRESSION_MAX)), (expression) => {
-        const result = outcome(expression);
-        if (typeof result === "number") expect(Number.isFinite(result)).toBe(true);
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 400 }).map((p) => p.join("").slice(0, EXPRESSION_MAX)),
+        (expression) => {
+          const result = outcome(expression);
+          if (typeof result === "number") expect(Number.isFinite(result)).toBe(true);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -70,7 +106,10 @@ describe("math.evaluate on adversarial expressions of the maximum length", () =>
     for (const expression of ["1 +", "foo", "min()", "1/0", "9^999", fill("(")]) {
       const err = await Promise.resolve()
         .then(() => mathEvaluate.handler({ expression }, ctx))
-        .then(() => undefined, (e: unknown) => e);
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(ToolError);
       expect(declared.has((err as ToolError).code!)).toBe(true);
     }
@@ -86,8 +125,8 @@ describe("json.query on adversarial pointers and documents", () => {
 
   it.each([
     ["slashes", "/".repeat(POINTER_MAX), { found: false }],
-    ["escaped tildes", "/" + "~0".repeat((POINTER_MAX - 1) / 2 | 0), { found: false }],
-    ["escaped slashes", "/" + "~1".repeat((POINTER_MAX - 1) / 2 | 0), { found: false }],
+    ["escaped tildes", "/" + "~0".repeat(((POINTER_MAX - 1) / 2) | 0), { found: false }],
+    ["escaped slashes", "/" + "~1".repeat(((POINTER_MAX - 1) / 2) | 0), { found: false }],
     ["one long token", "/" + "a".repeat(POINTER_MAX - 1), { found: false }],
     ["a long index", "/" + "9".repeat(POINTER_MAX - 1), { found: false }],
   ])("resolves a pointer of %s", (_name, pointer, expected) => {
@@ -117,7 +156,10 @@ describe("json.query on adversarial pointers and documents", () => {
     expect(() => resolvePointer({}, path)).toThrow(MalformedPointer);
     const err = await Promise.resolve()
       .then(() => jsonQuery.handler({ document: {}, path }, ctx))
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toMatchObject({ code: "malformed_pointer" });
   });
 
@@ -125,14 +167,17 @@ describe("json.query on adversarial pointers and documents", () => {
     const document = { a: [{ "b/c": 1, "d~e": [true, null] }], "": "empty", n: 0 };
     const piece = fc.constantFrom("/", "~", "~0", "~1", "~2", "a", "0", "01", "-", "b/c", "__proto__", "");
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 200 }).map((p) => p.join("")), (pointer) => {
-        try {
-          const result = resolvePointer(document, pointer);
-          expect(typeof result.found).toBe("boolean");
-        } catch (err) {
-          expect(err).toBeInstanceOf(MalformedPointer);
-        }
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 200 }).map((p) => p.join("")),
+        (pointer) => {
+          try {
+            const result = resolvePointer(document, pointer);
+            expect(typeof result.found).toBe("boolean");
+          } catch (err) {
+            expect(err).toBeInstanceOf(MalformedPointer);
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -9,7 +9,12 @@ type Upstream = (url: URL, init: RequestInit) => Response | Promise<Response>;
 function scriptedFetch(upstream: Upstream) {
   const requests: { url: string; method: string; headers: Headers; body: unknown }[] = [];
   const fetch = vi.fn(async (input: URL, init: RequestInit) => {
-    requests.push({ url: input.href, method: String(init.method), headers: new Headers(init.headers), body: init.body });
+    requests.push({
+      url: input.href,
+      method: String(init.method),
+      headers: new Headers(init.headers),
+      body: init.body,
+    });
     return upstream(input, init);
   });
   vi.stubGlobal("fetch", fetch);
@@ -33,10 +38,12 @@ const redirect = (status: number, location: string) => new Response(null, { stat
 const request = (input: Parameters<typeof httpRequest.handler>[0]) => httpRequest.handler(input, context().ctx);
 
 async function toolError(run: () => unknown): Promise<ToolError> {
-  const err = await Promise.resolve().then(run).then(
-    () => new Error("expected a ToolError"),
-    (e: unknown) => e,
-  );
+  const err = await Promise.resolve()
+    .then(run)
+    .then(
+      () => new Error("expected a ToolError"),
+      (e: unknown) => e,
+    );
   if (!(err instanceof ToolError)) throw err;
   return err;
 }
@@ -49,7 +56,12 @@ describe("http.request against a scripted upstream", () => {
   it("returns status, headers and body", async () => {
     scriptedFetch(() => new Response("hello", { status: 201, headers: { "content-type": "text/plain", "x-id": "7" } }));
     const output = await request({ url: "https://api.example.com/items", method: "POST", body: "{}" });
-    expect(output).toEqual({ status_code: 201, headers: { "content-type": "text/plain", "x-id": "7" }, body: "hello", truncated: false });
+    expect(output).toEqual({
+      status_code: 201,
+      headers: { "content-type": "text/plain", "x-id": "7" },
+      body: "hello",
+      truncated: false,
+    });
   });
 
   it("refuses a GET that carries a body", async () => {
@@ -76,8 +88,13 @@ describe("http.request against a scripted upstream", () => {
 
   it("reaches an allow-listed loopback host:port, and only that one, under a test policy", async () => {
     const tool = httpRequestTool(egressPolicyFrom({ EGRESS_ALLOW: "127.0.0.1:9999" }));
-    const { requests } = scriptedFetch((url) => (url.pathname === "/a" ? redirect(302, "http://127.0.0.1:9998/") : new Response("ok")));
-    expect(await tool.handler({ url: "http://127.0.0.1:9999/b" }, context().ctx)).toMatchObject({ status_code: 200, body: "ok" });
+    const { requests } = scriptedFetch((url) =>
+      url.pathname === "/a" ? redirect(302, "http://127.0.0.1:9998/") : new Response("ok"),
+    );
+    expect(await tool.handler({ url: "http://127.0.0.1:9999/b" }, context().ctx)).toMatchObject({
+      status_code: 200,
+      body: "ok",
+    });
     const err = await toolError(() => tool.handler({ url: "http://127.0.0.1:9999/a" }, context().ctx));
     expect(err).toMatchObject({ code: "redirect_refused", details: { reason: "redirect_loopback" } });
     expect(requests.map((r) => r.url)).toEqual(["http://127.0.0.1:9999/b", "http://127.0.0.1:9999/a"]);
@@ -85,7 +102,17 @@ describe("http.request against a scripted upstream", () => {
 
   it("declares every code it throws", () => {
     const declared = httpRequest.manifest.error_codes!.map((c) => c.code);
-    expect(declared).toEqual(expect.arrayContaining(["invalid_url", "target_refused", "redirect_refused", "too_many_redirects", "body_not_allowed", "invalid_header", "network_error"]));
+    expect(declared).toEqual(
+      expect.arrayContaining([
+        "invalid_url",
+        "target_refused",
+        "redirect_refused",
+        "too_many_redirects",
+        "body_not_allowed",
+        "invalid_header",
+        "network_error",
+      ]),
+    );
   });
 
   it("refuses a redirect to the metadata address spelled in decimal", async () => {
@@ -95,7 +122,9 @@ describe("http.request against a scripted upstream", () => {
   });
 
   it("follows a relative redirect and turns a POST into a GET on 303", async () => {
-    const { requests } = scriptedFetch((url) => (url.pathname === "/submit" ? redirect(303, "/done") : new Response("done")));
+    const { requests } = scriptedFetch((url) =>
+      url.pathname === "/submit" ? redirect(303, "/done") : new Response("done"),
+    );
     const output = await request({ url: "https://api.example.com/submit", method: "POST", body: "form" });
     expect(output.body).toBe("done");
     expect(requests.map((r) => [r.method, r.url, r.body])).toEqual([
@@ -111,15 +140,22 @@ describe("http.request against a scripted upstream", () => {
   });
 
   it("hands a redirect to another host back instead of following it", async () => {
-    const { requests } = scriptedFetch((url) => (url.host === "api.example.com" ? redirect(302, "https://cdn.example.net/x") : new Response("ok")));
+    const { requests } = scriptedFetch((url) =>
+      url.host === "api.example.com" ? redirect(302, "https://cdn.example.net/x") : new Response("ok"),
+    );
     const output = await request({ url: "https://api.example.com/" });
     expect(requests).toHaveLength(1);
     expect(output).toMatchObject({ status_code: 302, headers: { location: "https://cdn.example.net/x" } });
   });
 
   it("drops credentials when a same-host redirect changes the origin", async () => {
-    const { requests } = scriptedFetch((url) => (url.protocol === "http:" ? redirect(301, "https://api.example.com/") : new Response("ok")));
-    await request({ url: "http://api.example.com/", headers: { authorization: "Bearer secret", accept: "text/plain" } });
+    const { requests } = scriptedFetch((url) =>
+      url.protocol === "http:" ? redirect(301, "https://api.example.com/") : new Response("ok"),
+    );
+    await request({
+      url: "http://api.example.com/",
+      headers: { authorization: "Bearer secret", accept: "text/plain" },
+    });
     expect(requests[0].headers.get("authorization")).toBe("Bearer secret");
     expect(requests[1].headers.get("authorization")).toBeNull();
     expect(requests[1].headers.get("accept")).toBe("text/plain");
@@ -166,7 +202,11 @@ describe("http.request against a scripted upstream", () => {
 
   it("returns no body for HEAD", async () => {
     scriptedFetch(() => new Response(null, { status: 204, headers: { "content-length": "0" } }));
-    expect(await request({ url: "https://api.example.com/", method: "HEAD" })).toMatchObject({ status_code: 204, body: "", truncated: false });
+    expect(await request({ url: "https://api.example.com/", method: "HEAD" })).toMatchObject({
+      status_code: 204,
+      body: "",
+      truncated: false,
+    });
   });
 
   it("reports a network failure as a retryable ToolError", async () => {
@@ -177,7 +217,10 @@ describe("http.request against a scripted upstream", () => {
 
   it("lets cancellation surface as the abort, not as a ToolError", async () => {
     const { ctx, controller } = context();
-    scriptedFetch((_url, init) => new Promise((_resolve, reject) => init.signal!.addEventListener("abort", () => reject(init.signal!.reason))));
+    scriptedFetch(
+      (_url, init) =>
+        new Promise((_resolve, reject) => init.signal!.addEventListener("abort", () => reject(init.signal!.reason))),
+    );
     const reason = new DOMException("cancelled", "AbortError");
     const pending = httpRequest.handler({ url: "https://api.example.com/slow" }, ctx);
     controller.abort(reason);

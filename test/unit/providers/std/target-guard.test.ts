@@ -154,7 +154,10 @@ describe("checkTarget", () => {
 });
 
 describe("checkTarget under an egress policy", () => {
-  const policy = egressPolicyFrom({ EGRESS_PORTS: "443, 8443", EGRESS_ALLOW: "127.0.0.1:9999,[::1]:8080 localhost.:7000" });
+  const policy = egressPolicyFrom({
+    EGRESS_PORTS: "443, 8443",
+    EGRESS_ALLOW: "127.0.0.1:9999,[::1]:8080 localhost.:7000",
+  });
   const checkWith = (raw: string) => checkTarget(new URL(raw), policy);
 
   it.each([

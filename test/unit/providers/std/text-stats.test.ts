@@ -41,10 +41,52 @@ function plainRegexStats(text: string, wordsPerMinute: number) {
 // Every class the counters distinguish: letters and digits (ASCII, accented, CJK, astral),
 // each sentence end, every kind of whitespace and line break, marks, symbols, surrogates.
 const TRICKY = [
-  "a", "Z", "7", "é", "ß", "字", "٣", "𝒜", "😀", "\u0301", "—", "-", ",", ";", "'", "\"",
-  ".", "!", "?", "…", "。", "！", "？", " ", "\t", "\n", "\r", "\r\n", "\v", "\f", "\u00a0",
-  "\u1680", "\u2003", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff", "\u180e",
-  "\u200b", "\ud800", "\udc00", "3.14", "e.g.", "x",
+  "a",
+  "Z",
+  "7",
+  "é",
+  "ß",
+  "字",
+  "٣",
+  "𝒜",
+  "😀",
+  "\u0301",
+  "—",
+  "-",
+  ",",
+  ";",
+  "'",
+  '"',
+  ".",
+  "!",
+  "?",
+  "…",
+  "。",
+  "！",
+  "？",
+  " ",
+  "\t",
+  "\n",
+  "\r",
+  "\r\n",
+  "\v",
+  "\f",
+  "\u00a0",
+  "\u1680",
+  "\u2003",
+  "\u2028",
+  "\u2029",
+  "\u202f",
+  "\u205f",
+  "\u3000",
+  "\ufeff",
+  "\u180e",
+  "\u200b",
+  "\ud800",
+  "\udc00",
+  "3.14",
+  "e.g.",
+  "x",
 ];
 const trickyText = fc.array(fc.constantFrom(...TRICKY), { maxLength: 60 }).map((parts) => parts.join(""));
 
@@ -71,25 +113,37 @@ describe("text.stats (community) keeps its meaning", () => {
 });
 
 /** `unit` repeated to exactly MAX UTF-16 units (cut mid-unit if it must). */
-const filled = (unit: string, tail = "") => unit.repeat(Math.ceil(MAX / unit.length)).slice(0, MAX - tail.length) + tail;
+const filled = (unit: string, tail = "") =>
+  unit.repeat(Math.ceil(MAX / unit.length)).slice(0, MAX - tail.length) + tail;
 
 describe("text.stats on adversarial texts of the maximum length", () => {
-  const cases: [string, string, Partial<ReturnType<typeof measureText>>, Partial<ReturnType<typeof measurePlainly>>][] = [
-    ["full stops then a letter (the case that backtracked)", filled(".", "x"), { sentences: 1, words: 1, lines: 1 }, { sentences: 1, words: 1 }],
-    ["only full stops", filled("."), { sentences: 0, words: 0 }, { sentences: 1, words: 1 }],
-    ["mixed sentence ends then a letter", filled("!?…。", "x"), { sentences: 1, words: 1 }, { words: 1 }],
-    ["'a.' repeated (a sentence end only at the very end)", filled("a."), { sentences: 1, words: 1 }, { sentences: MAX / 2, words: 1 }],
-    ["'a. ' repeated", filled("a. ", ""), { words: Math.ceil(MAX / 3) }, {}],
-    ["spaces", filled(" "), { words: 0, sentences: 0, lines: 1 }, { words: 0, lines: 1 }],
-    ["ideographic spaces", filled("\u3000"), { words: 0, characters: MAX }, { words: 0 }],
-    ["CRLF pairs", filled("\r\n"), { lines: MAX / 2, words: 0 }, { lines: MAX / 2 + 1 }],
-    ["lone CRs", filled("\r"), { lines: MAX }, { lines: 1 }],
-    ["emoji (surrogate pairs)", filled("😀"), { characters: MAX / 2, words: 0 }, { characters: MAX / 2, words: 1 }],
-    ["lone high surrogates", filled("\ud800"), { characters: MAX, words: 0 }, { characters: MAX }],
-    ["a letter under combining marks", filled("a\u0301\u0301\u0301"), { words: 1, characters: MAX }, { words: 1 }],
-    ["decimals", filled("3.14"), { sentences: 1, words: 1 }, { sentences: MAX / 4 }],
-    ["one long word", filled("x"), { words: 1, sentences: 1 }, { words: 1, sentences: 0 }],
-  ];
+  const cases: [string, string, Partial<ReturnType<typeof measureText>>, Partial<ReturnType<typeof measurePlainly>>][] =
+    [
+      [
+        "full stops then a letter (the case that backtracked)",
+        filled(".", "x"),
+        { sentences: 1, words: 1, lines: 1 },
+        { sentences: 1, words: 1 },
+      ],
+      ["only full stops", filled("."), { sentences: 0, words: 0 }, { sentences: 1, words: 1 }],
+      ["mixed sentence ends then a letter", filled("!?…。", "x"), { sentences: 1, words: 1 }, { words: 1 }],
+      [
+        "'a.' repeated (a sentence end only at the very end)",
+        filled("a."),
+        { sentences: 1, words: 1 },
+        { sentences: MAX / 2, words: 1 },
+      ],
+      ["'a. ' repeated", filled("a. ", ""), { words: Math.ceil(MAX / 3) }, {}],
+      ["spaces", filled(" "), { words: 0, sentences: 0, lines: 1 }, { words: 0, lines: 1 }],
+      ["ideographic spaces", filled("\u3000"), { words: 0, characters: MAX }, { words: 0 }],
+      ["CRLF pairs", filled("\r\n"), { lines: MAX / 2, words: 0 }, { lines: MAX / 2 + 1 }],
+      ["lone CRs", filled("\r"), { lines: MAX }, { lines: 1 }],
+      ["emoji (surrogate pairs)", filled("😀"), { characters: MAX / 2, words: 0 }, { characters: MAX / 2, words: 1 }],
+      ["lone high surrogates", filled("\ud800"), { characters: MAX, words: 0 }, { characters: MAX }],
+      ["a letter under combining marks", filled("a\u0301\u0301\u0301"), { words: 1, characters: MAX }, { words: 1 }],
+      ["decimals", filled("3.14"), { sentences: 1, words: 1 }, { sentences: MAX / 4 }],
+      ["one long word", filled("x"), { words: 1, sentences: 1 }, { words: 1, sentences: 0 }],
+    ];
 
   it.each(cases)("counts %s", (_name, text, std, community) => {
     expect(text.length).toBe(MAX);

@@ -44,11 +44,14 @@ const call = <I, O>(tool: ToolDefinition<I, O>, input: I) => tool.handler(input,
 describe("tool declarations", () => {
   const all = [...stdTools, ...communityTools];
 
-  it.each(all.map((t) => [t.manifest.name, t] as const))("%s has schemas that compile under ajv strict mode", (_name, tool) => {
-    const ajv = new Ajv({ strict: true, allErrors: true });
-    expect(() => ajv.compile(tool.manifest.input_schema)).not.toThrow();
-    expect(() => ajv.compile(tool.manifest.output_schema)).not.toThrow();
-  });
+  it.each(all.map((t) => [t.manifest.name, t] as const))(
+    "%s has schemas that compile under ajv strict mode",
+    (_name, tool) => {
+      const ajv = new Ajv({ strict: true, allErrors: true });
+      expect(() => ajv.compile(tool.manifest.input_schema)).not.toThrow();
+      expect(() => ajv.compile(tool.manifest.output_schema)).not.toThrow();
+    },
+  );
 
   it("gives both text.stats providers the same schemas", () => {
     const [community] = communityTools;
@@ -57,7 +60,11 @@ describe("tool declarations", () => {
   });
 
   it("declares http.request as a send needing the network capability for the target host", () => {
-    expect(httpRequest.manifest).toMatchObject({ capability_required: "network:{url.host}", effects: "send", idempotent: false });
+    expect(httpRequest.manifest).toMatchObject({
+      capability_required: "network:{url.host}",
+      effects: "send",
+      idempotent: false,
+    });
   });
 });
 
@@ -76,7 +83,13 @@ describe("text.stats", () => {
   });
 
   it("finds nothing in an empty text", async () => {
-    expect(await call(textStats, { text: "" })).toEqual({ characters: 0, words: 0, lines: 0, sentences: 0, reading_time_seconds: 0 });
+    expect(await call(textStats, { text: "" })).toEqual({
+      characters: 0,
+      words: 0,
+      lines: 0,
+      sentences: 0,
+      reading_time_seconds: 0,
+    });
   });
 
   it("does not end a sentence inside a decimal number", async () => {
@@ -114,10 +127,13 @@ describe("json.query", () => {
     expect(await call(jsonQuery, { document: "text", path: "" })).toEqual({ found: true, value: "text" });
   });
 
-  it.each(["a/b", "~1", "/bad~2escape", "/trailing~"])("reports the malformed pointer %j as a ToolError with the path", async (path) => {
-    const err = await toolError(() => call(jsonQuery, { document, path }));
-    expect(err.details).toEqual({ path });
-  });
+  it.each(["a/b", "~1", "/bad~2escape", "/trailing~"])(
+    "reports the malformed pointer %j as a ToolError with the path",
+    async (path) => {
+      const err = await toolError(() => call(jsonQuery, { document, path }));
+      expect(err.details).toEqual({ path });
+    },
+  );
 });
 
 describe("math.evaluate", () => {
@@ -175,8 +191,18 @@ describe("demo.countdown", () => {
     let stop!: (s: StopSignal) => void;
     const stopped = new Promise<StopSignal>((resolve) => (stop = resolve));
     const sink = { emit: async (e: EmittedEvent) => void delivered.push(e), stopped: () => stopped };
-    const forward = { execution_id: "exec_countdown", tool: "demo.countdown", version: "1.0.0", caller: { tenant: "t", agent: "a" }, context: {} };
-    const pending = runTool(demoCountdown, { ...forward, input: { from: 5, interval_ms: 60_000 }, remaining_timeout_ms: 120_000 }, sink);
+    const forward = {
+      execution_id: "exec_countdown",
+      tool: "demo.countdown",
+      version: "1.0.0",
+      caller: { tenant: "t", agent: "a" },
+      context: {},
+    };
+    const pending = runTool(
+      demoCountdown,
+      { ...forward, input: { from: 5, interval_ms: 60_000 }, remaining_timeout_ms: 120_000 },
+      sink,
+    );
     stop({ reason: "cancelled" });
     expect(await pending).toMatchObject({ ok: false, error: { code: "cancelled" } });
     expect(delivered.map((e) => e.type)).toEqual(["progress", "partial", "stdout"]);
