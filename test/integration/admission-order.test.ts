@@ -143,13 +143,21 @@ describe("admission before level 2", () => {
   it("charges every keyed request, a duplicate too: replays of one key are refused once the rate is spent", async () => {
     const world = counted();
     const key = await slowKey(world.env);
-    const body = { tool: "math.evaluate", input: { expression: "2 + 3" }, idempotency_key: `k-${crypto.randomUUID()}` };
+    // A roomy budget: the subject is the rate, not the time a loaded machine takes to answer.
+    const body = {
+      tool: "math.evaluate",
+      input: { expression: "2 + 3" },
+      idempotency_key: `k-${crypto.randomUUID()}`,
+      limits: { timeout_ms: 20_000 },
+    };
     const answers = [];
     for (let i = 0; i < 8; i++) answers.push(await request(world.env, "POST", "/v1/executions", key, body));
-    const served = answers.filter((a) => a.status === 200);
-    expectRateRefusals(answers, served.length);
-    expect(new Set(served.map((a) => a.json.execution_id)).size).toBe(1);
-    expect(served.slice(1).every((a) => a.json.replayed === true || a.json.output?.value === 5)).toBe(true);
+    const answered = answers.filter((a) => a.status !== 429);
+    expectRateRefusals(answers, answered.length);
+    // One execution, answered to the first request and replayed to the others that had a token.
+    expect(answered.map((a) => a.status)).toEqual(answered.map(() => 200));
+    expect(new Set(answered.map((a) => a.json.execution_id)).size).toBe(1);
+    expect(answered.every((a) => a.json.output?.value === 5)).toBe(true);
   });
 
   it("charges a call refused before admission: a flood of calls to an unknown tool is answered 429 beyond the rate", async () => {
