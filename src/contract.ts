@@ -145,8 +145,17 @@ export type ExecutionMode = "sync" | "async";
  * `queued`: waiting for one of its tenant's slots; `scheduled`: it has a slot and waits for room
  * at its provider (max_concurrency); `awaiting_approval`: waiting for a person's decision.
  */
-export type ExecutionStatus =
-  "awaiting_approval" | "queued" | "scheduled" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+export const EXECUTION_STATUSES = [
+  "awaiting_approval",
+  "queued",
+  "scheduled",
+  "running",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "timed_out",
+] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
 /** Statuses of an execution that waits: nothing has been sent to a provider yet. */
 export const WAITING_STATUSES: readonly ExecutionStatus[] = ["awaiting_approval", "queued", "scheduled"];

@@ -10,18 +10,10 @@
  * generators commonly do) types a property with a default as always present.
  */
 import { ERROR_TABLE } from "./errors.ts";
+import { EXECUTION_STATUSES as STATUSES } from "./contract.ts";
 
-/** docs/contract.md#statuses (src/contract.ts ExecutionStatus), with approval before it (docs/contract.md#approvals). */
-export const EXECUTION_STATUSES = [
-  "awaiting_approval",
-  "queued",
-  "scheduled",
-  "running",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "timed_out",
-];
+/** docs/contract.md#statuses, with approval before it (docs/contract.md#approvals): one list, in src/contract.ts. */
+export const EXECUTION_STATUSES: string[] = [...STATUSES];
 /** docs/contract.md#cancellation (src/contract.ts CancellationOutcome). */
 const CANCELLATION_OUTCOMES = ["before_start", "cooperative", "forced", "already_finished"];
 /** docs/contract.md#streaming: what a provider emits, then the one terminal event. */

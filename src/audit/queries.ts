@@ -3,7 +3,13 @@
  * tenant only) and the audit log (`GET /v1/audit`, operators), with the same filters and
  * keyset pagination — a cursor names the last row seen, so pages never overlap or skip.
  */
-import type { AuditRecord, CapabilityDecision, ExecutionSummary, Face } from "../contract.ts";
+import {
+  EXECUTION_STATUSES,
+  type AuditRecord,
+  type CapabilityDecision,
+  type ExecutionSummary,
+  type Face,
+} from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "../execution/usage.ts";
 
@@ -22,16 +28,7 @@ export interface ListFilters {
   cursor?: { t: number; id: string };
 }
 
-const STATUSES = new Set([
-  "awaiting_approval",
-  "queued",
-  "scheduled",
-  "running",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "timed_out",
-]);
+const STATUSES = new Set<string>(EXECUTION_STATUSES);
 export const MAX_PAGE = 100;
 
 /** Reads `tool`, `status`, `since`, `until` (ISO 8601), `limit` and `cursor` from a query string. */

@@ -9,41 +9,31 @@
  *   a fast-path call that must wait (its tenant is full, its providers are, or a person must
  *   approve it) ──▶ an ExecutionObject too: anything that waits, waits in an object (docs/contract.md#approvals)
  */
-import type {
-  ApprovalDecision,
-  Caller,
-  ExecutionEvent,
-  ExecutionRequest,
-  ExecutionView,
-  Face,
-  Outcome,
-  PendingApproval,
-} from "../contract.ts";
+import type { Caller, ExecutionEvent, ExecutionRequest, ExecutionView, Face, Outcome } from "../contract.ts";
 import { loadConfig } from "../config.ts";
-import { errorBody, RuntimeError } from "../errors.ts";
+import { RuntimeError } from "../errors.ts";
 import { toJson } from "../codec/bytes.ts";
 import type { TraceContext } from "../audit/trace.ts";
 import { parseExecutionRequest } from "../pipeline/initiation.ts";
 import { requestFingerprint } from "../pipeline/idempotency.ts";
-import { dryRun, planExecution, type DryRunReport } from "../pipeline/plan.ts";
+import { checkReach, dryRun, planExecution, type DryRunReport } from "../pipeline/plan.ts";
 import { limitsFor, payloadLimit, type TenantLimits } from "../policy/limits.ts";
 import type { DeprecationNotice } from "../registry/catalog.ts";
 import { EventStream } from "../stream/ndjson.ts";
 import { StreamSlot } from "../stream/tenant-streams.ts";
-import { readEdgeView } from "../audit/records.ts";
-import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
-import { admitFast, chargeCall, liveExecutions } from "../policy/admission.ts";
-import { tenantStub } from "../object-stubs.ts";
-import { approvalRuleFor, isApprover } from "../policy/approvals.ts";
+import { admitFast, chargeCall } from "../policy/admission.ts";
 import { chargeRequests } from "../policy/request-rate.ts";
-import { executionScope, inScope, roleOf, type ExecutionScope } from "../auth/roles.ts";
-import { checkReach } from "../pipeline/plan.ts";
 import type { ExecutionPlan } from "./execution-plan.ts";
 import type { StartAnswer } from "./object-rpc.ts";
 import { runAtEdge, type Admitted } from "./edge-run.ts";
 import { isTerminal } from "./record.ts";
 import { mayWait } from "./waiting.ts";
-import { keyedObjectId, locate, newEdgeExecutionId, newObjectExecutionId, objectStub } from "./ids.ts";
+import { keyedObjectId, newEdgeExecutionId, newObjectExecutionId, objectStub } from "./ids.ts";
+import { guard, ok } from "./service-boundary.ts";
+
+// Reads and decisions have modules of their own; every face imports the service from here.
+export { cancel, events, get, list } from "./reads.ts";
+export { approvals, decide } from "./approval-calls.ts";
 
 /** Who is calling and how: everything a face knows about a call besides its envelope. */
 export interface CallContext {
@@ -138,251 +128,6 @@ async function takeCallToken(ctx: CallContext, charge: Charge, tool: string, lim
   charge.taken = true;
   await chargeCall(ctx.env, ctx.caller.tenant, tool, limits, ctx.waitUntil);
 }
-
-/*
- * Who may read, stream, cancel and list which executions is decided here, once, for every
- * face (src/auth/roles.ts): an agent (and an approver) its own agent's; a tenant admin or an
- * operator every one of its tenant's. Anything outside the caller's scope answers exactly like
- * an unknown id, so existence does not leak.
- */
-
-/**
- * Whose executions a caller may read. An approver decides calls of other agents of its tenant,
- * so it may also read (never cancel) an execution of its tenant that needed an approval; one
- * that did not is as unknown to it as to any agent. Costs an approver one more object request
- * when the execution is not its own.
- */
-async function readScope(caller: CallContext["caller"], location: ReturnType<typeof locate>): Promise<ExecutionScope> {
-  const own = executionScope(caller);
-  if (roleOf(caller) !== "approver" || location?.kind !== "object") return own;
-  const tenantWide = { tenant: caller.tenant, agent: null };
-  if (await location.stub.view(own)) return own;
-  return (await location.stub.view(tenantWide))?.approval ? tenantWide : own;
-}
-
-/** docs/contract.md#statuses: an execution's current view, within the caller's scope only. */
-export async function get(
-  ctx: Pick<CallContext, "env" | "caller">,
-  executionId: string,
-): Promise<Outcome<ExecutionView>> {
-  return guard(async () => {
-    const location = locate(ctx.env, executionId);
-    const scope = await readScope(ctx.caller, location);
-    let view: ExecutionView | null | undefined;
-    if (location?.kind === "object") view = await location.stub.view(scope);
-    else if (location?.kind === "edge")
-      view = await readEdgeView(
-        ctx.env,
-        scope,
-        executionId,
-        location.accepted_at,
-        loadConfig(ctx.env).systemMaxTimeoutMs,
-      );
-    if (!view) throw notFound(executionId);
-    return ok(view);
-  });
-}
-
-/** docs/contract.md#streaming: the events after `after`, then live ones; `ended` when nothing is left to send. */
-type EventsOutcome = Outcome<{ kind: "ended" } | { kind: "stream"; events: AsyncIterable<ExecutionEvent> }>;
-
-export async function events(
-  ctx: Pick<CallContext, "env" | "caller">,
-  executionId: string,
-  after: number,
-): Promise<EventsOutcome> {
-  return guard<EventsOutcome extends Outcome<infer T> ? T : never>(async () => {
-    const location = locate(ctx.env, executionId);
-    const scope = await readScope(ctx.caller, location);
-    if (location?.kind === "edge") {
-      // A fast-path execution has ended before anyone could ask: its stream is its end.
-      const view = await readEdgeView(
-        ctx.env,
-        scope,
-        executionId,
-        location.accepted_at,
-        loadConfig(ctx.env).systemMaxTimeoutMs,
-      );
-      if (!view) throw notFound(executionId);
-      return ok({ kind: "ended" as const });
-    }
-    if (!location) throw notFound(executionId);
-    const slot = await StreamSlot.take(ctx.env, ctx.caller.tenant);
-    const answer = await location.stub.events(scope, after).catch(async (err: unknown) => {
-      await slot.release();
-      throw err;
-    });
-    if (!answer.ok || answer.value.kind === "ended") await slot.release();
-    if (!answer.ok)
-      return answer.error.code === "execution_not_found"
-        ? { ok: false, error: notFound(executionId).toBody() }
-        : answer;
-    return ok(
-      answer.value.kind === "ended"
-        ? { kind: "ended" as const }
-        : { kind: "stream" as const, events: slot.hold(new EventStream(answer.value.stream)) },
-    );
-  });
-}
-
-/**
- * docs/contract.md#cancellation: cancel with a grace period (`grace_ms`, default CANCEL_GRACE_MS, at most
- * MAX_CANCEL_GRACE_MS; more is refused, not clamped). Answers when the execution has ended.
- */
-export async function cancel(
-  ctx: Pick<CallContext, "env" | "caller">,
-  executionId: string,
-  graceMs: unknown,
-): Promise<Outcome<ExecutionView>> {
-  return guard(async () => {
-    const config = loadConfig(ctx.env);
-    const grace = graceMs ?? config.cancelGraceMs;
-    if (typeof grace !== "number" || !Number.isSafeInteger(grace) || grace < 0 || grace > config.maxCancelGraceMs) {
-      throw new RuntimeError("invalid_request", `grace_ms must be an integer from 0 to ${config.maxCancelGraceMs}`, {
-        field: "grace_ms",
-        max: config.maxCancelGraceMs,
-      });
-    }
-    const location = locate(ctx.env, executionId);
-    const scope = executionScope(ctx.caller);
-    if (location?.kind === "edge") {
-      // Nothing can cancel a fast-path execution: it has ended before its id is known.
-      const view = await readEdgeView(ctx.env, scope, executionId, location.accepted_at, config.systemMaxTimeoutMs);
-      if (!view) throw notFound(executionId);
-      return ok(
-        view.cancellation
-          ? view
-          : { ...view, cancellation: { requested_at: new Date().toISOString(), outcome: "already_finished" as const } },
-      );
-    }
-    const view = location ? await location.stub.cancel(scope, grace) : null;
-    if (!view) throw notFound(executionId);
-    return ok(view);
-  });
-}
-
-/**
- * The tenant's executions, newest first (docs/contract.md#retention): finished ones from the audit
- * store, and the ones running in their objects now from the tenant's ledger (no message is
- * sent while an execution runs). A fast-path call appears once it has answered.
- */
-export async function list(
-  ctx: Pick<CallContext, "env" | "caller">,
-  filters: ListFilters,
-): Promise<Outcome<{ executions: IndexItem[]; next_cursor: string | null }>> {
-  return guard(async () => {
-    const scope = executionScope(ctx.caller);
-    const f = { ...filters, tenant: scope.tenant, ...(scope.agent === null ? {} : { agent: scope.agent }) };
-    const wantsLive = f.status === undefined || LIVE.has(f.status);
-    const [stored, live] = await Promise.all([
-      f.status !== undefined && LIVE.has(f.status)
-        ? { executions: [], next_cursor: null }
-        : listExecutions(ctx.env.AUDIT_DB, f),
-      wantsLive
-        ? liveExecutions(ctx.env, ctx.caller.tenant).then((items) =>
-            items.filter((e) => inScope(scope, scope.tenant, e.agent)),
-          )
-        : [],
-    ]);
-    const seen = new Set(stored.executions.map((e) => e.execution_id));
-    const liveItems: IndexItem[] = live
-      .filter(
-        (e) =>
-          !seen.has(e.execution_id) &&
-          (f.tool === undefined || e.tool === f.tool) &&
-          (f.project === undefined || e.project === f.project),
-      )
-      .filter(
-        (e) =>
-          (f.since === undefined || e.accepted_at >= f.since) && (f.until === undefined || e.accepted_at < f.until),
-      )
-      .filter(
-        (e) =>
-          !f.cursor || e.accepted_at < f.cursor.t || (e.accepted_at === f.cursor.t && e.execution_id < f.cursor.id),
-      )
-      .filter((e) => f.status === undefined || e.status === f.status)
-      .map((e) => ({
-        execution_id: e.execution_id,
-        tool: e.tool,
-        version: e.version,
-        provider: null,
-        project: e.project,
-        mode: e.mode,
-        status: e.status,
-        error_code: null,
-        accepted_at: new Date(e.accepted_at).toISOString(),
-        ended_at: null,
-      }));
-    // Live executions join the page in order; the page's end (and cursor) stays the store's.
-    const merged = [
-      ...liveItems.filter(
-        (e) =>
-          stored.next_cursor === null ||
-          Date.parse(e.accepted_at!) >= Date.parse(stored.executions.at(-1)!.accepted_at!),
-      ),
-      ...stored.executions,
-    ];
-    merged.sort(
-      (a, b) => Date.parse(b.accepted_at!) - Date.parse(a.accepted_at!) || (a.execution_id < b.execution_id ? 1 : -1),
-    );
-    return ok({ executions: merged, next_cursor: stored.next_cursor });
-  });
-}
-
-/**
- * A person with the approver role decides on one of its tenant's calls that awaits
- * approval (a reason is required to reject). Another tenant's id is not found; a call that
- * does not await approval (decided, never needed it, finished) is `approval_not_pending`.
- */
-export async function decide(
-  ctx: Pick<CallContext, "env" | "caller">,
-  executionId: string,
-  decision: "approved" | "rejected",
-  reason: unknown,
-): Promise<Outcome<ExecutionView>> {
-  return guard(async () => {
-    requireApprover(ctx.caller);
-    if (reason !== undefined && reason !== null && (typeof reason !== "string" || reason.length > 1_000))
-      throw new RuntimeError("invalid_request", "reason must be a string of at most 1000 characters", {
-        field: "reason",
-      });
-    if (decision === "rejected" && (typeof reason !== "string" || reason.trim() === ""))
-      throw new RuntimeError("invalid_request", "a rejection needs a reason", { field: "reason" });
-    const location = locate(ctx.env, executionId);
-    // A fast-path id never waits for anyone: like an unknown one, as are other tenants' (docs/contract.md#routes).
-    if (location?.kind !== "object") throw notFound(executionId);
-    const made: ApprovalDecision = {
-      decision,
-      approver: ctx.caller.agent,
-      reason: typeof reason === "string" && reason.trim() !== "" ? reason : null,
-      at: new Date().toISOString(),
-    };
-    const { self_approval } = approvalRuleFor(loadConfig(ctx.env).approvals, ctx.caller.tenant);
-    const answer = await location.stub.decide(ctx.caller.tenant, made, self_approval);
-    if (!answer) throw notFound(executionId);
-    return answer;
-  });
-}
-
-/** The caller's tenant's calls waiting for a person's approval, oldest first (approvers only). */
-export async function approvals(
-  ctx: Pick<CallContext, "env" | "caller">,
-): Promise<Outcome<{ approvals: PendingApproval[] }>> {
-  return guard(async () => {
-    requireApprover(ctx.caller);
-    const pending = await tenantStub(ctx.env, ctx.caller.tenant).approvals();
-    return ok({ approvals: pending.map(({ mode: _mode, ...a }) => a) });
-  });
-}
-
-function requireApprover(caller: Caller): void {
-  if (!isApprover(caller))
-    throw new RuntimeError("forbidden", "approving calls is for callers with the approver role", {
-      reason: "approver role required",
-    });
-}
-
-const LIVE = new Set(["awaiting_approval", "queued", "scheduled", "running"]);
 
 async function runFast(ctx: CallContext, request: ExecutionRequest, charge: Charge): Promise<Outcome<CallAnswer>> {
   const executionId = newEdgeExecutionId(ctx.env, ctx.acceptedAt);
@@ -514,27 +259,4 @@ function checkPayload(ctx: CallContext, envelope: unknown): void {
 
 function meta(ctx: CallContext, executionId: string) {
   return { acceptedAt: ctx.acceptedAt, trace: ctx.trace, face: ctx.face, executionId, waitUntil: ctx.waitUntil };
-}
-
-function notFound(executionId: string): RuntimeError {
-  // Unknown, expired and other tenants' ids all answer the same (docs/contract.md#routes).
-  return new RuntimeError("execution_not_found", `no execution ${executionId}`, { execution_id: executionId });
-}
-
-function ok<T>(value: T): Outcome<T> {
-  return { ok: true, value };
-}
-
-/** The service's one boundary: a stage's RuntimeError becomes a refusal value; anything else is logged and answered `internal`. */
-async function guard<T>(fn: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof RuntimeError) return { ok: false, error: err.toBody() };
-    const ref = crypto.randomUUID();
-    console.error(
-      JSON.stringify({ msg: "execution service failed", ref, error: String(err), stack: (err as Error)?.stack }),
-    );
-    return { ok: false, error: errorBody("internal", "the runtime failed while handling the call", { ref }, false) };
-  }
 }

@@ -1,35 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { TenantLedger, type LeaseRequest } from "../../../src/policy/ledger.ts";
+import type { LeaseRequest } from "../../../src/policy/ledger.ts";
 import { TenantLease, TOKEN_TTL_MS, type Ticket } from "../../../src/policy/lease.ts";
-import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "../../../src/policy/limits.ts";
+import type { TenantLimits } from "../../../src/policy/limits.ts";
+import { ledgerWorld } from "./ledger-world.ts";
 
-/** One tenant's ledger, several isolates' leases, and a clock only the test moves. */
 function world(limits: Partial<TenantLimits>, isolates: number) {
-  let now = 1_000_000;
-  const ledger = new TenantLedger();
-  const asks: LeaseRequest[] = [];
-  const leases = Array.from(
-    { length: isolates },
-    () =>
-      new TenantLease(
-        async (r) => (asks.push(r), ledger.lease(r, now)),
-        () => now,
-      ),
+  return ledgerWorld(
+    limits,
+    isolates,
+    (l, r: LeaseRequest, now: number) => l.lease(r, now),
+    (ask, now) => new TenantLease(ask, now),
   );
-  const pending: Promise<unknown>[] = [];
-  const background = (p: Promise<unknown>) => void pending.push(p);
-  return {
-    limits: { ...DEFAULT_TENANT_LIMITS, ...limits },
-    ledger,
-    leases,
-    asks,
-    advance: (ms: number) => (now += ms),
-    now: () => now,
-    settle: async () => {
-      while (pending.length) await pending.shift();
-    },
-    background,
-  };
 }
 
 const admitted = (t: Ticket | { ok: false }): t is Ticket => !("ok" in t);

@@ -1,35 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { TenantLedger, type RequestLeaseRequest } from "../../../src/policy/ledger.ts";
+import type { RequestLeaseRequest } from "../../../src/policy/ledger.ts";
 import { TenantLease, type Ticket } from "../../../src/policy/lease.ts";
-import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "../../../src/policy/limits.ts";
+import type { TenantLimits } from "../../../src/policy/limits.ts";
+import { ledgerWorld } from "./ledger-world.ts";
 import { RequestLease } from "../../../src/policy/request-lease.ts";
 
-/** One tenant's ledger, several isolates' request leases, and a clock only the test moves. */
 function world(limits: Partial<TenantLimits>, isolates: number) {
-  let now = 1_000_000;
-  const ledger = new TenantLedger();
-  const asks: RequestLeaseRequest[] = [];
-  const leases = Array.from(
-    { length: isolates },
-    () =>
-      new RequestLease(
-        async (r) => (asks.push(r), ledger.leaseRequests(r, now)),
-        () => now,
-      ),
+  return ledgerWorld(
+    limits,
+    isolates,
+    (l, r: RequestLeaseRequest, now: number) => l.leaseRequests(r, now),
+    (ask, now) => new RequestLease(ask, now),
   );
-  const pending: Promise<unknown>[] = [];
-  return {
-    limits: { ...DEFAULT_TENANT_LIMITS, ...limits },
-    ledger,
-    leases,
-    asks,
-    advance: (ms: number) => (now += ms),
-    now: () => now,
-    background: (p: Promise<unknown>) => void pending.push(p),
-    settle: async () => {
-      while (pending.length) await pending.shift();
-    },
-  };
 }
 
 describe("RequestLease (every request counts against the tenant's rate)", () => {
