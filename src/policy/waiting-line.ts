@@ -116,6 +116,8 @@ export class WaitingLine<T extends Waiter> {
 
   /** The owner handed `waiter` its grant: stored as such before anyone is told. */
   grant(waiter: T): void {
+    this.#taken.delete(waiter.execution_id);
+    this.#retries.delete(waiter.execution_id);
     this.#put({ ...waiter, granting: true });
   }
 
