@@ -11,14 +11,20 @@
  * only by providers that asked to be protected.
  *   "p:<permit>"  a permit out          "w:<ticket>"  a waiter (`granting` once handed a permit)
  *   "t"           the next ticket       "l", "n"      the limit last asked with, the provider's name
+ * The waiters are a waiting line (src/policy/waiting-line.ts): it stores them, tells each
+ * waiter handed a permit, and retries by the alarm with backoff; a waiter's entry goes once it
+ * answered (its permit, if taken, is stored as "p:").
  */
 import { DurableObject } from "cloudflare:workers";
 import { objectStub } from "../src/execution/ids.ts";
 import { ProviderCapacity, type Acquired, type GateWaiter, type Permit } from "../src/policy/provider-capacity.ts";
+import { WaitingLine } from "../src/policy/waiting-line.ts";
+import { deliverGrants, keepAlarm, type GrantSender } from "./grant-delivery.ts";
 
+/** How soon an undelivered permit grant is first tried again, and how often a waiting line is looked at. */
 const GRANT_RETRY_MS = 2_000;
-type StoredWaiter = GateWaiter & { granting?: boolean };
-const waiterKey = (ticket: number) => `w:${String(ticket).padStart(12, "0")}`;
+/** The longest wait between two tries of one grant (the delay doubles per failure). */
+const GRANT_RETRY_MAX_MS = 16_000;
 
 export interface AcquireRequest {
   provider: string;
@@ -33,8 +39,17 @@ export interface AcquireRequest {
 
 export class ProviderGate extends DurableObject<Env> {
   readonly #capacity = new ProviderCapacity();
-  readonly #waiters = new Map<string, StoredWaiter>();
-  readonly #delivering = new Set<string>();
+  /** Everything under "w:": who waits, who was handed a permit and is not yet told. */
+  readonly #line: WaitingLine<GateWaiter>;
+  readonly #sender: GrantSender<GateWaiter> = {
+    what: "permit grant",
+    send: (w) => objectStub(this.env, w.execution_id).capacityGranted(this.#provider(), w.permit_id),
+    // A waiter that no longer wants its permit gives it back, to the next in line.
+    declined: async (w) => {
+      this.#capacity.release(w.permit_id, Date.now());
+      await this.#afterChange();
+    },
+  };
   #stored = new Set<string>();
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -42,12 +57,15 @@ export class ProviderGate extends DurableObject<Env> {
     const kv = ctx.storage.kv;
     const permits = [...kv.list<Permit>({ prefix: "p:" })].map(([, p]) => p);
     for (const p of permits) this.#stored.add(p.id);
-    const queue: StoredWaiter[] = [];
-    for (const [, w] of kv.list<StoredWaiter>({ prefix: "w:" })) {
-      this.#waiters.set(w.execution_id, w);
-      if (!w.granting) queue.push(w);
-    }
-    this.#capacity.restore(permits, queue, kv.get<number>("t") ?? 1, kv.get<number>("l"), Date.now());
+    this.#line = new WaitingLine(kv, {
+      prefix: "w:",
+      keepTaken: false,
+      retryMs: GRANT_RETRY_MS,
+      maxRetryMs: GRANT_RETRY_MAX_MS,
+    });
+    // Granted waiters hold permits already stored under "p:"; the line tells them again.
+    const { waiting, nextTicket } = this.#line.restore();
+    this.#capacity.restore(permits, waiting, nextTicket, kv.get<number>("l"), Date.now());
   }
 
   async acquire(r: AcquireRequest): Promise<Acquired> {
@@ -55,16 +73,16 @@ export class ProviderGate extends DurableObject<Env> {
     if (kv.get("n") !== r.provider) kv.put("n", r.provider);
     if (kv.get("l") !== r.limit) kv.put("l", r.limit);
     const answer = this.#capacity.acquire(r, Date.now());
-    if (!answer.ok && "position" in answer && answer.position !== undefined && !this.#waiters.has(r.execution_id)) {
+    if (!answer.ok && "position" in answer && answer.position !== undefined && !this.#line.has(r.execution_id)) {
       const ticket = this.#capacity.nextTicket - 1;
-      this.#putWaiter({
+      const waiter = {
         execution_id: r.execution_id,
         permit_id: r.permit_id,
         ticket,
         lease_ms: r.lease_ms,
         tenant: r.tenant,
-      });
-      kv.put("t", this.#capacity.nextTicket);
+      };
+      this.#line.wait(waiter, this.#capacity.nextTicket);
     }
     await this.#afterChange();
     return answer;
@@ -78,7 +96,7 @@ export class ProviderGate extends DurableObject<Env> {
   /** An execution stops waiting here (cancelled, or out of time). */
   async leave(executionId: string): Promise<void> {
     this.#capacity.leave(executionId, Date.now());
-    this.#dropWaiter(executionId);
+    this.#line.forget(executionId);
     await this.#afterChange();
   }
 
@@ -101,7 +119,7 @@ export class ProviderGate extends DurableObject<Env> {
   /** Storage follows the permits; new grants are marked and sent; the alarm covers what is left. */
   async #afterChange(): Promise<void> {
     const kv = this.ctx.storage.kv;
-    for (const g of this.#capacity.takeGrants()) this.#putWaiter({ ...g, granting: true });
+    for (const g of this.#capacity.takeGrants()) this.#line.grant(g);
     const live = new Set<string>();
     let soonest = Infinity;
     for (const p of this.#capacity.permits()) {
@@ -111,50 +129,12 @@ export class ProviderGate extends DurableObject<Env> {
     }
     for (const id of this.#stored) if (!live.has(id)) kv.delete(`p:${id}`);
     this.#stored = live;
-    this.#deliver();
-    const due = this.#waiters.size > 0 ? Math.min(soonest, Date.now() + GRANT_RETRY_MS) : soonest;
-    if (!Number.isFinite(due)) return;
-    const at = await this.ctx.storage.getAlarm();
-    if (at === null || at > due) await this.ctx.storage.setAlarm(due);
+    // The grant names the provider, which the gate learns from the first `acquire`.
+    if (this.#provider()) deliverGrants(this.#line, this.#sender);
+    await keepAlarm(this.ctx.storage, Math.min(soonest, this.#line.nextAlarm(Date.now()) ?? Infinity));
   }
 
-  /** Tells each waiter handed a permit; one that no longer wants it gives it back. */
-  #deliver(): void {
-    const provider = this.ctx.storage.kv.get<string>("n");
-    if (!provider) return;
-    for (const w of this.#waiters.values()) {
-      if (!w.granting || this.#delivering.has(w.execution_id)) continue;
-      this.#delivering.add(w.execution_id);
-      void objectStub(this.env, w.execution_id)
-        .capacityGranted(provider, w.permit_id)
-        .then(
-          async (taken) => {
-            this.#dropWaiter(w.execution_id);
-            if (!taken) this.#capacity.release(w.permit_id, Date.now());
-            await this.#afterChange();
-          },
-          (err) =>
-            console.warn(
-              JSON.stringify({
-                msg: "permit grant not delivered; the alarm tries again",
-                execution_id: w.execution_id,
-                error: String(err),
-              }),
-            ),
-        )
-        .finally(() => this.#delivering.delete(w.execution_id));
-    }
-  }
-
-  #putWaiter(w: StoredWaiter): void {
-    this.#waiters.set(w.execution_id, w);
-    this.ctx.storage.kv.put(waiterKey(w.ticket), w);
-  }
-
-  #dropWaiter(executionId: string): void {
-    const w = this.#waiters.get(executionId);
-    if (!w) return;
-    this.#waiters.delete(executionId);
-    this.ctx.storage.kv.delete(waiterKey(w.ticket));
+  #provider(): string {
+    return this.ctx.storage.kv.get<string>("n") ?? "";
   }
 }

@@ -12,13 +12,14 @@
  * `max_concurrent`.
  *
  * What waits is kept in storage (docs/contract.md#waiting), so a restart loses none of it and keeps its order:
- *   "q:<ticket>"  an execution waiting for a slot; `granting` once handed one, kept until it
+ *   "q:<ticket>"  an execution waiting for a slot, in the tenant's waiting line
+ *                 (src/policy/waiting-line.ts); `granting` once handed one, kept until it
  *                 gives the slot back: a restart holds that slot again and tells its object
  *                 again (which changes nothing for one already on its way)
  *   "t"           the next ticket
  *   "a:<id>"      a call waiting for a person's approval (GET /v1/approvals)
- * While anything waits or a grant is unconfirmed, one alarm (at most GRANT_RETRY_MS ahead)
- * retries grants and hands on slots whose leases expired.
+ * While anything waits or a grant is unconfirmed, one alarm (at most GRANT_RETRY_MS ahead, or
+ * at a failed grant's backoff) retries grants and hands on slots whose leases expired.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { PendingApproval } from "../src/contract.ts";
@@ -35,48 +36,52 @@ import {
   type RequestLeaseRequest,
 } from "../src/policy/ledger.ts";
 import type { TenantLimits } from "../src/policy/limits.ts";
+import { WaitingLine } from "../src/policy/waiting-line.ts";
+import { deliverGrants, keepAlarm, type GrantSender } from "./grant-delivery.ts";
 
-/** How soon an undelivered grant is tried again, and how often a waiting queue is looked at. */
+/** How soon an undelivered grant is first tried again, and how often a waiting queue is looked at. */
 const GRANT_RETRY_MS = 2_000;
-
-type StoredQueued = QueuedExecution & { granting?: boolean };
-const queueKey = (ticket: number) => `q:${String(ticket).padStart(12, "0")}`;
+/** The longest wait between two tries of one grant (the delay doubles per failure). */
+const GRANT_RETRY_MAX_MS = 16_000;
 
 export class TenantObject extends DurableObject<Env> {
   readonly #ledger = new TenantLedger();
-  /** Everything under "q:", by execution: its ticket, and whether it was handed a slot. */
-  readonly #stored = new Map<string, StoredQueued>();
-  /** Grants sent and not yet answered (in memory: a restart sends them again). */
-  readonly #delivering = new Set<string>();
-  /** Grants the execution took; their entries stay stored until the slot is released. */
-  readonly #confirmed = new Set<string>();
+  /** Everything under "q:": who waits, who was handed a slot; a taken slot's entry stays until released. */
+  readonly #line: WaitingLine<QueuedExecution>;
+  readonly #sender: GrantSender<QueuedExecution> = {
+    what: "grant",
+    send: (e) => objectStub(this.env, e.execution_id).granted(),
+    // An object that no longer wants its slot (cancelled meanwhile) gives it back, to the next in line.
+    declined: async (e) => {
+      this.#ledger.release(e.execution_id, Date.now());
+      await this.#afterChange();
+    },
+  };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    const queued: StoredQueued[] = [];
-    const granting: StoredQueued[] = [];
-    for (const [, e] of ctx.storage.kv.list<StoredQueued>({ prefix: "q:" })) {
-      this.#stored.set(e.execution_id, e);
-      (e.granting ? granting : queued).push(e);
-    }
-    this.#ledger.restore(queued, granting, ctx.storage.kv.get<number>("t") ?? 1, Date.now());
+    this.#line = new WaitingLine(ctx.storage.kv, {
+      prefix: "q:",
+      keepTaken: true,
+      retryMs: GRANT_RETRY_MS,
+      maxRetryMs: GRANT_RETRY_MAX_MS,
+    });
+    const { waiting, granted, nextTicket } = this.#line.restore();
+    this.#ledger.restore(waiting, granted, nextTicket, Date.now());
     // Restored grants are delivered by the alarm, which is set whenever anything waits.
   }
 
   /** An execution in its own object: a slot now, a place in the queue (`wait`), or a refusal. */
   async admit(request: AdmitRequest): Promise<Admission> {
     const admission = this.#ledger.admit(request, Date.now());
-    if (admission.ok && admission.queued && !this.#stored.has(request.execution_id)) {
-      this.#put(admission.queued);
-      this.ctx.storage.kv.put("t", this.#ledger.nextTicket);
-    }
+    if (admission.ok && admission.queued) this.#line.wait(admission.queued, this.#ledger.nextTicket);
     await this.#afterChange();
     return admission;
   }
 
   /** The execution ended or gave up waiting: its slot (or place) goes to the next in line. */
   async release(executionId: string): Promise<void> {
-    this.#drop(executionId);
+    this.#line.forget(executionId);
     this.#ledger.release(executionId, Date.now());
     await this.#afterChange();
   }
@@ -96,7 +101,7 @@ export class TenantObject extends DurableObject<Env> {
   /** An edge isolate's lease of tokens and slots for the fast path. */
   async lease(request: LeaseRequest): Promise<LeaseGrant> {
     const grant = this.#ledger.lease(request, Date.now());
-    if (this.#ledger.queued > 0 || this.#stored.size > this.#confirmed.size) await this.#afterChange();
+    if (this.#ledger.queued > 0 || this.#line.unsettled) await this.#afterChange();
     return grant;
   }
 
@@ -169,61 +174,14 @@ export class TenantObject extends DurableObject<Env> {
     return out.sort((a, b) => Date.parse(a.accepted_at) - Date.parse(b.accepted_at));
   }
 
-  /** New grants are stored, every undelivered one is sent, and the alarm is kept while anything waits. */
-  async #afterChange(): Promise<void> {
-    for (const g of this.#ledger.takeGrants()) this.#put({ ...g, granting: true });
-    this.#deliver();
-    if (this.#ledger.queued === 0 && [...this.#stored.keys()].every((id) => this.#confirmed.has(id))) return;
-    const at = await this.ctx.storage.getAlarm();
-    if (at === null || at > Date.now() + GRANT_RETRY_MS) await this.ctx.storage.setAlarm(Date.now() + GRANT_RETRY_MS);
-  }
-
   /**
-   * Tells each execution handed a slot that it may run. Marked `granting` in storage first, so
-   * a restart in between hands the slot again; confirmed (deleted) once its object has it. An
-   * object that no longer wants it (cancelled meanwhile) gives it back, to the next in line.
+   * New grants are stored (marked `granting` first, so a restart in between hands the slot
+   * again), every one due is sent, and the alarm is kept while anything waits.
    */
-  #deliver(): void {
-    for (const g of this.#stored.values()) {
-      if (!g.granting || this.#delivering.has(g.execution_id) || this.#confirmed.has(g.execution_id)) continue;
-      this.#delivering.add(g.execution_id);
-      void objectStub(this.env, g.execution_id)
-        .granted()
-        .then(
-          async (taken) => {
-            if (taken) {
-              // Kept (as `granting`) until released: a restart then knows the slot is held.
-              this.#confirmed.add(g.execution_id);
-              return;
-            }
-            this.#drop(g.execution_id);
-            this.#ledger.release(g.execution_id, Date.now());
-            await this.#afterChange();
-          },
-          (err) =>
-            console.warn(
-              JSON.stringify({
-                msg: "grant not delivered; the alarm tries again",
-                execution_id: g.execution_id,
-                error: String(err),
-              }),
-            ),
-        )
-        .finally(() => this.#delivering.delete(g.execution_id));
-    }
-  }
-
-  #put(e: StoredQueued): void {
-    this.#stored.set(e.execution_id, e);
-    this.ctx.storage.kv.put(queueKey(e.ticket), e);
-  }
-
-  #drop(executionId: string): void {
-    this.#confirmed.delete(executionId);
-    const e = this.#stored.get(executionId);
-    if (!e) return;
-    this.#stored.delete(executionId);
-    this.ctx.storage.kv.delete(queueKey(e.ticket));
+  async #afterChange(): Promise<void> {
+    for (const g of this.#ledger.takeGrants()) this.#line.grant(g);
+    deliverGrants(this.#line, this.#sender);
+    await keepAlarm(this.ctx.storage, this.#line.nextAlarm(Date.now()));
   }
 }
 
