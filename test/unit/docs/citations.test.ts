@@ -197,6 +197,7 @@ describe("citations", () => {
     expect(pathExists("examples/upstream-mcp/README.md", "src/tools.ts")).toBe(true);
     expect(repositoryPaths("run upstreams/old/wrangler.jsonc, not src/upstreams/x")).toEqual([
       "upstreams/old/wrangler.jsonc",
+      "src/upstreams/x",
     ]);
     expect(pathExists("README.md", "upstreams/old/wrangler.jsonc")).toBe(false);
   });
