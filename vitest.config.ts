@@ -54,7 +54,7 @@ const migrations = await readD1Migrations(join(root, "migrations"));
 const upstream = {
   name: "mcp-upstream-example",
   modules: true,
-  scriptPath: ".build/upstreams/example/index.js",
+  scriptPath: ".build/examples/upstream-mcp/index.js",
   compatibilityDate: "2026-10-01",
   compatibilityFlags: ["enable_request_signal"],
   durableObjects: { STATE: { className: "UpstreamState", useSQLite: true } },
@@ -140,7 +140,7 @@ export default defineConfig({
         },
       },
       {
-        // The example upstream MCP server (upstreams/example), alone under wrangler dev: each
+        // The example upstream MCP server (examples/upstream-mcp), alone under wrangler dev: each
         // file starts its own (scripts/upstream-dev.ts), so no stack is needed.
         test: {
           name: "upstreams",

@@ -123,7 +123,7 @@ type McpClients = Awaited<ReturnType<typeof connectMcp>>[];
 const connectRuntimeMcp = (stack: Stack) =>
   connectMcp(`${stack.runtime}/mcp`, { headers: auth, tool: "lab.echo", meta: { "io.tool-runtime/limits": LIMITS } });
 
-/** The example upstream (upstreams/example) called directly: its `echo`, with the official client. */
+/** The example upstream (examples/upstream-mcp) called directly: its `echo`, with the official client. */
 const connectUpstream = (stack: Stack) => connectMcp(stack.upstream, { tool: "echo" });
 const UPSTREAM_ECHO = JSON.stringify({ text: "hello" });
 

@@ -189,7 +189,7 @@ export async function startStack(): Promise<Stack> {
     sessions.push(
       await session(
         "upstream",
-        ["-c", "upstreams/example/wrangler.jsonc", "--name", "mcp-upstream-example-direct"],
+        ["-c", "examples/upstream-mcp/wrangler.jsonc", "--name", "mcp-upstream-example-direct"],
         async (u) => (await fetch(`${u}/healthz`)).status === 200,
       ),
     );

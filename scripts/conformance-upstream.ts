@@ -1,10 +1,10 @@
 /**
  * `npm run conformance:upstream`: runs the official MCP conformance suite
  * (@modelcontextprotocol/conformance, server mode) against the example upstream
- * (upstreams/example) under wrangler dev, at both protocol eras it serves. Only the scenarios
+ * (examples/upstream-mcp) under wrangler dev, at both protocol eras it serves. Only the scenarios
  * that apply to a tools-only server run; the rest of the suite calls tools, prompts and
  * resources by names this upstream does not have. Known gaps are listed, with reasons, in
- * upstreams/example/conformance-baseline.yml. Exit code 0 when everything else passes.
+ * examples/upstream-mcp/conformance-baseline.yml. Exit code 0 when everything else passes.
  *
  * The suite needs Node 22 (`fs.globSync`): run it through npm, whose PATH has the `node`
  * devDependency first.
@@ -28,7 +28,7 @@ const RUNS: Record<string, string[]> = {
   // The stateless 2025 lane: initialize, then one POST per request.
   "2025-11-25": ["server-initialize", "ping", "logging-set-level", "tools-list", "dns-rebinding-protection"],
 };
-const BASELINE = "upstreams/example/conformance-baseline.yml";
+const BASELINE = "examples/upstream-mcp/conformance-baseline.yml";
 
 function conformance(url: string, spec: string, scenario: string): Promise<{ code: number; output: string }> {
   const args = [

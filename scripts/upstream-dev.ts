@@ -1,5 +1,5 @@
 /**
- * Runs the example upstream MCP server (upstreams/example) alone under `wrangler dev`, for its
+ * Runs the example upstream MCP server (examples/upstream-mcp) alone under `wrangler dev`, for its
  * test and the conformance run: free loopback ports, a state folder and a dev registry of its
  * own (so it can answer for no other session's Workers), stopped by its process group id.
  */
@@ -47,7 +47,7 @@ export async function startUpstreamDev(
     "wrangler",
     "dev",
     "-c",
-    "upstreams/example/wrangler.jsonc",
+    "examples/upstream-mcp/wrangler.jsonc",
     "--ip",
     "127.0.0.1",
     "--port",

@@ -1,5 +1,5 @@
 /**
- * The example upstream MCP server (upstreams/example) under real `wrangler dev`, alone, driven
+ * The example upstream MCP server (examples/upstream-mcp) under real `wrangler dev`, alone, driven
  * by the official client (@modelcontextprotocol/client) as the runtime will drive it (docs/contract.md#upstreams).
  */
 import { createHash, randomUUID } from "node:crypto";

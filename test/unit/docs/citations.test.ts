@@ -71,7 +71,7 @@ const ROOTS = [
   "bench",
   "sim",
   "verifiers",
-  "upstreams",
+  "upstreams", // no longer a folder (the example upstream is examples/upstream-mcp): a mention left behind is dead
   "examples",
   "proto",
   "migrations",
@@ -194,6 +194,11 @@ describe("citations", () => {
       " // from src/a.ts",
     );
     expect(pathExists("src/x.ts", "src/pipeline/foo.ts")).toBe(false);
-    expect(pathExists("upstreams/example/README.md", "src/tools.ts")).toBe(true);
+    expect(pathExists("examples/upstream-mcp/README.md", "src/tools.ts")).toBe(true);
+    expect(repositoryPaths("run upstreams/old/wrangler.jsonc, not src/upstreams/x")).toEqual([
+      "upstreams/old/wrangler.jsonc",
+      "src/upstreams/x",
+    ]);
+    expect(pathExists("README.md", "upstreams/old/wrangler.jsonc")).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The docs cannot drift from the tree: every relative link in README.md, every page under
  * docs/ (the guide and the decisions too), and the READMEs of bench/, test/, sim/, client/,
- * upstreams/example/ and each provider folder names a file that exists (and a heading that
+ * examples/upstream-mcp/ and each provider folder names a file that exists (and a heading that
  * exists, when it has an anchor), every `npm run <script>` (and `npm start` / `npm test`) they name is a script in
  * package.json. (Citations of issues or of documents outside the repository: citations.test.ts.)
  */
@@ -20,7 +20,7 @@ const READMES = [
   "test",
   "sim",
   "client",
-  "upstreams/example",
+  "examples/upstream-mcp",
   ...readdirSync(join(root, "providers")).map((p) => `providers/${p}`),
 ]
   .map((d) => `${d}/README.md`)
