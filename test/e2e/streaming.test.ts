@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
+import { hold, newLatch, release } from "./latch.ts";
 import { collect, contiguousFromOne, readSse, type Received } from "./sse.ts";
 import { tenant } from "./tenants.ts";
 
@@ -125,10 +126,12 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
       await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
     ).body.key;
     const as = { ...bearer(key) };
+    // It runs until this test releases it, so its streams stay open for as long as the test needs.
+    const latch = newLatch();
     const started = await call(
       "POST",
       "/v1/executions",
-      { tool: "demo.countdown", mode: "async", input: { from: 6, interval_ms: 300 } },
+      { ...hold(latch, { heed_cancel: true }), mode: "async", limits: { timeout_ms: 60_000 } },
       as,
     );
     expect(started.status).toBe(202);
@@ -159,8 +162,12 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
       }
       throw new Error("no stream slot came back");
     };
-    await open[0].body!.cancel();
-    open[0] = await reopen();
+    try {
+      await open[0].body!.cancel();
+      open[0] = await reopen();
+    } finally {
+      await release(latch);
+    }
     for (const res of open) expect(types(await readSse(res)).at(-1)).toBe("done");
     const after = await Promise.all([reopen(), reopen(), reopen()]);
     for (const res of after) expect(types(await readSse(res)).at(-1)).toBe("done");

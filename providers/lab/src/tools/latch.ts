@@ -16,14 +16,16 @@ const latchName = { type: "string", minLength: 1, maxLength: 200 } as const;
 
 /**
  * `lab.hold` reports that it is holding (a `partial` event), then waits until its latch is
- * released or `max_ms` has passed. It ignores cancellation unless `heed_cancel` is set: a
- * handler the runtime cannot stop, whose end the test still decides.
+ * released or `max_ms` has passed; released, it logs once more before it returns. It ignores
+ * cancellation unless `heed_cancel` is set: a handler the runtime cannot stop, whose end the
+ * test still decides. `report_stop` makes it log the stop notice it ignores, so a test can see
+ * that a cancel has reached it.
  */
 export const labHold = defineTool({
   name: "lab.hold",
   version: "1.0.0",
   description:
-    "Emits a partial, then waits until lab.release names its latch (or max_ms passes); ignores cancellation unless heed_cancel.",
+    "Emits a partial, then waits until lab.release names its latch (or max_ms passes) and logs; ignores cancellation unless heed_cancel.",
   input: {
     type: "object",
     additionalProperties: false,
@@ -32,6 +34,7 @@ export const labHold = defineTool({
       latch: latchName,
       max_ms: { type: "integer", minimum: 0, maximum: 600_000, default: 60_000 },
       heed_cancel: { type: "boolean", default: false },
+      report_stop: { type: "boolean", default: false },
     },
   },
   output: {
@@ -45,12 +48,19 @@ export const labHold = defineTool({
   effects: "read",
   // Being held past its budget is its job, not the provider failing.
   breaker: { failures: 1_000_000 },
-  handler: async (input: { latch: string; max_ms?: number; heed_cancel?: boolean }, ctx) => {
+  handler: async (
+    input: { latch: string; max_ms?: number; heed_cancel?: boolean; report_stop?: boolean },
+    ctx,
+  ) => {
     ctx.emit("partial", { holding: input.latch });
+    if (input.report_stop && !input.heed_cancel)
+      ctx.signal.addEventListener("abort", () => ctx.emit("log", { message: "stop notice ignored" }), { once: true });
     const until = Date.now() + (input.max_ms ?? 60_000);
     while (!released.has(input.latch) && Date.now() < until)
       await sleep(POLL_MS, input.heed_cancel ? ctx.signal : undefined);
-    return { released: released.has(input.latch) };
+    const done = released.has(input.latch);
+    if (done) ctx.emit("log", { message: "released" });
+    return { released: done };
   },
 });
 
