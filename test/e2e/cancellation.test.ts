@@ -94,17 +94,13 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
   });
 
   it("waits out the grace period for a tool that ignores the signal: one that returns within it ends cooperative", async () => {
-    // lab.hold ignores its stop notice (and says so) and returns once released; the grace period covers that.
+    // lab.hold ignores its stop notice and returns once released; the grace period covers that.
     const latch = newLatch();
-    const id = await startAsync({ ...hold(latch, { report_stop: true }), limits: { timeout_ms: 60_000 } });
+    const id = await startAsync({ ...hold(latch), limits: { timeout_ms: 60_000 } });
     await eventsUntil(id, (events) => events.some((e) => e.type === "partial"));
     const cancelling = cancel(id, { grace_ms: 30_000 });
-    try {
-      // The notice has reached the handler; released now, it returns inside the grace period.
-      await eventsUntil(id, (events) => events.some((e) => e.type === "log"));
-    } finally {
-      await release(latch);
-    }
+    // Released once the notice has reached the handler: it returns inside the grace period.
+    await release(latch, { afterStop: true });
     const res = await cancelling;
     expect(res.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "cooperative" } });
     // What it returned after the notice is kept as partial output (docs/contract.md#partial-output).

@@ -16,8 +16,12 @@ export const hold = (latch: string, extra: Record<string, unknown> = {}) => ({
   input: { latch, ...extra },
 });
 
-/** Lets every `lab.hold` on `latch` return. */
-export async function release(latch: string): Promise<void> {
-  const res = await call("POST", "/v1/executions", { tool: "lab.release", input: { latch }, limits: ROOMY });
+/**
+ * Lets every `lab.hold` on `latch` return; with `afterStop`, only once one of them has had its
+ * stop notice (a cancel sent before has reached the handler).
+ */
+export async function release(latch: string, options: { afterStop?: boolean } = {}): Promise<void> {
+  const input = { latch, ...(options.afterStop ? { after_stop: true } : {}) };
+  const res = await call("POST", "/v1/executions", { tool: "lab.release", input, limits: ROOMY });
   expect(res.body.output).toEqual({ released: latch });
 }

@@ -126,12 +126,13 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
       await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
     ).body.key;
     const as = { ...bearer(key) };
-    // It runs until this test releases it, so its streams stay open for as long as the test needs.
+    // It runs until this test releases it, so its streams stay open for as long as the test needs;
+    // it ticks meanwhile, so a reader that goes away is noticed at the next write.
     const latch = newLatch();
     const started = await call(
       "POST",
       "/v1/executions",
-      { ...hold(latch, { heed_cancel: true }), mode: "async", limits: { timeout_ms: 60_000 } },
+      { ...hold(latch, { heed_cancel: true, tick_ms: 100 }), mode: "async", limits: { timeout_ms: 60_000 } },
       as,
     );
     expect(started.status).toBe(202);
