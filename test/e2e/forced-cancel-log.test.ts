@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { describe, expect, inject, it } from "vitest";
 import { asAdmin, bearer, call } from "./http.ts";
+import { hold, newLatch, release } from "./latch.ts";
 import { tenant } from "./tenants.ts";
 
 const stackLog = inject("stackLog");
@@ -22,15 +23,11 @@ describe("a forced cancel in the stack's terminal", () => {
     const as = (method: string, path: string, body?: unknown) => call(method, path, body, bearer(key));
     const from = sizeOf();
 
-    // lab.stall emits, then waits ignoring its signal, then emits a log event and returns.
+    // lab.hold emits, then waits ignoring its signal until released, then emits a log event and returns.
+    const latch = newLatch();
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const started = await as("POST", "/v1/executions", {
-        tool: "lab.stall",
-        mode: "async",
-        input: { ms: 5_000 },
-        limits: { timeout_ms: 10_000 },
-      });
+      const started = await as("POST", "/v1/executions", { ...hold(latch), mode: "async", limits: { timeout_ms: 30_000 } });
       expect(started.status).toBe(202);
       ids.push(started.body.execution_id);
     }
@@ -42,10 +39,11 @@ describe("a forced cancel in the stack's terminal", () => {
     }
 
     // A sync call with less than a second of budget may not wait in the queue (docs/contract.md#waiting): it is
-    // refused while the abandoned handlers (5 s) still hold the tenant's two slots.
+    // refused while the abandoned handlers still hold the tenant's two slots.
     const first = await as("POST", "/v1/executions", { tool: "lab.echo", input: {}, limits: { timeout_ms: 500 } });
     expect([first.status, first.body.error?.details?.reason]).toEqual([429, "concurrency"]);
-    // Such a call is admitted again once the handlers (started together) have really returned.
+    await release(latch);
+    // Such a call is admitted again once the handlers (released together) have really returned.
     let admitted = false;
     for (let i = 0; i < 150 && !admitted; i++) {
       admitted =
