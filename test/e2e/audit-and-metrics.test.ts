@@ -408,9 +408,9 @@ describe.sequential("audit log, execution index and metrics", () => {
     // The per-tenant answer is the operators' (another tenant's counts are not a tenant's business).
     // Asked by a tenant key with tokens to spend: this tenant's burst is gone.
     const other = await tenantKey();
-    expect(
-      (await call("GET", `/v1/audit/refusals?tenant=${limitedTenant}`, undefined, bearer(other.key))).status,
-    ).toBe(403);
+    expect((await call("GET", `/v1/audit/refusals?tenant=${limitedTenant}`, undefined, bearer(other.key))).status).toBe(
+      403,
+    );
   });
 
   it("lists a tenant's executions page by page without gaps or duplicates, and never another tenant's", async () => {

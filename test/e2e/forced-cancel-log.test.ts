@@ -27,7 +27,11 @@ describe("a forced cancel in the stack's terminal", () => {
     const latch = newLatch();
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const started = await as("POST", "/v1/executions", { ...hold(latch), mode: "async", limits: { timeout_ms: 30_000 } });
+      const started = await as("POST", "/v1/executions", {
+        ...hold(latch),
+        mode: "async",
+        limits: { timeout_ms: 30_000 },
+      });
       expect(started.status).toBe(202);
       ids.push(started.body.execution_id);
     }

@@ -18,7 +18,12 @@ const HOUR = 3_600_000;
 /** Three finished executions of `tenant`, accepted 3, 2 and 1 hours before `now`, delivered to the audit store. */
 async function threeHoursOfRuns(tenant: string, now: number): Promise<string[]> {
   const records = [3, 2, 1].map((h) =>
-    executionRecord("succeeded", { tenant, agent: "dev-agent", accepted_at: now - h * HOUR, ended_at: now - h * HOUR + 50 }),
+    executionRecord("succeeded", {
+      tenant,
+      agent: "dev-agent",
+      accepted_at: now - h * HOUR,
+      ended_at: now - h * HOUR + 50,
+    }),
   );
   const messages: AuditMessage[] = records.map((record) => ({
     kind: "finished",

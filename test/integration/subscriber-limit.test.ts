@@ -20,10 +20,9 @@ const e = withTenantLimits({ "subs-*": { max_streams: 5_000, requests_per_second
 /** GET the execution's stream; a live stream's answer is its head (the caller lets the body go). */
 const openStream = (id: string, key: string) =>
   worker.fetch(
-    new Request(`http://localhost/v1/executions/${id}/stream`, { headers: { authorization: `Bearer ${key}` } }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
+    new Request(`http://localhost/v1/executions/${id}/stream`, {
+      headers: { authorization: `Bearer ${key}` },
+    }) as Request<unknown, IncomingRequestCfProperties>,
     e,
     createExecutionContext(),
   );
@@ -59,7 +58,9 @@ describe("an execution's subscribers", () => {
       const refused = await openStream(id, key);
       if (refused.status !== 429) await refused.body?.cancel();
       expect(refused.status).toBe(429);
-      expect(await refused.json()).toMatchObject({ error: { code: "rate_limited", details: { reason: "subscribers" } } });
+      expect(await refused.json()).toMatchObject({
+        error: { code: "rate_limited", details: { reason: "subscribers" } },
+      });
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 
       // One stream goes: its place is free (bounded wait for the object to drop it).

@@ -59,10 +59,7 @@ export const labHold = defineTool({
   effects: "read",
   // Being held past its budget is its job, not the provider failing.
   breaker: { failures: 1_000_000 },
-  handler: async (
-    input: { latch: string; max_ms?: number; heed_cancel?: boolean; tick_ms?: number },
-    ctx,
-  ) => {
+  handler: async (input: { latch: string; max_ms?: number; heed_cancel?: boolean; tick_ms?: number }, ctx) => {
     ctx.emit("partial", { holding: input.latch });
     ctx.signal.addEventListener("abort", () => remember(stopNoticed, input.latch), { once: true });
     const until = Date.now() + (input.max_ms ?? 60_000);
