@@ -1,5 +1,5 @@
 /**
- * Who may read the audit log and the metrics (docs/contract.md#roles): `/metrics` counts every
+ * Who may read the audit log and the metrics (docs/contract.md#routes): `/metrics` counts every
  * tenant, so only operators read it; `/v1/audit` is the operators' and, for its own tenant, a
  * tenant admin's. A tenant's agent key gets 403 `forbidden` from both, and so does a tenant
  * admin's from `/metrics`.
