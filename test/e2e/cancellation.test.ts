@@ -110,7 +110,7 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
   it("forces a tool that ignores the signal once the grace period is over, and drops what it sends later", async () => {
     // A tenant that may run two executions: one slot for the stalled handler, one held by a countdown, so
     // the handler's real end (its slot handed back) is something this test can see.
-    const key = await newKey(tenant("narrow"));
+    const key = await newKey(tenant("slots"));
     // Both run until this test releases them; the first ignores its stop notice.
     const [stalled, held] = [newLatch(), newLatch()];
     const id = await startAsync({ ...hold(stalled), limits: { timeout_ms: 60_000 } }, key);

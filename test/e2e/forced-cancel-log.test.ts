@@ -15,10 +15,10 @@ const since = (offset: number) => readFileSync(stackLog).subarray(offset).toStri
 
 describe("a forced cancel in the stack's terminal", () => {
   it("is one line per execution saying it was forced, and no uncaught error once the abandoned handlers have ended", async () => {
-    // A narrow tenant has two slots, and a slot is held until its provider's call has really
+    // A slots-* tenant has two slots, and a slot is held until its provider's call has really
     // returned: when a third call is admitted, both abandoned handlers have ended.
     const key = (
-      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
+      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("slots"), agent: "dev-agent", channels: ["*"] })
     ).body.key as string;
     const as = (method: string, path: string, body?: unknown) => call(method, path, body, bearer(key));
     const from = sizeOf();

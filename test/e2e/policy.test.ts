@@ -364,9 +364,9 @@ describe("limits and rate limiting", () => {
   const shortSync = { tool: "math.evaluate", input: { expression: "1" }, limits: { timeout_ms: 500 } };
 
   it("refuses a call that may not wait over the tenant's concurrency with 429, and admits again when one ends", async () => {
-    const key = (await newKey({ tenant: tenant("narrow"), agent: "dev-agent" })).key;
+    const key = (await newKey({ tenant: tenant("slots"), agent: "dev-agent" })).key;
     // Two calls that run until told to stop: the tenant is at its limit for as long as the test needs.
-    const count = { ...hold(newLatch(), { heed_cancel: true }), mode: "async", limits: { timeout_ms: 10_000 } };
+    const count = { ...hold(newLatch(), { heed_cancel: true }), mode: "async", limits: { timeout_ms: 60_000 } };
     const first = await as(key).execute(count);
     const second = await as(key).execute(count);
     expect([first.status, second.status]).toEqual([202, 202]);
@@ -382,7 +382,7 @@ describe("limits and rate limiting", () => {
   });
 
   it("holds a tenant's slot while a handler it stopped waiting for keeps running, and frees it when that call returns", async () => {
-    const key = (await newKey({ tenant: tenant("narrow"), agent: "dev-agent" })).key;
+    const key = (await newKey({ tenant: tenant("slots"), agent: "dev-agent" })).key;
     // Handlers that ignore their stop notice and run until this test releases them.
     const [latchA, latchB] = [newLatch(), newLatch()];
     const a = await as(key).execute({ ...hold(latchA), mode: "async", limits: { timeout_ms: 30_000 } });

@@ -121,9 +121,9 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
   });
 
   it("counts every open stream against its tenant: over max_streams is 429, and an ended stream frees its slot", async () => {
-    // A "narrow" tenant may have 3 streams open at once (test/e2e/tenants.ts).
+    // A "slots" tenant may have 3 streams open at once (test/e2e/tenants.ts).
     const key = (
-      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
+      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("slots"), agent: "dev-agent", channels: ["*"] })
     ).body.key;
     const as = { ...bearer(key) };
     // It runs until this test releases it, so its streams stay open for as long as the test needs;

@@ -15,6 +15,11 @@ export const TEST_TENANT_FAMILIES = {
     max_payload_bytes: 4_096,
     idempotency_ttl_ms: 2_000,
   },
+  /**
+   * The narrow family's slots (two running, four waiting, three open streams) without its short
+   * timeouts: for calls a test holds (lab.hold) until it releases them, however long that takes.
+   */
+  "slots-*": { max_concurrent: 2, max_queued: 4, max_streams: 3 },
   /** A slow rate: 1 call a second, a burst of 3. */
   "limited-*": { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3 },
   /**
@@ -47,5 +52,5 @@ export const TEST_APPROVALS = {
 
 /** A fresh tenant of a family, e.g. `tenant("narrow")` → `narrow-3f9c…`. */
 export const tenant = (
-  family: "narrow" | "limited" | "capped" | "roomy" | "approve" | "approve-brief" | "gate-read" | "gate-self",
+  family: "narrow" | "slots" | "limited" | "capped" | "roomy" | "approve" | "approve-brief" | "gate-read" | "gate-self",
 ) => `${family}-${crypto.randomUUID()}`;
