@@ -301,7 +301,8 @@ describe("notifications/cancelled (2025)", () => {
         jsonrpc: "2.0",
         id: 41,
         method: "tools/call",
-        params: { name: "demo.countdown", arguments: { from: 60, interval_ms: 200 }, _meta: { progressToken: 41 } },
+        // A minute of counting: only the cancel ends it.
+        params: { name: "demo.countdown", arguments: { from: 600, interval_ms: 100 }, _meta: { progressToken: 41 } },
       }),
     });
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
