@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutionView } from "../../src/contract.ts";
 import { asAdmin, baseUrl, bearer, call, execute, sansIntent, sansLate } from "./http.ts";
 import { egressOrigin, startLoopback, type Loopback } from "./loopback.ts";
+import { hold, newLatch, release } from "./latch.ts";
 import { collect, eventsUntil } from "./sse.ts";
 import { tenant } from "./tenants.ts";
 
@@ -66,7 +67,12 @@ function arrival(path: string, withinMs = 20_000): Promise<void> {
 
 describe("cancellation (docs/contract.md#cancellation)", () => {
   it("stops demo.countdown cooperatively, keeping its partial output", async () => {
-    const id = await startAsync({ tool: "demo.countdown", input: { from: 50, interval_ms: 100 } });
+    // A minute and a half of counting: only the cancel ends it.
+    const id = await startAsync({
+      tool: "demo.countdown",
+      input: { from: 900, interval_ms: 100 },
+      limits: { timeout_ms: 120_000 },
+    });
     // Cancelled once it has visibly counted twice.
     await eventsUntil(id, (events) => events.filter((e) => e.type === "partial").length >= 2);
     const res = await cancel(id);
@@ -77,8 +83,8 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
       cancellation: { outcome: "cooperative" },
     });
     const counted = (res.body.partial_output as { counted: number[] }).counted;
-    expect(counted.slice(0, 2)).toEqual([50, 49]);
-    expect(counted.length).toBeLessThan(50);
+    expect(counted.slice(0, 2)).toEqual([900, 899]);
+    expect(counted.length).toBeLessThan(900);
     // The stream ends with the one terminal event, which says what happened.
     const events = await collect(id);
     expect(events.at(-1)).toMatchObject({
@@ -88,41 +94,48 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
   });
 
   it("waits out the grace period for a tool that ignores the signal: one that returns within it ends cooperative", async () => {
-    // lab.stall ignores its stop notice and returns after `ms`; the grace period covers that.
-    const id = await startAsync({ tool: "lab.stall", input: { ms: 500 }, limits: { timeout_ms: 30_000 } });
+    // lab.hold ignores its stop notice and returns once released; the grace period covers that.
+    const latch = newLatch();
+    const id = await startAsync({ ...hold(latch), limits: { timeout_ms: 60_000 } });
     await eventsUntil(id, (events) => events.some((e) => e.type === "partial"));
-    const res = await cancel(id, { grace_ms: 30_000 });
+    const cancelling = cancel(id, { grace_ms: 30_000 });
+    // Released once the notice has reached the handler: it returns inside the grace period.
+    await release(latch, { afterStop: true });
+    const res = await cancelling;
     expect(res.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "cooperative" } });
     // What it returned after the notice is kept as partial output (docs/contract.md#partial-output).
-    expect(res.body.partial_output).toEqual({ waited_ms: 500 });
+    expect(res.body.partial_output).toEqual({ released: true });
   });
 
   it("forces a tool that ignores the signal once the grace period is over, and drops what it sends later", async () => {
     // A tenant that may run two executions: one slot for the stalled handler, one held by a countdown, so
     // the handler's real end (its slot handed back) is something this test can see.
-    const key = await newKey(tenant("narrow"));
-    const id = await startAsync({ tool: "lab.stall", input: { ms: 1_500 }, limits: { timeout_ms: 10_000 } }, key);
+    const key = await newKey(tenant("slots"));
+    // Both run until this test releases them; the first ignores its stop notice.
+    const [stalled, held] = [newLatch(), newLatch()];
+    const id = await startAsync({ ...hold(stalled), limits: { timeout_ms: 60_000 } }, key);
     await eventsUntil(id, (events) => events.some((e) => e.type === "partial"), { key });
-    const holder = await startAsync(
-      { tool: "demo.countdown", input: { from: 100, interval_ms: 100 }, limits: { timeout_ms: 10_000 } },
-      key,
-    );
+    const holder = await startAsync({ ...hold(held, { heed_cancel: true }), limits: { timeout_ms: 60_000 } }, key);
     try {
       const res = await cancel(id, { grace_ms: 0 }, key);
       expect(res.body).toMatchObject({
         status: "cancelled",
         cancellation: { outcome: "forced" },
-        partial_output: { stage: "before the wait" },
+        partial_output: { holding: stalled },
       });
       // The handler cannot be killed: it runs on to its end, emitting a log event and returning.
       // Its slot comes back only then, so once a call is admitted again the late event was sent.
-      const probe = { tool: "lab.echo", mode: "async", input: {}, limits: { timeout_ms: 10_000 } };
+      // A sync call with under a second of budget may not wait for a slot (docs/contract.md#waiting): refused while it runs.
+      const probe = { tool: "lab.echo", input: {}, limits: { timeout_ms: 900 } };
+      const refused = await call("POST", "/v1/executions", probe, bearer(key));
+      expect([refused.status, refused.body.error?.details?.reason]).toEqual([429, "concurrency"]);
+      await release(stalled);
       let admitted = await call("POST", "/v1/executions", probe, bearer(key));
-      for (let i = 0; i < 100 && admitted.status === 429; i++) {
+      for (let i = 0; i < 100 && admitted.status !== 200; i++) {
         await new Promise((r) => setTimeout(r, 100));
         admitted = await call("POST", "/v1/executions", probe, bearer(key));
       }
-      expect(admitted.status).toBe(202);
+      expect(admitted.status).toBe(200);
       // Its late event and result were refused: the record and the log are as the cancel left them.
       const events = await collect(id, { key });
       expect(events.map((e) => e.type)).toEqual(["start", "partial", "error"]);
@@ -130,12 +143,13 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
         sansIntent(res.body),
       );
     } finally {
+      await release(stalled);
       await cancel(holder, { grace_ms: 0 }, key);
     }
   });
 
   it("answers a second cancel with the same record", async () => {
-    const id = await startAsync({ tool: "demo.countdown", input: { from: 20, interval_ms: 100 } });
+    const id = await startAsync({ ...hold(newLatch(), { heed_cancel: true }), limits: { timeout_ms: 60_000 } });
     await until(id, (v) => v.status === "running");
     const [first, second] = await Promise.all([cancel(id), cancel(id)]);
     const third = await cancel(id);

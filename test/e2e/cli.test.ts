@@ -71,7 +71,7 @@ describe("trt", () => {
     expect(watched.stdout).toMatch(/✓ .* succeeded/);
 
     const long = JSON.parse(
-      (await trt(["call", "demo.countdown", '{"from": 100, "interval_ms": 100}', "--async", "--json"])).stdout,
+      (await trt(["call", "demo.countdown", '{"from": 600, "interval_ms": 100}', "--async", "--json"])).stdout,
     );
     const cancelled = await trt(["cancel", long.execution_id]);
     expect(cancelled.code).toBe(0);
@@ -91,7 +91,7 @@ describe("trt", () => {
   });
 
   it("cancels the running execution on Ctrl-C and exits 130 with its partial output", async () => {
-    const run = start(["call", "demo.countdown", '{"from": 200, "interval_ms": 100}']);
+    const run = start(["call", "demo.countdown", '{"from": 600, "interval_ms": 100}']);
     // Running once the first progress line is out (stderr is a pipe: one line per percent).
     await run.until(({ stderr }) => /progress \[/.test(stderr));
     run.child.kill("SIGINT");

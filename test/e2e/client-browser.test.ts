@@ -67,7 +67,7 @@ describe("the packed client in a browser", () => {
     const answer = await page.evaluate(`(async () => {
       const { createClient, RegistryError, ToolRuntimeError } = await import("/__test/client/index.js");
       const runtime = createClient({ baseUrl: location.origin, apiKey: ${JSON.stringify(DEV_KEY)} });
-      const started = await runtime.start("demo.countdown", { from: 30, interval_ms: 100 }, { limits: { timeout_ms: 20000 } });
+      const started = await runtime.start("demo.countdown", { from: 600, interval_ms: 200 }, { limits: { timeout_ms: 120000 } });
       const controller = new AbortController();
       const types = [];
       for await (const e of runtime.stream(started.execution_id, { signal: controller.signal })) {

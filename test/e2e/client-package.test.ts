@@ -30,7 +30,7 @@ const missing = await c.invoke("no.such.tool", {}).catch((e) => e);
 out.missing = { registry: missing instanceof RegistryError, base: missing instanceof ToolRuntimeError, code: missing.code, name: missing.name };
 
 // A stream stopped by its signal after the first event ends quietly; one past its timeoutMs throws.
-const started = await c.start("demo.countdown", { from: 30, interval_ms: 100 }, { limits: { timeout_ms: 20000 } });
+const started = await c.start("demo.countdown", { from: 600, interval_ms: 200 }, { limits: { timeout_ms: 120000 } });
 const controller = new AbortController();
 out.aborted = [];
 for await (const e of c.stream(started.execution_id, { signal: controller.signal })) out.aborted.push(e.type), controller.abort();

@@ -40,7 +40,7 @@ describe("the typed client", () => {
   });
 
   it("starts, polls and cancels", async () => {
-    const started = await runtime.start("demo.countdown", { from: 30, interval_ms: 100 });
+    const started = await runtime.start("demo.countdown", { from: 600, interval_ms: 100 }); // only the cancel ends it
     expect(started.status).toBe("running");
     expect((await runtime.get(started.execution_id)).status).toBe("running");
     const cancelled = await runtime.cancel(started.execution_id);
@@ -115,13 +115,13 @@ describe("the typed client", () => {
   it("stops a call when its signal aborts, and throws ClientTimeoutError when its timeoutMs passes", async () => {
     const controller = new AbortController();
     const reason = new Error("stopped by the caller");
-    // Aborted once the request is on its way, while the countdown runs for 3 s.
+    // Aborted once the request is on its way, while the countdown runs on (past its 20 s budget: only the budget ends it).
     const aborting: typeof fetch = (input, init) => {
       const sent = fetch(input, init);
       controller.abort(reason);
       return sent;
     };
-    const slow = { from: 30, interval_ms: 100 };
+    const slow = { from: 600, interval_ms: 100 };
     const aborted = await createClient({ baseUrl, apiKey: DEV_KEY, fetch: aborting })
       .invoke("demo.countdown", slow, { limits: ROOMY, signal: controller.signal })
       .catch((e: unknown) => e);

@@ -73,7 +73,7 @@ describe.each(Object.entries(transports))("%s", (_name, transport) => {
 
   it("lists tools, reads and cancels executions", async () => {
     expect((await client.listTools({})).tools.map((t) => t.name)).toContain("math.evaluate");
-    const started = await execute({ tool: "demo.countdown", mode: "async", input: { from: 20, interval_ms: 100 } });
+    const started = await execute({ tool: "demo.countdown", mode: "async", input: { from: 600, interval_ms: 100 } }); // a minute: only the cancel ends it
     expect((await client.getExecution({ executionId: started.body.execution_id })).status).toBe("running");
     expect((await client.cancel({ executionId: started.body.execution_id })).status).toBe("cancelled");
   });

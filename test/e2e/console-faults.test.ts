@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { screenshot, tabPerTest } from "./browser.ts";
 import { consoleUrl, signIn } from "./console-page.ts";
 import { asAdmin, bearer, call, DEV_KEY } from "./http.ts";
+import { hold, newLatch } from "./latch.ts";
 import { tenant } from "./tenants.ts";
 
 let page: Page;
@@ -56,16 +57,20 @@ describe("the web console when things go wrong", () => {
   });
 
   it("says when a call is refused with 429 and when to try again, and keeps the input", async () => {
-    // A tenant of the "narrow" family may run 2 executions at once and have 4 waiting
-    // (test/e2e/tenants.ts): hold all six places, then ask for one more.
-    const narrow = await newKey(tenant("narrow"));
+    // A tenant of the "slots" family may run 2 executions at once and have 4 waiting
+    // (test/e2e/tenants.ts): hold all six places, with calls that run until cancelled, then ask for one more.
+    const narrow = await newKey(tenant("slots"));
     const holding: string[] = [];
     try {
       for (let i = 0; i < 6; i++) {
         const res = await call(
           "POST",
           "/v1/executions",
-          { tool: "demo.countdown", mode: "async", input: { from: 100, interval_ms: 100 } },
+          {
+            ...hold(newLatch(), { heed_cancel: true, max_ms: 120_000 }),
+            mode: "async",
+            limits: { timeout_ms: 120_000 },
+          },
           bearer(narrow.key),
         );
         expect(res.status).toBe(202);

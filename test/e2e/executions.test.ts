@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExecutionView } from "../../src/contract.ts";
 import { baseUrl, call, execute, ROOMY, sansIntent, sansLate } from "./http.ts";
+import { hold, newLatch, release } from "./latch.ts";
 
 describe("POST /v1/executions against wrangler dev", () => {
   it("runs math.evaluate and returns succeeded with the value and a filled execution block", async () => {
@@ -136,13 +137,16 @@ describe("POST /v1/executions against wrangler dev", () => {
     });
 
     it("answers timeout (504, timed_out) with the partial output when a provider overruns", async () => {
-      const res = await execute({ tool: "lab.stall", input: { ms: 5_000 }, limits: { timeout_ms: 300 } });
+      // Never released, so it overruns; the budget is seconds, so it is spent running, not shed before the call.
+      const latch = newLatch();
+      const res = await execute({ ...hold(latch), limits: { timeout_ms: 3_000 } });
+      await release(latch); // its handler, which the runtime stopped waiting for, ends too
       expect(res.status).toBe(504);
       expect(res.body).toMatchObject({
         status: "timed_out",
-        partial_output: { stage: "before the wait" },
-        error: { code: "timeout", retryable: true, details: { timeout_ms: 300 } },
-        execution: { timeout_ms: 300 },
+        partial_output: { holding: latch },
+        error: { code: "timeout", retryable: true, details: { timeout_ms: 3_000 } },
+        execution: { timeout_ms: 3_000 },
       });
     });
 

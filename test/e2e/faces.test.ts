@@ -182,7 +182,9 @@ describe("every face says the same for the same call", () => {
       const started = await call("POST", "/v1/executions", {
         tool: "lab.items",
         mode: "async",
-        input: { count: 200, interval_ms: 20 },
+        // Half a minute of items: only the cancel ends it.
+        input: { count: 300, interval_ms: 100 },
+        limits: { timeout_ms: 120_000 },
       });
       const id = started.body.execution_id;
       // Cancelled once a few items are out.

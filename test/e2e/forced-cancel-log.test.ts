@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { describe, expect, inject, it } from "vitest";
 import { asAdmin, bearer, call } from "./http.ts";
+import { hold, newLatch, release } from "./latch.ts";
 import { tenant } from "./tenants.ts";
 
 const stackLog = inject("stackLog");
@@ -14,22 +15,22 @@ const since = (offset: number) => readFileSync(stackLog).subarray(offset).toStri
 
 describe("a forced cancel in the stack's terminal", () => {
   it("is one line per execution saying it was forced, and no uncaught error once the abandoned handlers have ended", async () => {
-    // A narrow tenant has two slots, and a slot is held until its provider's call has really
+    // A slots-* tenant has two slots, and a slot is held until its provider's call has really
     // returned: when a third call is admitted, both abandoned handlers have ended.
     const key = (
-      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
+      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("slots"), agent: "dev-agent", channels: ["*"] })
     ).body.key as string;
     const as = (method: string, path: string, body?: unknown) => call(method, path, body, bearer(key));
     const from = sizeOf();
 
-    // lab.stall emits, then waits ignoring its signal, then emits a log event and returns.
+    // lab.hold emits, then waits ignoring its signal until released, then emits a log event and returns.
+    const latch = newLatch();
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const started = await as("POST", "/v1/executions", {
-        tool: "lab.stall",
+        ...hold(latch),
         mode: "async",
-        input: { ms: 5_000 },
-        limits: { timeout_ms: 10_000 },
+        limits: { timeout_ms: 30_000 },
       });
       expect(started.status).toBe(202);
       ids.push(started.body.execution_id);
@@ -42,10 +43,11 @@ describe("a forced cancel in the stack's terminal", () => {
     }
 
     // A sync call with less than a second of budget may not wait in the queue (docs/contract.md#waiting): it is
-    // refused while the abandoned handlers (5 s) still hold the tenant's two slots.
+    // refused while the abandoned handlers still hold the tenant's two slots.
     const first = await as("POST", "/v1/executions", { tool: "lab.echo", input: {}, limits: { timeout_ms: 500 } });
     expect([first.status, first.body.error?.details?.reason]).toEqual([429, "concurrency"]);
-    // Such a call is admitted again once the handlers (started together) have really returned.
+    await release(latch);
+    // Such a call is admitted again once the handlers (released together) have really returned.
     let admitted = false;
     for (let i = 0; i < 150 && !admitted; i++) {
       admitted =

@@ -1,6 +1,7 @@
 /** docs/contract.md#idempotency and docs/contract.md#retries against the real stack: idempotency keys, and the retry engine. */
 import { describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute, ROOMY, type Answer } from "./http.ts";
+import { hold, newLatch, release } from "./latch.ts";
 import { readSse } from "./sse.ts";
 import { tenant } from "./tenants.ts";
 
@@ -204,18 +205,18 @@ describe("a key reused after its TTL", () => {
     const narrow = (
       await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
     ).body.key;
-    const body = {
-      tool: "lab.stall",
-      mode: "async",
-      input: { ms: 300 },
-      idempotency_key: unique("key"),
-      limits: { timeout_ms: 10_000 },
-    };
+    // The first runs until released, so the cancel finds it running; the second, the same request, runs once released.
+    const latch = newLatch();
+    const body = { ...hold(latch), mode: "async", idempotency_key: unique("key"), limits: { timeout_ms: 30_000 } };
     const first = await call("POST", "/v1/executions", body, bearer(narrow));
-    expect(
-      (await call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 }, bearer(narrow))).body
-        .status,
-    ).toBe("cancelled");
+    try {
+      expect(
+        (await call("POST", `/v1/executions/${first.body.execution_id}/cancel`, { grace_ms: 0 }, bearer(narrow))).body
+          .status,
+      ).toBe("cancelled");
+    } finally {
+      await release(latch);
+    }
     const second = await afterTtl(() => call("POST", "/v1/executions", body, bearer(narrow)));
     expect(second.status).toBe(202);
     expect(second.body.execution_id).not.toBe(first.body.execution_id);
@@ -225,7 +226,7 @@ describe("a key reused after its TTL", () => {
       if (view.status !== "running") break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(view).toMatchObject({ status: "succeeded", output: { waited_ms: 300 } });
+    expect(view).toMatchObject({ status: "succeeded", output: { released: true } });
     expect(view.cancellation).toBeUndefined();
     expect(
       (await call("GET", `/v1/executions/${first.body.execution_id}`, undefined, bearer(narrow))).body,

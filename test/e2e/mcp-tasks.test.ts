@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { bearer, call } from "./http.ts";
+import { newLatch, release } from "./latch.ts";
 import { expectNothingRan, legacySession, modern, newKey, TASKS, until } from "./mcp.ts";
 
 const TASK_ID = /^exec_[0-9a-f]{64}$/;
@@ -48,10 +49,10 @@ describe("tasks, 2026-07-28 extension", () => {
   });
 
   it("keeps a run that failed as a completed task whose result is isError (SEP-2663: failed is for protocol errors)", async () => {
-    // A budget shorter than the countdown: the execution times out.
+    // A budget of seconds (so it is spent running, not shed before the call) against a minute of counting: the execution times out.
     const created = await modern(
       "tools/call",
-      { ...countdown(20, 100), _meta: { "io.tool-runtime/limits": { timeout_ms: 300 } } },
+      { ...countdown(600, 100), _meta: { "io.tool-runtime/limits": { timeout_ms: 3_000 } } },
       { tasks: true },
     );
     const { taskId } = created.body.result;
@@ -86,7 +87,7 @@ describe("tasks, 2026-07-28 extension", () => {
 
   it("cancels a task with tasks/cancel: an empty ack, then the execution is cancelled; again is the same ack", async () => {
     const key = await newKey();
-    const { taskId } = (await modern("tools/call", countdown(60, 200), { key, tasks: true })).body.result;
+    const { taskId } = (await modern("tools/call", countdown(600, 100), { key, tasks: true })).body.result;
     const ack = await modern("tasks/cancel", { taskId }, { key, tasks: true });
     expect(ack.body.result).toMatchObject({ resultType: "complete" });
     expect(Object.keys(ack.body.result).sort()).toEqual(["_meta", "resultType"]);
@@ -102,7 +103,7 @@ describe("tasks, 2026-07-28 extension", () => {
 
   it("needs the extension declared on task requests, and answers another tenant's task like an unknown one", async () => {
     const owner = await newKey();
-    const { taskId } = (await modern("tools/call", countdown(20, 100), { key: owner, tasks: true })).body.result;
+    const { taskId } = (await modern("tools/call", countdown(600, 100), { key: owner, tasks: true })).body.result;
     try {
       const undeclared = await modern("tasks/get", { taskId }, { key: owner });
       expect(undeclared.status).toBe(400);
@@ -164,19 +165,28 @@ describe("tasks, 2025-11-25", () => {
       cancel: {},
       requests: { tools: { call: {} } },
     });
-    const created = await s.request("tools/call", { ...countdown(3, 100), task: { ttl: 60_000 } });
+    // A call that works until this test releases it: "working" is its state for as long as the test looks.
+    const latch = newLatch();
+    const created = await s.request("tools/call", {
+      name: "lab.hold",
+      arguments: { latch, heed_cancel: true },
+      task: { ttl: 60_000 },
+    });
     const task = created.body.result.task;
     expect(task).toMatchObject({ status: "working", ttl: expect.any(Number), pollInterval: expect.any(Number) });
     expect(task.taskId).toMatch(TASK_ID);
-
-    expect((await s.request("tasks/get", { taskId: task.taskId })).body.result).toMatchObject({
-      taskId: task.taskId,
-      status: "working",
-    });
+    try {
+      expect((await s.request("tasks/get", { taskId: task.taskId })).body.result).toMatchObject({
+        taskId: task.taskId,
+        status: "working",
+      });
+    } finally {
+      await release(latch);
+    }
     // tasks/result waits for the end and answers with the call's own result.
     const result = await s.request("tasks/result", { taskId: task.taskId });
     expect(result.body.result).toMatchObject({
-      structuredContent: { counted: [3, 2, 1], finished: true },
+      structuredContent: { released: true },
       _meta: { "io.modelcontextprotocol/related-task": { taskId: task.taskId } },
     });
     expect((await s.request("tasks/get", { taskId: task.taskId })).body.result.status).toBe("completed");
@@ -194,7 +204,7 @@ describe("tasks, 2025-11-25", () => {
   it("cancels a running task and refuses a task for a tool that never runs as one", async () => {
     const key = await newKey();
     const s = await legacySession(key);
-    const { taskId } = (await s.request("tools/call", { ...countdown(60, 200), task: {} })).body.result.task;
+    const { taskId } = (await s.request("tools/call", { ...countdown(600, 100), task: {} })).body.result.task;
     const cancelled = await s.request("tasks/cancel", { taskId });
     expect(cancelled.body.result).toMatchObject({ taskId, status: "cancelled" });
     const refused = await s.request("tools/call", { name: "math.evaluate", arguments: { expression: "1" }, task: {} });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
+import { hold, newLatch, release } from "./latch.ts";
 import { collect, contiguousFromOne, readSse, type Received } from "./sse.ts";
 import { tenant } from "./tenants.ts";
 
@@ -120,15 +121,18 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
   });
 
   it("counts every open stream against its tenant: over max_streams is 429, and an ended stream frees its slot", async () => {
-    // A "narrow" tenant may have 3 streams open at once (test/e2e/tenants.ts).
+    // A "slots" tenant may have 3 streams open at once (test/e2e/tenants.ts).
     const key = (
-      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("narrow"), agent: "dev-agent", channels: ["*"] })
+      await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("slots"), agent: "dev-agent", channels: ["*"] })
     ).body.key;
     const as = { ...bearer(key) };
+    // It runs until this test releases it, so its streams stay open for as long as the test needs;
+    // it ticks meanwhile, so a reader that goes away is noticed at the next write.
+    const latch = newLatch();
     const started = await call(
       "POST",
       "/v1/executions",
-      { tool: "demo.countdown", mode: "async", input: { from: 6, interval_ms: 300 } },
+      { ...hold(latch, { heed_cancel: true, tick_ms: 100 }), mode: "async", limits: { timeout_ms: 60_000 } },
       as,
     );
     expect(started.status).toBe(202);
@@ -159,8 +163,12 @@ describe("SSE streams (docs/contract.md#streaming)", () => {
       }
       throw new Error("no stream slot came back");
     };
-    await open[0].body!.cancel();
-    open[0] = await reopen();
+    try {
+      await open[0].body!.cancel();
+      open[0] = await reopen();
+    } finally {
+      await release(latch);
+    }
     for (const res of open) expect(types(await readSse(res)).at(-1)).toBe("done");
     const after = await Promise.all([reopen(), reopen(), reopen()]);
     for (const res of after) expect(types(await readSse(res)).at(-1)).toBe("done");

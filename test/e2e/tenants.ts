@@ -15,8 +15,18 @@ export const TEST_TENANT_FAMILIES = {
     max_payload_bytes: 4_096,
     idempotency_ttl_ms: 2_000,
   },
+  /**
+   * The narrow family's slots (two running, four waiting, three open streams) without its short
+   * timeouts: for calls a test holds (lab.hold) until it releases them, however long that takes.
+   */
+  "slots-*": { max_concurrent: 2, max_queued: 4, max_streams: 3 },
   /** A slow rate: 1 call a second, a burst of 3. */
   "limited-*": { requests_per_second: 1, burst: 3, tool_requests_per_second: 1, tool_burst: 3 },
+  /**
+   * A burst of 3 and a refill no test can see (one token in about 17 minutes): the burst is all
+   * there is, so how many calls pass does not depend on how fast they are sent.
+   */
+  "capped-*": { requests_per_second: 0.001, burst: 3, tool_requests_per_second: 0.001, tool_burst: 3 },
   /** The privilege matrix's tenants make hundreds of requests in a few seconds; every one counts against the rate. */
   "gate-read-*": { requests_per_second: 1000, burst: 2000 },
   /** Room for a load of one tool: 200 identical keyed requests at once each take a token. */
@@ -42,5 +52,5 @@ export const TEST_APPROVALS = {
 
 /** A fresh tenant of a family, e.g. `tenant("narrow")` → `narrow-3f9c…`. */
 export const tenant = (
-  family: "narrow" | "limited" | "roomy" | "approve" | "approve-brief" | "gate-read" | "gate-self",
+  family: "narrow" | "slots" | "limited" | "capped" | "roomy" | "approve" | "approve-brief" | "gate-read" | "gate-self",
 ) => `${family}-${crypto.randomUUID()}`;

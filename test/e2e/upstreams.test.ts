@@ -176,7 +176,8 @@ describe("the example upstream, registered in development over a service binding
   });
 
   it("cancels a running upstream call: the upstream request is closed and the execution ends cancelled", async () => {
-    const started = await execute({ tool: "example.slow_count", mode: "async", input: { to: 500, interval_ms: 20 } });
+    // 50 s of counting: only the cancel ends it.
+    const started = await execute({ tool: "example.slow_count", mode: "async", input: { to: 500, interval_ms: 100 } });
     const id = started.body.execution_id;
     await firstEvent(id, "progress");
     const res = await call("POST", `/v1/executions/${id}/cancel`, { grace_ms: 10_000 });
@@ -191,7 +192,7 @@ describe("the example upstream, registered in development over a service binding
     const stop = new AbortController();
     try {
       const call = client.callTool(
-        { name: "example.slow_count", arguments: { to: 500, interval_ms: 20 } },
+        { name: "example.slow_count", arguments: { to: 500, interval_ms: 100 } }, // 50 s: only the abort ends it
         { signal: stop.signal, onprogress: (p) => p.progress >= 2 && stop.abort("enough") },
       );
       await expect(call).rejects.toThrow();
@@ -581,7 +582,7 @@ describe("upstreams registered by URL through the admin API", () => {
     const started = await execute({
       tool: `${name}.slow_count`,
       mode: "async",
-      input: { to: 500, interval_ms: 20, run_id: runId },
+      input: { to: 500, interval_ms: 100, run_id: runId }, // 50 s: only the cancel ends it
     });
     const id = started.body.execution_id;
     await firstEvent(id, "progress");
@@ -673,7 +674,8 @@ describe("an upstream that misbehaves", () => {
   });
 
   it("times out a slow upstream within the caller's budget and closes its request", async () => {
-    const res = await execute({ tool: tool("slow"), input: {}, limits: { timeout_ms: 300 } });
+    // Seconds of budget, so it is spent waiting on the upstream, not shed before the call.
+    const res = await execute({ tool: tool("slow"), input: {}, limits: { timeout_ms: 3_000 } });
     expect(res.status).toBe(504);
     expect(res.body).toMatchObject({ status: "timed_out", error: { code: "timeout" } });
     await until(

@@ -1,61 +1,52 @@
 /**
  * docs/contract.md#retention as a caller meets it: a finished execution answers GET /v1/executions/{id} for
- * the retention window, then 404 — whether it ran at the edge (its record in the audit
- * store) or in an execution object (deleted by its own alarm). The Worker runs here with a
- * retention of RETENTION_MS (EXECUTION_RETENTION_MS is deployment configuration; the shipped
- * 24 h would not end within a test), and the test waits, bounded, for the 404.
+ * the retention window, to its last millisecond, then 404 — whether it ran at the edge (its
+ * record in the audit store) or in an execution object (deleted by its own alarm). The test
+ * owns the clock: the Worker, its objects and this file share one isolate, so a faked `Date`
+ * is the runtime's clock too (timers stay real). It reads at the window's last millisecond and
+ * at the first one after it, from the instant the execution ended (as the execution index
+ * reports it), so no answer depends on how fast the machine is.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
-import worker from "../../src/index.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { send } from "./worker-http.ts";
 
-/** Long enough that the first GET lands inside the window even on a busy machine. */
-const RETENTION_MS = 6_000;
+/** The window under test (EXECUTION_RETENTION_MS is deployment configuration). */
+const RETENTION_MS = 3_600_000;
 const limits = env.TENANT_LIMITS as unknown as { default: Record<string, unknown> };
-/** The shipped configuration with a short retention (and keys no longer-lived than it: src/config.ts refuses that). */
-const shortLived = {
-  ...env,
+/** The shipped configuration with this retention (and keys no longer-lived than it: src/config.ts refuses that). */
+const withRetention = Object.assign({}, env, {
   EXECUTION_RETENTION_MS: String(RETENTION_MS),
   TENANT_LIMITS: { ...limits, default: { ...limits.default, idempotency_ttl_ms: RETENTION_MS } },
-} as unknown as Env;
+});
+const key = env.DEV_API_KEY;
+const get = (id: string) => send(withRetention, "GET", `/v1/executions/${id}`, key);
 
-const auth = { authorization: `Bearer ${env.DEV_API_KEY}` };
-
-async function request(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const ctx = createExecutionContext();
-  const init: RequestInit = {
-    method,
-    headers: { ...auth, ...(body ? { "content-type": "application/json" } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  };
-  const res = await worker.fetch(
-    new Request(`http://localhost${path}`, init) as Request<unknown, IncomingRequestCfProperties>,
-    shortLived,
-    ctx,
-  );
-  const json = await res.json();
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, json };
+/** From now on the runtime's clock reads `t` (and stands still). */
+function clockAt(t: number): void {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(t);
 }
 
-/** Polls GET until `status` (bounded: the retention window plus the alarm's and the store's own delays). */
-async function getUntil(
-  id: string,
-  status: number,
-  withinMs = RETENTION_MS + 20_000,
-): Promise<{ status: number; json: any }> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const res = await request("GET", `/v1/executions/${id}`);
-    if (res.status === status || Date.now() > deadline) return res;
-    await new Promise((r) => setTimeout(r, 200));
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** When `id` ended, from the execution index (bounded wait for the audit pipeline to fill it). */
+async function endedAt(id: string): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const listed = await send(withRetention, "GET", "/v1/executions?limit=100", key);
+    const row = listed.json.executions?.find((e: { execution_id: string }) => e.execution_id === id);
+    if (row?.ended_at) return Date.parse(row.ended_at);
+    await new Promise((r) => setTimeout(r, 100));
   }
+  throw new Error(`${id} never reached the execution index`);
 }
 
 describe("retention (docs/contract.md#retention)", () => {
-  it("answers a fast-path execution's id until its retention is over, then 404 execution_not_found", async () => {
-    const done = await request("POST", "/v1/executions", {
+  it("answers a fast-path execution's id to the end of its window, then 404 execution_not_found", async () => {
+    const done = await send(withRetention, "POST", "/v1/executions", key, {
       tool: "math.evaluate",
       input: { expression: "2 + 2" },
       limits: { timeout_ms: 20_000 },
@@ -63,34 +54,38 @@ describe("retention (docs/contract.md#retention)", () => {
     expect(done.status).toBe(200);
     const id = done.json.execution_id;
     expect(id).toMatch(/^exec_e/); // ran at the edge
-    expect(await request("GET", `/v1/executions/${id}`)).toMatchObject({
-      status: 200,
-      json: { execution_id: id, output: { value: 4 } },
-    });
-    const gone = await getUntil(id, 404);
-    expect(gone).toMatchObject({ status: 404, json: { error: { code: "execution_not_found" } } });
+    const end = (await endedAt(id)) + RETENTION_MS;
+    clockAt(end - 1);
+    expect(await get(id)).toMatchObject({ status: 200, json: { execution_id: id, output: { value: 4 } } });
+    clockAt(end);
+    expect(await get(id)).toMatchObject({ status: 404, json: { error: { code: "execution_not_found" } } });
   });
 
-  it("answers an execution object's id until its retention alarm has deleted it, then 404 execution_not_found", async () => {
-    const started = await request("POST", "/v1/executions", {
+  it("answers an execution object's id until its retention alarm, at the end of its window, has deleted it", async () => {
+    const started = await send(withRetention, "POST", "/v1/executions", key, {
       tool: "lab.echo",
       mode: "async",
-      input: { keep: "briefly" },
+      input: { keep: "an hour" },
       limits: { timeout_ms: 20_000 },
     });
     expect(started.status).toBe(202);
-    const id = started.json.execution_id;
+    const id: string = started.json.execution_id;
     expect(id).toMatch(/^exec_[0-9a-f]{64}$/); // an execution object
-    let finished = await request("GET", `/v1/executions/${id}`);
+    let finished = await get(id);
     for (let i = 0; i < 100 && finished.json.status !== "succeeded"; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      finished = await request("GET", `/v1/executions/${id}`);
+      finished = await get(id);
     }
-    expect(finished).toMatchObject({
-      status: 200,
-      json: { execution_id: id, status: "succeeded", output: { keep: "briefly" } },
-    });
-    const gone = await getUntil(id, 404);
-    expect(gone).toMatchObject({ status: 404, json: { error: { code: "execution_not_found" } } });
+    expect(finished.json).toMatchObject({ execution_id: id, status: "succeeded", output: { keep: "an hour" } });
+    const object = env.EXECUTIONS.get(env.EXECUTIONS.idFromString(id.slice("exec_".length)));
+    const end = (await endedAt(id)) + RETENTION_MS;
+    // Its alarm, run in the window's last millisecond, keeps it.
+    clockAt(end - 1);
+    expect(await runDurableObjectAlarm(object)).toBe(true);
+    expect(await get(id)).toMatchObject({ status: 200, json: { execution_id: id, status: "succeeded" } });
+    // Run once the window is over, it deletes it.
+    clockAt(end);
+    expect(await runDurableObjectAlarm(object)).toBe(true);
+    expect(await get(id)).toMatchObject({ status: 404, json: { error: { code: "execution_not_found" } } });
   });
 });

@@ -6,6 +6,7 @@
 import { defineTool, sleep, ToolError } from "../../../sdk/define.ts";
 import { labDefaults } from "./defaults.ts";
 import { labContext, labDelete, labWrite } from "./effects.ts";
+import { labHold, labRelease } from "./latch.ts";
 import { labErase, labGauge, labWasErased } from "./waiting.ts";
 
 const anyObject = { type: "object" } as const;
@@ -372,4 +373,6 @@ export const labTools = [
   labGauge,
   labErase,
   labWasErased,
+  labHold,
+  labRelease,
 ];
