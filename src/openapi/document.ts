@@ -16,12 +16,10 @@
  * (docs/decisions/39-lazy-faces.md).
  */
 import { errorResponses } from "./error-responses.ts";
-import { headers } from "./media.ts";
-import { adminPaths } from "./paths-admin.ts";
-import { drillPaths } from "./paths-drills.ts";
-import { executionPaths } from "./paths-executions.ts";
+import { headers } from "./operation-parts.ts";
+import { adminPaths, drillPaths } from "./paths-admin.ts";
+import { callerPaths } from "./paths-callers.ts";
 import { operationPaths } from "./paths-operations.ts";
-import { toolPaths } from "./paths-tools.ts";
 import { upstreamPaths } from "./paths-upstreams.ts";
 import { schemas } from "./schemas.ts";
 import { withExamples } from "./with-examples.ts";
@@ -29,8 +27,7 @@ import { withExamples } from "./with-examples.ts";
 // In the document's order. Every operation's `errors()` has run once these modules are
 // evaluated, so `errorResponses()` below lists every status they answer.
 const paths = withExamples({
-  ...executionPaths,
-  ...toolPaths,
+  ...callerPaths,
   ...operationPaths,
   ...adminPaths,
   ...upstreamPaths,

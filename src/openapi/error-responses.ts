@@ -7,7 +7,7 @@
 import { ERROR_TABLE, type ErrorCode } from "../errors.ts";
 import { RETRY_AFTER_STATUSES } from "../retry-after.ts";
 import { ref } from "./schema-builders.ts";
-import { body, header } from "./media.ts";
+import { body, header } from "./operation-parts.ts";
 
 const statusOf = (code: ErrorCode) => ERROR_TABLE[code].status;
 const codesByStatus = new Map<number, ErrorCode[]>();

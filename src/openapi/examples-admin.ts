@@ -1,6 +1,7 @@
 /**
- * Examples of the operators' routes (src/openapi/paths-admin.ts, src/openapi/paths-drills.ts):
- * the audit log, readiness, providers, deprecations, API keys and the audit drills.
+ * Examples of the operational and the operators' routes (src/openapi/paths-operations.ts,
+ * src/openapi/paths-admin.ts): this document, health, readiness, metrics, the audit log,
+ * providers, deprecations, API keys and the audit drills.
  */
 import { AT, CAPABILITY, EXEC_EDGE, LATER, type OperationExamples, RESOURCES, v } from "./examples-shared.ts";
 import { succeeded } from "./examples-executions.ts";
@@ -25,8 +26,34 @@ const key = {
   created_at: AT,
 };
 const deprecation = { sunset: "2027-03-01T00:00:00.000Z", replacement: "math.evaluate@2.0.0", deprecated_at: AT };
+const protectedResource = {
+  resource: "https://tools.example.com/mcp",
+  authorization_servers: ["https://auth.example.com"],
+  bearer_methods_supported: ["header"],
+  resource_name: "Tool Runtime",
+};
 
 export const adminExamples: Record<string, OperationExamples> = {
+  getOpenApiDocument: {
+    responses: {
+      "200": v({
+        openapi: "3.1.0",
+        info: { title: "Tool Runtime", version: "1.0.0" },
+        paths: { "/v1/tools": { get: { operationId: "listTools" } } },
+      }),
+    },
+  },
+  getProtectedResourceMetadata: { responses: { "200": v(protectedResource) } },
+  getMcpProtectedResourceMetadata: { responses: { "200": v(protectedResource) } },
+  getHealth: { responses: { "200": v({ status: "ok" }) } },
+  getReadiness: { responses: { "200": v({ status: "ready" }) } },
+  getMetrics: {
+    responses: {
+      "200": v(
+        '# HELP tool_runtime_executions_total Executions that ended, by tool and status.\n# TYPE tool_runtime_executions_total counter\ntool_runtime_executions_total{tool="math.evaluate",status="succeeded"} 118\n',
+      ),
+    },
+  },
   listAuditRecords: {
     responses: {
       "200": v({

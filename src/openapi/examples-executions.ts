@@ -1,6 +1,6 @@
 /**
- * Examples of the calls and their executions (src/openapi/paths-executions.ts): the requests
- * of each mode, a finished, a cancelled and a held execution, and approvals.
+ * Examples of the calls and their executions (src/openapi/paths-callers.ts): the requests of
+ * each mode, a finished, a cancelled and a held execution, and approvals.
  */
 import { AT, CAPABILITY, EXEC, EXEC_EDGE, LATER, type OperationExamples, RESOURCES, v } from "./examples-shared.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Examples of the registry's view of tools (src/openapi/paths-tools.ts).
+ * Examples of the registry's view of tools (src/openapi/paths-callers.ts).
  */
 import { type OperationExamples, v } from "./examples-shared.ts";
 

@@ -3,7 +3,7 @@
  * metadata, health, readiness and metrics.
  */
 import { ref } from "./schema-builders.ts";
-import { header, JSON_TYPE, ok, PUBLIC } from "./media.ts";
+import { header, JSON_TYPE, ok, PUBLIC } from "./operation-parts.ts";
 import { ALWAYS, errors, OPERATOR } from "./error-responses.ts";
 
 export const operationPaths = {

@@ -3,9 +3,8 @@
  * review of changed definitions, and a tenant's own credential for an upstream.
  */
 import { ref } from "./schema-builders.ts";
-import { ok, requestBody } from "./media.ts";
+import { ok, path, requestBody } from "./operation-parts.ts";
 import { CALLER, errors, OPERATOR } from "./error-responses.ts";
-import { path } from "./parameters.ts";
 
 export const upstreamPaths = {
   "/v1/admin/upstreams": {

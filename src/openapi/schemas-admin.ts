@@ -1,6 +1,7 @@
 /**
- * Component schemas of the operators' routes: the audit log and its refusal counts, providers
- * and the registry, and the audit drills.
+ * Component schemas of the operational and the operators' routes: health and readiness, the
+ * MCP endpoint's RFC 9728 metadata, the audit log and its refusal counts, providers and the
+ * registry, API keys, and the audit drills.
  */
 import {
   all,
@@ -19,6 +20,59 @@ import {
 } from "./schema-builders.ts";
 import { mode } from "./schemas-executions.ts";
 
+const apiKey = {
+  key_id: str,
+  tenant: str,
+  agent: str,
+  capabilities: strings,
+  channels: strings,
+  role: {
+    ...oneOfStrings(["agent", "tenant_admin", "approver", "admin", "tenant"]),
+    description:
+      "agent: calls tools, sees its own executions (tenant: a key made before roles, the same); tenant_admin: also every execution, audit record, upstream token and key of its tenant; approver: also decides its tenant's approvals; admin: an operator",
+  },
+  created_at: time,
+  revoked_at: time,
+};
+
+export const Health = all({ status: { type: "string", const: "ok" } });
+/** RFC 9728 §2, for the MCP endpoint (src/mcp/resource-server.ts). */
+export const ProtectedResourceMetadata = all(
+  {
+    resource: {
+      ...str,
+      format: "uri",
+      description: "This resource's identifier: /mcp's URL (MCP_RESOURCE, or the request's origin + /mcp)",
+    },
+    authorization_servers: {
+      ...strings,
+      description: "The configured JWT issuer (JWT_ISSUER), when JWTs are accepted",
+    },
+    bearer_methods_supported: { type: "array", items: { type: "string", const: "header" } },
+    resource_name: str,
+  },
+  ["authorization_servers"],
+);
+export const Readiness = all({ status: oneOfStrings(["ready", "not_ready"]) });
+export const ReadinessReport = all({
+  status: oneOfStrings(["ready", "not_ready"]),
+  checked_at: { ...time, description: "When this isolate made the check (answers are at most 2 s old)." },
+  registry_version: int,
+  tools: int,
+  providers: { type: "array", items: all({ name: str, reachable: bool, error: str }, ["error"]) },
+  audit_db: all(
+    {
+      ready: bool,
+      reason: {
+        ...str,
+        description:
+          "Why not ready, e.g. the schema is not migrated (run `npx wrangler d1 migrations apply AUDIT_DB --local|--remote`)",
+      },
+    },
+    ["reason"],
+  ),
+  problems: strings,
+});
 export const RefusalCounts = all({
   refusals: {
     type: "array",
@@ -101,6 +155,36 @@ export const ProviderPatch = object(
   },
   [],
 );
+export const ApiKeyRequest = object(
+  {
+    tenant: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+    agent: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+    capabilities: { ...strings, description: "none when left out (least privilege)" },
+    channels: {
+      ...strings,
+      description: 'The providers the key may reach: none when left out (least privilege); ["*"] for every provider.',
+    },
+    role: {
+      type: "string",
+      enum: ["agent", "tenant_admin", "approver", "admin", "tenant"],
+      description:
+        "agent when left out (tenant: its old name, stored as agent); tenant_admin: also sees and cancels its tenant's executions, reads its audit records, keeps its upstream tokens and manages its keys; approver: also decides its tenant's approvals (not its own call); admin makes an operator's key (operators only)",
+    },
+  },
+  ["tenant", "agent"],
+);
+export const BootstrapRequest = object(
+  {
+    tenant: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$", description: "ops when left out" },
+    agent: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$", description: "operator when left out" },
+  },
+  [],
+);
+export const ApiKey = all(apiKey, ["revoked_at"]);
+export const NewApiKey = all({ key: { ...str, description: "The secret: shown in this answer only." }, ...apiKey }, [
+  "revoked_at",
+]);
+export const ApiKeyList = all({ keys: { type: "array", items: ref("ApiKey") } });
 export const AuditDrill = all({ armed: str });
 export const SendDrillRequest = object({ count: { type: "integer", minimum: 1, maximum: 100 } }, []);
 export const SendDrill = all({ armed: str, count: int });

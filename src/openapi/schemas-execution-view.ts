@@ -1,6 +1,7 @@
 /**
- * Component schemas of an execution as GET /v1/executions/{id} shows it: status, result or
- * error, attempts, capability decision, cancellation and what it cost.
+ * Component schemas of an execution as GET /v1/executions/{id} shows it (status, result or
+ * error, attempts, capability decision, cancellation, what it cost) and of a person's approval
+ * of a held call (docs/contract.md#approvals): its state, the pending list, the decision.
  */
 import {
   all,
@@ -10,6 +11,7 @@ import {
   int,
   nullable,
   num,
+  object,
   oneOfStrings,
   ref,
   str,
@@ -33,6 +35,14 @@ const intent = all(
   },
   ["profile", "cached"],
 );
+const effects = oneOfStrings(["read", "write", "delete", "send"]);
+/** A person's decision on a call that needed approval (docs/contract.md#approvals). */
+const approvalDecision = all({
+  decision: oneOfStrings(["approved", "rejected"]),
+  approver: { ...str, description: "the approver's agent" },
+  reason: nullable(str),
+  at: time,
+});
 
 export const ExecutionBlock = all({
   sandbox: { type: "string", const: "v8-isolate" },
@@ -113,6 +123,30 @@ export const ExecutionView = all(
     execution: ref("ExecutionBlock"),
   },
   ["output", "partial_output", "error", "cancellation", "capability", "attempts", "position", "approval"],
+);
+export const ApprovalState = all({
+  expires_at: { ...time, description: "When an undecided approval expires (approval_expired)." },
+  rule: { ...str, description: 'The tenant\'s rule that matched, e.g. "effect delete" or "tool lab.erase".' },
+  decision: { oneOf: [approvalDecision, { type: "null" }] },
+});
+export const ApprovalDecision = approvalDecision;
+export const PendingApproval = all({
+  execution_id: ref("ExecutionId"),
+  tool: str,
+  version: str,
+  effects,
+  agent: { ...str, description: "The agent that made the call." },
+  project: nullable(str),
+  rule: str,
+  input: { ...anyJson, description: "The validated input when its JSON is at most 16 KiB; otherwise null." },
+  input_bytes: int,
+  accepted_at: time,
+  expires_at: time,
+});
+export const ApprovalList = all({ approvals: { type: "array", items: ref("PendingApproval") } });
+export const ApprovalRequest = object(
+  { reason: { type: "string", maxLength: 1000, description: "Why (required to reject)." } },
+  [],
 );
 /** A sync call that ran and did not succeed: the view with its error, at the error's status. */
 export const FailedExecution = { allOf: [ref("ExecutionView")], required: ["error"] };

@@ -1,7 +1,9 @@
 /**
- * Component schemas of a call: the execution request, what it answers at once (accepted, a
- * dry run's decision, stream events) and the list of executions (docs/contract.md#streaming).
+ * Component schemas of a call: the execution request, the error envelope every refusal and
+ * failure answers with (its codes are the error table's, src/errors.ts), what a call answers
+ * at once (accepted, a dry run's decision, stream events) and the list of executions.
  */
+import { ERROR_TABLE } from "../errors.ts";
 import {
   all,
   anyJson,
@@ -23,6 +25,7 @@ import { deprecation } from "./schemas-tools.ts";
 
 /** docs/contract.md#streaming: what a provider emits, then the one terminal event. */
 const EMITTED_EVENT_TYPES = ["stdout", "stderr", "progress", "partial", "log"];
+const ERROR_TYPES = ["request_error", "auth_error", "registry_error", "execution_error", "runtime_error"];
 const violation = all({
   path: { ...str, description: "JSON Pointer into the input (empty: the whole input)" },
   message: str,
@@ -36,6 +39,37 @@ export const ExecutionId = {
   description:
     "exec_<64 hex>: an execution with its own object (async, streamed, keyed); exec_e<44 hex>: a sync call that ran at the edge.",
 };
+export const ErrorBody = all(
+  {
+    code: {
+      type: "string",
+      enum: Object.keys(ERROR_TABLE),
+      description: "From the error table (README, src/errors.ts).",
+    },
+    message: str,
+    type: oneOfStrings(ERROR_TYPES),
+    retryable: {
+      ...bool,
+      description:
+        "Whether sending the same request again may succeed and is safe. timeout and provider_crashed say true only for tools declared idempotent: the provider may have run (a timeout stops the waiting, not the provider's code), so a second call could repeat an effect; the runtime has already retried idempotent tools within the budget. tool_error carries what the tool said.",
+    },
+    details: {
+      ...freeObject,
+      properties: {
+        tool_code: {
+          ...str,
+          description: "With tool_error: the tool's own error code, from its manifest's error_codes.",
+        },
+        ref: {
+          ...str,
+          description: "With provider_crashed and internal: a reference into the log, where the full text is.",
+        },
+      },
+    },
+  },
+  ["details"],
+);
+export const ErrorEnvelope = all({ error: ref("ErrorBody") });
 export const ExecutionRequest = all(
   {
     tool: str,

@@ -10,17 +10,22 @@
  * src/openapi/schema-builders.ts or the schema's own file, or one property.
  */
 import { DeprecationRequest, DeprecationState, ToolList, ToolOffering, ToolView } from "./schemas-tools.ts";
-import { ErrorBody, ErrorEnvelope } from "./schemas-errors.ts";
 import {
   Accepted,
   CancelRequest,
   DryRun,
+  ErrorBody,
+  ErrorEnvelope,
   ExecutionId,
   ExecutionList,
   ExecutionRequest,
   StreamEvent,
 } from "./schemas-executions.ts";
 import {
+  ApprovalDecision,
+  ApprovalList,
+  ApprovalRequest,
+  ApprovalState,
   Attempt,
   Cancellation,
   CapabilityDecision,
@@ -28,29 +33,30 @@ import {
   ExecutionResources,
   ExecutionView,
   FailedExecution,
+  PendingApproval,
 } from "./schemas-execution-view.ts";
 import {
-  ApprovalDecision,
-  ApprovalList,
-  ApprovalRequest,
-  ApprovalState,
-  PendingApproval,
-} from "./schemas-approvals.ts";
-import { Health, ProtectedResourceMetadata, Readiness, ReadinessReport } from "./schemas-operations.ts";
-import {
+  ApiKey,
+  ApiKeyList,
+  ApiKeyRequest,
   AuditDrill,
   AuditDrills,
   AuditList,
   BatchesDrill,
   BatchesDrillRequest,
+  BootstrapRequest,
+  Health,
+  NewApiKey,
+  ProtectedResourceMetadata,
   Provider,
   ProviderPatch,
+  Readiness,
+  ReadinessReport,
   RefusalCounts,
   RegistrySummary,
   SendDrill,
   SendDrillRequest,
 } from "./schemas-admin.ts";
-import { ApiKey, ApiKeyList, ApiKeyRequest, BootstrapRequest, NewApiKey } from "./schemas-keys.ts";
 import {
   DefinitionApproval,
   DefinitionRejection,

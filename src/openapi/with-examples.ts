@@ -8,14 +8,12 @@
 import type { Example, OperationExamples } from "./examples-shared.ts";
 import { executionExamples } from "./examples-executions.ts";
 import { toolExamples } from "./examples-tools.ts";
-import { operationExamples } from "./examples-operations.ts";
 import { adminExamples } from "./examples-admin.ts";
 import { upstreamExamples } from "./examples-upstreams.ts";
 
 const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   ...executionExamples,
   ...toolExamples,
-  ...operationExamples,
   ...adminExamples,
   ...upstreamExamples,
 };

@@ -1,8 +1,9 @@
 /**
- * The pieces every operation of the document is made of: JSON and MessagePack bodies, the
- * header components and their references, the SSE media type, and an operation's public security.
+ * The pieces the document's operations are made of: JSON and MessagePack bodies, the shared
+ * path and query parameters, the header components and their references, the SSE media type,
+ * and an operation's public security.
  */
-import { ref } from "./schema-builders.ts";
+import { EXECUTION_STATUSES, ref } from "./schema-builders.ts";
 
 export const JSON_TYPE = "application/json";
 /** Every JSON answer can also be had in MessagePack (`Accept: application/msgpack`). */
@@ -17,6 +18,33 @@ export const ok = (description: string, schema: object, headers?: object) => ({
   content: body(schema),
 });
 export const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+export const path = (name: string, description: string) => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+export const query = (name: string, schema: object, description: string) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+});
+export const executionId = path(
+  "id",
+  "An execution id (exec_…). Unknown, expired and other tenants' ids answer alike.",
+);
+export const listFilters = [
+  query("tool", { type: "string" }, "Only this tool."),
+  query("status", { type: "string", enum: EXECUTION_STATUSES }, "Only this status."),
+  query("since", { type: "string", format: "date-time" }, "Accepted (index) or ended (audit) at or after."),
+  query("until", { type: "string", format: "date-time" }, "… and before."),
+  query("limit", { type: "integer", minimum: 1, maximum: 100, default: 50 }, "Page size."),
+  query("cursor", { type: "string" }, "`next_cursor` of the previous page."),
+];
 
 export const headers = {
   Location: { description: "Where the execution can be read.", schema: { type: "string" } },

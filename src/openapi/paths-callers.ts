@@ -1,13 +1,24 @@
 /**
- * The document's paths of calls and their executions (docs/contract.md#routes): invoke, list,
- * read, stream, cancel, and a person's approval of a held call.
+ * The document's paths a caller uses (docs/contract.md#routes): invoke a tool and list, read,
+ * stream and cancel executions; approve or reject a held call; read the registry's tools.
  */
 import { ref } from "./schema-builders.ts";
-import { body, executionHeaders, header, ok, requestBody, sse, SSE_NOTE } from "./media.ts";
+import {
+  body,
+  executionHeaders,
+  executionId,
+  header,
+  listFilters,
+  ok,
+  path,
+  query,
+  requestBody,
+  sse,
+  SSE_NOTE,
+} from "./operation-parts.ts";
 import { CALLER, errors, executionErrors } from "./error-responses.ts";
-import { executionId, listFilters, query } from "./parameters.ts";
 
-export const executionPaths = {
+export const callerPaths = {
   "/v1/executions": {
     post: {
       operationId: "createExecution",
@@ -141,6 +152,23 @@ export const executionPaths = {
       tags: ["approvals"],
       summary: "The caller's tenant's calls waiting for a person's approval, oldest first (approver role)",
       responses: { "200": ok("the pending approvals", ref("ApprovalList")), ...errors([...CALLER, "forbidden"]) },
+    },
+  },
+  "/v1/tools": {
+    get: {
+      operationId: "listTools",
+      tags: ["tools"],
+      summary: "Every tool",
+      responses: { "200": ok("the registry's view", ref("ToolList")), ...errors(CALLER) },
+    },
+  },
+  "/v1/tools/{name}": {
+    get: {
+      operationId: "getTool",
+      tags: ["tools"],
+      summary: "One tool: versions, providers with trust and health, schemas",
+      parameters: [path("name", "The tool's name.")],
+      responses: { "200": ok("the tool", ref("ToolView")), ...errors([...CALLER, "tool_not_found"]) },
     },
   },
 };
