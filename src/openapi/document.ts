@@ -5,9 +5,9 @@
  *
  * Derived, not copied: each error status, its codes and its description come from the error
  * table (src/errors.ts, through src/openapi/error-responses.ts); each operation names the codes
- * it can answer and their statuses follow. The paths are in src/openapi/paths-*.ts by route
- * group, the body schemas in src/openapi/schemas.ts, an example of each operation's request and
- * answer in src/openapi/examples-*.ts. Three checks keep the document true:
+ * it can answer and their statuses follow. The paths are in the `paths-*.ts` files beside this
+ * one, by route group; the body schemas in src/openapi/schemas.ts; an example of each
+ * operation's request and answer in the `examples-*.ts` files. Three checks keep it true:
  * Redocly's recommended rules (test/unit/openapi-lint.test.ts), the project's types against
  * the types openapi-typescript generates from it (`npm run typecheck`), and every response
  * the e2e suite receives against the document the running server serves (test/e2e/conformance.ts).

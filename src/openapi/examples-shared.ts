@@ -1,7 +1,7 @@
 /**
- * What every file of examples (src/openapi/examples-*.ts) uses: the shape of an operation's
- * examples, and the ids, times and decisions they share, so one execution reads the same
- * wherever it appears.
+ * What every file of examples (the `examples-*.ts` files of src/openapi/) uses: the shape of
+ * an operation's examples, and the ids, times and decisions they share, so one execution
+ * reads the same wherever it appears.
  */
 
 export type Example = { value: unknown } | { named: Record<string, { summary: string; value: unknown }> };

@@ -1,7 +1,7 @@
 /**
  * The component schemas of the OpenAPI document (src/openapi/document.ts): every body the
  * runtime answers, property by property, in the document's order; each is defined in the
- * file of what it describes (src/openapi/schemas-*.ts). They mirror the shared types
+ * file of what it describes (the `schemas-*.ts` files beside this one). They mirror the shared types
  * (src/contract.ts and the types the routes build); `npm run typecheck` holds the two together
  * (test/openapi/contract.ts assigns each project type to the type openapi-typescript
  * generates from these schemas, and back), and the e2e suite holds every real response to them.

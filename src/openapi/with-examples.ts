@@ -1,8 +1,8 @@
 /**
  * One realistic example per operation of the OpenAPI document (src/openapi/document.ts): its
- * request body and its main success answer, by operationId (src/openapi/examples-*.ts, by route
- * group). `withExamples` puts each on the operation's JSON media type (or its only one), so the
- * reference page (/docs) and generated clients show real values;
+ * request body and its main success answer, by operationId (the `examples-*.ts` files beside
+ * this one, by route group). `withExamples` puts each on the operation's JSON media type (or
+ * its only one), so the reference page (/docs) and generated clients show real values;
  * test/unit/openapi-examples.test.ts holds every example to its schema.
  */
 import type { Example, OperationExamples } from "./examples-shared.ts";
