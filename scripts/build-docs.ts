@@ -7,7 +7,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openApiDocument } from "../src/openapi.ts";
+import { openApiDocument } from "../src/openapi/document.ts";
 import { renderReference } from "./docs/render-reference.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,5 +1,5 @@
 /**
- * Writes the OpenAPI document (src/openapi.ts, exactly what `/v1/openapi.json` serves) and the
+ * Writes the OpenAPI document (src/openapi/document.ts, exactly what `/v1/openapi.json` serves) and the
  * TypeScript types openapi-typescript generates from it into `.build/openapi/` (git-ignored).
  * `npm run typecheck` holds the project's types to the generated ones (test/openapi/contract.ts);
  * after the tests, real responses are held to them (scripts/check-openapi-samples.ts).
@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { openApiDocument } from "../src/openapi.ts";
+import { openApiDocument } from "../src/openapi/document.ts";
 
 export const OUT_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", ".build", "openapi");
 

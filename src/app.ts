@@ -79,7 +79,7 @@ app.get(METADATA_PATH, (c) => c.json(protectedResourceMetadata(c.env, c.req.url)
 app.get(`${METADATA_PATH}${MCP_PATH}`, (c) => c.json(protectedResourceMetadata(c.env, c.req.url)));
 
 /** The API's OpenAPI 3.1 description, public like any API reference. */
-app.get("/v1/openapi.json", async (c) => c.json((await import("./openapi.ts")).openApiDocument));
+app.get("/v1/openapi.json", async (c) => c.json((await import("./openapi/document.ts")).openApiDocument));
 
 /** The first operator's key, once per deployment, for the BOOTSTRAP_TOKEN secret (src/routes/bootstrap.ts). */
 app.post(BOOTSTRAP_PATH, bootstrap);

@@ -2,7 +2,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/contract.ts";
 import { ERROR_TABLE } from "../../src/errors.ts";
-import { openApiDocument } from "../../src/openapi.ts";
+import { openApiDocument } from "../../src/openapi/document.ts";
 import { baseUrl } from "./http.ts";
 
 describe("the OpenAPI document", () => {
@@ -18,7 +18,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(true);
   });
 
-  it("is the document the linter and the generated types were checked on (src/openapi.ts)", async () => {
+  it("is the document the linter and the generated types were checked on (src/openapi/document.ts)", async () => {
     const served = await (await fetch(`${baseUrl}/v1/openapi.json`)).json();
     expect(served).toEqual(JSON.parse(JSON.stringify(openApiDocument)));
   });

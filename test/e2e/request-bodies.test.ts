@@ -8,7 +8,7 @@
  * given): callers are sent there by `Link: rel="successor-version"` and by `tool_deprecated`.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { openApiDocument } from "../../src/openapi.ts";
+import { openApiDocument } from "../../src/openapi/document.ts";
 import { ADMIN_KEY, asAdmin, baseUrl, bearer, call, DEV_KEY, execute } from "./http.ts";
 
 const paths = openApiDocument.paths as unknown as Record<

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/app.ts";
-import { openApiDocument } from "../../src/openapi.ts";
+import { openApiDocument } from "../../src/openapi/document.ts";
 
 /** Routes outside the REST document: the console's redirect; Connect and MCP have their own descriptions and their own matrix cells. */
 const NOT_REST = new Set(["GET /"]);

@@ -1,11 +1,12 @@
 /**
  * Every operation of the OpenAPI document carries an example of its request body and of its
- * first success answer (src/openapi-examples.ts), and every example is valid against the
- * schema of the media type it sits on, judged by ajv's JSON Schema 2020-12 (OpenAPI 3.1's).
+ * first success answer (the `examples-*.ts` files of src/openapi/), and every example is valid
+ * against the schema of the media type it sits on, judged by ajv's JSON Schema 2020-12
+ * (OpenAPI 3.1's).
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { openApiDocument } from "../../src/openapi.ts";
+import { openApiDocument } from "../../src/openapi/document.ts";
 
 type Media = { schema?: object; example?: unknown; examples?: Record<string, { value: unknown }> };
 type Operation = {

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { openApiDocument } from "../../src/openapi.ts";
+import { openApiDocument } from "../../src/openapi/document.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const cli = join(dirname(createRequire(import.meta.url).resolve("@redocly/cli/package.json")), "bin", "cli.js");
@@ -59,7 +59,7 @@ describe("the OpenAPI document", () => {
     const report = await lint(broken);
     const found = readable(report);
     expect(found.filter((p) => p.includes("no-required-schema-properties-undefined"))).toHaveLength(1);
-    // The document's example of the list (src/openapi-examples.ts) now lacks the property too:
+    // The document's example of the list (src/openapi/examples-executions.ts) now lacks the property too:
     // Redocly holds examples to their schemas as well, and says so for each listed execution.
     expect(found.filter((p) => !p.includes("no-required-schema-properties-undefined"))).toEqual([
       expect.stringMatching(

@@ -1,6 +1,6 @@
 /** The OpenAPI document declares `Retry-After` on every 429 and 503 answer, as the server sends it (src/retry-after.ts). */
 import { describe, expect, it } from "vitest";
-import { openApiDocument } from "../../src/openapi.ts";
+import { openApiDocument } from "../../src/openapi/document.ts";
 
 type Response = { $ref?: string; headers?: Record<string, unknown> };
 interface Document {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildDocs } from "../../../scripts/build-docs.ts";
 import { renderReference } from "../../../scripts/docs/render-reference.ts";
-import { openApiDocument } from "../../../src/openapi.ts";
+import { openApiDocument } from "../../../src/openapi/document.ts";
 
 const out = mkdtempSync(join(tmpdir(), "docs-page-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
