@@ -13,26 +13,19 @@
  * unreachable or has been dead longer than LIVENESS_PROBE_MS. Every snapshot it answers passes
  * the publish rule (registry-publisher.ts): it never gives out fewer tools than last time
  * unless a completed load or an operator's removal explains it.
+ *
+ * This class is the object's RPC surface and its health handling; the catalog's loading,
+ * composing and giving out live in registry-catalog.ts and the files it names.
  */
 import { DurableObject } from "cloudflare:workers";
-import { loadConfig, providerBinding, type ProviderConfig } from "../src/config.ts";
-import { hasValidator } from "../src/pipeline/schema.ts";
-import {
-  buildCatalog,
-  healthKey,
-  type OfferingHealth,
-  type ProviderLoad,
-  type RegistrySnapshot,
-} from "../src/registry/catalog.ts";
-import { composeSnapshot } from "../src/registry/compose.ts";
+import { loadConfig } from "../src/config.ts";
+import type { RegistrySnapshot } from "../src/registry/catalog.ts";
 import { healthStub, REGISTRY_NAME } from "../src/object-stubs.ts";
 import { policyOf, viewDigest, type ProviderHealthView } from "../src/registry/health-view.ts";
 import { DEFAULT_BREAKER, type BreakerPolicy, type DeadReport, type Sample } from "../src/registry/provider-health.ts";
-import { canonicalJson } from "../src/schema/schema-hash.ts";
-import { withTimeout } from "../src/with-timeout.ts";
-import type { ProviderManifest, Value } from "../providers/sdk/protocol.ts";
-import { RegistryPublisher } from "./registry-publisher.ts";
-import { RegistryStore, type Catalog, type Deprecation, type ProviderOverride } from "./registry-store.ts";
+import type { Value } from "../providers/sdk/protocol.ts";
+import { RegistryCatalog } from "./registry-catalog.ts";
+import { RegistryStore, type Deprecation, type ProviderOverride } from "./registry-store.ts";
 import { UpstreamRegistry } from "./upstream-registry.ts";
 import { BootstrapClaim, type BootstrapUse } from "./bootstrap-claim.ts";
 import { ReportKey } from "./report-key.ts";
@@ -40,25 +33,18 @@ import type { Outcome } from "../src/contract.ts";
 import type { UpstreamConfig } from "../src/upstreams/config.ts";
 import type { UpstreamView } from "../src/upstreams/view.ts";
 
-const MANIFEST_TIMEOUT_MS = 5_000;
-/** While a provider is unreachable, try it again this often rather than every MANIFEST_REFRESH_MS. */
-const UNREACHABLE_RETRY_MS = 2_000;
-/** A dead provider is skipped at least this long before its answering manifest revives it. */
-export const LIVENESS_PROBE_MS = 30_000;
+export { LIVENESS_PROBE_MS, PROBE_EVERY_MS } from "./registry-liveness.ts";
 export { DEAD_AFTER_TRANSPORT_FAILURES } from "../src/registry/health-shard.ts";
-/** How often the dead are probed again, by the registry's alarm, until they answer. */
-export const PROBE_EVERY_MS = 10_000;
 
 export class RegistryObject extends DurableObject<Env> {
   readonly #store: RegistryStore;
   /** Upstream MCP servers (docs/contract.md#upstreams): their registrations, pins and listings. */
   readonly #upstreams: UpstreamRegistry;
-  readonly #publisher: RegistryPublisher;
+  /** The catalog: loaded, composed into snapshots, given out under the publish rule. */
+  readonly #catalog: RegistryCatalog;
   /** Whether the operator bootstrap was used (src/routes/bootstrap.ts): the deployment's one global fact of its kind. */
   readonly #bootstrap: BootstrapClaim;
   readonly #reportKey: ReportKey;
-  #composed: RegistrySnapshot | undefined;
-  #loading: Promise<void> | undefined;
   /** The registry's notion of now; tests replace it to step through breaker cooldowns. */
   clock: () => number = Date.now;
 
@@ -68,7 +54,15 @@ export class RegistryObject extends DurableObject<Env> {
     this.#upstreams = new UpstreamRegistry(ctx.storage.sql, env, () => this.clock());
     this.#bootstrap = new BootstrapClaim(ctx.storage.sql);
     this.#reportKey = new ReportKey(ctx.storage.sql);
-    this.#publisher = new RegistryPublisher(this.#store, ctx.id.name ?? REGISTRY_NAME);
+    this.#catalog = new RegistryCatalog({
+      env,
+      storage: ctx.storage,
+      store: this.#store,
+      upstreams: this.#upstreams,
+      name: ctx.id.name ?? REGISTRY_NAME,
+      clock: () => this.clock(),
+      revive: (provider) => this.#health(provider).revive(),
+    });
     // The cold-start rule: a registry without a catalog loaded for its configuration loads the
     // providers' manifests before it takes any request. An operator's change applied to a
     // catalog never loaded composes an empty snapshot, and edges take the newest version they
@@ -77,8 +71,7 @@ export class RegistryObject extends DurableObject<Env> {
     // alarm or fetch to the object until this promise settles, so a method added later cannot
     // forget it. If the load throws, the object is reset and the next request loads again.
     void ctx.blockConcurrencyWhile(async () => {
-      const stored = this.#store.catalog();
-      if (!stored || stored.configKey !== this.#configKey()) await this.#reload();
+      if (!this.#catalog.loadedForConfig()) await this.#catalog.reload();
     });
   }
 
@@ -98,14 +91,13 @@ export class RegistryObject extends DurableObject<Env> {
 
   /** The current snapshot, reloading manifests first when that is due. */
   async snapshot(): Promise<RegistrySnapshot> {
-    if (this.#reloadDue()) await this.#reload();
-    return this.#answer();
+    return this.#catalog.snapshot();
   }
 
   /** Re-reads every provider's manifest now (operators; deploy hooks). */
   async refresh(): Promise<RegistrySnapshot> {
-    await this.#reload();
-    return this.#answer();
+    await this.#catalog.reload();
+    return this.#catalog.answer();
   }
 
   /**
@@ -144,13 +136,13 @@ export class RegistryObject extends DurableObject<Env> {
     const held = this.#store.edgeHealth().get(view.provider);
     if (held && held.seq >= view.seq) return this.#store.version();
     this.#store.saveEdgeHealth(view);
-    this.#composed = undefined;
+    this.#catalog.recompose();
     let changed = !held || viewDigest(held) !== viewDigest(view);
     if (view.dead && this.#store.markDead(view.provider, view.dead.since, view.dead.reason)) {
       changed = true;
-      await this.#probeLater();
+      await this.#catalog.probeLater();
     }
-    return changed ? this.#changed() : this.#store.version();
+    return changed ? this.#catalog.changed() : this.#store.version();
   }
 
   /**
@@ -159,8 +151,8 @@ export class RegistryObject extends DurableObject<Env> {
    * that answers, dead for at least LIVENESS_PROBE_MS, is alive again — no operator needed.
    */
   async alarm(): Promise<void> {
-    await this.#reload();
-    await this.#probeLater();
+    await this.#catalog.reload();
+    await this.#catalog.probeLater();
   }
 
   /** docs/contract.md#circuit-breakers, half-open, asked of the provider's shard (edges ask it themselves; see `report`). */
@@ -181,10 +173,11 @@ export class RegistryObject extends DurableObject<Env> {
   async setProvider(name: string, patch: ProviderOverride): Promise<RegistrySnapshot | undefined> {
     if (!this.#known(name)) return undefined;
     this.#store.saveOverride(name, { ...this.#store.overrides().get(name), ...patch });
-    this.#changed();
+    this.#catalog.changed();
     // Disabling is an operator's removal: what it leaves is meant.
-    if (patch.disabled === true) this.#store.saveExplainedTools(Object.keys(this.#catalog()?.tools ?? {}).length);
-    return this.#answer();
+    if (patch.disabled === true)
+      this.#store.saveExplainedTools(Object.keys(this.#catalog.catalog()?.tools ?? {}).length);
+    return this.#catalog.answer();
   }
 
   /**
@@ -196,8 +189,8 @@ export class RegistryObject extends DurableObject<Env> {
     this.#store.forgetHealth(name);
     // The shard's empty view comes with a newer seq, so no isolate keeps an older patch.
     this.#store.saveEdgeHealth(await this.#health(name).reset());
-    this.#changed();
-    return this.#answer();
+    this.#catalog.changed();
+    return this.#catalog.answer();
   }
 
   /** Operator: deprecate a tool version with a sunset and a replacement, or lift it (null). */
@@ -207,11 +200,11 @@ export class RegistryObject extends DurableObject<Env> {
     deprecation: Deprecation | null,
   ): Promise<RegistrySnapshot | undefined> {
     await this.snapshot();
-    if (!this.#catalog()?.tools[tool]?.versions[version]) return undefined;
+    if (!this.#catalog.catalog()?.tools[tool]?.versions[version]) return undefined;
     if (deprecation) this.#store.saveDeprecation(tool, version, deprecation);
     else this.#store.removeDeprecation(tool, version);
-    this.#changed();
-    return this.#answer();
+    this.#catalog.changed();
+    return this.#catalog.answer();
   }
 
   // ── upstream MCP servers (docs/contract.md#upstreams) ─────────────────────────────────────────────────
@@ -231,20 +224,20 @@ export class RegistryObject extends DurableObject<Env> {
   async registerUpstream(raw: UpstreamConfig | Record<string, Value>): Promise<Outcome<UpstreamView>> {
     const registered = this.#upstreams.register(raw);
     if (!registered.ok) return registered;
-    await this.#reload();
+    await this.#catalog.reload();
     return { ok: true, value: this.#upstreamView(registered.value.name)! };
   }
 
   async removeUpstream(name: string): Promise<Outcome<{ name: string }>> {
     const removed = this.#upstreams.remove(name);
-    if (removed.ok) await this.#reload();
+    if (removed.ok) await this.#catalog.reload();
     return removed;
   }
 
   /** Operator: lists one upstream now (the whole catalog is reloaded: one catalog, one version). */
   async refreshUpstream(name: string): Promise<UpstreamView | undefined> {
     if (!this.#upstreams.find(name)) return undefined;
-    await this.#reload();
+    await this.#catalog.reload();
     return this.#upstreamView(name);
   }
 
@@ -252,7 +245,7 @@ export class RegistryObject extends DurableObject<Env> {
   async approveUpstreamChange(name: string, tool: string, hash: string): Promise<Outcome<UpstreamView>> {
     const approved = this.#upstreams.approve(name, tool, hash);
     if (!approved.ok) return approved;
-    await this.#reload();
+    await this.#catalog.reload();
     return { ok: true, value: this.#upstreamView(name)! };
   }
 
@@ -283,7 +276,7 @@ export class RegistryObject extends DurableObject<Env> {
   }
 
   #upstreamView(name: string): UpstreamView | undefined {
-    const served = Object.values(this.#catalog()?.tools ?? {})
+    const served = Object.values(this.#catalog.catalog()?.tools ?? {})
       .filter((t) => Object.values(t.versions).some((os) => os.some((o) => o.provider === name)))
       .map((t) => t.name);
     return this.#upstreams.view(name, served);
@@ -293,165 +286,12 @@ export class RegistryObject extends DurableObject<Env> {
     return loadConfig(this.env).providers.some((p) => p.name === name) || this.#upstreams.find(name) !== undefined;
   }
 
-  #catalog(): Catalog | undefined {
-    return this.#store.catalog()?.catalog;
-  }
-
-  #changed(): number {
-    this.#composed = undefined;
-    return this.#store.bumpVersion();
-  }
-
-  /** The snapshot to answer: the current one when the publish rule lets it out. */
-  async #answer(): Promise<RegistrySnapshot> {
-    const given = this.#publisher.give(this.#compose());
-    if (given) return given;
-    // Held back, and this instance has given nothing out since it started: a completed load
-    // explains what it finds, so the answer is what the providers serve now.
-    await this.#reload();
-    const loaded = this.#publisher.give(this.#compose());
-    if (!loaded) throw new Error("the registry's snapshot was held back after a completed load");
-    return loaded;
-  }
-
-  #compose(): RegistrySnapshot {
-    if (this.#composed) return this.#composed;
-    const health: Record<string, OfferingHealth> = {};
-    const seqs: Record<string, number> = {};
-    for (const view of this.#store.edgeHealth().values()) {
-      seqs[view.provider] = view.seq;
-      for (const [tool, h] of Object.entries(view.tools)) health[healthKey(view.provider, tool)] = h;
-    }
-    this.#composed = composeSnapshot({
-      version: this.#store.version(),
-      built_at: this.clock(),
-      catalog: this.#catalog() ?? { providers: [], tools: {}, problems: [] },
-      overrides: this.#store.overrides(),
-      dead: this.#store.dead(),
-      health,
-      deprecations: this.#store.deprecations(),
-      now: this.clock(),
-    });
-    this.#composed.health_seq = seqs;
-    return this.#composed;
-  }
-
   #policyFor(provider: string, tool: string): BreakerPolicy {
-    return policyOf(this.#catalog(), provider, tool) ?? DEFAULT_BREAKER;
+    return policyOf(this.#catalog.catalog(), provider, tool) ?? DEFAULT_BREAKER;
   }
 
   /** A provider's health shard; this registry's own (tests make registries of their own). */
   #health(provider: string) {
     return healthStub(this.env, provider, this.ctx.id.name ?? REGISTRY_NAME);
-  }
-
-  /** Schedules the next liveness probe while any provider is dead or unreachable. */
-  async #probeLater(): Promise<void> {
-    const needed =
-      this.#store.dead().size > 0 || (this.#store.catalog()?.catalog.providers.some((p) => !p.reachable) ?? false);
-    if (needed && (await this.ctx.storage.getAlarm()) === null)
-      await this.ctx.storage.setAlarm(Date.now() + PROBE_EVERY_MS);
-  }
-
-  #reloadDue(): boolean {
-    const config = loadConfig(this.env);
-    const stored = this.#store.catalog();
-    if (!stored || stored.configKey !== this.#configKey()) return true;
-    const age = this.clock() - stored.loadedAt;
-    if (age > config.manifestRefreshMs) return true;
-    if (age <= UNREACHABLE_RETRY_MS) return false;
-    const deadLongEnough = [...this.#store.dead().values()].some((d) => this.clock() - d.since >= LIVENESS_PROBE_MS);
-    return deadLongEnough || stored.catalog.providers.some((p) => !p.reachable);
-  }
-
-  #reload(): Promise<void> {
-    // Concurrent callers share one reload.
-    this.#loading ??= this.#load().finally(() => (this.#loading = undefined));
-    return this.#loading;
-  }
-
-  /** What the catalog was loaded from: PROVIDERS, and the upstreams when there are any. */
-  #configKey(): string {
-    return canonicalJson(loadConfig(this.env).providers) + this.#upstreams.configKey();
-  }
-
-  async #load(): Promise<void> {
-    const config = loadConfig(this.env);
-    // Providers first, then upstreams: each takes its registration number when its load starts,
-    // and that number orders the catalog (deploy configuration before the admin API's).
-    const providerLoads = Promise.all(config.providers.map((p) => this.#loadProvider(p)));
-    const upstreamLoads = await Promise.all(this.#upstreams.all().map((u) => this.#loadUpstream(u)));
-    const loads = [...(await providerLoads), ...upstreamLoads];
-    const now = this.clock();
-    let revived = false;
-    for (const load of loads) {
-      const dead = this.#store.dead().get(load.config.name);
-      if (
-        load.manifest &&
-        !load.error &&
-        dead &&
-        now - dead.since >= LIVENESS_PROBE_MS &&
-        this.#store.markAlive(load.config.name)
-      ) {
-        revived = true;
-        // The shard forgets its own verdict too, so that no edge is told "dead" again.
-        this.#store.saveEdgeHealth(await this.#health(load.config.name).revive());
-      }
-    }
-    const catalog = await buildCatalog(loads, (hash) => hasValidator(hash));
-    catalog.problems.push(...upstreamLoads.flatMap((l) => l.problems));
-    for (const problem of catalog.problems) console.warn(JSON.stringify({ msg: "registry problem", problem }));
-    const previous = this.#catalog();
-    this.#store.saveCatalog(this.#configKey(), now, catalog);
-    if (revived || !previous || canonicalJson(previous) !== canonicalJson(catalog)) this.#changed();
-    else this.#composed = undefined;
-    // A completed load explains what it found, fewer tools included (the publish rule).
-    this.#store.saveExplainedTools(Object.keys(catalog.tools).length);
-    await this.#probeLater();
-  }
-
-  async #loadProvider(config: ProviderConfig): Promise<ProviderLoad> {
-    const seq = this.#store.registrationSeq(config.name);
-    const service = providerBinding(this.env, config);
-    let error: string;
-    try {
-      if (!service || typeof service.manifest !== "function") throw new Error(`no service binding ${config.binding}`);
-      const manifest = await withTimeout<ProviderManifest>(
-        service.manifest(),
-        MANIFEST_TIMEOUT_MS,
-        `manifest() took over ${MANIFEST_TIMEOUT_MS} ms`,
-      );
-      if (!manifest || !Array.isArray(manifest.tools)) throw new Error("manifest() returned no tool list");
-      return { config, seq, manifest };
-    } catch (err) {
-      error = `manifest() failed: ${(err as Error).message}`;
-    }
-    // A provider that stops answering keeps its last known offerings, marked dead, so that
-    // ranking skips it instead of forgetting it (docs/contract.md#liveness).
-    const last = this.#lastKnownManifest(config.name);
-    if (last) {
-      this.#store.markDead(config.name, this.clock(), error);
-      return { config, seq, manifest: last, error };
-    }
-    return { config, seq, error };
-  }
-
-  async #loadUpstream(upstream: UpstreamConfig) {
-    const seq = this.#store.registrationSeq(upstream.name);
-    const lastKnown = Object.values(this.#catalog()?.tools ?? {})
-      .flatMap((t) => Object.values(t.versions).flat())
-      .filter((o) => o.provider === upstream.name && o.upstream !== undefined);
-    const load = await this.#upstreams.load(upstream, seq, lastKnown);
-    // As for a provider whose manifest stops answering: the last known tools, marked dead.
-    if (load.error && load.manifest) this.#store.markDead(upstream.name, this.clock(), load.error);
-    return load;
-  }
-
-  #lastKnownManifest(provider: string): ProviderManifest | undefined {
-    const tools = Object.values(this.#catalog()?.tools ?? {})
-      .flatMap((t) => Object.values(t.versions).flat())
-      .filter((o) => o.provider === provider)
-      .map((o) => o.manifest);
-    return tools.length > 0 ? { provider, sdk_version: "last known", tools } : undefined;
   }
 }

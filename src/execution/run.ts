@@ -1,24 +1,26 @@
 /**
  * One execution, running: stages 6 and 7 around the retry engine. Owns what lives only while
  * the execution runs — the current attempt's stop latch, the forced-cancel escape, whether a
- * provider call is in flight, the merged partial output and the event counters — and moves the
- * record through its states. Plain code: the edge runs it for the fast path (nobody can watch
- * those calls), an ExecutionObject runs it for calls that can be watched; each passes a host
- * that keeps the record and the events where that place keeps them.
+ * provider call is in flight, the event log with the merged partial output (src/execution/run-events.ts)
+ * — and moves the record through its states. Plain code: the edge runs it for the fast path
+ * (nobody can watch those calls), an ExecutionObject runs it for calls that can be watched; each
+ * passes a host that keeps the record and the events where that place keeps them.
  */
 import type { AttemptRecord, CancellationOutcome, Value } from "../contract.ts";
-import { PartialOutput, PartialShapeError } from "./partial-output.ts";
 import { errorBody } from "../errors.ts";
 import type { ExecutionPlan } from "./execution-plan.ts";
 import { remainingBudgetMs } from "../pipeline/budget.ts";
 import { EMITTED_EVENT_TYPES, type EmittedEvent } from "../../providers/sdk/protocol.ts";
-import { toJson } from "../codec/bytes.ts";
 import { runAttempt } from "./attempt.ts";
 import { StopLatch, type ProviderOutcome } from "./provider-call.ts";
 import { isTerminal, transition, type ExecutionRecord } from "./record.ts";
 import { runAttempts } from "./retry.ts";
 import type { Settlement } from "./settle.ts";
-import { acquirePermit, type Permit } from "./provider-claim.ts";
+import type { Permit } from "./provider-claim.ts";
+import { cancelledEnd } from "./run-cancel.ts";
+import { RunEvents } from "./run-events.ts";
+import { releaseWhenReturned, retryPermit, WORK_CAP_MS } from "./run-permits.ts";
+import { newRecord } from "./run-records.ts";
 
 /** Where the run keeps what it produces. */
 export interface RunHost {
@@ -30,14 +32,9 @@ export interface RunHost {
   emit(seq: number, type: string, data: unknown, at: number): void;
 }
 
-import { MAX_EVENT_BYTES, MAX_EVENTS, MAX_LOG_BYTES } from "./event-log-limits.ts";
-export { MAX_EVENT_BYTES, MAX_EVENTS, MAX_LOG_BYTES };
-/**
- * The longest a tenant's slot stays held for a provider call after its execution has ended:
- * a handler that ignores cancellation still counts against its tenant until then. The
- * platform ends any invocation that exceeds its CPU limit (providers declare `limits.cpu_ms`).
- */
-export const WORK_CAP_MS = 60_000;
+export { MAX_EVENT_BYTES, MAX_EVENTS, MAX_LOG_BYTES } from "./event-log-limits.ts";
+export { WORK_CAP_MS } from "./run-permits.ts";
+export { lostRecord, newRecord } from "./run-records.ts";
 
 export class ExecutionRun {
   #record: ExecutionRecord;
@@ -49,11 +46,7 @@ export class ExecutionRun {
   readonly #abandoned: Promise<ProviderOutcome>;
   #attemptInFlight = false;
   #cancelledInFlight = false;
-  #seq: number;
-  #emitted = 0;
-  #logBytes = 0;
-  #dropped = 0;
-  readonly #partial: PartialOutput;
+  readonly #events: RunEvents;
   /** The provider calls made, each until its own call returned (which may be after the end). */
   readonly #dispatched: Promise<unknown>[] = [];
   /** The first attempt's permit at a provider with a limit (docs/contract.md#waiting), taken before the run began. */
@@ -74,8 +67,7 @@ export class ExecutionRun {
     this.#record = record;
     this.#firstPermit = permit;
     this.budgetFrom = plan.mode === "async" ? record.running_at! : plan.accepted_at;
-    this.#seq = record.last_seq;
-    this.#partial = new PartialOutput(plan.partial_merge);
+    this.#events = new RunEvents(host, record.last_seq, plan.partial_merge);
     this.#abandoned = new Promise((resolve) => (this.#abandon = resolve));
     this.done = this.#run().catch((err) => this.#finishBroken(err));
   }
@@ -115,7 +107,7 @@ export class ExecutionRun {
 
   /** The newest event number given out so far (the record holds it only from the end). */
   get lastSeq(): number {
-    return this.#seq;
+    return this.#events.lastSeq;
   }
 
   /**
@@ -166,9 +158,9 @@ export class ExecutionRun {
       remainingMs: () => remainingBudgetMs(plan.timeout_ms, this.budgetFrom, Date.now()),
       attemptCapMs: plan.attempt_cap_ms,
       attempt: async (provider, timeoutMs, n) => {
-        const permit = n === 1 ? this.#firstPermit : await this.#retryPermit(provider, n);
+        const permit = n === 1 ? this.#firstPermit : await retryPermit(this.#env, plan, provider, n);
         if (permit === undefined) {
-          this.#append("log", {
+          this.#events.append("log", {
             message: `the retry on ${provider.provider} was not made: it is at its max_concurrency`,
             provider: provider.provider,
             attempt: n,
@@ -199,12 +191,12 @@ export class ExecutionRun {
           });
         } finally {
           this.#attemptInFlight = false;
-          if (permit) this.#releaseWhenReturned(permit, calls);
+          if (permit) releaseWhenReturned(permit, calls, this.done, (p) => this.#host.background(p));
         }
       },
       stopped: () => this.#record.cancellation !== undefined,
       onRetry: (r) =>
-        this.#append("log", {
+        this.#events.append("log", {
           message: `attempt ${r.attempt} on ${r.provider} ended ${r.code}; retrying on ${r.next_provider} in ${r.delay_ms} ms`,
           ...r,
         }),
@@ -216,116 +208,24 @@ export class ExecutionRun {
     const provider = last.provider.provider;
     const cancellation = this.#record.cancellation;
     if (cancellation) {
-      // Whatever the provider did after the stop notice, the caller asked to cancel. Forced
-      // only if a provider was running when the cancel came and had to be abandoned; a cancel
-      // during a retry's backoff stopped nothing that was running. A value the handler still
-      // returned is kept as partial output (docs/contract.md#partial-output).
-      const forced = this.#cancelledInFlight && (last.outcome.kind === "stopped" || last.outcome.kind === "timeout");
-      if (last.outcome.kind === "result" && last.outcome.result.ok) this.#mergePartial(last.outcome.result.output);
-      const message = forced
-        ? "the execution was cancelled; the provider did not stop within the grace period"
-        : "the execution was cancelled";
-      // Expected, not a fault: said once, as a line of its own (docs/contract.md#cancellation), never as an uncaught error.
-      if (forced)
-        console.log(
-          JSON.stringify({
-            msg: "cancel forced: the provider did not stop within the grace period",
-            execution_id: this.#record.execution_id,
-            tool: this.#record.tool,
-            provider,
-          }),
-        );
-      return this.#finish(
-        { status: "cancelled", error: errorBody("cancelled", message) },
-        { attempts, provider },
-        forced ? "forced" : "cooperative",
-      );
+      // A value the handler still returned is kept as partial output (docs/contract.md#partial-output).
+      if (last.outcome.kind === "result" && last.outcome.result.ok)
+        this.#events.mergeReturned(last.outcome.result.output);
+      const end = cancelledEnd(last.outcome, this.#cancelledInFlight, {
+        execution_id: this.#record.execution_id,
+        tool: this.#record.tool,
+        provider,
+      });
+      return this.#finish(end.settlement, { attempts, provider }, end.outcome);
     }
     return this.#finish(last.settlement, { attempts, provider });
-  }
-
-  /** A retry's permit, taken without waiting (the run is already running); undefined: full. */
-  async #retryPermit(provider: ExecutionPlan["providers"][number], n: number): Promise<Permit | null | undefined> {
-    try {
-      const got = await acquirePermit(this.#env, provider, {
-        execution_id: this.#plan.execution_id,
-        tenant: this.#plan.tenant,
-        permit_id: `${this.#plan.execution_id}:${n}`,
-        timeout_ms: this.#plan.timeout_ms,
-        wait: false,
-      });
-      return got.ok ? got.permit : undefined;
-    } catch (err) {
-      console.warn(
-        JSON.stringify({
-          msg: "provider gate unreachable; no retry there",
-          provider: provider.provider,
-          error: String(err),
-        }),
-      );
-      return undefined;
-    }
-  }
-
-  /** A permit goes back when its provider call has really returned (WORK_CAP_MS after the end at most), or at once when none was made. */
-  #releaseWhenReturned(permit: Permit, calls: Promise<unknown>[]): void {
-    if (calls.length === 0) return permit.release();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let returned = false;
-    const all = Promise.allSettled(calls).then(() => void (returned = true));
-    const cap = this.done.then(() =>
-      returned ? undefined : new Promise<void>((resolve) => (timer = setTimeout(resolve, WORK_CAP_MS))),
-    );
-    this.#host.background(
-      Promise.race([all, cap]).then(() => {
-        if (timer !== undefined) clearTimeout(timer);
-        permit.release();
-      }),
-    );
   }
 
   #onEmit(event: EmittedEvent): void {
     if (!EMITTED_EVENT_TYPES.includes(event?.type)) throw new Error(`unknown event type ${String(event?.type)}`);
     // After the end (a handler that ignored cancellation, say) its events are dropped.
     if (isTerminal(this.#record.status)) return;
-    this.#append(event.type, event.data);
-  }
-
-  /** Numbers, bounds and hands on one event; past the log's bounds events are dropped and counted, once said in a `log` event. */
-  #append(type: string, data: unknown): void {
-    const text = toJson(data ?? null);
-    const full = this.#emitted >= MAX_EVENTS - 1 || this.#logBytes + text.length > MAX_LOG_BYTES;
-    if (full || text.length > MAX_EVENT_BYTES) {
-      if (this.#dropped++ === 0 && full)
-        this.#store("log", {
-          message: "the event log is full; later events are dropped (the terminal event counts them)",
-          truncated: true,
-        });
-      return;
-    }
-    this.#logBytes += text.length;
-    if (type === "partial") {
-      try {
-        this.#partial.add(data);
-      } catch (err) {
-        if (err instanceof PartialShapeError) throw new Error(`partial event refused: ${err.message}`);
-        throw err;
-      }
-    }
-    this.#store(type, data);
-  }
-
-  #store(type: string, data: unknown): void {
-    this.#emitted++;
-    this.#host.emit(++this.#seq, type, data, Date.now());
-  }
-
-  #mergePartial(data: unknown): void {
-    try {
-      this.#partial.add(data);
-    } catch {
-      // A returned value that does not fit the tool's merge rule replaces nothing.
-    }
+    this.#events.append(event.type, event.data);
   }
 
   #finish(
@@ -341,13 +241,13 @@ export class ExecutionRun {
       error: settlement.error,
       attempts: done.attempts,
       provider: done.provider,
-      last_seq: this.#seq,
-      ...(this.#partial.value() !== undefined ? { partial_output: this.#partial.value() as Value } : {}),
+      last_seq: this.#events.lastSeq,
+      ...(this.#events.partial() !== undefined ? { partial_output: this.#events.partial() as Value } : {}),
       ...(outcome && current.cancellation
         ? { cancellation: { requested_at: current.cancellation.requested_at, outcome } }
         : {}),
     });
-    this.#record = this.#dropped > 0 ? { ...record, dropped_events: this.#dropped } : record;
+    this.#record = this.#events.dropped > 0 ? { ...record, dropped_events: this.#events.dropped } : record;
     this.#host.save(this.#record);
     return this.#record;
   }
@@ -375,64 +275,4 @@ export class ExecutionRun {
       { attempts: this.#record.attempts, provider: this.#record.provider ?? this.#plan.providers[0].provider },
     );
   }
-}
-
-/** The record of a plan just accepted (status `queued`). */
-export function newRecord(plan: ExecutionPlan, now: number): ExecutionRecord {
-  return {
-    execution_id: plan.execution_id,
-    tenant: plan.tenant,
-    agent: plan.agent,
-    project: plan.project,
-    face: plan.face,
-    tool: plan.tool,
-    version: plan.version,
-    mode: plan.mode,
-    status: "queued",
-    provider: null,
-    timeout_ms: plan.timeout_ms,
-    idempotent: plan.idempotent,
-    effects: plan.effects,
-    capability: plan.capability,
-    partial_merge: plan.partial_merge,
-    retention_ms: plan.retention_ms,
-    accepted_at: plan.accepted_at,
-    scheduled_at: null,
-    running_at: null,
-    ended_at: null,
-    attempts: [],
-    start_seq: null,
-    last_seq: 0,
-    params_hash: plan.params_hash,
-    trace_id: plan.trace.trace_id,
-    correlation_id: plan.correlation_id,
-    ...(plan.idempotency
-      ? {
-          idempotency: {
-            key: plan.idempotency.key,
-            fingerprint: plan.idempotency.fingerprint,
-            expires_at: now + plan.idempotency.ttl_ms,
-          },
-        }
-      : {}),
-  };
-}
-
-/** Ends a record whose run is gone (its object restarted mid-call): the provider's outcome is unknown. */
-export function lostRecord(
-  record: ExecutionRecord,
-  lastSeq: number,
-  partial: Value,
-  now = Date.now(),
-): ExecutionRecord {
-  return transition(record, "failed", now, {
-    last_seq: Math.max(record.last_seq, lastSeq),
-    ...(partial !== undefined ? { partial_output: partial } : {}),
-    error: errorBody(
-      "internal",
-      "the execution was interrupted by a restart of the runtime; the provider's outcome is unknown",
-      { reason: "execution object restarted" },
-      false,
-    ),
-  });
 }
