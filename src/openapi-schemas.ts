@@ -770,5 +770,13 @@ export const schemas = {
   AuditDrills: all({
     fail_next_batch: all({ armed: bool, fired: int, last_batch_size: nullable(int), last_written: nullable(int) }),
     fail_next_send: all({ armed: int, failed: int }),
+    fail_batches: all({
+      armed: { ...int, description: "Deliveries still to fail, of every tenant's records" },
+      tenants: {
+        type: "object",
+        additionalProperties: int,
+        description: "Tenant → deliveries of its records still to fail",
+      },
+    }),
   }),
 };

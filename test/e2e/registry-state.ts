@@ -14,8 +14,14 @@ export interface RegistryState {
   deprecations: Record<string, unknown>;
   /** upstream → what its registration says and what it serves (a new one changes ranking for every file). */
   upstreams: Record<string, unknown>;
-  /** The audit drills still armed: the next batch's, and the sends' count. */
-  drills: { fail_next_batch: boolean; fail_next_send: number };
+  /** The audit drills still armed (every tenant's records): the next batch's, the sends' and the batches' counts. */
+  drills: Drills;
+}
+
+export interface Drills {
+  fail_next_batch: boolean;
+  fail_next_send: number;
+  fail_batches: number;
 }
 
 export type Send = (method: string, path: string) => Promise<{ status: number; body: any }>;
@@ -31,7 +37,7 @@ export async function registryState(send: Send): Promise<RegistryState> {
     providers: {},
     deprecations: {},
     upstreams: {},
-    drills: { fail_next_batch: false, fail_next_send: 0 },
+    drills: { fail_next_batch: false, fail_next_send: 0, fail_batches: 0 },
   };
   const ok = async (method: string, path: string) => {
     const res = await send(method, path);
@@ -58,9 +64,23 @@ export async function registryState(send: Send): Promise<RegistryState> {
       max_concurrency: p.max_concurrency ?? null,
     };
   }
-  const drills = await ok("GET", "/v1/admin/audit/drills");
-  state.drills = { fail_next_batch: drills.fail_next_batch.armed, fail_next_send: drills.fail_next_send.armed };
+  state.drills = await armedDrills(send);
   return state;
+}
+
+/**
+ * The audit drills armed for everyone's records. A drill armed for one tenant is left out: it
+ * holds back only that tenant's records, and each file's tenants are its own.
+ */
+export async function armedDrills(send: Send): Promise<Drills> {
+  const res = await send("GET", "/v1/admin/audit/drills");
+  if (res.status !== 200) throw new Error(`GET /v1/admin/audit/drills: ${res.status} ${JSON.stringify(res.body)}`);
+  const d = res.body;
+  return {
+    fail_next_batch: d.fail_next_batch.armed,
+    fail_next_send: d.fail_next_send.armed,
+    fail_batches: d.fail_batches.armed,
+  };
 }
 
 /** An upstream's registration and what it serves, without timestamps that move by themselves. */
