@@ -69,7 +69,7 @@ describe("an execution with 100 readers that never read", () => {
 
     // Each slow reader got a contiguous prefix: all of it when its stream closed, or up to where
     // it was dropped, from where it resumes and gets the rest.
-    const dropped = [];
+    const dropped: number[] = [];
     let kept = 0;
     for (const s of slow) {
       const r = await events(s);
