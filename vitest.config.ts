@@ -32,10 +32,13 @@ const shuffled = { shuffle: { files: true, tests: true } };
  * groups first, a group starts when the one before has ended): the unit files — the heavy
  * ones build every shipped Worker or run tsc — then the integration files in workerd, then
  * the e2e files against their stack, the prod file against its own, and the example upstream
- * last. Without it vitest puts every project that lets files run side by side in one group,
- * so on a machine with more than two cores unit builds, integration files and the upstream's
- * wrangler dev share the cores with one another. The file order inside each project is
- * still the seed's: the seed shuffles the whole list and the groups keep its order.
+ * last. Without it vitest puts unit, integration and upstreams files in one group, run side
+ * by side (as many at once as the machine has cores less one), and the e2e and prod files
+ * after them; so on a machine with more than two cores unit builds, workerd files and the
+ * upstream's wrangler dev share the cores. The file order inside each project is still the
+ * seed's: the seed shuffles the whole list and the groups keep its order. Every project's
+ * globalSetup still runs before the first file (vitest starts them all first, one after
+ * another): the e2e and prod stacks come up before the unit files and wait for their turn.
  */
 const order = { unit: 0, integration: 1, e2e: 2, prod: 3, upstreams: 4 };
 
