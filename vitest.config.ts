@@ -28,6 +28,21 @@ const seed = process.env.TEST_SEED ? Number(process.env.TEST_SEED) : Math.floor(
 const shuffled = { shuffle: { files: true, tests: true } };
 
 /**
+ * The projects run one after another, in this order (vitest's `sequence.groupOrder`: lower
+ * groups first, a group starts when the one before has ended): the unit files — the heavy
+ * ones build every shipped Worker or run tsc — then the integration files in workerd, then
+ * the e2e files against their stack, the prod file against its own, and the example upstream
+ * last. Without it vitest puts unit, integration and upstreams files in one group, run side
+ * by side (as many at once as the machine has cores less one), and the e2e and prod files
+ * after them; so on a machine with more than two cores unit builds, workerd files and the
+ * upstream's wrangler dev share the cores. The file order inside each project is still the
+ * seed's: the seed shuffles the whole list and the groups keep its order. Every project's
+ * globalSetup still runs before the first file (vitest starts them all first, one after
+ * another): the e2e and prod stacks come up before the unit files and wait for their turn.
+ */
+const order = { unit: 0, integration: 1, e2e: 2, prod: 3, upstreams: 4 };
+
+/**
  * Stand-ins for the intent verifier that misbehave (test/integration/intent-verifier.test.ts):
  * real Workers reached over real service bindings, whose verify() throws or answers late.
  */
@@ -72,7 +87,12 @@ export default defineConfig({
     sequence: { ...shuffled, seed },
     projects: [
       {
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", sequence: shuffled },
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+          sequence: { ...shuffled, groupOrder: order.unit },
+        },
       },
       {
         plugins: [
@@ -106,7 +126,7 @@ export default defineConfig({
           include: ["test/integration/**/*.test.ts"],
           setupFiles: ["test/integration/apply-migrations.ts"],
           testTimeout: 30_000,
-          sequence: shuffled,
+          sequence: { ...shuffled, groupOrder: order.integration },
         },
       },
       {
@@ -122,7 +142,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           // One shared stack; files run one after another so they do not crowd 2 cores.
           fileParallelism: false,
-          sequence: shuffled,
+          sequence: { ...shuffled, groupOrder: order.e2e },
         },
       },
       {
@@ -136,7 +156,7 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 120_000,
           fileParallelism: false,
-          sequence: shuffled,
+          sequence: { ...shuffled, groupOrder: order.prod },
         },
       },
       {
@@ -148,7 +168,9 @@ export default defineConfig({
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 120_000,
-          sequence: shuffled,
+          // Each file starts a wrangler dev of its own: one at a time.
+          fileParallelism: false,
+          sequence: { ...shuffled, groupOrder: order.upstreams },
         },
       },
     ],

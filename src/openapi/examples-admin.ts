@@ -156,6 +156,7 @@ export const adminExamples: Record<string, OperationExamples> = {
       "200": v({
         fail_next_batch: { armed: false, fired: 1, last_batch_size: 12, last_written: 6 },
         fail_next_send: { armed: 0, failed: 2 },
+        fail_batches: { armed: 0, tenants: { acme: 3 } },
       }),
     },
   },

@@ -210,4 +210,12 @@ export const BatchesDrill = all({ armed: str, count: int, tenant: str }, ["tenan
 export const AuditDrills = all({
   fail_next_batch: all({ armed: bool, fired: int, last_batch_size: nullable(int), last_written: nullable(int) }),
   fail_next_send: all({ armed: int, failed: int }),
+  fail_batches: all({
+    armed: { ...int, description: "Deliveries still to fail, of every tenant's records" },
+    tenants: {
+      type: "object",
+      additionalProperties: int,
+      description: "Tenant → deliveries of its records still to fail",
+    },
+  }),
 });

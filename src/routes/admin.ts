@@ -159,15 +159,25 @@ admin.post("/audit/drill/fail-next-send", async (c) => {
 /**
  * What the drills have done, so a drill can be seen to have happened: whether the batch drill
  * is still armed, how often it fired and the last batch it failed (from the audit database);
- * the send drill's failures still armed and made so far (in the isolate serving this request).
+ * the send drill's failures still armed and made so far (in the isolate serving this request);
+ * the deliveries the fail-batches drill has still to fail, everyone's and each tenant's.
  */
 admin.get("/audit/drills", async (c) => {
   const db = auditDb(c.env);
-  const [armed, fired] = await db.batch<Record<string, number>>([
+  const [armed, fired, counts] = await db.batch<Record<string, unknown>>([
     db.prepare("SELECT COUNT(*) AS n FROM drills WHERE name = ?").bind(FAIL_NEXT_BATCH),
     db.prepare("SELECT fired, last_batch_size, last_written FROM drills_fired WHERE name = ?").bind(FAIL_NEXT_BATCH),
+    db.prepare("SELECT name, remaining FROM drill_counts WHERE remaining > 0 ORDER BY name"),
   ]);
   const last = fired.results[0];
+  // The fail-batches drill's deliveries still to fail: everyone's, and each tenant's.
+  const tenants: Record<string, number> = {};
+  let everyone = 0;
+  for (const row of counts.results) {
+    const name = String(row.name);
+    if (name === FAIL_BATCHES) everyone = Number(row.remaining);
+    else if (name.startsWith(`${FAIL_BATCHES}:`)) tenants[name.slice(FAIL_BATCHES.length + 1)] = Number(row.remaining);
+  }
   return reply(c, {
     fail_next_batch: {
       armed: Number(armed.results[0]?.n ?? 0) > 0,
@@ -176,6 +186,7 @@ admin.get("/audit/drills", async (c) => {
       last_written: last ? Number(last.last_written) : null,
     },
     fail_next_send: sendDrillState(),
+    fail_batches: { armed: everyone, tenants },
   });
 });
 

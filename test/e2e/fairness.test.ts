@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, bearer, call } from "./http.ts";
 import { tenant } from "./tenants.ts";
+import { TERMINAL_STATUSES } from "../../src/contract.ts";
 
 const newKey = async (t: string) =>
   (
@@ -24,17 +25,22 @@ async function offering(tool: string, provider: string) {
   return view.body.versions[0].providers.find((p: { provider: string }) => p.provider === provider);
 }
 
+/**
+ * Each execution's view once it has ended (a terminal status, docs/contract.md#statuses). One
+ * that has not ended when the bound runs out fails the test by its id: every one of them has a
+ * budget, and one that never ends is the very fault this file looks for.
+ */
 async function settled(key: string, ids: string[]): Promise<any[]> {
   const views: any[] = [];
   for (const id of ids) {
-    for (let i = 0; i < 100; i++) {
-      const v = (await call("GET", `/v1/executions/${id}`, undefined, bearer(key))).body;
-      if (!["queued", "scheduled", "running"].includes(v.status)) {
-        views.push(v);
-        break;
-      }
+    let view: any;
+    for (let i = 0; i < 150; i++) {
+      view = (await call("GET", `/v1/executions/${id}`, undefined, bearer(key))).body;
+      if (TERMINAL_STATUSES.includes(view.status)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    expect(TERMINAL_STATUSES, `execution ${id} has not ended: ${view.status}`).toContain(view.status);
+    views.push(view);
   }
   return views;
 }

@@ -69,7 +69,7 @@ describe("a forced cancel in the stack's terminal", () => {
     // told apart from another file's abandoned request. Our own late handlers' errors (a write
     // after the end, a late answer) still count.
     const others =
-      /audit drill:|had hung and would never generate a response|Uncaught Error: Promise will never complete\.\s*$/;
+      /audit drill:|had hung and would never generate a response|Uncaught Error: Promise will never complete\.(\s|\x1b\[[0-9;]*m)*$/;
     expect(log.filter((l) => /uncaught/i.test(l) && !others.test(l))).toEqual([]);
     for (const id of ids) expect(log.filter((l) => l.includes("cancel forced") && l.includes(id))).toHaveLength(1);
   }, 60_000);

@@ -31,7 +31,7 @@ declare module "vitest" {
     jwtOperatorGroup: string;
     /** The loopback port the std provider may reach (EGRESS_ALLOW); http-request.test.ts listens on it. */
     egressPort: number;
-    /** The registry's operator-set state when the stack came up (test/e2e/isolation.ts). */
+    /** What every file shares (registry, upstreams, audit drills) when the stack came up (test/e2e/isolation.ts). */
     registryBaseline: RegistryState;
     /** A file holding what the stack has printed so far (its terminal, as a reader of `npm start` sees it). */
     stackLog: string;
@@ -232,8 +232,8 @@ export default async function setup(project: TestProject) {
   const adminKey = /^DEV_ADMIN_KEY=(.*)$/m.exec(readFileSync(join(root, ".dev.vars"), "utf8"))![1];
   project.provide(
     "registryBaseline",
-    await registryState(async (path) => {
-      const res = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${adminKey}` } });
+    await registryState(async (method, path) => {
+      const res = await fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${adminKey}` } });
       return { status: res.status, body: await res.json() };
     }),
   );

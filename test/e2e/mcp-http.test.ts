@@ -32,9 +32,12 @@ const modernHeaders = (key: string, method: string, name?: string) => ({
   ...(name ? { "mcp-name": name } : {}),
 });
 
+/** This run's own tenant for the JWT callers (another run's stack, or a later file, never shares it). */
+const JWT_TENANT = `jwt-mcp-${crypto.randomUUID()}`;
+
 async function jwt(audience: string): Promise<string> {
   const key = await importJWK(inject("jwtPrivateKey") as JWK, "ES256");
-  return new SignJWT({ tenant: "jwt-mcp", capabilities: [], channels: ["*"] })
+  return new SignJWT({ tenant: JWT_TENANT, capabilities: [], channels: ["*"] })
     .setProtectedHeader({ alg: "ES256", kid: "e2e-1" })
     .setSubject("jwt-agent")
     .setIssuer(inject("jwtIssuer"))

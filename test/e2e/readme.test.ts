@@ -23,6 +23,7 @@ import { matchOutput } from "../readme/expect-output.ts";
 import { allBlocks, runBlocks, type Block, type RunBlock } from "../readme/markdown.ts";
 import { NODE } from "./cli.ts";
 import { asAdmin, baseUrl, execute } from "./http.ts";
+import { armedDrills, type Drills } from "./registry-state.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const callerUrl = inject("callerUrl");
@@ -49,6 +50,25 @@ async function freshRouting(): Promise<void> {
   }
   await asAdmin("PATCH", "/v1/admin/providers/lab", { trust: "community" });
   await asAdmin("DELETE", "/v1/admin/tools/lab.route/versions/1.0.0/deprecation");
+}
+
+/**
+ * The guide's operations page arms the audit drills (docs/guide/operations.md: three failed
+ * sends, a batch failed halfway, 14 failed deliveries), as a reader would on their own stack;
+ * nothing disarms a drill but the audit traffic that spends it, and an armed one would fail
+ * the next file's records. So this file makes that traffic until every drill it armed has
+ * fired (bounded: the hook's own timeout), and leaves the stack as it found it.
+ */
+async function spendDrills(before: Drills): Promise<void> {
+  const armed = (d: Drills) =>
+    (d.fail_next_batch && !before.fail_next_batch) ||
+    d.fail_next_send > before.fail_next_send ||
+    d.fail_batches > before.fail_batches;
+  const read = () => armedDrills((method, path) => asAdmin(method, path));
+  for (let d = await read(); armed(d); d = await read()) {
+    await execute({ tool: "math.evaluate", input: { expression: "1" }, limits: { timeout_ms: 20_000 } });
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /**
@@ -186,13 +206,16 @@ async function runProgram(block: RunBlock, n: number): Promise<{ output: string;
 }
 
 describe("the README and the guide", () => {
+  let drillsBefore: Drills;
   beforeAll(async () => {
+    drillsBefore = await armedDrills((method, path) => asAdmin(method, path));
     await freshRouting();
     // Warm the runtime's isolates: a cold first call of an instant tool can miss its 100 ms.
     await execute({ tool: "math.evaluate", input: { expression: "1" }, limits: { timeout_ms: 20_000 } });
   });
   afterAll(async () => {
     await freshRouting();
+    await spendDrills(drillsBefore);
     rmSync(work, { recursive: true, force: true });
     for (const f of written) rmSync(f, { force: true });
   });

@@ -1,27 +1,95 @@
 /**
- * The registry's operator-set state as the admin API shows it: every provider's trust and
- * switch, every tool version's deprecation. global-setup records it when the stack comes up;
- * isolation.ts compares every file's leftovers with it.
+ * What one e2e file can change for every later file, as the admin API shows it: every
+ * provider's trust, switch and max_concurrency, every tool version's deprecation, every
+ * upstream MCP server's registration, and the audit drills still armed. global-setup records
+ * it when the stack comes up; isolation.ts compares every file's leftovers with it.
+ *
+ * The approval rules are not here: they are configuration (APPROVALS, read when the Worker
+ * loads), and no request can change them.
  */
 export interface RegistryState {
-  /** provider → its trust and whether it is switched off. */
-  providers: Record<string, { trust: string; disabled: boolean }>;
+  /** provider (Worker or upstream) → its trust, whether it is switched off, its limit of calls at once. */
+  providers: Record<string, { trust: string; disabled: boolean; max_concurrency: number | null }>;
   /** `tool@version` → its deprecation (null when none). */
   deprecations: Record<string, unknown>;
+  /** upstream → what its registration says and what it serves (a new one changes ranking for every file). */
+  upstreams: Record<string, unknown>;
+  /** The audit drills still armed (every tenant's records): the next batch's, the sends' and the batches' counts. */
+  drills: Drills;
 }
 
-/** Reads the state through `read` (a GET with an operator's credential). */
-export async function registryState(
-  read: (path: string) => Promise<{ status: number; body: any }>,
-): Promise<RegistryState> {
-  const state: RegistryState = { providers: {}, deprecations: {} };
-  const list = await read("/v1/tools");
-  for (const { name } of list.body.tools as { name: string }[]) {
-    const tool = (await read(`/v1/tools/${name}`)).body;
+export interface Drills {
+  fail_next_batch: boolean;
+  fail_next_send: number;
+  fail_batches: number;
+}
+
+export type Send = (method: string, path: string) => Promise<{ status: number; body: any }>;
+
+/**
+ * Reads the state with `send` (an operator's credential). On the way it forgets what calls
+ * taught the registry about each provider (statistics, breakers, liveness: each file's by
+ * right, and a breaker one file opened must not refuse the next file's calls) — that reset
+ * is the one request that answers a provider's whole record, max_concurrency included.
+ */
+export async function registryState(send: Send): Promise<RegistryState> {
+  const state: RegistryState = {
+    providers: {},
+    deprecations: {},
+    upstreams: {},
+    drills: { fail_next_batch: false, fail_next_send: 0, fail_batches: 0 },
+  };
+  const ok = async (method: string, path: string) => {
+    const res = await send(method, path);
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const names = new Set<string>();
+  for (const { name } of (await ok("GET", "/v1/tools")).tools as { name: string }[]) {
+    const tool = await ok("GET", `/v1/tools/${name}`);
     for (const v of tool.versions) {
       state.deprecations[`${name}@${v.version}`] = v.deprecation;
-      for (const p of v.providers) state.providers[p.provider] = { trust: p.trust, disabled: p.disabled };
+      for (const p of v.providers) names.add(p.provider);
     }
   }
+  for (const u of (await ok("GET", "/v1/admin/upstreams")).upstreams) {
+    names.add(u.name);
+    state.upstreams[u.name] = registration(u);
+  }
+  for (const name of [...names].sort()) {
+    const p = await ok("DELETE", `/v1/admin/providers/${name}/health`);
+    state.providers[name] = {
+      trust: p.trust,
+      disabled: p.disabled === true,
+      max_concurrency: p.max_concurrency ?? null,
+    };
+  }
+  state.drills = await armedDrills(send);
   return state;
+}
+
+/**
+ * The audit drills armed for everyone's records. A drill armed for one tenant is left out: it
+ * holds back only that tenant's records, and each file's tenants are its own.
+ */
+export async function armedDrills(send: Send): Promise<Drills> {
+  const res = await send("GET", "/v1/admin/audit/drills");
+  if (res.status !== 200) throw new Error(`GET /v1/admin/audit/drills: ${res.status} ${JSON.stringify(res.body)}`);
+  const d = res.body;
+  return {
+    fail_next_batch: d.fail_next_batch.armed,
+    fail_next_send: d.fail_next_send.armed,
+    fail_batches: d.fail_batches.armed,
+  };
+}
+
+/** An upstream's registration and what it serves, without timestamps that move by themselves. */
+function registration(u: any): unknown {
+  const { status, pins, changes: _changes, ...rest } = u;
+  return {
+    ...rest,
+    served: [...(status?.served ?? [])].sort(),
+    withheld: [...(status?.withheld ?? [])].sort(),
+    pins: (pins ?? []).map((p: { tool: string; hash: string }) => `${p.tool}#${p.hash}`).sort(),
+  };
 }

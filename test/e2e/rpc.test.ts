@@ -58,6 +58,10 @@ describe("Workers RPC for service-binding callers", () => {
   });
 
   it("takes the caller's identity from the binding's props and ignores a forged one", async () => {
+    // The caller Worker's tenant is fixed by its binding's props (examples/caller/wrangler.jsonc),
+    // so every file that calls through it shares "example": this test reads only its own
+    // execution's record, among those since it began.
+    const since = new Date(Date.now() - 1_000).toISOString();
     const forged = (await (await fetch(`${callerUrl}/forged`)).json()) as any;
     expect(forged.ok).toBe(true);
     const id = forged.value.execution_id;
@@ -65,7 +69,7 @@ describe("Workers RPC for service-binding callers", () => {
     expect((await call("GET", `/v1/executions/${id}`)).status).toBe(404);
     let record: any;
     for (let i = 0; i < 100 && !record; i++) {
-      record = (await asAdmin("GET", "/v1/audit?tenant=example&limit=100")).body.records.find(
+      record = (await asAdmin("GET", `/v1/audit?tenant=example&since=${since}&limit=100`)).body.records.find(
         (r: any) => r.execution_id === id,
       );
       if (!record) await new Promise((r) => setTimeout(r, 200));

@@ -100,10 +100,11 @@ describe("RegistryObject", () => {
   });
 
   it("keeps a dead provider's offerings, marked dead, until its manifest answers after the probe delay", async () => {
-    const { inside, advance } = await registry();
+    const { inside, advance, now } = await registry();
     await inside((r) => r.snapshot());
+    // On the registry's clock, as below: the machine's may run ahead of it by a slow snapshot.
     for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++)
-      await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));
+      await inside((r) => r.report([], [{ provider: "lab-broken", at: now(), reason: "binding threw" }]));
     let snap = await inside((r) => r.snapshot());
     expect(snap.providers.find((p) => p.name === "lab-broken")!.dead).toMatchObject({ reason: "binding threw" });
     expect(snap.tools["lab.route"].versions["1.0.0"].some((o) => o.provider === "lab-broken")).toBe(true);
@@ -114,10 +115,13 @@ describe("RegistryObject", () => {
   });
 
   it("probes the dead again by its own alarm and brings them back without an operator (docs/contract.md#liveness)", async () => {
-    const { inside, advance, stub } = await registry();
+    const { inside, advance, now, stub } = await registry();
     await inside((r) => r.snapshot());
+    // Died at the registry's own clock, which the test moves: by the machine's clock the first
+    // snapshot (cold manifests on a busy machine) may take longer than the second the test
+    // advances past LIVENESS_PROBE_MS.
     for (let i = 0; i < DEAD_AFTER_TRANSPORT_FAILURES; i++)
-      await inside((r) => r.report([], [{ provider: "lab-broken", at: Date.now(), reason: "binding threw" }]));
+      await inside((r) => r.report([], [{ provider: "lab-broken", at: now(), reason: "binding threw" }]));
     // A probe is scheduled while anyone is dead.
     expect(await runInDurableObject(stub, (_r, state) => state.storage.getAlarm())).not.toBeNull();
     advance(LIVENESS_PROBE_MS + 1_000);

@@ -72,11 +72,13 @@ describe("an execution's fan-out under 100 readers that never read", () => {
     // been sent a contiguous prefix of the events; the others, reading at last, get every event
     // from the log; and nothing is left waiting for anyone.
     const ends = await Promise.all(slow.map(drain));
-    for (const d of ends) {
-      expect(d.seqs).toEqual(d.seqs.map((_, i) => i + 1));
-      if (d.ended === "closed") expect(d.seqs).toHaveLength(EVENTS + 1);
-    }
-    expect(ends.filter((d) => d.ended === "aborted").length).toBeGreaterThan(0);
+    for (const d of ends) expect(d.seqs).toEqual(d.seqs.map((_, i) => i + 1));
+    const kept = ends.filter((d) => d.ended === "closed");
+    for (const d of kept) expect(d.seqs).toHaveLength(EVENTS + 1);
+    // Both kinds happened, so both claims were tested: some were dropped, and the rest — not
+    // none of them — got every event.
+    expect(ends.length - kept.length, "readers dropped").toBeGreaterThan(0);
+    expect(kept.length, "readers kept").toBeGreaterThan(0);
     expect(fanout.size).toBe(0);
     expect(fanout.queuedBytes).toBe(0);
   });
