@@ -41,7 +41,7 @@ async function signed(
 ): Promise<string> {
   const alg = options.alg ?? "ES256";
   const key = await importJWK(options.key ?? privateJwk, alg);
-  const jwt = new SignJWT({ tenant: "jwt-tenant", ...claims })
+  const jwt = new SignJWT({ tenant: JWT_TENANT, ...claims })
     .setProtectedHeader({ alg, kid: options.kid ?? "e2e-1" })
     .setSubject(options.sub ?? "jwt-agent")
     .setIssuer(options.iss ?? issuer)
@@ -59,6 +59,8 @@ function expect401(res: { status: number; body: any }) {
 
 const math = { tool: "math.evaluate", input: { expression: "6 * 7" }, limits: ROOMY };
 const unique = (what: string) => `${what}-${crypto.randomUUID().slice(0, 13)}`;
+/** The tenant of this run's signed tokens (a name of its own, so no other file or run shares it). */
+const JWT_TENANT = unique("jwt-tenant");
 
 /** The audit record of one execution, once the audit queue has brought it (bounded). */
 async function auditRecord(tenant: string, executionId: string): Promise<any> {
@@ -102,7 +104,7 @@ describe("credentials", () => {
   it("refuses alg none, a wrong algorithm, bad exp, nbf, aud, iss and an unknown kid", async () => {
     const now = Math.floor(Date.now() / 1000);
     const header = (h: object) => Buffer.from(JSON.stringify(h)).toString("base64url");
-    const payload = header({ tenant: "jwt-tenant", sub: "x", iss: issuer, aud: audience, exp: now + 300 });
+    const payload = header({ tenant: JWT_TENANT, sub: "x", iss: issuer, aud: audience, exp: now + 300 });
     const tokens = [
       `${header({ alg: "none", typ: "JWT" })}.${payload}.`,
       `${header({ alg: "HS256", kid: "e2e-1" })}.${payload}.${Buffer.from("forged").toString("base64url")}`,
@@ -408,11 +410,13 @@ describe("limits and rate limiting", () => {
 
 describe("least privilege", () => {
   it("gives a new key without channels no provider to reach", async () => {
-    const { key } = await newKey({ tenant: "bare", agent: "dev-agent", channels: undefined });
+    const bare = unique("bare");
+    const { key } = await newKey({ tenant: bare, agent: "dev-agent", channels: undefined });
     const res = await as(key).execute(math);
     expect([res.status, res.body.error.code]).toEqual([404, "tool_not_found"]);
-    const listed = (await asAdmin("GET", "/v1/admin/keys?tenant=bare")).body.keys;
-    expect(listed.at(-1)).toMatchObject({ channels: [], capabilities: [], role: "agent" });
+    const listed = (await asAdmin("GET", `/v1/admin/keys?tenant=${bare}`)).body.keys;
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ channels: [], capabilities: [], role: "agent" });
   });
 
   it("gives a JWT without channels no provider to reach", async () => {
