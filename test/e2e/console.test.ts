@@ -154,7 +154,10 @@ describe("the web console", () => {
 
   it("is usable from the keyboard, and every control has a label", async () => {
     await page.goto(consoleUrl);
-    await page.keyboard.type(DEV_KEY); // the key field has the focus
+    // The key field takes the focus when the page has rendered (autofocus), which a loaded
+    // machine can delay past the load event: type only once it has it, or the key goes nowhere.
+    await page.waitForFunction(() => document.activeElement?.id === "api-key");
+    await page.keyboard.type(DEV_KEY);
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Tools", level: 1 }).waitFor();
     expect(await unlabeledControls(page)).toEqual([]);
