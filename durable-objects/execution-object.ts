@@ -12,7 +12,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalDecision, ExecutionEvent, ExecutionView, Outcome, Value } from "../src/contract.ts";
 import { RuntimeError } from "../src/errors.ts";
-import { auditEntryOf, sendAudit, type AuditConfirm } from "../src/audit/outbox.ts";
 import {
   abandonTrial,
   claimGranted,
@@ -36,7 +35,8 @@ import {
   waitingNote,
 } from "../src/execution/waiting.ts";
 import { letGoOfWait } from "../src/execution/wait-exit.ts";
-import { MAX_ATTEMPT } from "../src/execution/usage.ts";
+import { usageReport } from "../src/execution/usage.ts";
+import { FinishedAudit } from "../src/execution/finished-audit.ts";
 import { planExecution } from "../src/pipeline/plan.ts";
 import { shedIfLate } from "../src/execution/shed.ts";
 import { admitExecution, refusal as admissionRefusal, releaseExecution } from "../src/policy/admission.ts";
@@ -68,8 +68,6 @@ import { internal, internalBody, lostPlan, refusal, subscribersFull } from "../s
 
 /** How long past its deadline an execution may go before the alarm ends it regardless. */
 const DEADLINE_SLACK_MS = 5_000;
-/** How long the audit outbox waits for the queue's acknowledgement before sending again. */
-const AUDIT_CONFIRM_MS = 30_000;
 
 export class ExecutionObject extends DurableObject<Env> implements ExecutionObjectRpc {
   readonly #store: ExecutionStore;
@@ -93,7 +91,8 @@ export class ExecutionObject extends DurableObject<Env> implements ExecutionObje
   readonly #enders: ((r: ExecutionRecord) => void)[] = [];
   /** The keyed call being planned and admitted: duplicates wait for it. */
   readonly #keyUses = new KeyUses();
-  #auditConfirmed = false;
+  /** The finished record on its way to the audit queue. */
+  readonly #audit = new FinishedAudit(this.env, (at) => this.ctx.storage.setAlarm(at));
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -223,11 +222,8 @@ export class ExecutionObject extends DurableObject<Env> implements ExecutionObje
    */
   async recordUsage(attempt: number, cpuMs: number | null): Promise<void> {
     this.#recover();
-    if (!this.#record || !Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return;
-    this.#store.saveUsage({
-      attempt,
-      cpu_ms: typeof cpuMs === "number" && Number.isFinite(cpuMs) && cpuMs >= 0 ? cpuMs : null,
-    });
+    const report = usageReport(attempt, cpuMs);
+    if (this.#record && report) this.#store.saveUsage(report);
   }
 
   /**
@@ -303,11 +299,10 @@ export class ExecutionObject extends DurableObject<Env> implements ExecutionObje
       this.#run?.expire();
       return;
     }
-    if (!this.#auditConfirmed) {
-      // The queue never confirmed the finished record (or this instance is new): send it
-      // again; the consumer keeps one record per execution whatever it receives twice.
-      await this.#sendAudit(record);
-      if (!this.#auditConfirmed) return;
+    if (!this.#audit.confirmed) {
+      // The queue never confirmed the finished record (or this instance is new): send it again.
+      await this.#audit.send(record);
+      if (!this.#audit.confirmed) return;
     }
     if (Date.now() >= record.ended_at! + record.retention_ms) {
       // Retention window over (docs/contract.md#retention): the id answers 404 from now on.
@@ -487,20 +482,7 @@ export class ExecutionObject extends DurableObject<Env> implements ExecutionObje
 
   #ended(record: ExecutionRecord): void {
     this.#run = undefined;
-    // The audit outbox: the alarm sends the record again unless the queue confirms it first.
-    void this.ctx.storage.setAlarm(Date.now() + AUDIT_CONFIRM_MS);
-    void this.#sendAudit(record);
-  }
-
-  async #sendAudit(record: ExecutionRecord): Promise<void> {
-    const confirm: AuditConfirm = await sendAudit(this.env, {
-      kind: "finished",
-      record: auditEntryOf(record),
-      retention_ms: record.retention_ms,
-    });
-    if (confirm !== "sent") return;
-    this.#auditConfirmed = true;
-    await this.ctx.storage.setAlarm(record.ended_at! + record.retention_ms);
+    this.#audit.ended(record, Date.now());
   }
 
   #save(record: ExecutionRecord): void {
@@ -555,7 +537,6 @@ export class ExecutionObject extends DurableObject<Env> implements ExecutionObje
     const record = this.#store.record();
     if (!record || isTerminal(record.status)) {
       this.#record = record;
-      this.#auditConfirmed = false;
       return;
     }
     if (isWaiting(record.status)) {
