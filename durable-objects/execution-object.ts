@@ -1,10 +1,11 @@
 /**
  * ExecutionObject: one Durable Object per execution that can be watched (async, streamed or
- * keyed) or that waits (docs/contract.md#waiting). A shell over plain code in src/: it admits the call, lets it
- * wait (src/execution/waiting.ts), runs it (src/execution/run.ts), keeps its record and events
- * (execution-store.ts), fans its events out to subscribed edges, and keeps its promises with one
- * alarm — the end of a wait (approval window, wait bound), the deadline (an in-memory timer that
- * died is backed up), the audit outbox (the finished record reaches the queue), and retention.
+ * keyed) or that waits (docs/contract.md#waiting). A shell over plain code in src/execution/: it
+ * applies a keyed call's rules (keyed-start.ts), admits the call, lets it wait (waiting.ts, for a
+ * person: approval-wait.ts; its place in line: position-watch.ts), runs it (run.ts), keeps its
+ * record and events (execution-store.ts), fans its events out to subscribed edges, and keeps its
+ * promises with one alarm — the end of a wait (approval window, wait bound), the deadline (an
+ * in-memory timer that died is backed up), the audit outbox (finished-audit.ts), and retention.
  *
  *   (awaiting_approval: a person decides →) queued: the tenant's object grants a slot (`granted`)
  *   → scheduled: the provider's gate grants a permit (`capacityGranted`) → running → the end
