@@ -1,18 +1,18 @@
 /**
  * ExecutionObject: one Durable Object per execution that can be watched (async, streamed or
- * keyed) or that waits (docs/contract.md#waiting). A shell over plain code in src/: it admits the call, lets it
- * wait (src/execution/waiting.ts), runs it (src/execution/run.ts), keeps its record and events
- * (execution-store.ts), fans its events out to subscribed edges, and keeps its promises with one
- * alarm — the end of a wait (approval window, wait bound), the deadline (an in-memory timer that
- * died is backed up), the audit outbox (the finished record reaches the queue), and retention.
+ * keyed) or that waits (docs/contract.md#waiting). A shell over plain code in src/execution/: it
+ * applies a keyed call's rules (keyed-start.ts), admits the call, lets it wait (waiting.ts, for a
+ * person: approval-wait.ts; its place in line: position-watch.ts), runs it (run.ts), keeps its
+ * record and events (execution-store.ts), fans its events out to subscribed edges, and keeps its
+ * promises with one alarm — the end of a wait (approval window, wait bound), the deadline (an
+ * in-memory timer that died is backed up), the audit outbox (finished-audit.ts), and retention.
  *
  *   (awaiting_approval: a person decides →) queued: the tenant's object grants a slot (`granted`)
  *   → scheduled: the provider's gate grants a permit (`capacityGranted`) → running → the end
  */
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalDecision, ExecutionEvent, ExecutionView, Outcome, Value } from "../src/contract.ts";
-import { errorBody, RuntimeError } from "../src/errors.ts";
-import { auditEntryOf, sendAudit, type AuditConfirm } from "../src/audit/outbox.ts";
+import { RuntimeError } from "../src/errors.ts";
 import {
   abandonTrial,
   claimGranted,
@@ -33,35 +33,44 @@ import {
   mayWait,
   waitEndsAt,
   waitExpiredError,
+  waitingNote,
 } from "../src/execution/waiting.ts";
-import { MAX_ATTEMPT } from "../src/execution/usage.ts";
+import { letGoOfWait } from "../src/execution/wait-exit.ts";
+import { usageReport } from "../src/execution/usage.ts";
+import { FinishedAudit } from "../src/execution/finished-audit.ts";
 import { planExecution } from "../src/pipeline/plan.ts";
 import { shedIfLate } from "../src/execution/shed.ts";
-import {
-  admitExecution,
-  queuePosition,
-  refusal as admissionRefusal,
-  releaseExecution,
-} from "../src/policy/admission.ts";
-import { gateStub, tenantStub } from "../src/object-stubs.ts";
+import { admitExecution, refusal as admissionRefusal, releaseExecution } from "../src/policy/admission.ts";
+import { tenantStub } from "../src/object-stubs.ts";
 import { Fanout } from "../src/stream/fanout.ts";
 import { encodeEventLine } from "../src/stream/ndjson.ts";
-import { toJson } from "../src/codec/bytes.ts";
-import { ExecutionStore, type KeyBinding } from "./execution-store.ts";
+import { ExecutionStore } from "./execution-store.ts";
 import type { DeprecationNotice } from "../src/registry/catalog.ts";
-import type { Delivery, EventsAnswer, KeyedCall, StartAnswer } from "../src/execution/object-rpc.ts";
+import type {
+  Delivery,
+  EventsAnswer,
+  ExecutionObjectRpc,
+  KeyedCall,
+  StartAnswer,
+  StreamsAnswer,
+} from "../src/execution/object-rpc.ts";
 import { inScope, type ExecutionScope } from "../src/auth/roles.ts";
+import { currentBinding, KeyUses, keyedStep, movedBinding, withDeprecation } from "../src/execution/keyed-start.ts";
+import { lookPosition, PositionWatch } from "../src/execution/position-watch.ts";
+import {
+  approvalRequested,
+  approvedNote,
+  awaitingApproval,
+  decided,
+  decisionRefused,
+  pendingApproval,
+} from "../src/execution/approval-wait.ts";
+import { internal, internalBody, lostPlan, refusal, subscribersFull } from "../src/execution/object-answers.ts";
 
 /** How long past its deadline an execution may go before the alarm ends it regardless. */
 const DEADLINE_SLACK_MS = 5_000;
-/** How long the audit outbox waits for the queue's acknowledgement before sending again. */
-const AUDIT_CONFIRM_MS = 30_000;
-/** While someone watches a waiting execution, its place in line is looked at this often. */
-const POSITION_POLL_MS = 1_000;
-/** An approver sees the input of a pending call up to this size (larger ones: its size only). */
-const APPROVAL_INPUT_BYTES = 16 * 1024;
 
-export class ExecutionObject extends DurableObject<Env> {
+export class ExecutionObject extends DurableObject<Env> implements ExecutionObjectRpc {
   readonly #store: ExecutionStore;
   readonly #fanout = new Fanout(encodeEventLine, (after, upTo, limit) => this.#logPage(after, upTo, limit));
   #record: ExecutionRecord | undefined;
@@ -73,16 +82,18 @@ export class ExecutionObject extends DurableObject<Env> {
   #proceeding = false;
   /** A permit the gate granted while a claim was under way: used if that claim found no room. */
   #grantedPermit: Permit | undefined;
-  /** Its place in the line it waits in, as last seen. */
-  #position: number | undefined;
-  /** The place last said on the stream: a GET refreshing #position must not swallow the change. */
-  #toldPosition: number | undefined;
-  #watching = false;
+  /** Its place in the line it waits in. */
+  readonly #line = new PositionWatch({
+    watched: () => this.#record && { record: this.#record, subscribers: this.#fanout.size, running: !!this.#run },
+    look: (record) => lookPosition(this.env, record, this.#plan),
+    tell: (status, position) => this.#emitWaiting({ message: `position ${position}`, waiting: status, position }),
+  });
   /** Callers waiting for the end (a sync caller of an execution that waits). */
   readonly #enders: ((r: ExecutionRecord) => void)[] = [];
-  /** Set while a keyed call is being planned and admitted: duplicates wait for it. */
-  #starting: Promise<unknown> | undefined;
-  #auditConfirmed = false;
+  /** The keyed call being planned and admitted: duplicates wait for it. */
+  readonly #keyUses = new KeyUses();
+  /** The finished record on its way to the audit queue. */
+  readonly #audit = new FinishedAudit(this.env, (at) => this.ctx.storage.setAlarm(at));
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -103,24 +114,21 @@ export class ExecutionObject extends DurableObject<Env> {
    */
   async startKeyed(call: KeyedCall, delivery: Delivery): Promise<Outcome<StartAnswer>> {
     this.#recover();
-    while (this.#starting) await this.#starting.catch(() => {});
-    const binding = this.#binding();
+    // No await between the end of this loop and begin(): two duplicates woken together never both start.
+    while (this.#keyUses.inProgress) await this.#keyUses.inProgress;
     const now = Date.now();
-    if (binding && (now < binding.expires_at || !this.#boundEnded(binding))) {
-      if (binding.fingerprint !== call.fingerprint) {
-        return refusal("idempotency_conflict", "this idempotency key was used with a different request", {
-          execution_id: binding.execution_id,
-        });
-      }
-      if (binding.execution_id === this.#record?.execution_id)
-        return this.#attach(this.#record.tenant === call.caller.tenant, delivery, true);
-      return objectStub(this.env, binding.execution_id).attach(call.caller.tenant, delivery);
-    }
-    const here = this.#record === undefined;
-    const executionId = here ? `exec_${this.ctx.id.toString()}` : newObjectExecutionId(this.env);
+    const step = keyedStep(currentBinding(this.#store.key(), this.#record), call.fingerprint, this.#record, now);
+    if (step.kind === "conflict")
+      return refusal("idempotency_conflict", "this idempotency key was used with a different request", {
+        execution_id: step.execution_id,
+      });
+    if (step.kind === "replay")
+      return step.here
+        ? this.#attach(this.#record!.tenant === call.caller.tenant, delivery, true)
+        : objectStub(this.env, step.execution_id).attach(call.caller.tenant, delivery);
+    const executionId = step.here ? `exec_${this.ctx.id.toString()}` : newObjectExecutionId(this.env);
     // Duplicates wait until this use of the key has started (or was refused), then attach.
-    let started!: () => void;
-    this.#starting = new Promise<void>((resolve) => (started = resolve));
+    const started = this.#keyUses.begin();
     let begun: Outcome<StartAnswer>;
     let deprecation: DeprecationNotice | undefined;
     try {
@@ -133,32 +141,25 @@ export class ExecutionObject extends DurableObject<Env> {
         paid: call.paid,
       });
       deprecation = planned.deprecation;
-      if (here) {
+      if (step.here) {
         begun = await this.#begin(planned.plan, "accepted");
       } else {
         // Past its TTL the key moves on to a new execution under a new id (docs/contract.md#idempotency); the
         // old one stays readable here under its own id until its retention ends.
         begun = await objectStub(this.env, executionId).start(planned.plan, "accepted");
         if (begun.ok)
-          this.#store.saveKey({
-            execution_id: executionId,
-            fingerprint: call.fingerprint,
-            expires_at: now + planned.plan.idempotency!.ttl_ms,
-          });
+          this.#store.saveKey(movedBinding(executionId, call.fingerprint, planned.plan.idempotency!.ttl_ms, now));
       }
     } catch (err) {
       return internal(err);
     } finally {
-      this.#starting = undefined;
       started();
     }
     if (!begun.ok) return begun;
-    if (!here)
-      return withDeprecation(
-        await objectStub(this.env, executionId).attach(call.caller.tenant, delivery, false),
-        deprecation,
-      );
-    return withDeprecation(await this.#attach(true, delivery, false), deprecation);
+    const attached = step.here
+      ? await this.#attach(true, delivery, false)
+      : await objectStub(this.env, executionId).attach(call.caller.tenant, delivery, false);
+    return withDeprecation(attached, deprecation);
   }
 
   /** A keyed call forwarded by the key's first object: the execution this object runs for that key. */
@@ -171,8 +172,8 @@ export class ExecutionObject extends DurableObject<Env> {
   async view(scope: ExecutionScope): Promise<ExecutionView | null> {
     this.#recover();
     if (!this.#owned(scope)) return null;
-    if (this.#record!.status === "queued" || this.#record!.status === "scheduled") await this.#lookPosition();
-    return this.#view(this.#record!, this.#position);
+    if (this.#record!.status === "queued" || this.#record!.status === "scheduled") await this.#line.look(this.#record!);
+    return this.#view(this.#record!, this.#line.position);
   }
 
   /** The events after `after`, then live ones until the terminal event (docs/contract.md#streaming). */
@@ -183,16 +184,12 @@ export class ExecutionObject extends DurableObject<Env> {
     // Resuming at or past the terminal event leaves nothing to send (exactly one terminal event).
     if (isTerminal(record.status) && after >= record.last_seq + 1) return { ok: true, value: { kind: "ended" } };
     const stream = this.#subscribe(after);
-    if (!stream)
-      return refusal("rate_limited", "this execution has as many stream subscribers as it serves", {
-        reason: "subscribers",
-        retry_after_ms: 5_000,
-      });
+    if (!stream) return subscribersFull();
     return { ok: true, value: { kind: "stream", stream } };
   }
 
   /** Its event streams: subscribers, event bytes waiting for them now and at most so far (≤ MAX_FANOUT_BYTES). For tests and operators. */
-  async streams(): Promise<{ subscribers: number; queued_bytes: number; peak_queued_bytes: number }> {
+  async streams(): Promise<StreamsAnswer> {
     return {
       subscribers: this.#fanout.size,
       queued_bytes: this.#fanout.queuedBytes,
@@ -226,11 +223,8 @@ export class ExecutionObject extends DurableObject<Env> {
    */
   async recordUsage(attempt: number, cpuMs: number | null): Promise<void> {
     this.#recover();
-    if (!this.#record || !Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return;
-    this.#store.saveUsage({
-      attempt,
-      cpu_ms: typeof cpuMs === "number" && Number.isFinite(cpuMs) && cpuMs >= 0 ? cpuMs : null,
-    });
+    const report = usageReport(attempt, cpuMs);
+    if (this.#record && report) this.#store.saveUsage(report);
   }
 
   /**
@@ -246,46 +240,17 @@ export class ExecutionObject extends DurableObject<Env> {
     this.#recover();
     if (!this.#owned({ tenant, agent: null })) return null;
     const record = this.#record!;
-    // Four eyes: the agent that made the call does not decide it, unless APPROVALS allows it.
-    if (!selfApproval && record.agent === decision.approver) {
-      return refusal("forbidden", "an approver does not decide its own call (APPROVALS self_approval is off)", {
-        reason: "self approval",
-        execution_id: record.execution_id,
-      });
-    }
-    if (record.status !== "awaiting_approval") {
-      return refusal(
-        "approval_not_pending",
-        record.approval?.decision
-          ? `the call was already ${record.approval.decision.decision}`
-          : `the execution is ${record.status}, not awaiting approval`,
-        {
-          status: record.status,
-          decision: record.approval?.decision?.decision ?? null,
-        },
-      );
-    }
-    const approval = { ...record.approval!, decision };
+    const refused = decisionRefused(record, decision, selfApproval);
+    if (refused) return refused;
     void tenantStub(this.env, record.tenant)
       .approvalDone(record.execution_id)
       .catch(() => {});
-    const now = Date.parse(decision.at);
-    if (decision.decision === "rejected") {
-      const error = errorBody("approval_rejected", `${decision.approver} rejected the call: ${decision.reason}`, {
-        approver: decision.approver,
-        reason: decision.reason,
-      });
-      return { ok: true, value: toView(this.#endWaiting(transition(record, "failed", now, { error, approval }))) };
-    }
-    this.#save(transition(record, "queued", now, { approval }));
-    this.#emitWaiting({
-      message: `approved by ${decision.approver}`,
-      approval: "approved",
-      approver: decision.approver,
-      ...(decision.reason ? { reason: decision.reason } : {}),
-    });
+    const next = decided(record, decision);
+    if (next.status === "failed") return { ok: true, value: toView(this.#endWaiting(next)) };
+    this.#save(next);
+    this.#emitWaiting(approvedNote(decision));
     await this.#admit(this.#plan!, true);
-    return { ok: true, value: this.#view(this.#record!, this.#position) };
+    return { ok: true, value: this.#view(this.#record!, this.#line.position) };
   }
 
   /** The tenant's object handed this queued execution a slot: it goes on (true), or gives it back (false). */
@@ -335,11 +300,10 @@ export class ExecutionObject extends DurableObject<Env> {
       this.#run?.expire();
       return;
     }
-    if (!this.#auditConfirmed) {
-      // The queue never confirmed the finished record (or this instance is new): send it
-      // again; the consumer keeps one record per execution whatever it receives twice.
-      await this.#sendAudit(record);
-      if (!this.#auditConfirmed) return;
+    if (!this.#audit.confirmed) {
+      // The queue never confirmed the finished record (or this instance is new): send it again.
+      await this.#audit.send(record);
+      if (!this.#audit.confirmed) return;
     }
     if (Date.now() >= record.ended_at! + record.retention_ms) {
       // Retention window over (docs/contract.md#retention): the id answers 404 from now on.
@@ -375,40 +339,16 @@ export class ExecutionObject extends DurableObject<Env> {
   async #awaitApproval(planned: ExecutionPlan): Promise<Outcome<StartAnswer> | undefined> {
     const now = Date.now();
     const expires = approvalExpiry(planned, planned.approval!.window_ms, now);
-    const inputJson = toJson(planned.input ?? null);
     const accepted = await tenantStub(this.env, planned.tenant).awaitApproval(
-      {
-        execution_id: planned.execution_id,
-        tool: planned.tool,
-        version: planned.version,
-        effects: planned.effects,
-        agent: planned.agent,
-        project: planned.project,
-        mode: planned.mode,
-        rule: planned.approval!.rule,
-        input: inputJson.length <= APPROVAL_INPUT_BYTES ? (planned.input as Value) : null,
-        input_bytes: inputJson.length,
-        accepted_at: new Date(planned.accepted_at).toISOString(),
-        expires_at: new Date(expires).toISOString(),
-      },
+      pendingApproval(planned, expires),
       planned.limits,
       planned.paid,
     );
     if (!accepted.ok) return { ok: false, error: admissionRefusal(accepted, planned.tool).toBody() };
-    const record: ExecutionRecord = {
-      ...newRecord(planned, now),
-      status: "awaiting_approval",
-      approval: { rule: planned.approval!.rule, expires_at: expires },
-    };
     this.#plan = planned;
     this.#store.savePlan(planned);
-    this.#save(record);
-    this.#emitWaiting({
-      message: `waiting for a person to approve the call (${planned.approval!.rule})`,
-      approval: "requested",
-      rule: planned.approval!.rule,
-      expires_at: new Date(expires).toISOString(),
-    });
+    this.#save(awaitingApproval(planned, now, expires));
+    this.#emitWaiting(approvalRequested(planned, expires));
     void this.ctx.storage.setAlarm(expires);
     return undefined;
   }
@@ -432,17 +372,10 @@ export class ExecutionObject extends DurableObject<Env> {
     this.#plan = plan;
     this.#store.savePlan(plan);
     this.#save(record);
-    this.#position = position;
-    this.#toldPosition = position;
-    const where = provider ? `room at provider ${provider}` : "a free slot of its tenant";
-    this.#emitWaiting({
-      message: `waiting for ${where}${position ? `, position ${position}` : ""}`,
-      waiting: record.status,
-      ...(provider ? { provider } : {}),
-      ...(position ? { position } : {}),
-    });
+    this.#line.placed(position);
+    this.#emitWaiting(waitingNote(record.status, position, provider));
     void this.ctx.storage.setAlarm(waitEndsAt(this.#record!, plan));
-    if (this.#fanout.size > 0) this.#watch();
+    if (this.#fanout.size > 0) this.#line.watch();
   }
 
   /**
@@ -514,7 +447,7 @@ export class ExecutionObject extends DurableObject<Env> {
     );
     if (waited) this.#store.dropPlan();
     this.#plan = undefined;
-    this.#position = undefined;
+    this.#line.left();
     // The deadline alarm shares the record's commit (one commit before the call: each await-separated write before it would add a commit to the hot path).
     void this.ctx.storage.setAlarm(this.#run.deadline + DEADLINE_SLACK_MS);
     const run = this.#run;
@@ -525,19 +458,7 @@ export class ExecutionObject extends DurableObject<Env> {
 
   /** A waiting execution ends without running: it lets go of whatever it waited in, and says so. */
   #endWaiting(ended: ExecutionRecord): ExecutionRecord {
-    const was = this.#record!;
-    if (was.status === "awaiting_approval")
-      void tenantStub(this.env, was.tenant)
-        .approvalDone(was.execution_id)
-        .catch(() => {});
-    if (was.status === "queued" || was.status === "scheduled")
-      void releaseExecution(this.env, was.tenant, was.execution_id);
-    if (was.status === "scheduled") {
-      for (const p of this.#plan?.providers.filter((c) => c.max_concurrency) ?? [])
-        void gateStub(this.env, p.provider)
-          .leave(was.execution_id)
-          .catch(() => {});
-    }
+    letGoOfWait(this.env, this.#record!, this.#plan);
     this.#store.dropPlan();
     this.#plan = undefined;
     this.#save(ended);
@@ -548,11 +469,7 @@ export class ExecutionObject extends DurableObject<Env> {
   async #attach(owned: boolean, delivery: Delivery, replayed: boolean): Promise<Outcome<StartAnswer>> {
     if (!owned) return refusal("execution_not_found", "no such execution");
     const stream = delivery === "stream" ? this.#subscribe(0) : undefined;
-    if (delivery === "stream" && !stream)
-      return refusal("rate_limited", "this execution has as many stream subscribers as it serves", {
-        reason: "subscribers",
-        retry_after_ms: 5_000,
-      });
+    if (delivery === "stream" && !stream) return subscribersFull();
     if (delivery === "end" && !isTerminal(this.#record!.status)) {
       await new Promise<ExecutionRecord>((resolve) => this.#enders.push(resolve));
     }
@@ -560,26 +477,13 @@ export class ExecutionObject extends DurableObject<Env> {
     // CPU reports arrive after the end and show in GET (src/execution/usage.ts).
     return {
       ok: true,
-      value: { view: toView(this.#record!, [], this.#position), replayed, ...(stream ? { stream } : {}) },
+      value: { view: toView(this.#record!, [], this.#line.position), replayed, ...(stream ? { stream } : {}) },
     };
   }
 
   #ended(record: ExecutionRecord): void {
     this.#run = undefined;
-    // The audit outbox: the alarm sends the record again unless the queue confirms it first.
-    void this.ctx.storage.setAlarm(Date.now() + AUDIT_CONFIRM_MS);
-    void this.#sendAudit(record);
-  }
-
-  async #sendAudit(record: ExecutionRecord): Promise<void> {
-    const confirm: AuditConfirm = await sendAudit(this.env, {
-      kind: "finished",
-      record: auditEntryOf(record),
-      retention_ms: record.retention_ms,
-    });
-    if (confirm !== "sent") return;
-    this.#auditConfirmed = true;
-    await this.ctx.storage.setAlarm(record.ended_at! + record.retention_ms);
+    this.#audit.ended(record, Date.now());
   }
 
   #save(record: ExecutionRecord): void {
@@ -604,58 +508,11 @@ export class ExecutionObject extends DurableObject<Env> {
     this.#fanout.publish(event);
   }
 
-  /** Its place in line now: the tenant's queue while queued, the provider's while scheduled. */
-  async #lookPosition(): Promise<number | undefined> {
-    const record = this.#record!;
-    try {
-      if (record.status === "queued") {
-        const p = await queuePosition(this.env, record.tenant, record.execution_id);
-        this.#position = p ? p : undefined;
-      } else if (record.status === "scheduled") {
-        const limited = this.#plan?.providers.find((c) => c.max_concurrency);
-        const p = limited ? await gateStub(this.env, limited.provider).position(record.execution_id) : null;
-        this.#position = p ?? undefined;
-      }
-    } catch {
-      // The last known place stands.
-    }
-    return this.#position;
-  }
-
-  /**
-   * While someone follows a waiting execution, its place in line is looked at once a second
-   * and a `log` event says each change. Nobody is told without a subscriber (a poll costs a
-   * request to the tenant's object or the gate).
-   */
-  #watch(): void {
-    if (this.#watching) return;
-    this.#watching = true;
-    const tick = async () => {
-      const record = this.#record;
-      if (
-        !record ||
-        this.#fanout.size === 0 ||
-        (record.status !== "queued" && record.status !== "scheduled") ||
-        this.#run
-      ) {
-        this.#watching = false;
-        return;
-      }
-      const now = await this.#lookPosition();
-      if (now !== undefined && now !== this.#toldPosition && this.#record?.status === record.status && !this.#run) {
-        this.#toldPosition = now;
-        this.#emitWaiting({ message: `position ${now}`, waiting: record.status, position: now });
-      }
-      setTimeout(() => void tick(), POSITION_POLL_MS);
-    };
-    setTimeout(() => void tick(), POSITION_POLL_MS);
-  }
-
   #subscribe(after: number): ReadableStream<Uint8Array> | undefined {
     const record = this.#record!;
     const upTo = this.#run ? this.#run.lastSeq : isTerminal(record.status) ? record.last_seq + 1 : record.last_seq;
     const stream = this.#fanout.subscribe(after, upTo, isTerminal(record.status));
-    if (stream && isWaiting(record.status)) this.#watch();
+    if (stream && isWaiting(record.status)) this.#line.watch();
     return stream;
   }
 
@@ -666,21 +523,6 @@ export class ExecutionObject extends DurableObject<Env> {
     const stored = this.#store.events(after, limit).filter((e) => e.seq <= upTo);
     const high = stored.length < limit ? upTo : stored.at(-1)!.seq;
     return withRecordEvents(record, stored, after).filter((e) => e.seq <= high);
-  }
-
-  /** The key's current binding: this object's own execution, or one it moved on to. */
-  #binding(): KeyBinding | undefined {
-    const moved = this.#store.key();
-    if (moved) return moved;
-    const r = this.#record;
-    return r?.idempotency
-      ? { execution_id: r.execution_id, fingerprint: r.idempotency.fingerprint, expires_at: r.idempotency.expires_at }
-      : undefined;
-  }
-
-  #boundEnded(binding: KeyBinding): boolean {
-    // Only this object's own execution is known here; one elsewhere had its TTL counted from its start.
-    return binding.execution_id !== this.#record?.execution_id || isTerminal(this.#record.status);
   }
 
   /**
@@ -696,7 +538,6 @@ export class ExecutionObject extends DurableObject<Env> {
     const record = this.#store.record();
     if (!record || isTerminal(record.status)) {
       this.#record = record;
-      this.#auditConfirmed = false;
       return;
     }
     if (isWaiting(record.status)) {
@@ -722,38 +563,4 @@ export class ExecutionObject extends DurableObject<Env> {
     // exactly like an unknown one: existence does not leak.
     return this.#record !== undefined && inScope(scope, this.#record.tenant, this.#record.agent);
   }
-}
-
-function refusal<T>(
-  code: Parameters<typeof errorBody>[0],
-  message: string,
-  details?: Record<string, unknown>,
-): Outcome<T> {
-  return { ok: false, error: errorBody(code, message, details as Record<string, Value>) };
-}
-
-function internalBody(err: unknown) {
-  if (err instanceof RuntimeError) return err.toBody();
-  console.error(JSON.stringify({ msg: "execution object failed", error: String(err) }));
-  return errorBody("internal", "the runtime failed while starting the execution");
-}
-
-function internal<T>(err: unknown): Outcome<T> {
-  return { ok: false, error: internalBody(err) };
-}
-
-function lostPlan() {
-  return errorBody(
-    "internal",
-    "the waiting execution's plan was lost; it never ran",
-    { reason: "plan missing" },
-    false,
-  );
-}
-
-function withDeprecation(
-  outcome: Outcome<StartAnswer>,
-  deprecation: DeprecationNotice | undefined,
-): Outcome<StartAnswer> {
-  return outcome.ok && deprecation ? { ok: true, value: { ...outcome.value, deprecation } } : outcome;
 }

@@ -15,13 +15,7 @@ import type { PartialMerge } from "../providers/sdk/protocol.ts";
 import type { ExecutionRecord } from "../src/execution/record.ts";
 import type { AttemptUsage } from "../src/execution/usage.ts";
 import type { ExecutionPlan } from "../src/execution/execution-plan.ts";
-
-/** A key's binding to an execution in another object (docs/contract.md#idempotency: a key past its TTL gets a new id). */
-export interface KeyBinding {
-  execution_id: string;
-  fingerprint: string;
-  expires_at: number;
-}
+import type { KeyBinding } from "../src/execution/keyed-start.ts";
 
 /** Events read per page when replaying, so a long log is never loaded at once. */
 export const REPLAY_PAGE = 200;

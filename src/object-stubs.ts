@@ -29,7 +29,12 @@ export function registryOfRelay(name: string): string {
   return at > 0 ? name.slice(0, at) : name;
 }
 
-/** An execution's object, from the hex id its execution id carries (src/execution/ids.ts); throws on an id this namespace did not mint. */
+/**
+ * An execution's object, from the hex id its execution id carries; throws on an id this namespace
+ * did not mint. Callers reach it through src/execution/ids.ts, which types it by the object's RPC
+ * face (`ExecutionObjectRpc`), not by its class; typed here, this ground-floor file would import
+ * from src/execution/.
+ */
 export function executionStub(env: Env, objectId: string) {
   return env.EXECUTIONS.get(env.EXECUTIONS.idFromString(objectId));
 }

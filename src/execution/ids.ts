@@ -11,13 +11,14 @@
  * the namespace's own key, the same in every isolate, and no caller can compute it.
  */
 import { executionStub } from "../object-stubs.ts";
+import type { ExecutionObjectRpc } from "./object-rpc.ts";
 
 const PREFIX = "exec_";
 const OBJECT_ID = /^exec_([0-9a-f]{64})$/;
 const EDGE_ID = /^exec_e([0-9a-f]{12})([0-9a-f]{16})([0-9a-f]{16})$/;
 
-/** A typed stub of the ExecutionObject class, as the generated `Env` binds it. */
-export type ExecutionStub = ReturnType<Env["EXECUTIONS"]["get"]>;
+/** A stub of an execution's object, typed by its RPC face (not by the class). */
+export type ExecutionStub = DurableObjectStub<ExecutionObjectRpc>;
 
 export type ExecutionLocation = { kind: "object"; stub: ExecutionStub } | { kind: "edge"; accepted_at: number };
 

@@ -17,6 +17,12 @@ export interface AttemptUsage {
 /** Attempts numbered past this are not an execution's (the retry engine stops far below it). */
 export const MAX_ATTEMPT = 1_000;
 
+/** A report as kept: an attempt number in range, and a CPU time that is a time (else null); undefined for no attempt of an execution. */
+export function usageReport(attempt: number, cpuMs: number | null): AttemptUsage | undefined {
+  if (!Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return undefined;
+  return { attempt, cpu_ms: typeof cpuMs === "number" && Number.isFinite(cpuMs) && cpuMs >= 0 ? cpuMs : null };
+}
+
 /** Each attempt with its reported CPU time; fields a record written before they existed lacks are null. */
 export function attemptsWithUsage(attempts: readonly AttemptRecord[], usage: readonly AttemptUsage[]): AttemptRecord[] {
   const byAttempt = new Map(usage.map((u) => [u.attempt, u.cpu_ms]));

@@ -11,7 +11,7 @@
  * async call's budget starts when it runs, and its wait for a slot or room is bounded by the
  * tenant's `max_wait_ms` instead.
  */
-import type { ErrorBody } from "../contract.ts";
+import type { ErrorBody, Value } from "../contract.ts";
 import { errorBody } from "../errors.ts";
 import { remainingBudgetMs } from "../pipeline/budget.ts";
 import type { ExecutionPlan } from "./execution-plan.ts";
@@ -75,4 +75,19 @@ export function cancelledBeforeStart(record: ExecutionRecord, now: number): Exec
 /** A waiting execution that ends without running: rejected, expired, refused, or failed inside. */
 export function endedBeforeStart(record: ExecutionRecord, error: ErrorBody, now: number): ExecutionRecord {
   return transition(record, "failed", now, { error });
+}
+
+/** The `log` event's data that says where a call waits: for its tenant's slot, or for room at `provider`. */
+export function waitingNote(
+  status: ExecutionRecord["status"],
+  position: number | undefined,
+  provider?: string,
+): Record<string, Value> {
+  const where = provider ? `room at provider ${provider}` : "a free slot of its tenant";
+  return {
+    message: `waiting for ${where}${position ? `, position ${position}` : ""}`,
+    waiting: status,
+    ...(provider ? { provider } : {}),
+    ...(position ? { position } : {}),
+  };
 }

@@ -8,6 +8,7 @@ import {
   SYNC_WAIT_MIN_MS,
   waitEndsAt,
   waitExpiredError,
+  waitingNote,
 } from "../../../src/execution/waiting.ts";
 import { DEFAULT_TENANT_LIMITS } from "../../../src/policy/limits.ts";
 import { executionRecord } from "../../fixtures/record.ts";
@@ -76,6 +77,19 @@ describe("waiting", () => {
       ended_at: 12_345,
       cancellation: { outcome: "before_start" },
       error: { code: "cancelled" },
+    });
+  });
+
+  it("says where a call waits, and its place when it has one", () => {
+    expect(waitingNote("queued", 2)).toEqual({
+      message: "waiting for a free slot of its tenant, position 2",
+      waiting: "queued",
+      position: 2,
+    });
+    expect(waitingNote("scheduled", undefined, "lab")).toEqual({
+      message: "waiting for room at provider lab",
+      waiting: "scheduled",
+      provider: "lab",
     });
   });
 });
