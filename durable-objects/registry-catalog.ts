@@ -35,6 +35,8 @@ export class RegistryCatalog {
   readonly #publisher: RegistryPublisher;
   #composed: RegistrySnapshot | undefined;
   #loading: Promise<void> | undefined;
+  /** A reload queued behind the one in flight, for callers that changed something meanwhile. */
+  #next: Promise<void> | undefined;
 
   constructor(parts: RegistryCatalogParts) {
     this.#parts = parts;
@@ -106,6 +108,24 @@ export class RegistryCatalog {
     // Concurrent callers share one reload.
     this.#loading ??= this.#load().finally(() => (this.#loading = undefined));
     return this.#loading;
+  }
+
+  /**
+   * A reload that sees every change made before the call (an upstream registered, a definition
+   * approved, an operator's refresh): a reload already in flight may have read the store before
+   * the change, so such a caller waits for it and then for one that starts after it (shared by
+   * every caller that came meanwhile).
+   */
+  reloadWithChanges(): Promise<void> {
+    const inFlight = this.#loading;
+    if (!inFlight) return this.reload();
+    this.#next ??= inFlight
+      .catch(() => {})
+      .then(() => {
+        this.#next = undefined;
+        return this.reload();
+      });
+    return this.#next;
   }
 
   /** What the catalog was loaded from: PROVIDERS, and the upstreams when there are any. */

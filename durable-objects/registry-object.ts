@@ -96,7 +96,7 @@ export class RegistryObject extends DurableObject<Env> {
 
   /** Re-reads every provider's manifest now (operators; deploy hooks). */
   async refresh(): Promise<RegistrySnapshot> {
-    await this.#catalog.reload();
+    await this.#catalog.reloadWithChanges();
     return this.#catalog.answer();
   }
 
@@ -224,20 +224,20 @@ export class RegistryObject extends DurableObject<Env> {
   async registerUpstream(raw: UpstreamConfig | Record<string, Value>): Promise<Outcome<UpstreamView>> {
     const registered = this.#upstreams.register(raw);
     if (!registered.ok) return registered;
-    await this.#catalog.reload();
+    await this.#catalog.reloadWithChanges();
     return { ok: true, value: this.#upstreamView(registered.value.name)! };
   }
 
   async removeUpstream(name: string): Promise<Outcome<{ name: string }>> {
     const removed = this.#upstreams.remove(name);
-    if (removed.ok) await this.#catalog.reload();
+    if (removed.ok) await this.#catalog.reloadWithChanges();
     return removed;
   }
 
   /** Operator: lists one upstream now (the whole catalog is reloaded: one catalog, one version). */
   async refreshUpstream(name: string): Promise<UpstreamView | undefined> {
     if (!this.#upstreams.find(name)) return undefined;
-    await this.#catalog.reload();
+    await this.#catalog.reloadWithChanges();
     return this.#upstreamView(name);
   }
 
@@ -245,7 +245,7 @@ export class RegistryObject extends DurableObject<Env> {
   async approveUpstreamChange(name: string, tool: string, hash: string): Promise<Outcome<UpstreamView>> {
     const approved = this.#upstreams.approve(name, tool, hash);
     if (!approved.ok) return approved;
-    await this.#catalog.reload();
+    await this.#catalog.reloadWithChanges();
     return { ok: true, value: this.#upstreamView(name)! };
   }
 

@@ -24,6 +24,28 @@ async function registry() {
 const sample = (ok: boolean, at: number) => ({ provider: "lab-twin", tool: "lab.route", at, latency_ms: 5, ok });
 
 describe("RegistryObject", () => {
+  it("answers an upstream's registration with its listing even while another reload is under way", async () => {
+    const { inside } = await registry();
+    await inside((r) => r.snapshot());
+    const name = `race-${crypto.randomUUID().slice(0, 8)}`;
+    // A reload that read the store before the registration must not be the one it waits for.
+    const [, registered] = await inside((r) =>
+      Promise.all([
+        r.refresh(),
+        r.registerUpstream({
+          name,
+          binding: "UPSTREAM_EXAMPLE",
+          trust: "community",
+          prefix: `${name}.`,
+          tools: ["echo"],
+          defaults: { latency_class: "fast", effects: "read", idempotent: true },
+        }),
+      ]),
+    );
+    expect(registered).toMatchObject({ ok: true, value: { name, status: { error: null, served: [`${name}.echo`] } } });
+    expect((await inside((r) => r.snapshot())).tools[`${name}.echo`]).toBeDefined();
+  });
+
   it("builds the catalog from every provider's manifest, in registration order", async () => {
     const { inside } = await registry();
     const snap = await inside((r) => r.snapshot());
