@@ -173,7 +173,7 @@ describe("malformed input", () => {
     const res = await fetch(`${baseUrl}/tool_runtime.v1.ToolRuntimeService/Invoke`, {
       method: "POST",
       headers: { "content-type": "application/json", ...auth },
-      body: '{"tool": "math.evaluate", "input": {"expression": "6 * 7"}}',
+      body: '{"tool": "math.evaluate", "input": {"expression": "6 * 7"}, "limits": {"timeoutMs": 20000}}',
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: "succeeded", output: { value: 42 } });

@@ -112,7 +112,7 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
   it("answers a run that failed with isError and the error envelope", async () => {
     const { client } = await connect(era);
     try {
-      const result = await client.callTool({ name: "lab.reject", arguments: { code: "not_ready" } });
+      const result = await client.callTool({ name: "lab.reject", arguments: { code: "not_ready" }, _meta: ROOMY_META });
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toMatchObject({
         error: { code: "tool_error", retryable: false, details: { tool_code: "not_ready" } },
