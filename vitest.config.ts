@@ -114,7 +114,9 @@ export default defineConfig({
                 TEST_VERIFIER_FAILING: "test-verifier-failing",
                 TEST_VERIFIER_SLOW: "test-verifier-slow",
               },
-              bindings: { TEST_MIGRATIONS: migrations },
+              // A call's health sample waits HEALTH_FLUSH_MS for its batch, and a test's request
+              // (test/integration/worker-http.ts) waits for its background work: 5 s a call by default.
+              bindings: { TEST_MIGRATIONS: migrations, HEALTH_FLUSH_MS: 20 },
               d1Databases: { TEST_PREMIGRATION_DB: "test-premigration-audit" },
             },
           }),

@@ -49,6 +49,8 @@ export interface RuntimeConfig {
   systemMaxTimeoutMs: number;
   /** How stale the edge's copy of the registry may get before it is refreshed. */
   snapshotTtlMs: number;
+  /** How long a call's health sample waits for its isolate's batch (src/registry/health-reporter.ts). */
+  healthFlushMs: number;
   /** How often the registry re-reads provider manifests on its own. */
   manifestRefreshMs: number;
   /** How long a finished execution and its events stay readable (docs/contract.md#retention). */
@@ -114,6 +116,7 @@ function readConfig(env: Env): RuntimeConfig {
     maxRequestBytes: positiveInt("MAX_REQUEST_BYTES", env.MAX_REQUEST_BYTES, 1024 * 1024),
     systemMaxTimeoutMs: positiveInt("SYSTEM_MAX_TIMEOUT_MS", env.SYSTEM_MAX_TIMEOUT_MS, 600_000),
     snapshotTtlMs: positiveInt("REGISTRY_SNAPSHOT_TTL_MS", env.REGISTRY_SNAPSHOT_TTL_MS, 5_000),
+    healthFlushMs: positiveInt("HEALTH_FLUSH_MS", env.HEALTH_FLUSH_MS, 5_000),
     manifestRefreshMs: positiveInt("MANIFEST_REFRESH_MS", env.MANIFEST_REFRESH_MS, 300_000),
     retentionMs: positiveInt("EXECUTION_RETENTION_MS", env.EXECUTION_RETENTION_MS, 24 * 3600_000),
     auditMaxExecutions: positiveInt("AUDIT_MAX_EXECUTIONS", env.AUDIT_MAX_EXECUTIONS, 6_000_000),

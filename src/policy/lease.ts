@@ -179,7 +179,9 @@ export class TenantLease {
     const grant = await this.#ask({
       lease_id: this.id,
       tool,
-      tokens: Math.max(1, want - have),
+      // Only the tokens it lacks: a lease that holds a token and needs a slot asks for none, so
+      // a tenant whose bucket is empty is not refused a call its lease can already pay for.
+      tokens: Math.max(0, want - have),
       give_back: giveBack,
       slots: slots ?? this.#inUse + slotBatch(limits),
       in_use: this.#inUse,

@@ -2,7 +2,8 @@
  * Reports the outcome of each call to its provider's health shard (durable-objects/
  * health-object.ts) without putting the shard on the call's path (the statistics of
  * docs/contract.md#ranking, the breaker, liveness). Per isolate and per provider:
- *  - successes wait in a batch, sent every FLUSH_MS or BATCH samples;
+ *  - successes wait in a batch, sent every HEALTH_FLUSH_MS (5 s by default: the statistics reach
+ *    edges at their TTL anyway) or BATCH samples;
  *  - a failure, an unreachable provider or a breaker trial's outcome is urgent: the call that
  *    has it sends it at once and waits for the answer, so the next call here already sees the
  *    breaker — unless an urgent report of this isolate is already on its way to that shard.
@@ -14,6 +15,7 @@
  * lost; the statistics are estimates and tolerate it. No call ever awaits another call's report:
  * Workers refuses one request awaiting another request's I/O.
  */
+import { loadConfig } from "../config.ts";
 import type { ProviderOutcome } from "../execution/provider-call.ts";
 import { healthStub } from "../object-stubs.ts";
 import type { HealthReport } from "./health-shard.ts";
@@ -22,8 +24,6 @@ import type { BreakerPolicy, DeadReport, Sample } from "./provider-health.ts";
 import { applyHealthPatch, currentSnapshot, getSnapshot } from "./snapshot-cache.ts";
 
 const BATCH = 50;
-/** Successes are sent this often at most: the statistics reach edges at their TTL anyway. */
-export const FLUSH_MS = 5_000;
 /** An urgent report not answered within this long no longer holds the others back. */
 const IN_FLIGHT_MAX_MS = 10_000;
 
@@ -79,7 +79,7 @@ export function judge(
  * (then it rides the next one); others wait in the batch. The wait for a batch is kept alive by
  * the request that added the sample (`background`): Workers ends a request's timers with it,
  * and one request must not flush on another's behalf. Flushes are throttled to one per
- * FLUSH_MS per isolate.
+ * HEALTH_FLUSH_MS per isolate.
  */
 export async function report(
   env: Env,
@@ -98,9 +98,10 @@ export async function report(
     options.background(send(env, sample.provider));
     return;
   }
+  const flushMs = loadConfig(env).healthFlushMs;
   options.background(
-    new Promise((resolve) => setTimeout(resolve, FLUSH_MS)).then(() => {
-      if (Date.now() - lastFlush >= FLUSH_MS) return flushAll(env);
+    new Promise((resolve) => setTimeout(resolve, flushMs)).then(() => {
+      if (Date.now() - lastFlush >= flushMs) return flushAll(env);
     }),
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LeaseRequest } from "../../../src/policy/ledger.ts";
-import { TenantLease, TOKEN_TTL_MS, type Ticket } from "../../../src/policy/lease.ts";
+import { IDLE_RETURN_MS, TenantLease, TOKEN_TTL_MS, type Ticket } from "../../../src/policy/lease.ts";
 import type { TenantLimits } from "../../../src/policy/limits.ts";
 import { ledgerWorld } from "./ledger-world.ts";
 
@@ -114,5 +114,24 @@ describe("TenantLease (fast-path admission without a round trip per call)", () =
     expect(w.ledger.running(w.now())).toBe(0);
     w.advance(1_000);
     expect(await w.leases[0].spendToken("t", w.limits, w.background)).toBeUndefined();
+  });
+
+  it("spends a token it already holds when it only needs a slot back: every token of the burst serves a call", async () => {
+    // A per-tool burst of 2 that never refills within the test: the first call's background
+    // top-up leases the second token, then the idle lease gives its slot back. The second call
+    // needs a slot only, and must not be refused for the token the ledger no longer has.
+    const w = world({ requests_per_second: 1000, burst: 1000, tool_requests_per_second: 0.001, tool_burst: 2 }, 1);
+    const first = await w.leases[0].admit("t", w.limits, w.background);
+    expect(admitted(first)).toBe(true);
+    (first as Ticket).release();
+    await w.settle();
+    w.advance(IDLE_RETURN_MS + 1);
+    await w.settle();
+    expect(w.leases[0].slots).toBe(0);
+    const second = await w.leases[0].admit("t", w.limits, w.background);
+    expect(admitted(second)).toBe(true);
+    (second as Ticket).release();
+    const third = await w.leases[0].admit("t", w.limits, w.background);
+    expect(third).toMatchObject({ ok: false, reason: "tool_rate" });
   });
 });
