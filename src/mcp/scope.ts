@@ -39,9 +39,9 @@ export function callContext(scope: McpScope, trace: TraceContext = scope.trace):
 }
 
 /**
- * The trace a request continues (docs/contract.md#mcp): its `params._meta.traceparent` (the
- * protocol's carrier for W3C Trace Context, SEP-414), else the HTTP request's `traceparent`
- * header, else a new trace. An invalid value counts as absent, as the header's does on REST.
+ * The trace a request continues (docs/contract.md#mcp): its `params._meta.traceparent` (the key
+ * MCP reserves in `_meta` for W3C Trace Context), else the HTTP request's `traceparent` header,
+ * else a new trace. An invalid value counts as absent, as the header's does on REST.
  * `tracestate` is not kept, on any face.
  */
 export function callTrace(scope: McpScope, meta: Record<string, unknown> | undefined): TraceContext {
