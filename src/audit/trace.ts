@@ -16,10 +16,19 @@ export interface TraceContext {
 }
 
 export function traceFrom(header: string | null | undefined): TraceContext {
-  const m = TRACEPARENT.exec((header ?? "").trim().toLowerCase());
-  // All-zero ids are invalid by the spec: start a new trace.
+  return continuedTrace(header) ?? { trace_id: hex(16), span_id: hex(8), flags: "01" };
+}
+
+/**
+ * The caller's trace, continued with a span of the runtime's own; undefined when `value` is not a
+ * valid `traceparent` (the caller then gets a new trace, never a refusal). All-zero ids are
+ * invalid by the spec.
+ */
+export function continuedTrace(value: unknown): TraceContext | undefined {
+  if (typeof value !== "string") return undefined;
+  const m = TRACEPARENT.exec(value.trim().toLowerCase());
   if (m && !/^0+$/.test(m[1]) && !/^0+$/.test(m[2])) return { trace_id: m[1], span_id: hex(8), flags: m[3] };
-  return { trace_id: hex(16), span_id: hex(8), flags: "01" };
+  return undefined;
 }
 
 export function traceparentOf(t: TraceContext): string {

@@ -11,8 +11,8 @@
  *   plain           everything else: mode sync, the edge's fast path
  *
  * Runtime options ride in `_meta` under `io.tool-runtime/` (the names of docs/contract.md#request): `version`,
- * `provider`, `project`, `context`, `limits`, `idempotency_key`. The input is validated by the
- * runtime (stage 4), never here.
+ * `provider`, `project`, `context`, `limits`, `idempotency_key`. `_meta.traceparent` continues the
+ * caller's trace (scope.ts). The input is validated by the runtime (stage 4), never here.
  */
 import {
   ProtocolError,
@@ -23,12 +23,12 @@ import {
 import type { ErrorBody, ExecutionEvent } from "../contract.ts";
 import { RuntimeError, statusOf } from "../errors.ts";
 import { retryAfterHeaders } from "../retry-after.ts";
-import { cancel, execute, get, type CallAnswer } from "../execution/service.ts";
+import { cancel, execute, get, type CallAnswer, type CallContext } from "../execution/service.ts";
 import { isTerminalEvent } from "../execution/events.ts";
 import { callableOffering, toolDetail } from "../execution/tool-listing.ts";
 import { refusalError } from "./errors.ts";
 import { callToolResult, endingOfEvent, META_EXECUTION_ID, type Ending } from "./results.ts";
-import { callContext, type McpScope } from "./scope.ts";
+import { callContext, callTrace, type McpScope } from "./scope.ts";
 import { createdTask, declaresTasks } from "./tasks.ts";
 import { taskUseOf, type TaskUse } from "./tools.ts";
 
@@ -50,6 +50,7 @@ export async function callTool(
   ctx: ServerContext,
 ): Promise<CallToolResult | Record<string, unknown>> {
   const options = runtimeOptions(ctx.mcpReq._meta);
+  const context = callContext(scope, callTrace(scope, ctx.mcpReq._meta));
   // No `arguments` is no `input`: the runtime decides, as on REST (`{}` when the schema takes it).
   const envelope = {
     tool: params.name,
@@ -65,7 +66,7 @@ export async function callTool(
   const asTask =
     era === "modern" ? use === "always" && declaresTasks(ctx) : params.task !== undefined && use !== undefined;
   if (asTask) {
-    const answer = await run(scope, { ...envelope, mode: "async" });
+    const answer = await run(scope, context, { ...envelope, mode: "async" });
     if (answer.kind === "finished") return createdTask(scope, era, answer.view.execution_id, answer.view.status);
     if (answer.kind !== "accepted") throw unexpected(answer);
     return createdTask(scope, era, answer.execution_id, answer.status);
@@ -78,7 +79,7 @@ export async function callTool(
     const key =
       options.idempotency_key ??
       (era === "legacy" && scope.sessionId ? sessionCallKey(scope.sessionId, ctx.mcpReq.id) : undefined);
-    const answer = await run(scope, {
+    const answer = await run(scope, context, {
       ...envelope,
       mode: "async",
       stream: true,
@@ -86,10 +87,10 @@ export async function callTool(
     });
     if (answer.kind === "finished") return endResult(scope, answer.view);
     if (answer.kind !== "stream") throw unexpected(answer);
-    return follow(scope, answer.execution_id, answer.events, ctx, progressToken, params.name);
+    return follow(scope, context, answer.execution_id, answer.events, ctx, progressToken, params.name);
   }
 
-  const answer = await run(scope, { ...envelope, mode: "sync" });
+  const answer = await run(scope, context, { ...envelope, mode: "sync" });
   if (answer.kind !== "finished") throw unexpected(answer);
   return endResult(scope, answer.view);
 }
@@ -118,8 +119,8 @@ export function sessionCallKey(sessionId: string, requestId: string | number): s
 }
 
 /** The service's answer, or its refusal as the JSON-RPC error (a `forbidden` one also makes the HTTP answer 403). */
-async function run(scope: McpScope, envelope: Record<string, unknown>): Promise<CallAnswer> {
-  const outcome = await execute(callContext(scope), envelope);
+async function run(scope: McpScope, context: CallContext, envelope: Record<string, unknown>): Promise<CallAnswer> {
+  const outcome = await execute(context, envelope);
   if (outcome.ok) return outcome.value;
   if (outcome.error.code === "forbidden") {
     const required = outcome.error.details?.level === 3 ? String(outcome.error.details.required) : undefined;
@@ -132,6 +133,7 @@ async function run(scope: McpScope, envelope: Record<string, unknown>): Promise<
 /** Relays a followed execution's events until its end; the client closing the stream cancels it. */
 async function follow(
   scope: McpScope,
+  context: CallContext,
   executionId: string,
   events: AsyncIterable<ExecutionEvent>,
   ctx: ServerContext,
@@ -141,7 +143,7 @@ async function follow(
   let ended = false;
   // The signal also fires when the exchange is torn down after the answer: only a close before the end cancels.
   const onClose = () => {
-    if (!ended) scope.waitUntil(cancel(callContext(scope), executionId, undefined));
+    if (!ended) scope.waitUntil(cancel(context, executionId, undefined));
   };
   if (ctx.mcpReq.signal.aborted) onClose();
   else ctx.mcpReq.signal.addEventListener("abort", onClose, { once: true });
@@ -173,7 +175,7 @@ async function follow(
     ctx.mcpReq.signal.removeEventListener("abort", onClose);
   }
   // The stream ended without its terminal event (the edge lost the object): read the record.
-  const view = await get(callContext(scope), executionId);
+  const view = await get(context, executionId);
   if (view.ok && !["queued", "scheduled", "running"].includes(view.value.status)) return callToolResult(view.value);
   throw refusalError(
     new RuntimeError(

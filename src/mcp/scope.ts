@@ -4,7 +4,8 @@
  * handlers report back to the HTTP layer (a refusal that is a 403, a `Retry-After`).
  */
 import type { Caller } from "../contract.ts";
-import type { TraceContext } from "../audit/trace.ts";
+import { TRACEPARENT_META_KEY } from "@modelcontextprotocol/server";
+import { continuedTrace, type TraceContext } from "../audit/trace.ts";
 import type { CallContext } from "../execution/service.ts";
 
 export interface McpScope {
@@ -22,14 +23,27 @@ export interface McpScope {
   retryAfter?: string;
 }
 
-/** The execution service's view of an MCP call: the same identity, face "mcp" (the audit record says so). */
-export function callContext(scope: McpScope): CallContext {
+/**
+ * The execution service's view of an MCP call: the same identity, face "mcp" (the audit record
+ * says so), and the HTTP request's trace unless the message carries its own (`callTrace`).
+ */
+export function callContext(scope: McpScope, trace: TraceContext = scope.trace): CallContext {
   return {
     env: scope.env,
     caller: scope.caller,
     face: "mcp",
     acceptedAt: scope.acceptedAt,
-    trace: scope.trace,
+    trace,
     waitUntil: scope.waitUntil,
   };
+}
+
+/**
+ * The trace a request continues (docs/contract.md#mcp): its `params._meta.traceparent` (the key
+ * MCP reserves in `_meta` for W3C Trace Context), else the HTTP request's `traceparent` header,
+ * else a new trace. An invalid value counts as absent, as the header's does on REST.
+ * `tracestate` is not kept, on any face.
+ */
+export function callTrace(scope: McpScope, meta: Record<string, unknown> | undefined): TraceContext {
+  return continuedTrace(meta?.[TRACEPARENT_META_KEY]) ?? scope.trace;
 }

@@ -33,7 +33,9 @@ export function createServer(scope: McpScope, era: "modern" | "legacy"): Server 
         ? { extensions: { [TASKS_EXTENSION]: {} } }
         : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
     },
-    // The list is this caller's (private) and follows the registry snapshot's refresh.
+    // 2026-07-28 caching (docs/contract.md#mcp): the list is this credential's (its channels and
+    // capabilities), so `private`; fresh for one registry snapshot TTL, the time the edge itself
+    // holds the copy the list came from. 2025 answers carry neither field (the SDK's codec).
     cacheHints: { "tools/list": { ttlMs: loadConfig(scope.env).snapshotTtlMs, cacheScope: "private" } },
   });
   server.setRequestHandler("tools/list", async () => ({ tools: await listTools(scope, era) }));
