@@ -65,7 +65,11 @@ describe("the stream of a fast-path execution", () => {
       ["2", "done"],
     ]);
     const [start, done] = events.map((x) => x.data);
-    expect(start).toMatchObject({ seq: 1, type: "start", data: { sandbox: "v8-isolate", worker: view.execution.worker } });
+    expect(start).toMatchObject({
+      seq: 1,
+      type: "start",
+      data: { sandbox: "v8-isolate", worker: view.execution.worker },
+    });
     expect(done.data.output).toEqual(view.output);
     expect(done.data.execution).toEqual({ ...view.execution, resources: expect.anything() });
     // The instants follow from when it was accepted and the view's durations.
