@@ -9,6 +9,7 @@ import { startEvent, terminalEvent } from "../../../src/execution/events.ts";
 import { toView, type ExecutionRecord } from "../../../src/execution/record.ts";
 import { replayEnd, replayEvents } from "../../../src/execution/replay.ts";
 import type { AttemptRecord } from "../../../src/contract.ts";
+import { errorBody } from "../../../src/errors.ts";
 
 const attempt = (provider: string, outcome: string): AttemptRecord => ({
   attempt: 1,
@@ -17,6 +18,7 @@ const attempt = (provider: string, outcome: string): AttemptRecord => ({
   started_ms: 7,
   duration_ms: 30,
   provider_latency_ms: 12,
+  cpu_ms: null,
 });
 
 /** A record that ran on the fast path: started with no event before it, none stored after. */
@@ -38,12 +40,12 @@ describe("replaying a fast-path execution from its view", () => {
     [
       "failure",
       ran("failed", {
-        error: { code: "tool_error", message: "no", retryable: false },
+        error: errorBody("tool_error", "no"),
         partial_output: [1],
         attempts: [attempt("std", "tool_error")],
       }),
     ],
-    ["timeout", ran("timed_out", { error: { code: "timeout", message: "late", retryable: true }, attempts: [] })],
+    ["timeout", ran("timed_out", { error: errorBody("timeout", "late"), attempts: [] })],
   ];
 
   for (const [name, record] of cases) {
@@ -65,7 +67,7 @@ describe("replaying a fast-path execution from its view", () => {
     const record = executionRecord("failed", {
       scheduled_at: 10_004,
       ended_at: 10_004,
-      error: { code: "internal", message: "lost", retryable: false },
+      error: errorBody("internal", "lost"),
     });
     const view = toView(record);
     expect(replayEnd(view)).toBe(1);
