@@ -14,6 +14,7 @@
  * start + duration_ms (at accepted + queued_ms when it never ran).
  */
 import type { ExecutionEvent, ExecutionView } from "../contract.ts";
+import type { EventSource } from "../stream/tenant-streams.ts";
 import { startData, terminalData, terminalType } from "./events.ts";
 
 /** The seq of a replayed execution's terminal event: resuming at or past it leaves nothing. */
@@ -33,9 +34,7 @@ export function replayEvents(view: ExecutionView, acceptedAt: number, after: num
 }
 
 /** Events already at hand, as a face reads a stream: one at a time, or all together as one batch. */
-export function eventsAtHand(events: ExecutionEvent[]): AsyncIterable<ExecutionEvent> & {
-  batches(): AsyncIterable<ExecutionEvent[]>;
-} {
+export function eventsAtHand(events: ExecutionEvent[]): EventSource {
   return {
     async *batches() {
       if (events.length > 0) yield events;
