@@ -11,6 +11,7 @@ import { listExecutions, type IndexItem, type ListFilters } from "../audit/queri
 import { liveExecutions } from "../policy/admission.ts";
 import { executionScope, inScope, roleOf, type ExecutionScope } from "../auth/roles.ts";
 import { locate } from "./ids.ts";
+import { eventsAtHand, replayEnd, replayEvents } from "./replay.ts";
 import { guard, notFound, ok, type ServiceContext } from "./service-boundary.ts";
 /*
  * Who may read, stream, cancel and list which executions is decided here, once, for every
@@ -61,7 +62,8 @@ export async function events(ctx: ServiceContext, executionId: string, after: nu
     const location = locate(ctx.env, executionId);
     const scope = await readScope(ctx.caller, location);
     if (location?.kind === "edge") {
-      // A fast-path execution has ended before anyone could ask: its stream is its end.
+      // A fast-path execution ended before anyone could ask: its stream is replayed from its
+      // record, the view GET answers (src/execution/replay.ts).
       const view = await readEdgeView(
         ctx.env,
         scope,
@@ -70,7 +72,13 @@ export async function events(ctx: ServiceContext, executionId: string, after: nu
         loadConfig(ctx.env).systemMaxTimeoutMs,
       );
       if (!view) throw notFound(executionId);
-      return ok({ kind: "ended" as const });
+      if (after >= replayEnd(view)) return ok({ kind: "ended" as const });
+      // A replay is an open stream like any other: it takes a slot, given back when it closes.
+      const slot = await StreamSlot.take(ctx.env, ctx.caller.tenant);
+      return ok({
+        kind: "stream" as const,
+        events: slot.hold(eventsAtHand(replayEvents(view, location.accepted_at, after))),
+      });
     }
     if (!location) throw notFound(executionId);
     const slot = await StreamSlot.take(ctx.env, ctx.caller.tenant);

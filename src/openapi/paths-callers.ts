@@ -70,6 +70,9 @@ export const callerPaths = {
       operationId: "streamExecution",
       tags: ["executions"],
       summary: "The execution's events (SSE), replayed from Last-Event-ID or ?after=",
+      // The same words as docs/contract.md#streaming.
+      description:
+        "Every execution the caller can read can be streamed. A fast-path execution (a sync call that was not streamed and had no idempotency key) ran before anyone could watch it and kept none of its events: its stream is replayed from its record, `start` (seq 1) and its terminal event (seq 2; seq 1 when it ended before it ran), with the data `GET` answers.",
       parameters: [
         executionId,
         query("after", { type: "integer", minimum: 0 }, "Resume after this seq (Last-Event-ID wins)."),

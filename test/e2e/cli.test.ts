@@ -58,6 +58,33 @@ describe("trt", () => {
     expect(events.at(-1).type).toBe("done");
   });
 
+  // A plain sync call runs on the fast path, without an object: its stream is replayed from its record.
+  it("watches a plain call's id after it answered: start, then its terminal event", async () => {
+    const ok = JSON.parse(
+      (await trt(["call", "math.evaluate", '{"expression": "6 * 7"}', "--json", "--timeout", "20000"])).stdout,
+    );
+    expect(ok.execution_id).toMatch(/^exec_e/); // an edge id: it ran without an object
+    const watched = await trt(["watch", ok.execution_id, "--json"]);
+    expect(watched.code).toBe(0);
+    const events = watched.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.seq, e.type])).toEqual([
+      [1, "start"],
+      [2, "done"],
+    ]);
+    expect(events[1].data.output).toEqual(ok.output);
+
+    const failed = await trt(["call", "lab.reject", '{"code": "not_ready"}', "--json", "--timeout", "20000"]);
+    const id = JSON.parse(failed.stdout).execution_id;
+    expect(id).toMatch(/^exec_e/);
+    const watchedFailure = await trt(["watch", id]);
+    expect(watchedFailure.code).toBe(1); // the execution failed
+    expect(watchedFailure.stdout).toMatch(/\] error: /);
+    expect(watchedFailure.stdout).toContain("tool_error");
+  });
+
   it("starts async, then gets, watches, lists and cancels by id", async () => {
     const started = await trt(["call", "demo.countdown", '{"from": 3, "interval_ms": 100}', "--async"]);
     expect(started.code).toBe(0);
