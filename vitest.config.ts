@@ -147,6 +147,26 @@ export default defineConfig({
           sequence: { ...shuffled, groupOrder: order.e2e },
         },
       },
+      // Load tests (`npm run test:load`, opt-in: TEST_LOAD=1): hundreds of calls at once against
+      // the e2e stack. Not in `npm test`: they load a 2-core machine for seconds and leave the
+      // stack's audit busy for whatever file runs next. Each has a sentinel that fails when the
+      // load it names was not reached.
+      ...(process.env.TEST_LOAD
+        ? [
+            {
+              test: {
+                name: "load",
+                include: ["test/load/**/*.test.ts"],
+                environment: "node",
+                globalSetup: ["test/e2e/global-setup.ts"],
+                setupFiles: ["test/e2e/conformance.ts", "test/e2e/isolation.ts"],
+                testTimeout: 240_000,
+                hookTimeout: 120_000,
+                fileParallelism: false,
+              },
+            },
+          ]
+        : []),
       {
         // Production mode (`npm run start:prod`): what ships, with a deployment's secrets, in a
         // stack of its own (test/prod/global-setup.ts) that one file's tests share.
