@@ -91,6 +91,10 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          // Two files at a time even on 2 cores (vitest's default is cores less one): the unit
+          // files run alone in their group, and half their time is waiting on a child process
+          // (esbuild, tsc, wrangler's dry run). Measured: 160 s → 88 s for the group under load.
+          maxWorkers: 2,
           sequence: { ...shuffled, groupOrder: order.unit },
         },
       },
