@@ -95,6 +95,9 @@ export default defineConfig({
           // files run alone in their group, and half their time is waiting on a child process
           // (esbuild, tsc, wrangler's dry run). Measured: 160 s → 88 s for the group under load.
           maxWorkers: 2,
+          // The bound only keeps a hung test from running forever: vitest's 5 s default is a
+          // wall-clock threshold a CPU-heavy file (stream/fanout-bounds.test.ts) crossed on a loaded machine.
+          testTimeout: 60_000,
           sequence: { ...shuffled, groupOrder: order.unit },
         },
       },
