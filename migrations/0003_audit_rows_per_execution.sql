@@ -17,6 +17,10 @@ ALTER TABLE executions ADD COLUMN approval_json TEXT;
 -- A read-only call's level-2 verdict that arrived after its record (docs/contract.md#capabilities).
 ALTER TABLE executions ADD COLUMN intent_json TEXT;
 
+-- A verdict that arrived before its record waits in `intents` until then, and leaves at
+-- `expires_at` (a row of a record written before this migration has none: it leaves with its record).
+ALTER TABLE intents ADD COLUMN expires_at INTEGER;
+
 -- No query needs these: the consumer finds the rows a delivery inserted by their primary key,
 -- and removes expired rows along executions_by_end.
 DROP INDEX IF EXISTS executions_by_batch;

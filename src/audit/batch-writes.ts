@@ -23,7 +23,12 @@ type Finished = Extract<AuditMessage, { kind: "finished" }>;
 const BOUNDS_JSON = JSON.stringify(LATENCY_BUCKETS_S.map(String));
 
 /** The statements that write `messages`, delivered together, their new records tagged with `tag`. */
-export function writesFor(db: D1Database, messages: readonly AuditMessage[], tag: string): D1PreparedStatement[] {
+export function writesFor(
+  db: D1Database,
+  messages: readonly AuditMessage[],
+  tag: string,
+  retentionMs: number,
+): D1PreparedStatement[] {
   const finished = new Map<string, Finished>();
   const usage = new Map<string, { reports: Map<number, AttemptUsage>; expires_at: number }>();
   const rest: AuditMessage[] = [];
@@ -43,7 +48,7 @@ export function writesFor(db: D1Database, messages: readonly AuditMessage[], tag
   return [
     ...[...finished.values()].flatMap((m) => recordInsert(db, m, reportsOf(m.record.execution_id), tag)),
     ...[...usage].flatMap(([id, u]) => usageWrites(db, id, reportsOf(id), u.expires_at, finished.has(id), tag)),
-    ...rest.flatMap((m) => otherWrites(db, m)),
+    ...rest.flatMap((m) => otherWrites(db, m, Date.now() + retentionMs)),
     ...(finished.size > 0 ? [aggregate(db, [...finished.keys()], tag)] : []),
   ];
 }
@@ -123,8 +128,8 @@ function usageWrites(
   ];
 }
 
-/** The writes of the messages that are not an execution's record or CPU report. */
-function otherWrites(db: D1Database, m: AuditMessage): D1PreparedStatement[] {
+/** The writes of the messages that are not an execution's record or CPU report; `expiresAt`: when an early verdict leaves. */
+function otherWrites(db: D1Database, m: AuditMessage, expiresAt: number): D1PreparedStatement[] {
   switch (m.kind) {
     case "intent": {
       // The last verdict stands: on the record's row, or in `intents` while the record is not there yet.
@@ -133,10 +138,10 @@ function otherWrites(db: D1Database, m: AuditMessage): D1PreparedStatement[] {
         db.prepare("UPDATE executions SET intent_json = ?1 WHERE execution_id = ?2").bind(decision, m.execution_id),
         db
           .prepare(
-            `INSERT OR REPLACE INTO intents (execution_id, decision)
-             SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM executions WHERE execution_id = ?1)`,
+            `INSERT OR REPLACE INTO intents (execution_id, decision, expires_at)
+             SELECT ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM executions WHERE execution_id = ?1)`,
           )
-          .bind(m.execution_id, decision),
+          .bind(m.execution_id, decision, expiresAt),
       ];
     }
     case "refusals":

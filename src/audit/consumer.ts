@@ -37,7 +37,7 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   const cap = config.auditMaxExecutions;
   const now = Date.now();
   const written = [
-    ...writesFor(db, messages.slice(0, upTo), crypto.randomUUID()),
+    ...writesFor(db, messages.slice(0, upTo), crypto.randomUUID(), config.retentionMs),
     // Along executions_by_end (no index on expires_at: one fewer row written per record). A record
     // expires a retention window after it ended, so only rows that ended a window ago are looked
     // at, oldest first: a row written under another EXECUTION_RETENTION_MS leaves once both its
@@ -60,9 +60,14 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   ];
   const capped = capStatements(db, cap);
   const after = [
-    db.prepare(
-      `DELETE FROM intents WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM intents LIMIT ${PRUNE_PER_BATCH})`,
-    ),
+    // A verdict that arrived before its record waits for it until `expires_at`; one written before
+    // verdicts moved onto the record's row (no `expires_at`) leaves with its record.
+    db
+      .prepare(
+        `DELETE FROM intents WHERE rowid IN (SELECT rowid FROM intents WHERE CASE WHEN expires_at IS NULL
+           THEN execution_id NOT IN (SELECT execution_id FROM executions) ELSE expires_at <= ? END LIMIT ${PRUNE_PER_BATCH})`,
+      )
+      .bind(now),
     db.prepare(
       `DELETE FROM approvals WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM approvals LIMIT ${PRUNE_PER_BATCH})`,
     ),
