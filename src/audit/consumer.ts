@@ -61,11 +61,12 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   const capped = capStatements(db, cap);
   const after = [
     // A verdict that arrived before its record waits for it until `expires_at`; one written before
-    // verdicts moved onto the record's row (no `expires_at`) leaves with its record.
+    // verdicts moved onto the record's row (no `expires_at`) leaves with its record. The oldest
+    // rows are looked at, as many as are deleted at most, so a batch never reads the whole table.
     db
       .prepare(
-        `DELETE FROM intents WHERE rowid IN (SELECT rowid FROM intents WHERE CASE WHEN expires_at IS NULL
-           THEN execution_id NOT IN (SELECT execution_id FROM executions) ELSE expires_at <= ? END LIMIT ${PRUNE_PER_BATCH})`,
+        `DELETE FROM intents WHERE rowid IN (SELECT rowid FROM (SELECT rowid, execution_id, expires_at FROM intents ORDER BY rowid LIMIT ${PRUNE_PER_BATCH})
+           WHERE CASE WHEN expires_at IS NULL THEN execution_id NOT IN (SELECT execution_id FROM executions) ELSE expires_at <= ? END)`,
       )
       .bind(now),
     db.prepare(
