@@ -7,6 +7,10 @@
 -- take a record's view, CPU reports, approval and late intent verdict from its row or, for a
 -- record written before, from `views`, `usage`, `approvals` and `intents`; /metrics adds the
 -- aggregates kept until now (exec_counts, latency_buckets, latency_totals) to exec_stats.
+--
+-- Apply it before the code that needs it (`npm run deploy` does): a consumer older than it
+-- finds a batch's rows by the index it drops, so until the new code runs each of its batches
+-- reads the whole executions table.
 
 -- The fast path's finished view (docs/contract.md#response), as JSON.
 ALTER TABLE executions ADD COLUMN view_json TEXT;
