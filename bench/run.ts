@@ -415,6 +415,11 @@ async function main(): Promise<void> {
       for (const n of FANOUT) console.log(JSON.stringify(await fanout(stack, n)));
       return;
     }
+    if (process.argv.includes("--cost-only")) {
+      for (const [kind, c] of Object.entries(await costs(stack)))
+        console.log(`${kind.padEnd(7)} ${JSON.stringify(c.per_execution)}`);
+      return;
+    }
     const cells = await throughputTable(stack);
     if (only) {
       for (const cell of cells.map(summary))

@@ -1,16 +1,16 @@
 /**
  * The audit queue's consumer: writes the audit log (which is also the execution index), the
  * fast path's finished views, late intent verdicts, providers' CPU reports and the metric
- * aggregates to D1.
+ * aggregates to D1, each delivery in one transaction (the statements: src/audit/batch-writes.ts).
  * Delivery is at least once, so every write is idempotent: a record is keyed by its execution
- * (`INSERT OR IGNORE`), and each delivery tags the rows it inserted with a batch id; the
- * aggregates are then incremented from exactly the rows this delivery inserted, in the same
- * transaction. A failed batch is retried whole by the queue; rows it had already written are
- * ignored the second time and counted once. Rows past their retention leave as batches arrive.
+ * (`INSERT OR IGNORE`), and the aggregates are incremented from exactly the rows this delivery
+ * inserted, in the same transaction. A failed batch is retried whole by the queue; rows it had
+ * already written are ignored the second time and counted once. Rows past their retention leave
+ * as batches arrive.
  */
 import { loadConfig } from "../config.ts";
-import type { AuditEntry, AuditMessage } from "./messages.ts";
-import { LATENCY_BUCKETS_S } from "./schema.ts";
+import { writesFor } from "./batch-writes.ts";
+import type { AuditMessage } from "./messages.ts";
 
 /** The name of the operator's drill: fail the next batch after writing half of it. */
 export const FAIL_NEXT_BATCH = "fail_next_audit_batch";
@@ -33,17 +33,20 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   const drill = await db.prepare("DELETE FROM drills WHERE name = ? RETURNING name").bind(FAIL_NEXT_BATCH).first();
   const messages = batch.messages.filter((m) => !held.has(m)).map((m) => m.body);
   const upTo = drill ? Math.ceil(messages.length / 2) : messages.length;
-  const cap = loadConfig(env).auditMaxExecutions;
-  const tag = crypto.randomUUID();
+  const config = loadConfig(env);
+  const cap = config.auditMaxExecutions;
   const now = Date.now();
   const written = [
-    ...messages.slice(0, upTo).flatMap((m) => statementsFor(db, m, tag)),
-    ...aggregates(db, tag),
+    ...writesFor(db, messages.slice(0, upTo), crypto.randomUUID(), config.retentionMs),
+    // Along executions_by_end (no index on expires_at: one fewer row written per record). A record
+    // expires a retention window after it ended, so only rows that ended a window ago are looked
+    // at, oldest first: a row written under another EXECUTION_RETENTION_MS leaves once both its
+    // own window and the current one are over (reads check its own: src/audit/records.ts).
     db
       .prepare(
-        `DELETE FROM executions WHERE rowid IN (SELECT rowid FROM executions WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`,
+        `DELETE FROM executions WHERE rowid IN (SELECT rowid FROM executions WHERE ended_at <= ? AND expires_at <= ? ORDER BY ended_at LIMIT ${PRUNE_PER_BATCH})`,
       )
-      .bind(now),
+      .bind(now - config.retentionMs, now),
     db
       .prepare(
         `DELETE FROM views WHERE rowid IN (SELECT rowid FROM views WHERE expires_at <= ? LIMIT ${PRUNE_PER_BATCH})`,
@@ -57,9 +60,15 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   ];
   const capped = capStatements(db, cap);
   const after = [
-    db.prepare(
-      `DELETE FROM intents WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM intents LIMIT ${PRUNE_PER_BATCH})`,
-    ),
+    // A verdict that arrived before its record waits for it until `expires_at`; one written before
+    // verdicts moved onto the record's row (no `expires_at`) leaves with its record. The oldest
+    // rows are looked at, as many as are deleted at most, so a batch never reads the whole table.
+    db
+      .prepare(
+        `DELETE FROM intents WHERE rowid IN (SELECT rowid FROM (SELECT rowid, execution_id, expires_at FROM intents ORDER BY rowid LIMIT ${PRUNE_PER_BATCH})
+           WHERE CASE WHEN expires_at IS NULL THEN execution_id NOT IN (SELECT execution_id FROM executions) ELSE expires_at <= ? END)`,
+      )
+      .bind(now),
     db.prepare(
       `DELETE FROM approvals WHERE execution_id NOT IN (SELECT execution_id FROM executions) AND rowid IN (SELECT rowid FROM approvals LIMIT ${PRUNE_PER_BATCH})`,
     ),
@@ -163,129 +172,4 @@ async function countTrimmed(db: D1Database, results: D1Result[]): Promise<void> 
   } catch (err) {
     console.error(JSON.stringify({ msg: "audit trim count not written", trimmed, error: String(err) }));
   }
-}
-
-/** The writes for one message, its rows tagged with `tag`; [] for a kind this consumer does not know. */
-export function statementsFor(db: D1Database, m: AuditMessage, tag: string): D1PreparedStatement[] {
-  switch (m.kind) {
-    case "finished": {
-      const expires = m.record.ended_at + m.retention_ms;
-      return [
-        recordInsert(db, m.record, expires, tag),
-        ...(m.record.approval
-          ? [
-              db
-                .prepare("INSERT OR IGNORE INTO approvals (execution_id, approval) VALUES (?, ?)")
-                .bind(m.record.execution_id, JSON.stringify(m.record.approval)),
-            ]
-          : []),
-        ...(m.view !== undefined
-          ? [
-              db
-                .prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)")
-                .bind(m.record.execution_id, m.record.tenant, m.view, expires),
-            ]
-          : []),
-      ];
-    }
-    case "usage":
-      // The first report of an attempt stands (delivery is at least once).
-      return m.reports.map((r) =>
-        db
-          .prepare("INSERT OR IGNORE INTO usage (execution_id, attempt, cpu_ms, expires_at) VALUES (?, ?, ?, ?)")
-          .bind(r.execution_id, r.attempt, r.cpu_ms, m.expires_at),
-      );
-    case "intent":
-      return [
-        db
-          .prepare("INSERT OR REPLACE INTO intents (execution_id, decision) VALUES (?, ?)")
-          .bind(m.execution_id, JSON.stringify(m.decision)),
-      ];
-    case "refusals":
-      return [
-        db.prepare("INSERT OR IGNORE INTO processed_messages (id) VALUES (?)").bind(m.id),
-        ...m.counts.map((c) =>
-          db
-            .prepare(
-              "INSERT INTO refusals (tenant, tool, reason, n) SELECT ?, ?, ?, ? WHERE changes() = 1 ON CONFLICT (tenant, tool, reason) DO UPDATE SET n = n + excluded.n",
-            )
-            .bind(c.tenant, c.tool, c.reason, c.n),
-        ),
-      ];
-    case "intent_unverified":
-      return [
-        db.prepare("INSERT OR IGNORE INTO processed_messages (id) VALUES (?)").bind(m.id),
-        ...m.counts.map((c) =>
-          db
-            .prepare(
-              "INSERT INTO intent_unverified (effect, reason, action, n) SELECT ?, ?, ?, ? WHERE changes() = 1 ON CONFLICT (effect, reason, action) DO UPDATE SET n = n + excluded.n",
-            )
-            .bind(c.effect, c.reason, c.action, c.n),
-        ),
-      ];
-    default:
-      // A message of a kind this consumer does not know (an older or newer runtime): dropped, said.
-      console.warn(JSON.stringify({ msg: "unknown audit message", kind: (m as { kind?: unknown }).kind }));
-      return [];
-  }
-}
-
-function recordInsert(db: D1Database, r: AuditEntry, expires: number, tag: string): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT OR IGNORE INTO executions (execution_id, tenant, agent, project, face, tool, version, provider, mode, status, error_code,
-         accepted_at, ended_at, latency_ms, params_hash, attempts, capability, correlation_id, trace_id, expires_at, batch)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(
-      r.execution_id,
-      r.tenant,
-      r.agent,
-      r.project,
-      r.face,
-      r.tool,
-      r.version,
-      r.provider ?? "",
-      r.mode,
-      r.status,
-      r.error_code ?? "",
-      r.accepted_at,
-      r.ended_at,
-      r.latency_ms,
-      r.params_hash,
-      JSON.stringify(r.attempts),
-      JSON.stringify(r.capability),
-      r.correlation_id,
-      r.trace_id,
-      expires,
-      tag,
-    );
-}
-
-/** The metric aggregates, from exactly the rows this delivery inserted. */
-export function aggregates(db: D1Database, tag: string): D1PreparedStatement[] {
-  return [
-    db
-      .prepare(
-        `INSERT INTO exec_counts (tool, provider, status, error_code, n)
-         SELECT tool, provider, status, error_code, COUNT(*) FROM executions WHERE batch = ? GROUP BY tool, provider, status, error_code
-         ON CONFLICT (tool, provider, status, error_code) DO UPDATE SET n = n + excluded.n`,
-      )
-      .bind(tag),
-    db
-      .prepare(
-        `INSERT INTO latency_totals (tool, provider, count, sum_s)
-         SELECT tool, provider, COUNT(*), SUM(latency_ms) / 1000.0 FROM executions WHERE batch = ? GROUP BY tool, provider
-         ON CONFLICT (tool, provider) DO UPDATE SET count = count + excluded.count, sum_s = sum_s + excluded.sum_s`,
-      )
-      .bind(tag),
-    db
-      .prepare(
-        `INSERT INTO latency_buckets (tool, provider, le, n)
-         SELECT e.tool, e.provider, b.value, COUNT(*) FROM executions e, json_each(?) b WHERE e.batch = ? AND e.latency_ms / 1000.0 <= b.value
-         GROUP BY e.tool, e.provider, b.value
-         ON CONFLICT (tool, provider, le) DO UPDATE SET n = n + excluded.n`,
-      )
-      .bind(JSON.stringify(LATENCY_BUCKETS_S), tag),
-  ];
 }

@@ -10,7 +10,8 @@
  * The counts are `tool_runtime_audit_dead_letters_total{kind,outcome}` in /metrics.
  */
 import type { AuditMessage } from "./messages.ts";
-import { aggregates, statementsFor } from "./consumer.ts";
+import { loadConfig } from "../config.ts";
+import { writesFor } from "./batch-writes.ts";
 
 /** The dead letter queue's name (wrangler.jsonc `dead_letter_queue`); an environment names its own in AUDIT_DEAD_LETTER_QUEUE. */
 export const DEAD_LETTER_QUEUE = "tool-runtime-audit-dlq";
@@ -26,8 +27,8 @@ export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env:
     const kind = typeof m?.kind === "string" && KINDS.has(m.kind) ? m.kind : "unknown";
     try {
       if (kind === "unknown") throw new Error("not an audit message this runtime knows");
-      const tag = crypto.randomUUID();
-      await db.batch([...statementsFor(db, m!, tag), ...aggregates(db, tag), count(db, kind, "written")]);
+      const retentionMs = loadConfig(env).retentionMs;
+      await db.batch([...writesFor(db, [m!], crypto.randomUUID(), retentionMs), count(db, kind, "written")]);
       message.ack();
     } catch (err) {
       const ref = crypto.randomUUID();

@@ -11,6 +11,7 @@
  */
 import type { RegistrySnapshot } from "../registry/catalog.ts";
 import { breakerView } from "../registry/provider-health.ts";
+import { withStats } from "./metric-aggregates.ts";
 import { LATENCY_BUCKETS_S } from "./schema.ts";
 
 type Labels = Record<string, string>;
@@ -51,15 +52,21 @@ export async function renderMetrics(
     db.prepare("SELECT tbl, n FROM audit_trimmed ORDER BY tbl"),
     db.prepare("SELECT MIN(ended_at) AS ended_at FROM executions"),
   ]);
-  // Migration 0002's table, read on its own: a database still at 0001 (readiness says it is not
-  // migrated) shows these counters empty rather than no metrics at all.
-  const unverified = await db
-    .prepare("SELECT effect, reason, action, n FROM intent_unverified ORDER BY effect, reason, action")
-    .all<Record<string, unknown>>()
-    .catch((err: unknown) => {
-      if (/no such table/.test(String(err))) return { results: [] as Record<string, unknown>[] };
-      throw err;
-    });
+  // Tables of later migrations, read on their own: a database not migrated to them yet (readiness
+  // says so) shows what it has rather than no metrics at all.
+  const unlessMissing = (sql: string) =>
+    db
+      .prepare(sql)
+      .all<Record<string, unknown>>()
+      .catch((err: unknown) => {
+        if (/no such table/.test(String(err))) return { results: [] as Record<string, unknown>[] };
+        throw err;
+      });
+  const unverified = await unlessMissing(
+    "SELECT effect, reason, action, n FROM intent_unverified ORDER BY effect, reason, action",
+  );
+  const stats = await unlessMissing("SELECT tool, provider, status, error_code, le, n, sum_ms FROM exec_stats");
+  const executions = withStats(counts.results, buckets.results, totals.results, stats.results);
   const out: string[] = [];
   const family = (name: string, type: string, help: string) =>
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -69,7 +76,7 @@ export async function renderMetrics(
     "counter",
     "Executions that ended, by tool, provider, status and error code.",
   );
-  for (const r of counts.results) {
+  for (const r of executions.counts) {
     out.push(
       sample(
         "tool_runtime_executions_total",
@@ -89,16 +96,9 @@ export async function renderMetrics(
     "histogram",
     "Execution latency from acceptance to the end, by tool and provider.",
   );
-  const bucketsByKey = new Map<string, Map<number, number>>();
-  for (const r of buckets.results) {
-    const key = `${r.tool}\u0000${r.provider}`;
-    if (!bucketsByKey.has(key)) bucketsByKey.set(key, new Map());
-    bucketsByKey.get(key)!.set(Number(r.le), Number(r.n));
-  }
-  for (const t of totals.results) {
+  for (const t of executions.totals) {
     const labels = { tool: String(t.tool), provider: String(t.provider) };
-    const mine = bucketsByKey.get(`${t.tool}\u0000${t.provider}`) ?? new Map<number, number>();
-    // Stored counts are cumulative already: an execution increments every bound it fits under.
+    const mine = executions.buckets.get(`${t.tool}\u0000${t.provider}`) ?? new Map<number, number>();
     for (const le of LATENCY_BUCKETS_S)
       out.push(
         sample("tool_runtime_execution_duration_seconds_bucket", { ...labels, le: String(le) }, mine.get(le) ?? 0),

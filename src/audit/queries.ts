@@ -12,6 +12,7 @@ import {
 } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "../execution/usage.ts";
+import { mergeUsage } from "./records.ts";
 
 export interface ListFilters {
   tenant?: string;
@@ -104,11 +105,12 @@ async function page<T extends { execution_id: string }>(
   from: string,
   timeColumn: string,
   f: ListFilters,
+  columns: string,
   map: (row: Record<string, unknown>) => T,
 ) {
   const w = where(f, timeColumn);
   const rows = await db
-    .prepare(`SELECT * FROM ${from} ${w.sql} ORDER BY ${timeColumn} DESC, execution_id DESC LIMIT ?`)
+    .prepare(`SELECT ${columns} FROM ${from} ${w.sql} ORDER BY ${timeColumn} DESC, execution_id DESC LIMIT ?`)
     .bind(...w.binds, f.limit + 1)
     .all<Record<string, unknown>>();
   const results = rows.results.slice(0, f.limit);
@@ -131,7 +133,8 @@ export async function listExecutions(
   db: D1Database,
   f: ListFilters,
 ): Promise<{ executions: IndexItem[]; next_cursor: string | null }> {
-  const { items, next_cursor } = await page(db, "executions", "accepted_at", f, (r): ExecutionSummary => ({
+  const columns = "execution_id, tool, version, provider, project, mode, status, error_code, accepted_at, ended_at";
+  const { items, next_cursor } = await page(db, "executions", "accepted_at", f, columns, (r): ExecutionSummary => ({
     execution_id: r.execution_id as string,
     tool: r.tool as string,
     version: r.version as string,
@@ -148,11 +151,15 @@ export async function listExecutions(
 
 export async function listAudit(db: D1Database, f: ListFilters) {
   // A read-only call's intent verdict may have arrived after its record (src/pipeline/intent.ts).
-  // So may its providers' CPU reports (src/audit/tail.ts).
-  const from = `(SELECT e.*, i.decision AS late_intent, a.approval AS approval,
+  // So may its providers' CPU reports (src/audit/tail.ts). Each is on the record's row, or in a
+  // table of its own when it arrived before the record or was written before it moved onto the
+  // row (migrations/0003_audit_rows_per_execution.sql); so is the approval.
+  const from = `(SELECT e.execution_id, e.tenant, e.agent, e.project, e.face, e.tool, e.version, e.provider, e.params_hash,
+      e.mode, e.status, e.error_code, e.latency_ms, e.attempts, e.capability, e.correlation_id, e.trace_id, e.accepted_at,
+      e.ended_at, e.usage_json, COALESCE(e.intent_json, i.decision) AS late_intent, COALESCE(e.approval_json, a.approval) AS approval,
       (SELECT json_group_array(json_object('attempt', u.attempt, 'cpu_ms', u.cpu_ms)) FROM usage u WHERE u.execution_id = e.execution_id) AS usage
     FROM executions e LEFT JOIN intents i ON i.execution_id = e.execution_id LEFT JOIN approvals a ON a.execution_id = e.execution_id)`;
-  const { items, next_cursor } = await page(db, from, "ended_at", f, (r): AuditRecord => ({
+  const { items, next_cursor } = await page(db, from, "ended_at", f, "*", (r): AuditRecord => ({
     execution_id: r.execution_id as string,
     tenant: r.tenant as string,
     agent: r.agent as string,
@@ -182,7 +189,7 @@ function withLateIntent(capability: CapabilityDecision, late: string | null): Ca
   return late ? { ...capability, level2: JSON.parse(late) } : capability;
 }
 
-/** The CPU reports the audit query gathered for a row (a JSON array; see listAudit). */
+/** The CPU reports the audit query gathered for a row (see listAudit). */
 function usageOf(row: Record<string, unknown>): AttemptUsage[] {
-  return JSON.parse((row.usage as string | null) ?? "[]");
+  return mergeUsage(JSON.parse((row.usage as string | null) ?? "[]"), row.usage_json as string | null);
 }

@@ -1,7 +1,8 @@
 /**
- * Where a fast-path execution's finished record lives: the audit store's `views` table, written
- * by the queue consumer from the finished message (or by the edge itself when the view is too
- * large for a message), kept for the retention window. GET /v1/executions/{id} reads it. The
+ * Where a fast-path execution's finished record lives: the audit store, on its record's row
+ * (`executions.view_json`, written by the queue consumer from the finished message) or, when the
+ * view is too large for a message, in the `views` table, written by the edge itself (as were the
+ * views of records written before the view moved onto the row); kept for the retention window. GET /v1/executions/{id} reads it. The
  * isolate that ran the call also keeps recent views in memory, so a GET that lands there right
  * after the answer does not wait for the queue. One that lands elsewhere reads the store once;
  * when the record is not there yet and the id is young enough for it to be on its way through
@@ -63,13 +64,31 @@ export async function readEdgeView(
   return view && withUsage(view, await readUsage(env.AUDIT_DB, executionId));
 }
 
-/** The CPU reports of an execution's attempts in the audit store (src/audit/tail.ts). */
+/**
+ * The CPU reports of an execution's attempts in the audit store (src/audit/tail.ts): on its
+ * record's row, and in `usage` those that arrived before the record (or were written before
+ * reports moved onto the row).
+ */
 export async function readUsage(db: D1Database, executionId: string): Promise<AttemptUsage[]> {
   const rows = await db
-    .prepare("SELECT attempt, cpu_ms FROM usage WHERE execution_id = ? ORDER BY attempt")
+    .prepare(
+      `SELECT attempt, cpu_ms, 0 AS o FROM usage WHERE execution_id = ?1
+       UNION ALL
+       SELECT json_extract(j.value, '$.attempt'), json_extract(j.value, '$.cpu_ms'), 1
+         FROM executions e, json_each(e.usage_json) j WHERE e.execution_id = ?1
+       ORDER BY o, attempt`,
+    )
     .bind(executionId)
     .all<AttemptUsage>();
-  return rows.results;
+  return mergeUsage(rows.results, null);
+}
+
+/** An execution's reports from `usage` rows and its row's `usage_json`, one per attempt (the first kept stands), by attempt. */
+export function mergeUsage(kept: readonly AttemptUsage[], onRow: string | null): AttemptUsage[] {
+  const byAttempt = new Map<number, AttemptUsage>();
+  for (const u of [...kept, ...(onRow ? (JSON.parse(onRow) as AttemptUsage[]) : [])])
+    if (!byAttempt.has(u.attempt)) byAttempt.set(u.attempt, { attempt: u.attempt, cpu_ms: u.cpu_ms ?? null });
+  return [...byAttempt.values()].sort((a, b) => a.attempt - b.attempt);
 }
 
 async function findEdgeView(
@@ -83,12 +102,16 @@ async function findEdgeView(
   const hit = recent.get(executionId);
   if (hit && hit.expires > now)
     return inScope(scope, hit.tenant, hit.agent) ? fromJson<ExecutionView>(hit.json) : undefined;
-  // The agent is the audit record's, written in the same batch as the view — or after it, for a
+  // The agent is the audit record's, on the same row as the view — or written after it, for a
   // view too large for a message (src/execution/edge-run.ts): a caller that sees only its own
   // agent's treats a view without its agent yet like one not stored yet.
   const read = async () => {
     const row = await env.AUDIT_DB.prepare(
-      "SELECT v.tenant, v.view, e.agent FROM views v LEFT JOIN executions e ON e.execution_id = v.execution_id WHERE v.execution_id = ? AND v.expires_at > ?",
+      `SELECT tenant, view, agent FROM (
+         SELECT tenant, view_json AS view, agent, 0 AS o FROM executions WHERE execution_id = ?1 AND view_json IS NOT NULL AND expires_at > ?2
+         UNION ALL
+         SELECT v.tenant, v.view, e.agent, 1 FROM views v LEFT JOIN executions e ON e.execution_id = v.execution_id WHERE v.execution_id = ?1 AND v.expires_at > ?2)
+       ORDER BY o LIMIT 1`,
     )
       .bind(executionId, Date.now())
       .first<{ tenant: string; view: string; agent: string | null }>();

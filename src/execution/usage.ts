@@ -2,7 +2,8 @@
  * CPU time per attempt (docs/contract.md#response `resources`), known only after the fact: the platform reports
  * each provider Worker invocation's CPU time to the runtime's tail handler once the invocation
  * has ended (src/audit/tail.ts). Those reports live beside the record, not in it — an execution
- * object keeps them in its storage, the audit store in its `usage` table — and every view and
+ * object keeps them in its storage, the audit store on the execution's row (or in its `usage`
+ * table while the row is not there yet: src/audit/batch-writes.ts) — and every view and
  * audit record is read through `withUsage`, so a report that arrives before, during or long after
  * the end lands in the same place and no write races the run's own.
  */

@@ -10,6 +10,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { auditEntryOf } from "../../src/audit/outbox.ts";
+import { storeView } from "../../src/audit/records.ts";
 import type { AuditMessage } from "../../src/audit/messages.ts";
 import { executionRecord } from "../fixtures/record.ts";
 import worker from "../../src/index.ts";
@@ -20,15 +21,19 @@ const T0 = Math.floor(Date.now() / 1000) * 1000 - 60_000;
 const capped = { ...env, AUDIT_MAX_EXECUTIONS: String(CAP) } as unknown as Env;
 const admin = { authorization: `Bearer ${env.DEV_ADMIN_KEY}` };
 
-/** A fast-path execution's end: its record and its stored view, and a CPU report for it. */
-function ended(tenant: string, i: number): AuditMessage[] {
+/**
+ * A fast-path execution's end: its record, and a CPU report for it. With `early`, the parts that
+ * get rows of their own: a view too large for a message, which the edge stored itself
+ * (`view_stored`), and a CPU report that reached the store before the record (`usage`).
+ */
+function ended(tenant: string, i: number, early = false): AuditMessage[] {
   const record = executionRecord("succeeded", { tenant, accepted_at: T0 + i * 1000 - 10, ended_at: T0 + i * 1000 });
   const id = record.execution_id;
   return [
     {
       kind: "finished",
       record: auditEntryOf(record),
-      view: JSON.stringify({ execution_id: id }),
+      ...(early ? { view_stored: true } : { view: JSON.stringify({ execution_id: id }) }),
       retention_ms: 86_400_000,
     },
     { kind: "usage", reports: [{ execution_id: id, attempt: 1, cpu_ms: 1 }], expires_at: Date.now() + 86_400_000 },
@@ -84,7 +89,7 @@ async function metric(name: string): Promise<string[]> {
 describe("the audit database's size bound (AUDIT_MAX_EXECUTIONS)", () => {
   it("keeps the newest executions of each growing table, deletes the oldest before their retention, and counts them in /metrics", async () => {
     const tenant = `cap-${crypto.randomUUID()}`;
-    const messages = Array.from({ length: 12 }, (_, i) => ended(tenant, i));
+    const messages = Array.from({ length: 12 }, (_, i) => ended(tenant, i, true));
     const ids = messages.map((m) => (m[0] as Extract<AuditMessage, { kind: "finished" }>).record.execution_id);
     const before = await trimmedSoFar();
     // What the other test may have left (the tests run in any order): every row of it is
@@ -95,9 +100,16 @@ describe("the audit database's size bound (AUDIT_MAX_EXECUTIONS)", () => {
       usage: (await idsIn("usage")).length,
     };
     const countedBefore = await executionsCounted();
-    // Three batches, as the queue would deliver them.
+    // Three batches, as the queue would deliver them, each after its views were stored and its
+    // CPU reports had arrived.
     for (const part of [messages.slice(0, 4), messages.slice(4, 8), messages.slice(8)]) {
-      const result = await deliver(part.flat());
+      for (const [finished, usage] of part) {
+        const { record } = finished as Extract<AuditMessage, { kind: "finished" }>;
+        const view = JSON.stringify({ execution_id: record.execution_id });
+        await storeView(capped, { ...record, view, expires_at: record.ended_at + 86_400_000 });
+        expect((await deliver([usage])).retryBatch.retry).toBe(false);
+      }
+      const result = await deliver(part.map(([finished]) => finished));
       expect(result.retryBatch.retry).toBe(false);
     }
     const newest = ids.slice(-CAP);

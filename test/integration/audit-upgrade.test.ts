@@ -2,9 +2,12 @@
  * Upgrading a database made before the audit schema became migrations. TEST_PREMIGRATION_DB is
  * a database no setup migrates (vitest.config.ts). The test first sees what a database that was
  * never migrated reports, then makes it as an older version did (the old DDL, a fixture), writes
- * rows through the real queue consumer, and applies the real migrations (migrations/) the way
- * wrangler does: they must succeed, keep every row, read the same through the real query code,
- * and leave the same schema a database created by the migrations has (env.AUDIT_DB).
+ * rows as the older consumer did (its statements, a fixture), and applies the real migrations
+ * (migrations/) the way wrangler does: they must succeed, keep every row, and leave the same
+ * schema a database created by the migrations has (env.AUDIT_DB). The rows written before read
+ * the same through the real query code: what it could read before the migrations (the index,
+ * the metrics, the refusals) unchanged, and everything exactly as the same messages written by
+ * today's consumer into env.AUDIT_DB read — the two databases answer alike.
  */
 import {
   applyD1Migrations,
@@ -20,12 +23,13 @@ import { renderMetrics } from "../../src/audit/metrics.ts";
 import { auditEntryOf } from "../../src/audit/outbox.ts";
 import { listAudit, listExecutions } from "../../src/audit/queries.ts";
 import { listRefusals } from "../../src/audit/refusal-counts.ts";
-import { readUsage } from "../../src/audit/records.ts";
+import { readEdgeView, readUsage } from "../../src/audit/records.ts";
 import { NOT_MIGRATED } from "../../src/audit/schema.ts";
 import { registryStub } from "../../src/object-stubs.ts";
 import { readiness } from "../../src/routes/health.ts";
 import worker from "../../src/index.ts";
 import { LEGACY_AUDIT_DDL } from "../fixtures/audit-schema-before-migrations.ts";
+import { writesBefore0003 } from "../fixtures/audit-writes-before-0003.ts";
 import { executionRecord } from "../fixtures/record.ts";
 
 const testEnv = env as Env & { TEST_PREMIGRATION_DB: D1Database; TEST_MIGRATIONS: D1Migration[] };
@@ -85,15 +89,24 @@ async function readinessReport(e: Env): Promise<{ status: string; audit_db: { re
   return res.json();
 }
 
-/** Everything the query code reads for `tenant`, and the metrics, at one instant. */
-async function readAll(db: D1Database, tenant: string, ids: string[], now: number) {
+/** What the query code could read for `tenant` before the migration that moved parts onto the record's row. */
+async function readBefore(db: D1Database, tenant: string, now: number) {
   const snapshot = await registryStub(env).snapshot();
   return {
-    audit: await listAudit(db, { tenant, limit: 100 }),
     index: await listExecutions(db, { tenant, limit: 100 }),
-    usage: await Promise.all(ids.map((id) => readUsage(db, id))),
     metrics: await renderMetrics(db, snapshot, now),
     refusals: await listRefusals(db, { tenant }),
+  };
+}
+
+/** Everything the query code reads for `tenant`, and the metrics, at one instant. */
+async function readAll(db: D1Database, tenant: string, ids: string[], now: number) {
+  const views = { ...env, AUDIT_DB: db };
+  return {
+    ...(await readBefore(db, tenant, now)),
+    audit: await listAudit(db, { tenant, limit: 100 }),
+    usage: await Promise.all(ids.map((id) => readUsage(db, id))),
+    views: await Promise.all(ids.map((id) => readEdgeView(views, { tenant, agent: null }, id, 0, 0))),
   };
 }
 
@@ -113,20 +126,16 @@ describe("the audit schema as migrations, on a database made before them", () =>
     const empty = await readinessReport(oldEnv);
     expect(empty).toMatchObject({ status: "not_ready", audit_db: { ready: false, reason: NOT_MIGRATED } });
 
-    // Made as an older version made it, and written to through the consumer.
+    // Made as an older version made it, and written to as the older consumer wrote.
     await old.batch(LEGACY_AUDIT_DDL.map((sql) => old.prepare(sql)));
     const tenant = `upgrade-${crypto.randomUUID()}`;
     const messages = Array.from({ length: 6 }, (_, i) => ended(tenant, i));
     const ids = messages.map((m) => (m[0] as Extract<AuditMessage, { kind: "finished" }>).record.execution_id);
-    await deliver(messages.flat(), oldEnv);
+    await old.batch(writesBefore0003(old, messages.flat()));
     const now = Date.now();
-    const before = await readAll(old, tenant, ids, now);
-    expect(before.audit.records.map((r) => r.execution_id)).toEqual([...ids].reverse());
-    expect(before.audit.records[0]).toMatchObject({
-      approval: { decision: "approved", approver: "ops" },
-      capability: { level2: { verdict: "aligned" } },
-    });
-    expect(before.usage.map((u) => u[0]?.cpu_ms)).toEqual(ids.map((_, i) => 2 + i));
+    const before = await readBefore(old, tenant, now);
+    expect(before.index.executions.map((r) => r.execution_id)).toEqual([...ids].reverse());
+    expect(before.metrics).toContain('tool_runtime_executions_total{tool="math.sum",provider="",status="failed"');
     // Old refusal rows stay readable: by tenant through the audit query, summed per tool and reason in the metric.
     expect(before.refusals).toEqual({
       refusals: [{ tenant, tool: "math.sum", reason: "rate_limited", count: 21 }],
@@ -137,9 +146,20 @@ describe("the audit schema as migrations, on a database made before them", () =>
     // Its tables are there, but nothing says the schema was migrated: not ready until it is.
     expect((await readinessReport(oldEnv)).audit_db).toEqual({ ready: false, reason: NOT_MIGRATED });
 
-    // The migrations apply, change no row, and the code reads the same.
+    // The migrations apply and change no row: what was read before reads the same, and the rest
+    // reads as the same messages written by today's consumer into a migrated database.
     await applyD1Migrations(old, testEnv.TEST_MIGRATIONS);
-    expect(await readAll(old, tenant, ids, now)).toEqual(before);
+    const after = await readAll(old, tenant, ids, now);
+    expect({ index: after.index, metrics: after.metrics, refusals: after.refusals }).toEqual(before);
+    expect(after.audit.records.map((r) => r.execution_id)).toEqual([...ids].reverse());
+    expect(after.audit.records[0]).toMatchObject({
+      approval: { decision: "approved", approver: "ops" },
+      capability: { level2: { verdict: "aligned" } },
+    });
+    expect(after.usage.map((u) => u[0]?.cpu_ms)).toEqual(ids.map((_, i) => 2 + i));
+    expect(after.views.map((v) => v?.execution_id)).toEqual(ids);
+    await deliver(messages.flat(), env);
+    expect(await readAll(env.AUDIT_DB, tenant, ids, now)).toEqual(after);
     expect((await old.prepare("SELECT name FROM d1_migrations ORDER BY id").all()).results.map((r) => r.name)).toEqual(
       testEnv.TEST_MIGRATIONS.map((m) => m.name),
     );
@@ -150,8 +170,8 @@ describe("the audit schema as migrations, on a database made before them", () =>
     // And it takes new rows as any migrated database does.
     const more = ended(tenant, 6);
     await deliver(more, oldEnv);
-    const after = await listAudit(old, { tenant, limit: 100 });
-    expect(after.records.map((r) => r.execution_id)).toEqual([
+    const newer = await listAudit(old, { tenant, limit: 100 });
+    expect(newer.records.map((r) => r.execution_id)).toEqual([
       (more[0] as Extract<AuditMessage, { kind: "finished" }>).record.execution_id,
       ...[...ids].reverse(),
     ]);
