@@ -11,7 +11,8 @@
  *   4. the body, within MAX_REQUEST_BYTES → 413; read here because three messages need the
  *      face before the SDK: a task listen (listen.ts), a 2025 `notifications/cancelled`, and
  *      `initialize` (which gets a session id: below)
- *   5. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
+ *   5. on `/mcp/{bundle}`, the bundle from the edge's registry copy → 404 when there is none
+ *   6. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
  *      answers 403 when the answer is still a plain JSON body, and a call refused or ended with
  *      a 429/503 error gets `Retry-After` (src/retry-after.ts)
  *
@@ -34,6 +35,8 @@ import { RuntimeError } from "../errors.ts";
 import { cancel } from "../execution/service.ts";
 import { keyedObjectId } from "../execution/ids.ts";
 import { readBody } from "../codec/request-body.ts";
+import { bundleOf, isBundleName, type Bundle } from "../registry/bundles.ts";
+import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { sessionCallKey } from "./call.ts";
 import { jsonRpcCodeOf } from "./errors.ts";
 import { isTaskListen, serveTaskListen } from "./listen.ts";
@@ -44,7 +47,8 @@ import { createServer } from "./server.ts";
 export { MCP_PATH };
 const SESSION_ID = /^[0-9a-f]{32}$/;
 
-export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
+/** `bundleName`: the request came to `/mcp/{bundle}`, and sees only that bundle's tools (docs/contract.md#bundles). */
+export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise<Response> {
   const acceptedAt = Date.now();
   const request = c.req.raw;
   const env = c.env;
@@ -109,6 +113,15 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
       { "Retry-After": retryAfterSeconds(err) },
     );
   }
+  // After the credential and the charge: an unknown bundle is told only to a caller who counts.
+  let bundle: Bundle | undefined;
+  if (bundleName !== undefined) {
+    bundle = isBundleName(bundleName) ? bundleOf(await getSnapshot(env, waitUntil), bundleName) : undefined;
+    if (!bundle) {
+      const err = new RuntimeError("not_found", `no bundle ${bundleName}`, { bundle: bundleName });
+      return jsonRpcError(404, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() });
+    }
+  }
   const session = request.headers.get("mcp-session-id");
   const scope: McpScope = {
     env,
@@ -117,6 +130,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     trace: traceFrom(request.headers.get("traceparent")),
     waitUntil,
     ...(session && SESSION_ID.test(session) ? { sessionId: session } : {}),
+    ...(bundle ? { bundle } : {}),
   };
 
   if (isTaskListen(body, request.headers)) return serveTaskListen(scope, body);
