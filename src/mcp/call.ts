@@ -27,7 +27,7 @@ import { cancel, execute, get, type CallAnswer, type CallContext } from "../exec
 import { isTerminalEvent } from "../execution/events.ts";
 import { callableOffering, toolDetail } from "../execution/tool-listing.ts";
 import { refusalError } from "./errors.ts";
-import { toolInBundle } from "../registry/bundles.ts";
+import { toolInView } from "../registry/bundles.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { callToolResult, endingOfEvent, META_EXECUTION_ID, type Ending } from "./results.ts";
 import { callContext, callTrace, type McpScope } from "./scope.ts";
@@ -51,7 +51,7 @@ export async function callTool(
   params: CallParams,
   ctx: ServerContext,
 ): Promise<CallToolResult | Record<string, unknown>> {
-  if (scope.bundle && !toolInBundle(scope.bundle, await getSnapshot(scope.env, scope.waitUntil), params.name)) {
+  if (scope.bundles && !toolInView(scope.bundles, await getSnapshot(scope.env, scope.waitUntil), params.name)) {
     // Outside the bundle: refused exactly as a tool that does not exist (src/pipeline/lookup.ts),
     // so a bundle reveals no more than it lists (docs/contract.md#bundles).
     throw refusalError(

@@ -11,7 +11,8 @@
  *   4. the body, within MAX_REQUEST_BYTES → 413; read here because three messages need the
  *      face before the SDK: a task listen (listen.ts), a 2025 `notifications/cancelled`, and
  *      `initialize` (which gets a session id: below)
- *   5. on `/mcp/{bundle}`, the bundle from the edge's registry copy → 404 when there is none
+ *   5. on `/mcp/{bundle}`, or for a key limited to bundles, the bundles in view from the edge's
+ *      registry copy → 404 for a bundle there is none of (or the key does not have)
  *   6. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
  *      answers 403 when the answer is still a plain JSON body, and a call refused or ended with
  *      a 429/503 error gets `Retry-After` (src/retry-after.ts)
@@ -35,7 +36,7 @@ import { RuntimeError } from "../errors.ts";
 import { cancel } from "../execution/service.ts";
 import { keyedObjectId } from "../execution/ids.ts";
 import { readBody } from "../codec/request-body.ts";
-import { bundleOf, isBundleName, type Bundle } from "../registry/bundles.ts";
+import { bundlesInView, type Bundle } from "../registry/bundles.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { sessionCallKey } from "./call.ts";
 import { jsonRpcCodeOf } from "./errors.ts";
@@ -114,13 +115,15 @@ export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise
     );
   }
   // After the credential and the charge: an unknown bundle is told only to a caller who counts.
-  let bundle: Bundle | undefined;
-  if (bundleName !== undefined) {
-    bundle = isBundleName(bundleName) ? bundleOf(await getSnapshot(env, waitUntil), bundleName) : undefined;
-    if (!bundle) {
+  // The bundles in view: the path's, else a limited key's (docs/contract.md#bundles).
+  let bundles: Bundle[] | undefined;
+  if (bundleName !== undefined || caller.bundles) {
+    const view = bundlesInView(await getSnapshot(env, waitUntil), bundleName, caller.bundles);
+    if (view === null) {
       const err = new RuntimeError("not_found", `no bundle ${bundleName}`, { bundle: bundleName });
       return jsonRpcError(404, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() });
     }
+    bundles = view;
   }
   const session = request.headers.get("mcp-session-id");
   const scope: McpScope = {
@@ -130,7 +133,7 @@ export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise
     trace: traceFrom(request.headers.get("traceparent")),
     waitUntil,
     ...(session && SESSION_ID.test(session) ? { sessionId: session } : {}),
-    ...(bundle ? { bundle } : {}),
+    ...(bundles ? { bundles } : {}),
   };
 
   if (isTaskListen(body, request.headers)) return serveTaskListen(scope, body);

@@ -18,8 +18,11 @@ export interface McpScope {
   waitUntil: (p: Promise<unknown>) => void;
   /** The 2025 lane's session id (minted by this face at `initialize`; see handler.ts). */
   sessionId?: string;
-  /** At `/mcp/{bundle}`: the bundle, whose tools are all this request may list or call (docs/contract.md#bundles). */
-  bundle?: Bundle;
+  /**
+   * At `/mcp/{bundle}`, that bundle; for a key limited to bundles, its bundles: the tools of
+   * these are all this request may list or call (docs/contract.md#bundles). Absent: every tool.
+   */
+  bundles?: Bundle[];
   /** Set by `tools/call` when the runtime refused it as `forbidden`: the HTTP answer becomes 403. */
   forbidden?: { required?: string; message: string };
   /** Set by `tools/call` when its refusal or its execution's end is a 429/503 error: the HTTP answer's `Retry-After`. */

@@ -81,6 +81,30 @@ export function toolInBundle(bundle: Bundle, snapshot: RegistrySnapshot, name: s
   return Object.hasOwn(snapshot.tools, name) && inBundle(bundle, snapshot.tools[name]);
 }
 
+/**
+ * The bundles a request at `/mcp` or `/mcp/{pathBundle}` may list and call from: the path's
+ * bundle; else the key's bundles (those that still exist); undefined when neither limits it
+ * (every tool). null: the path names a bundle this caller does not have — none, or one outside
+ * a limited key's bundles; either answers as no bundle.
+ */
+export function bundlesInView(
+  snapshot: RegistrySnapshot,
+  pathBundle: string | undefined,
+  keyBundles: readonly string[] | undefined,
+): Bundle[] | undefined | null {
+  if (pathBundle !== undefined) {
+    const bundle = isBundleName(pathBundle) ? bundleOf(snapshot, pathBundle) : undefined;
+    return bundle && (!keyBundles || keyBundles.includes(pathBundle)) ? [bundle] : null;
+  }
+  if (!keyBundles) return undefined;
+  return keyBundles.flatMap((name) => bundleOf(snapshot, name) ?? []);
+}
+
+/** Whether the snapshot's tool `name` is in any of the bundles. */
+export function toolInView(bundles: readonly Bundle[], snapshot: RegistrySnapshot, name: string): boolean {
+  return bundles.some((b) => toolInBundle(b, snapshot, name));
+}
+
 /** Whether a catalog tool is in the bundle: named, under a prefix, or offered (in any version) by one of its channels. */
 export function inBundle(bundle: Bundle, tool: CatalogTool): boolean {
   if (bundle.tools.includes(tool.name)) return true;

@@ -260,3 +260,68 @@ describe("/mcp/{bundle}", () => {
     expect((await modern(`/mcp/${name}`, key, "tools/list")).status).toBe(404);
   });
 });
+
+describe("a key limited to bundles", () => {
+  it("sees only its bundles' tools over MCP: /mcp their union, /mcp/{name} one of them, any other bundle 404", async () => {
+    const [maths, text, other] = [unique("kmaths"), unique("ktext"), unique("kother")];
+    expect((await putBundle(maths, { tools: ["math.evaluate"] })).status).toBe(201);
+    expect((await putBundle(text, { prefixes: ["text."] })).status).toBe(201);
+    expect((await putBundle(other, { tools: ["json.query"] })).status).toBe(201);
+    const key = await mintKey(env, unique("bundles-key"), { bundles: [text, maths] });
+    const unlimited = await mintKey(env, unique("bundles-key"));
+    const everything = names(await modern("/mcp", unlimited, "tools/list"));
+    const union = everything.filter((t) => t === "math.evaluate" || t.startsWith("text.")).sort();
+    expect(union.length).toBeGreaterThan(1);
+
+    expect(names(await modern("/mcp", key, "tools/list")).sort()).toEqual(union);
+    expect(names(await legacy("/mcp", key, "tools/list")).sort()).toEqual(union);
+    expect(names(await modern(`/mcp/${maths}`, key, "tools/list"))).toEqual(["math.evaluate"]);
+    const elsewhere = await modern(`/mcp/${other}`, key, "tools/list");
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body.error.data.error).toMatchObject({ code: "not_found", details: { bundle: other } });
+
+    const refused = await modern("/mcp", key, "tools/call", {
+      name: "json.query",
+      arguments: { document: {}, path: "" },
+      _meta: ROOMY,
+    });
+    expect(refused.body.error.code).toBe(-32602);
+    expect(refused.body.error.data.error).toMatchObject({ code: "tool_not_found", details: { tool: "json.query" } });
+    // Not a permission: REST calls what the key's channels and capabilities allow.
+    const rest = await http("POST", "/v1/executions", key, {
+      tool: "json.query",
+      input: { document: { a: 1 }, path: "/a" },
+      limits: { timeout_ms: 20_000 },
+    });
+    expect(rest.status).toBe(200);
+    expect(rest.body.output).toEqual({ found: true, value: 1 });
+
+    // Its bundles deleted, the key lists nothing over MCP.
+    for (const name of [maths, text]) {
+      expect((await http("DELETE", `/v1/admin/bundles/${name}`, ADMIN)).status).toBe(200);
+      made.delete(name);
+    }
+    expect(names(await modern("/mcp", key, "tools/list"))).toEqual([]);
+  });
+
+  it("is minted only with existing bundles, named correctly", async () => {
+    const name = unique("kmint");
+    expect((await putBundle(name, { tools: ["math.evaluate"] })).status).toBe(201);
+    for (const bundles of [[unique("nope")], [], "x", ["Bad"], Array.from({ length: 9 }, (_, i) => `b${i}`)]) {
+      const res = await http("POST", "/v1/admin/keys", ADMIN, {
+        tenant: unique("bundles-mint"),
+        agent: "a",
+        bundles,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: "invalid_request", details: { field: "bundles" } });
+    }
+    const res = await http("POST", "/v1/admin/keys", ADMIN, {
+      tenant: unique("bundles-mint"),
+      agent: "a",
+      bundles: [name, name],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.bundles).toEqual([name]);
+  });
+});
