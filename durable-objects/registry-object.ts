@@ -14,6 +14,9 @@
  * the publish rule (registry-publisher.ts): it never gives out fewer tools than last time
  * unless a completed load or an operator's removal explains it.
  *
+ * Operators' tool bundles (docs/contract.md#bundles) are kept here too and ride in every
+ * snapshot, so that the edge serves `/mcp/{bundle}` from its copy.
+ *
  * This class is the object's RPC surface and its health handling; the catalog's loading,
  * composing and giving out live in registry-catalog.ts and the files it names.
  */
@@ -32,6 +35,8 @@ import { ReportKey } from "./report-key.ts";
 import type { Outcome } from "../src/contract.ts";
 import type { UpstreamConfig } from "../src/upstreams/config.ts";
 import type { UpstreamView } from "../src/upstreams/view.ts";
+import { BUNDLE_LIMITS, type Bundle } from "../src/registry/bundles.ts";
+import { RuntimeError } from "../src/errors.ts";
 
 export { LIVENESS_PROBE_MS, PROBE_EVERY_MS } from "./registry-liveness.ts";
 export { DEAD_AFTER_TRANSPORT_FAILURES } from "../src/registry/health-shard.ts";
@@ -207,6 +212,30 @@ export class RegistryObject extends DurableObject<Env> {
     return this.#catalog.answer();
   }
 
+  // ── tool bundles (docs/contract.md#bundles) ─────────────────────────────────────────────────────────
+
+  /** Operator: every bundle, by name. */
+  async bundles(): Promise<Bundle[]> {
+    return [...this.#store.bundles().values()];
+  }
+
+  /** Operator: creates or replaces a bundle (checked by the route); the answer says whether it was new. */
+  async putBundle(bundle: Bundle): Promise<Outcome<{ created: boolean; snapshot: RegistrySnapshot }>> {
+    const held = this.#store.bundles();
+    if (!held.has(bundle.name) && held.size >= BUNDLE_LIMITS.bundles)
+      return refusedBundle(`there are already ${BUNDLE_LIMITS.bundles} bundles; delete one first`);
+    this.#store.saveBundle(bundle);
+    this.#catalog.changed();
+    return { ok: true, value: { created: !held.has(bundle.name), snapshot: await this.#catalog.answer() } };
+  }
+
+  /** Operator: deletes a bundle; undefined when there is none of that name. */
+  async removeBundle(name: string): Promise<RegistrySnapshot | undefined> {
+    if (!this.#store.removeBundle(name)) return undefined;
+    this.#catalog.changed();
+    return this.#catalog.answer();
+  }
+
   // ── upstream MCP servers (docs/contract.md#upstreams) ─────────────────────────────────────────────────
 
   /** Operator: every upstream, as the admin API shows it. */
@@ -294,4 +323,8 @@ export class RegistryObject extends DurableObject<Env> {
   #health(provider: string) {
     return healthStub(this.env, provider, this.ctx.id.name ?? REGISTRY_NAME);
   }
+}
+
+function refusedBundle<T>(message: string): Outcome<T> {
+  return { ok: false, error: new RuntimeError("invalid_request", message, { field: "name" }).toBody() };
 }

@@ -1,6 +1,6 @@
 /**
  * The snapshot the registry answers with, composed from what its store holds: the catalog,
- * the operators' overrides and deprecations, the dead, and each provider's latest health view
+ * the operators' overrides, deprecations and bundles, the dead, and each provider's latest health view
  * from its shard (whose `seq` goes with it, so that no isolate keeps an older patch).
  */
 import { healthKey, type OfferingHealth, type RegistrySnapshot } from "../src/registry/catalog.ts";
@@ -22,6 +22,7 @@ export function composeFromStore(store: RegistryStore, now: () => number): Regis
     dead: store.dead(),
     health,
     deprecations: store.deprecations(),
+    bundles: store.bundles(),
     now: now(),
   });
   composed.health_seq = seqs;

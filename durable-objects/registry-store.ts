@@ -2,13 +2,14 @@
  * The registry object's SQLite tables, set up idempotently in the constructor. Everything the
  * registry knows that is not the providers' own manifests: registration order, the last
  * loaded catalog, each provider's health view (from its shard), liveness, operators'
- * overrides, and what it last gave out (the publish rule's memory). Samples and breakers live
+ * overrides and tool bundles, and what it last gave out (the publish rule's memory). Samples and breakers live
  * in the health shards (durable-objects/health-store.ts).
  */
 import type { Trust } from "../src/contract.ts";
 import type { ProviderLoad, RegistrySnapshot } from "../src/registry/catalog.ts";
 import type { ProviderHealthView } from "../src/registry/health-view.ts";
 import type { Published } from "../src/registry/publish-rule.ts";
+import type { Bundle } from "../src/registry/bundles.ts";
 
 export type Catalog = Pick<RegistrySnapshot, "providers" | "tools" | "problems">;
 
@@ -37,6 +38,7 @@ export class RegistryStore {
       CREATE TABLE IF NOT EXISTS liveness (provider TEXT PRIMARY KEY, dead_since INTEGER NOT NULL, reason TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS overrides (provider TEXT PRIMARY KEY, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS deprecations (tool TEXT NOT NULL, version TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (tool, version));
+      CREATE TABLE IF NOT EXISTS bundles (name TEXT PRIMARY KEY, body TEXT NOT NULL);
     `);
   }
 
@@ -189,6 +191,27 @@ export class RegistryStore {
 
   removeDeprecation(tool: string, version: string): void {
     this.sql.exec("DELETE FROM deprecations WHERE tool = ? AND version = ?", tool, version);
+  }
+
+  /** Operators' tool bundles (src/registry/bundles.ts), by name. */
+  bundles(): Map<string, Bundle> {
+    const rows = this.sql
+      .exec<{ name: string; body: string }>("SELECT name, body FROM bundles ORDER BY name")
+      .toArray();
+    return new Map(rows.map((r) => [r.name, JSON.parse(r.body)]));
+  }
+
+  saveBundle(bundle: Bundle): void {
+    this.sql.exec(
+      "INSERT INTO bundles (name, body) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET body = excluded.body",
+      bundle.name,
+      JSON.stringify(bundle),
+    );
+  }
+
+  /** True when there was such a bundle. */
+  removeBundle(name: string): boolean {
+    return this.sql.exec("DELETE FROM bundles WHERE name = ?", name).rowsWritten > 0;
   }
 }
 

@@ -16,8 +16,9 @@ import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
 import { refusalResponse } from "./routes/refusal.ts";
 import { upstreamAdmin } from "./routes/upstreams.ts";
+import { bundleAdmin } from "./routes/bundles.ts";
 import { upstreamCredentials } from "./routes/upstream-credentials.ts";
-import { MCP_PATH, METADATA_PATH, protectedResourceMetadata } from "./mcp/resource-server.ts";
+import { isMcpPath, MCP_PATH, METADATA_PATH, protectedResourceMetadata } from "./mcp/resource-server.ts";
 import { allowedMethods } from "./routes/allowed-methods.ts";
 import { localOnly } from "./auth/local-only.ts";
 import { bootstrap, BOOTSTRAP_PATH } from "./routes/bootstrap.ts";
@@ -30,12 +31,12 @@ const CALL_PATH = /^\/v1\/executions\/?$/;
 
 // A local development stack answers this machine only: no DNS-rebinding page, no other host
 // (src/auth/local-only.ts). Nothing in a deployment (LOCAL_DEVELOPMENT is never set there).
-app.use("*", localOnly(MCP_PATH));
+app.use("*", localOnly(isMcpPath));
 
 // The answer's format, from Accept, before anything else (an unacceptable Accept is 406, in JSON).
 app.use("*", async (c, next) => {
   // Connect, gRPC-Web and MCP negotiate their own formats.
-  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX) && c.req.path !== MCP_PATH)
+  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX) && !isMcpPath(c.req.path))
     c.set("format", responseFormat(c.req.header("accept")));
   await next();
 });
@@ -73,6 +74,8 @@ app.all(`${CONNECT_PATH_PREFIX}*`, async (c) =>
 
 /** MCP (Streamable HTTP, 2026-07-28 and 2025): the same tools and executions, authenticated like /v1 (src/mcp/). */
 app.all(MCP_PATH, async (c) => (await import("./mcp/handler.ts")).serveMcp(c));
+/** MCP with only one tool bundle's tools (docs/contract.md#bundles); the same resource as /mcp for OAuth. */
+app.all(`${MCP_PATH}/:bundle`, async (c) => (await import("./mcp/handler.ts")).serveMcp(c, c.req.param("bundle")));
 
 /** RFC 9728 protected-resource metadata for /mcp (both the root and the path-suffixed form), public. */
 app.get(METADATA_PATH, (c) => c.json(protectedResourceMetadata(c.env, c.req.url)));
@@ -98,6 +101,7 @@ app.route("/v1/tools", tools);
 app.route("/v1/executions", executions);
 app.route("/v1/upstreams", upstreamCredentials);
 app.route("/v1/admin/upstreams", upstreamAdmin);
+app.route("/v1/admin/bundles", bundleAdmin);
 app.route("/v1/approvals", approvalList);
 // Before the operator routes: a tenant's admin manages its own tenant's keys (src/routes/keys.ts).
 app.route("/v1/admin/keys", keys);

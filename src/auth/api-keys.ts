@@ -83,5 +83,6 @@ export function callerOfKey(record: ApiKeyRecord): Caller {
     capabilities: record.capabilities ?? [],
     channels: record.channels ?? [],
     role: parseRole(record.role),
+    ...(record.bundles ? { bundles: record.bundles } : {}),
   };
 }

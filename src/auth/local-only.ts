@@ -98,11 +98,11 @@ function localProblem(request: RequestFacts, checkOrigin: boolean): string | und
 /**
  * The guard, registered once ahead of every route (src/app.ts): a no-op unless
  * LOCAL_DEVELOPMENT is "true". The refusal is 403 `forbidden` in the error envelope, and on
- * `jsonRpcPath` (/mcp) the same envelope inside a JSON-RPC error, as MCP clients read it.
+ * a JSON-RPC path (`/mcp`, `/mcp/{bundle}`) the same envelope inside a JSON-RPC error, as MCP clients read it.
  * Static console files are served before the Worker runs (wrangler.jsonc "assets"); they are
  * public, and the console calls only guarded routes.
  */
-export function localOnly(jsonRpcPath: string): MiddlewareHandler<AppEnv> {
+export function localOnly(isJsonRpcPath: (path: string) => boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.env.LOCAL_DEVELOPMENT === "true") {
       const problem = localOnlyRefusal(c.req.raw);
@@ -112,7 +112,7 @@ export function localOnly(jsonRpcPath: string): MiddlewareHandler<AppEnv> {
           `a local development stack answers requests from this machine only: ${problem}`,
           { reason: "local_only" },
         );
-        if (c.req.path !== jsonRpcPath) throw refusal;
+        if (!isJsonRpcPath(c.req.path)) throw refusal;
         return c.json(
           {
             jsonrpc: "2.0",

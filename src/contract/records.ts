@@ -58,6 +58,8 @@ export interface ApiKeyRecord {
    * operator's key.
    */
   role: "agent" | "tenant_admin" | "approver" | "admin" | "tenant";
+  /** The tool bundles the key's MCP view is limited to (docs/contract.md#bundles); absent: every tool. */
+  bundles?: string[];
   created_at: string;
   revoked_at?: string;
 }

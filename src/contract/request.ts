@@ -10,6 +10,8 @@ export interface Caller {
   channels: string[];
   /** agent (the default; "tenant" is read as agent), tenant_admin, approver or admin: src/auth/roles.ts. */
   role?: string;
+  /** An API key's tool bundles: its MCP face shows only their tools (docs/contract.md#bundles); absent: every tool. */
+  bundles?: string[];
 }
 
 /** The faces a call can come through; recorded in the audit log. */

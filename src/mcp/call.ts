@@ -27,6 +27,8 @@ import { cancel, execute, get, type CallAnswer, type CallContext } from "../exec
 import { isTerminalEvent } from "../execution/events.ts";
 import { callableOffering, toolDetail } from "../execution/tool-listing.ts";
 import { refusalError } from "./errors.ts";
+import { toolInView } from "../registry/bundles.ts";
+import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { callToolResult, endingOfEvent, META_EXECUTION_ID, type Ending } from "./results.ts";
 import { callContext, callTrace, type McpScope } from "./scope.ts";
 import { createdTask, declaresTasks } from "./tasks.ts";
@@ -49,6 +51,13 @@ export async function callTool(
   params: CallParams,
   ctx: ServerContext,
 ): Promise<CallToolResult | Record<string, unknown>> {
+  if (scope.bundles && !toolInView(scope.bundles, await getSnapshot(scope.env, scope.waitUntil), params.name)) {
+    // Outside the bundle: refused exactly as a tool that does not exist (src/pipeline/lookup.ts),
+    // so a bundle reveals no more than it lists (docs/contract.md#bundles).
+    throw refusalError(
+      new RuntimeError("tool_not_found", `no tool named ${params.name}`, { tool: params.name }).toBody(),
+    );
+  }
   const options = runtimeOptions(ctx.mcpReq._meta);
   const context = callContext(scope, callTrace(scope, ctx.mcpReq._meta));
   // No `arguments` is no `input`: the runtime decides, as on REST (`{}` when the schema takes it).

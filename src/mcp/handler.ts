@@ -11,7 +11,9 @@
  *   4. the body, within MAX_REQUEST_BYTES → 413; read here because three messages need the
  *      face before the SDK: a task listen (listen.ts), a 2025 `notifications/cancelled`, and
  *      `initialize` (which gets a session id: below)
- *   5. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
+ *   5. on `/mcp/{bundle}`, or for a key limited to bundles, the bundles in view from the edge's
+ *      registry copy → 404 for a bundle there is none of (or the key does not have)
+ *   6. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
  *      answers 403 when the answer is still a plain JSON body, and a call refused or ended with
  *      a 429/503 error gets `Retry-After` (src/retry-after.ts)
  *
@@ -34,6 +36,8 @@ import { RuntimeError } from "../errors.ts";
 import { cancel } from "../execution/service.ts";
 import { keyedObjectId } from "../execution/ids.ts";
 import { readBody } from "../codec/request-body.ts";
+import { bundlesInView, type Bundle } from "../registry/bundles.ts";
+import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { sessionCallKey } from "./call.ts";
 import { jsonRpcCodeOf } from "./errors.ts";
 import { isTaskListen, serveTaskListen } from "./listen.ts";
@@ -44,7 +48,8 @@ import { createServer } from "./server.ts";
 export { MCP_PATH };
 const SESSION_ID = /^[0-9a-f]{32}$/;
 
-export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
+/** `bundleName`: the request came to `/mcp/{bundle}`, and sees only that bundle's tools (docs/contract.md#bundles). */
+export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise<Response> {
   const acceptedAt = Date.now();
   const request = c.req.raw;
   const env = c.env;
@@ -109,6 +114,17 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
       { "Retry-After": retryAfterSeconds(err) },
     );
   }
+  // After the credential and the charge: an unknown bundle is told only to a caller who counts.
+  // The bundles in view: the path's, else a limited key's (docs/contract.md#bundles).
+  let bundles: Bundle[] | undefined;
+  if (bundleName !== undefined || caller.bundles) {
+    const view = bundlesInView(await getSnapshot(env, waitUntil), bundleName, caller.bundles);
+    if (view === null) {
+      const err = new RuntimeError("not_found", `no bundle ${bundleName}`, { bundle: bundleName });
+      return jsonRpcError(404, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() });
+    }
+    bundles = view;
+  }
   const session = request.headers.get("mcp-session-id");
   const scope: McpScope = {
     env,
@@ -117,6 +133,7 @@ export async function serveMcp(c: Context<AppEnv>): Promise<Response> {
     trace: traceFrom(request.headers.get("traceparent")),
     waitUntil,
     ...(session && SESSION_ID.test(session) ? { sessionId: session } : {}),
+    ...(bundles ? { bundles } : {}),
   };
 
   if (isTaskListen(body, request.headers)) return serveTaskListen(scope, body);

@@ -21,6 +21,15 @@ import { ConfigError, loadConfig } from "../config.ts";
 export const MCP_PATH = "/mcp";
 export const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
+/**
+ * `/mcp` and a bundle's `/mcp/{bundle}` (docs/contract.md#bundles). A bundle's path is part of
+ * the `/mcp` resource: the same credentials and token audience, and the same metadata (its
+ * `resource` is a prefix of the bundle's URL, which is how MCP clients match it).
+ */
+export function isMcpPath(path: string): boolean {
+  return path === MCP_PATH || (path.startsWith(`${MCP_PATH}/`) && !path.slice(MCP_PATH.length + 1).includes("/"));
+}
+
 interface McpSettings {
   resource?: string;
   allowedOrigins: string[];

@@ -7,6 +7,7 @@ import type { Caller } from "../contract.ts";
 import { TRACEPARENT_META_KEY } from "@modelcontextprotocol/server";
 import { continuedTrace, type TraceContext } from "../audit/trace.ts";
 import type { CallContext } from "../execution/service.ts";
+import type { Bundle } from "../registry/bundles.ts";
 
 export interface McpScope {
   env: Env;
@@ -17,6 +18,11 @@ export interface McpScope {
   waitUntil: (p: Promise<unknown>) => void;
   /** The 2025 lane's session id (minted by this face at `initialize`; see handler.ts). */
   sessionId?: string;
+  /**
+   * At `/mcp/{bundle}`, that bundle; for a key limited to bundles, its bundles: the tools of
+   * these are all this request may list or call (docs/contract.md#bundles). Absent: every tool.
+   */
+  bundles?: Bundle[];
   /** Set by `tools/call` when the runtime refused it as `forbidden`: the HTTP answer becomes 403. */
   forbidden?: { required?: string; message: string };
   /** Set by `tools/call` when its refusal or its execution's end is a 429/503 error: the HTTP answer's `Retry-After`. */

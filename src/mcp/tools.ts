@@ -20,6 +20,8 @@ import type { Tool } from "@modelcontextprotocol/server";
 import type { Caller, ToolOfferingView, ToolView } from "../contract.ts";
 import { callableOffering, callableVersions, toolDetail, toolList } from "../execution/tool-listing.ts";
 import type { McpScope } from "./scope.ts";
+import { toolInView } from "../registry/bundles.ts";
+import { getSnapshot } from "../registry/snapshot-cache.ts";
 
 /** How a tool runs when a client can take a task (2026-07-28 extension, 2025-11-25 `taskSupport`). */
 export type TaskUse = "never" | "optional" | "always";
@@ -33,9 +35,12 @@ export function taskUseOf(latencyClass: ToolOfferingView["latency_class"]): Task
 export async function listTools(scope: McpScope, era: "modern" | "legacy"): Promise<Tool[]> {
   const list = await toolList(scope.env, scope.caller, scope.waitUntil);
   if (!list.ok) return [];
-  const details = await Promise.all(
-    list.value.tools.map((t) => toolDetail(scope.env, scope.caller, t.name, scope.waitUntil)),
-  );
+  // At /mcp/{bundle}, or for a key limited to bundles: what the caller may see that the
+  // bundles in view hold (docs/contract.md#bundles).
+  const { bundles } = scope;
+  const snapshot = bundles ? await getSnapshot(scope.env, scope.waitUntil) : undefined;
+  const names = list.value.tools.map((t) => t.name).filter((name) => !bundles || toolInView(bundles, snapshot!, name));
+  const details = await Promise.all(names.map((name) => toolDetail(scope.env, scope.caller, name, scope.waitUntil)));
   const tools: Tool[] = [];
   for (const detail of details) {
     if (!detail.ok) continue;

@@ -21,6 +21,7 @@ import { adminPaths, drillPaths } from "./paths-admin.ts";
 import { callerPaths } from "./paths-callers.ts";
 import { operationPaths } from "./paths-operations.ts";
 import { upstreamPaths } from "./paths-upstreams.ts";
+import { bundlePaths } from "./paths-bundles.ts";
 import { schemas } from "./schemas.ts";
 import { withExamples } from "./with-examples.ts";
 
@@ -31,6 +32,7 @@ const paths = withExamples({
   ...operationPaths,
   ...adminPaths,
   ...upstreamPaths,
+  ...bundlePaths,
   ...drillPaths,
 });
 
@@ -54,7 +56,7 @@ export const openApiDocument = {
     {
       name: "operators",
       description:
-        "Operators (admin role): registry, upstreams, drills; the audit log and API keys also for a tenant's admins, within their tenant.",
+        "Operators (admin role): registry, upstreams, tool bundles, drills; the audit log and API keys also for a tenant's admins, within their tenant.",
     },
   ],
   security: [{ bearer: [] }],

@@ -31,6 +31,10 @@ const apiKey = {
     description:
       "agent: calls tools, sees its own executions (tenant: a key made before roles, the same); tenant_admin: also every execution, audit record, upstream token and key of its tenant; approver: also decides its tenant's approvals; admin: an operator",
   },
+  bundles: {
+    ...strings,
+    description: "Set: the key's MCP face shows only these tool bundles' tools (docs/contract.md#bundles)",
+  },
   created_at: time,
   revoked_at: time,
 };
@@ -170,6 +174,14 @@ export const ApiKeyRequest = object(
       description:
         "agent when left out (tenant: its old name, stored as agent); tenant_admin: also sees and cancels its tenant's executions, reads its audit records, keeps its upstream tokens and manages its keys; approver: also decides its tenant's approvals (not its own call); admin makes an operator's key (operators only)",
     },
+    bundles: {
+      type: "array",
+      minItems: 1,
+      maxItems: 8,
+      items: { type: "string", pattern: "^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$" },
+      description:
+        "Existing tool bundles: over MCP the key sees only their tools (/mcp their union, /mcp/{name} one of them, any other bundle 404). Every tool when left out. Not a permission: REST and the other faces are unchanged.",
+    },
   },
   ["tenant", "agent"],
 );
@@ -180,9 +192,10 @@ export const BootstrapRequest = object(
   },
   [],
 );
-export const ApiKey = all(apiKey, ["revoked_at"]);
+export const ApiKey = all(apiKey, ["revoked_at", "bundles"]);
 export const NewApiKey = all({ key: { ...str, description: "The secret: shown in this answer only." }, ...apiKey }, [
   "revoked_at",
+  "bundles",
 ]);
 export const ApiKeyList = all({ keys: { type: "array", items: ref("ApiKey") } });
 export const AuditDrill = all({ armed: str });

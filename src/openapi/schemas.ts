@@ -67,6 +67,7 @@ import {
   UpstreamRegistration,
   UpstreamRemoved,
 } from "./schemas-upstreams.ts";
+import { Bundle, BundleDeleted, BundleList, BundleRequest } from "./schemas-bundles.ts";
 
 export const schemas = {
   ExecutionId,
@@ -110,6 +111,10 @@ export const schemas = {
   UpstreamCredential,
   RegistrySummary,
   ProviderPatch,
+  BundleRequest,
+  Bundle,
+  BundleList,
+  BundleDeleted,
   DeprecationRequest,
   DeprecationState,
   ApiKeyRequest,

@@ -10,12 +10,14 @@ import { executionExamples } from "./examples-executions.ts";
 import { toolExamples } from "./examples-tools.ts";
 import { adminExamples } from "./examples-admin.ts";
 import { upstreamExamples } from "./examples-upstreams.ts";
+import { bundleExamples } from "./examples-bundles.ts";
 
 const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   ...executionExamples,
   ...toolExamples,
   ...adminExamples,
   ...upstreamExamples,
+  ...bundleExamples,
 };
 
 type Content = Record<string, Record<string, unknown>>;

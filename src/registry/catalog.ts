@@ -10,6 +10,7 @@ import { runtimeValidator } from "../schema/runtime-validator.ts";
 import type { UpstreamTarget } from "../upstreams/target.ts";
 import type { BreakerPolicy, BreakerRecord, HealthStats } from "./provider-health.ts";
 import { activeVersion } from "./semver.ts";
+import type { Bundle } from "./bundles.ts";
 
 /** One provider's offer of one tool version. */
 export interface Offering {
@@ -76,6 +77,8 @@ export interface RegistrySnapshot {
   health_seq?: Record<string, number>;
   /** By `tool@version`. */
   deprecations: Record<string, DeprecationNotice>;
+  /** Operators' tool bundles by name (docs/contract.md#bundles); absent in a copy from a build before bundles. */
+  bundles?: Record<string, Bundle>;
 }
 
 export interface ProviderLoad {

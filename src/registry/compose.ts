@@ -1,10 +1,11 @@
 /**
  * The snapshot edges cache, composed from the loaded catalog and what the registry learned
- * since: operators' overrides (trust, disabled), liveness, health and deprecations. Pure.
+ * since: operators' overrides (trust, disabled), liveness, health, deprecations and bundles. Pure.
  */
 import type { Trust } from "../contract.ts";
 import type { CatalogTool, DeprecationNotice, OfferingHealth, ProviderState, RegistrySnapshot } from "./catalog.ts";
 import { activeVersion } from "./semver.ts";
+import type { Bundle } from "./bundles.ts";
 
 export interface ComposeInput {
   version: number;
@@ -14,6 +15,8 @@ export interface ComposeInput {
   dead: Map<string, { since: number; reason: string }>;
   health: Record<string, OfferingHealth>;
   deprecations: Map<string, DeprecationNotice>;
+  /** Operators' tool bundles (src/registry/bundles.ts); absent: none. */
+  bundles?: Map<string, Bundle>;
   now: number;
 }
 
@@ -53,6 +56,7 @@ export function composeSnapshot(input: ComposeInput): RegistrySnapshot {
     problems: input.catalog.problems,
     health: input.health,
     deprecations,
+    bundles: Object.fromEntries(input.bundles ?? []),
   };
 }
 

@@ -28,7 +28,7 @@ import type { RelayedSnapshot } from "./snapshot-relay.ts";
 
 /** The data center's entry, in a cache of the runtime's own. Versioned with the snapshot's shape, so two builds never read each other's. */
 export const CACHE_NAME = "tool-runtime";
-export const SNAPSHOT_URL = "https://registry.tool-runtime.internal/snapshot/v3";
+export const SNAPSHOT_URL = "https://registry.tool-runtime.internal/snapshot/v4";
 /** How long a claimed refill keeps the other isolates of a data center off the registry: well past one registry round trip, well within a TTL. */
 const CLAIM_MS = 2_000;
 /** A patch the copies never caught up with (its shard could not reach the registry) is dropped after this long. */

@@ -12,9 +12,14 @@ import { parseRole, requireTenantAdmin, roleOf } from "../auth/roles.ts";
 import { reply } from "../codec/negotiate.ts";
 import type { ApiKeyRecord, Caller } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
+import { registryStub } from "../object-stubs.ts";
+import { isBundleName } from "../registry/bundles.ts";
 import { objectBody } from "./admin.ts";
 
 export const keys = new Hono<AppEnv>();
+
+/** The most bundles one key may be limited to: the key's record is also its KV metadata, at most 1,024 bytes. */
+const MAX_KEY_BUNDLES = 8;
 
 /** The roles a key may be made with; "tenant" is the agent role's old name. */
 const KEY_ROLES = new Set(["agent", "tenant", "tenant_admin", "approver", "admin"]);
@@ -26,7 +31,7 @@ keys.use("*", async (c, next) => {
 
 keys.post("/", async (c) => {
   const caller = c.get("caller");
-  const body = await objectBody(c.req.raw, c.env, ["tenant", "agent", "capabilities", "channels", "role"]);
+  const body = await objectBody(c.req.raw, c.env, ["tenant", "agent", "capabilities", "channels", "role", "bundles"]);
   const str = (f: string) => {
     const v = body[f];
     if (typeof v !== "string" || !/^[A-Za-z0-9._:-]{1,128}$/.test(v))
@@ -59,6 +64,7 @@ keys.post("/", async (c) => {
         field: "role",
       });
   }
+  const bundles = body.bundles === undefined ? undefined : await keyBundles(c.env, body.bundles);
   // Least privilege: a key reaches the providers and holds the capabilities it is given, none by default.
   const { key, record } = await keyStore(c.env).create({
     tenant,
@@ -66,6 +72,7 @@ keys.post("/", async (c) => {
     capabilities: list("capabilities", []),
     channels: list("channels", []),
     role,
+    ...(bundles ? { bundles } : {}),
   });
   return reply(c, { key, ...record }, 201);
 });
@@ -95,6 +102,28 @@ keys.delete("/:id", async (c) => {
   if (!revoked) throw notFound(id);
   return reply(c, revoked);
 });
+
+/**
+ * A key's bundles (docs/contract.md#bundles): 1 to MAX_KEY_BUNDLES names of bundles that exist
+ * now (a typo would leave the key seeing nothing). One deleted later narrows the key's view to
+ * the others; a key with none left lists no tools over MCP.
+ */
+async function keyBundles(env: Env, value: unknown): Promise<string[]> {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    value.length > MAX_KEY_BUNDLES ||
+    !value.every((v) => typeof v === "string" && isBundleName(v))
+  )
+    throw new RuntimeError("invalid_request", `bundles must be a list of 1 to ${MAX_KEY_BUNDLES} bundle names`, {
+      field: "bundles",
+    });
+  const known = new Set((await registryStub(env).bundles()).map((b) => b.name));
+  const unknown = (value as string[]).filter((name) => !known.has(name));
+  if (unknown.length > 0)
+    throw new RuntimeError("invalid_request", `no bundle ${unknown.join(", ")}`, { field: "bundles", unknown });
+  return [...new Set(value as string[])].sort();
+}
 
 function isOperator(caller: Caller): boolean {
   return roleOf(caller) === "admin";

@@ -3,8 +3,8 @@
  * next (files pass alone and in any order). A vitest `setupFiles` module of the e2e project:
  * after each file it compares what the admin API shows with the state global-setup recorded
  * when the stack came up (registry-state.ts: every provider's trust, switch and
- * max_concurrency, every tool version's deprecation, every upstream registration, the armed
- * audit drills), puts back whatever it can and fails that file, naming each leftover: the
+ * max_concurrency, every tool version's deprecation, every upstream registration, every tool
+ * bundle, the armed audit drills), puts back whatever it can and fails that file, naming each leftover: the
  * file should have restored it itself (in `afterEach` or `finally`). What calls teach the
  * registry (statistics, breakers, liveness) is each file's by right; it is forgotten after
  * every file, so a breaker one file opened cannot refuse the next file's calls.
@@ -61,6 +61,19 @@ afterAll(async () => {
     const [tool, version] = key.split("@");
     await asAdmin("DELETE", `/v1/admin/tools/${tool}/versions/${version}/deprecation`);
   }
+  // A bundle is served at /mcp/{name} to every later file.
+  for (const [name, got] of Object.entries(now.bundles)) {
+    const want = baseline.bundles[name];
+    if (same(got, want)) continue;
+    leaks.push(`bundle ${name}: ${JSON.stringify(got)} (was ${JSON.stringify(want ?? null)})`);
+    if (want === undefined) await asAdmin("DELETE", `/v1/admin/bundles/${name}`);
+    else await asAdmin("PUT", `/v1/admin/bundles/${name}`, want);
+  }
+  for (const [name, want] of Object.entries(baseline.bundles))
+    if (!(name in now.bundles)) {
+      leaks.push(`bundle ${name} deleted (was ${JSON.stringify(want)})`);
+      await asAdmin("PUT", `/v1/admin/bundles/${name}`, want);
+    }
   // The next files' audit records would be failed by it.
   const start = drillsAtStart;
   if (

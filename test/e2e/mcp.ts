@@ -13,16 +13,20 @@ export const MCP_URL = `${baseUrl}/mcp`;
 export const MODERN = "2026-07-28";
 export const TASKS = "io.modelcontextprotocol/tasks";
 
-/** The official client, connected: "modern" negotiates 2026-07-28 (server/discover), "legacy" does the 2025 handshake. */
+/**
+ * The official client, connected: "modern" negotiates 2026-07-28 (server/discover), "legacy"
+ * does the 2025 handshake; `url` another MCP path of the runtime (a bundle's `/mcp/{name}`).
+ */
 export async function connect(
   era: "modern" | "legacy",
   key = DEV_KEY,
+  url = MCP_URL,
 ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client(
     { name: "tool-runtime-e2e", version: "1.0.0" },
     { versionNegotiation: { mode: era === "legacy" ? "legacy" : "auto" } },
   );
-  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { authorization: `Bearer ${key}` } },
   });
   await client.connect(transport);

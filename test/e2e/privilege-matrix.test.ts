@@ -431,6 +431,11 @@ const ROWS: Record<string, () => Cell[]> = {
       run: () => rest(key.operator, "DELETE", `/v1/admin/keys/${keysToRevoke.Ufresh}`),
     },
   ],
+  listBundles: () => operatorOnly("listBundles", "GET", "/v1/admin/bundles"),
+  getBundle: () => operatorOnly("getBundle", "GET", "/v1/admin/bundles/no-such-bundle"),
+  // An empty body: the operator's answer is 400, so no cell leaves a bundle behind.
+  putBundle: () => operatorOnly("putBundle", "PUT", "/v1/admin/bundles/no-such-bundle", {}),
+  deleteBundle: () => operatorOnly("deleteBundle", "DELETE", "/v1/admin/bundles/no-such-bundle"),
   listUpstreams: () => operatorOnly("listUpstreams", "GET", "/v1/admin/upstreams"),
   registerUpstream: () => operatorOnly("registerUpstream", "POST", "/v1/admin/upstreams", {}),
   getUpstream: () => operatorOnly("getUpstream", "GET", "/v1/admin/upstreams/no-such-upstream"),

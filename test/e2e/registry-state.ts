@@ -14,6 +14,8 @@ export interface RegistryState {
   deprecations: Record<string, unknown>;
   /** upstream → what its registration says and what it serves (a new one changes ranking for every file). */
   upstreams: Record<string, unknown>;
+  /** bundle → its selectors and description (`updated_at` left out: a bundle put back whole is the same bundle). */
+  bundles: Record<string, unknown>;
   /** The audit drills still armed (every tenant's records): the next batch's, the sends' and the batches' counts. */
   drills: Drills;
 }
@@ -37,6 +39,7 @@ export async function registryState(send: Send): Promise<RegistryState> {
     providers: {},
     deprecations: {},
     upstreams: {},
+    bundles: {},
     drills: { fail_next_batch: false, fail_next_send: 0, fail_batches: 0 },
   };
   const ok = async (method: string, path: string) => {
@@ -56,6 +59,8 @@ export async function registryState(send: Send): Promise<RegistryState> {
     names.add(u.name);
     state.upstreams[u.name] = registration(u);
   }
+  for (const { updated_at: _, ...bundle } of (await ok("GET", "/v1/admin/bundles")).bundles)
+    state.bundles[bundle.name] = bundle;
   for (const name of [...names].sort()) {
     const p = await ok("DELETE", `/v1/admin/providers/${name}/health`);
     state.providers[name] = {

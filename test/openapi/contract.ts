@@ -25,6 +25,7 @@ import type {
 } from "../../src/contract.ts";
 import type { StreamEvent, ToolRuntimeClient } from "../../client/index.ts";
 import type { Readiness } from "../../src/routes/health.ts";
+import type { Bundle } from "../../src/registry/bundles.ts";
 
 type Doc = components["schemas"];
 
@@ -55,6 +56,7 @@ agree<AttemptRecord, Doc["Attempt"]>({ toDocument: (p) => p, toProject: (d) => d
 agree<ToolView, Doc["ToolView"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<ToolVersionView, Doc["ToolView"]["versions"][number]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<ToolOfferingView, Doc["ToolOffering"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+agree<Bundle, Doc["Bundle"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 // The typed client (client/) reads streams with its own event type, which also takes event
 // types newer than the document (forward compatible): every documented event fits it.
 function accepts<Project, Document>(_checks: {

@@ -1,0 +1,42 @@
+/** Component schemas of tool bundles (docs/contract.md#bundles; src/registry/bundles.ts). */
+import { bool, nullable, object, ref, str, time } from "./schema-builders.ts";
+
+const NAME = {
+  type: "string",
+  pattern: "^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$",
+  description: "A slug of 1 to 64 characters: the path segment of /mcp/{name}",
+};
+const selectors = (what: string) => ({
+  type: "array",
+  maxItems: 200,
+  items: { type: "string", minLength: 1, maxLength: 128, pattern: "^\\S+$" },
+  description: what,
+});
+const TOOLS = selectors("Tools by exact name");
+const PREFIXES = selectors('Tools whose name starts with one of these ("text.")');
+const CHANNELS = selectors("Tools that one of these providers offers (in any version)");
+
+export const BundleRequest = object(
+  {
+    name: { ...NAME, description: "The path's name, if repeated; it may not differ" },
+    description: { ...nullable(str), maxLength: 1000 },
+    tools: TOOLS,
+    prefixes: PREFIXES,
+    channels: CHANNELS,
+  },
+  [],
+  "A tool is in the bundle when any selector matches it; at least one selector is needed. A tool that the caller's own channels and capabilities hide stays hidden.",
+);
+
+export const Bundle = object({
+  name: NAME,
+  description: nullable(str),
+  tools: TOOLS,
+  prefixes: PREFIXES,
+  channels: CHANNELS,
+  updated_at: time,
+});
+
+export const BundleList = object({ bundles: { type: "array", items: ref("Bundle") } });
+
+export const BundleDeleted = object({ name: str, deleted: { ...bool, const: true } });

@@ -1,0 +1,118 @@
+/**
+ * Tool bundles (docs/contract.md#bundles): an operator's named subset of the registry, served
+ * at `/mcp/{bundle}` so that an agent's `tools/list` holds only what it was meant to see. A
+ * bundle names tools by exact name, by name prefix, or by channel (the providers that offer
+ * them); a tool is in the bundle when any selector matches it. Bundles travel in the registry's
+ * snapshot (src/registry/compose.ts), so the edge reads them from its copy, never per request.
+ * Pure: the admin route validates with it, the registry stores what it returns.
+ */
+import { RuntimeError } from "../errors.ts";
+import type { CatalogTool, RegistrySnapshot } from "./catalog.ts";
+
+export interface Bundle {
+  name: string;
+  description: string | null;
+  tools: string[];
+  prefixes: string[];
+  channels: string[];
+  updated_at: string;
+}
+
+/** A bundle's name: a slug, so that it is a path segment as it is (`/mcp/{bundle}`). */
+export const BUNDLE_NAME = /^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$/;
+/** Bounds of what one bundle holds, so that every snapshot stays small (it reaches every edge). */
+export const BUNDLE_LIMITS = { selectors: 200, selectorLength: 128, description: 1000, bundles: 200 } as const;
+const SELECTORS = ["tools", "prefixes", "channels"] as const;
+const FIELDS = ["name", "description", ...SELECTORS];
+
+export function isBundleName(name: string): boolean {
+  return BUNDLE_NAME.test(name);
+}
+
+/**
+ * The bundle an operator's PUT describes, checked whole; a mistake is `invalid_request` naming
+ * its field. `name` comes from the path; a body may repeat it, not contradict it.
+ */
+export function parseBundle(name: string, body: Record<string, unknown>, now: number): Bundle {
+  if (!isBundleName(name))
+    throw invalid(
+      "name",
+      "a bundle's name is 1 to 64 lowercase letters, digits, '-' or '_', starting and ending with a letter or digit",
+    );
+  for (const key of Object.keys(body))
+    if (!FIELDS.includes(key))
+      throw invalid(key, `unknown field ${JSON.stringify(key)}; a bundle has ${FIELDS.join(", ")}`);
+  if (body.name !== undefined && body.name !== name) throw invalid("name", "the body's name differs from the path's");
+  const description = body.description ?? null;
+  if (description !== null && (typeof description !== "string" || description.length > BUNDLE_LIMITS.description))
+    throw invalid("description", `description must be a string of at most ${BUNDLE_LIMITS.description} characters`);
+  const selectors = Object.fromEntries(SELECTORS.map((field) => [field, selectorList(field, body[field])])) as Record<
+    (typeof SELECTORS)[number],
+    string[]
+  >;
+  if (SELECTORS.every((field) => selectors[field].length === 0))
+    throw invalid("tools", "a bundle needs at least one selector: tools, prefixes or channels");
+  return { name, description, ...selectors, updated_at: new Date(now).toISOString() };
+}
+
+function selectorList(field: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length > BUNDLE_LIMITS.selectors)
+    throw invalid(field, `${field} must be an array of at most ${BUNDLE_LIMITS.selectors} strings`);
+  for (const s of value)
+    if (typeof s !== "string" || s.length === 0 || s.length > BUNDLE_LIMITS.selectorLength || /\s/.test(s))
+      throw invalid(
+        field,
+        `each of ${field} must be a string of 1 to ${BUNDLE_LIMITS.selectorLength} characters without spaces`,
+      );
+  return [...new Set(value as string[])].sort();
+}
+
+/** The snapshot's bundle of that name (its own key only: "constructor" is a valid name). */
+export function bundleOf(snapshot: RegistrySnapshot, name: string): Bundle | undefined {
+  return snapshot.bundles && Object.hasOwn(snapshot.bundles, name) ? snapshot.bundles[name] : undefined;
+}
+
+/**
+ * Whether the snapshot's tool `name` is in the bundle. A name the registry does not have is in
+ * no bundle, so calling it answers as calling an unknown tool does.
+ */
+export function toolInBundle(bundle: Bundle, snapshot: RegistrySnapshot, name: string): boolean {
+  return Object.hasOwn(snapshot.tools, name) && inBundle(bundle, snapshot.tools[name]);
+}
+
+/**
+ * The bundles a request at `/mcp` or `/mcp/{pathBundle}` may list and call from: the path's
+ * bundle; else the key's bundles (those that still exist); undefined when neither limits it
+ * (every tool). null: the path names a bundle this caller does not have — none, or one outside
+ * a limited key's bundles; either answers as no bundle.
+ */
+export function bundlesInView(
+  snapshot: RegistrySnapshot,
+  pathBundle: string | undefined,
+  keyBundles: readonly string[] | undefined,
+): Bundle[] | undefined | null {
+  if (pathBundle !== undefined) {
+    const bundle = isBundleName(pathBundle) ? bundleOf(snapshot, pathBundle) : undefined;
+    return bundle && (!keyBundles || keyBundles.includes(pathBundle)) ? [bundle] : null;
+  }
+  if (!keyBundles) return undefined;
+  return keyBundles.flatMap((name) => bundleOf(snapshot, name) ?? []);
+}
+
+/** Whether the snapshot's tool `name` is in any of the bundles. */
+export function toolInView(bundles: readonly Bundle[], snapshot: RegistrySnapshot, name: string): boolean {
+  return bundles.some((b) => toolInBundle(b, snapshot, name));
+}
+
+/** Whether a catalog tool is in the bundle: named, under a prefix, or offered (in any version) by one of its channels. */
+export function inBundle(bundle: Bundle, tool: CatalogTool): boolean {
+  if (bundle.tools.includes(tool.name)) return true;
+  if (bundle.prefixes.some((p) => tool.name.startsWith(p))) return true;
+  if (bundle.channels.length === 0) return false;
+  return Object.values(tool.versions).some((offerings) => offerings.some((o) => bundle.channels.includes(o.provider)));
+}
+
+function invalid(field: string, message: string): RuntimeError {
+  return new RuntimeError("invalid_request", message, { field });
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import type { CatalogTool, Offering, RegistrySnapshot } from "../../../src/registry/catalog.ts";
+import { bundlesInView, inBundle, parseBundle, toolInView, type Bundle } from "../../../src/registry/bundles.ts";
+import { RuntimeError } from "../../../src/errors.ts";
+
+const NOW = Date.UTC(2026, 11, 1);
+
+function tool(name: string, providers: string[]): CatalogTool {
+  const offerings = providers.map((provider) => ({ provider }) as Offering);
+  return { name, active_version: "1.0.0", versions: { "1.0.0": offerings } };
+}
+
+function bundle(name: string, fields: Partial<Bundle>): Bundle {
+  return { ...parseBundle(name, { tools: ["placeholder"] }, NOW), tools: [], ...fields };
+}
+
+function snapshot(bundles: Bundle[], tools: CatalogTool[]): RegistrySnapshot {
+  return {
+    version: 1,
+    built_at: NOW,
+    providers: [],
+    tools: Object.fromEntries(tools.map((t) => [t.name, t])),
+    problems: [],
+    health: {},
+    deprecations: {},
+    bundles: Object.fromEntries(bundles.map((b) => [b.name, b])),
+  };
+}
+
+function refusal(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (err) {
+    expect(err).toBeInstanceOf(RuntimeError);
+    return (err as RuntimeError).toBody();
+  }
+  throw new Error("not refused");
+}
+
+describe("parseBundle", () => {
+  it("keeps each selector list sorted and without duplicates, and stamps the time", () => {
+    expect(parseBundle("a-1", { tools: ["b", "a", "b"], prefixes: ["text."] }, NOW)).toEqual({
+      name: "a-1",
+      description: null,
+      tools: ["a", "b"],
+      prefixes: ["text."],
+      channels: [],
+      updated_at: "2026-12-01T00:00:00.000Z",
+    });
+  });
+
+  it.each([
+    ["-a", { tools: ["x"] }, "name"],
+    ["a-", { tools: ["x"] }, "name"],
+    ["A", { tools: ["x"] }, "name"],
+    ["a".repeat(65), { tools: ["x"] }, "name"],
+    ["a", { tools: [] }, "tools"],
+    ["a", { channels: [1] }, "channels"],
+    ["a", { tools: ["x"], tags: [] }, "tags"],
+    ["a", { tools: ["x"], description: "d".repeat(1001) }, "description"],
+  ])("refuses %s %j naming %s", (name, body, field) => {
+    expect(refusal(() => parseBundle(name, body, NOW))).toMatchObject({ code: "invalid_request", details: { field } });
+  });
+
+  it("takes a name of 64 characters", () => {
+    expect(parseBundle("a".repeat(64), { tools: ["x"] }, NOW).name).toHaveLength(64);
+  });
+});
+
+describe("inBundle", () => {
+  const echo = tool("lab.echo", ["lab", "lab-twin"]);
+  it("matches by exact name, by prefix and by a provider that offers it", () => {
+    expect(inBundle(bundle("b", { tools: ["lab.echo"] }), echo)).toBe(true);
+    expect(inBundle(bundle("b", { tools: ["lab.ech"] }), echo)).toBe(false);
+    expect(inBundle(bundle("b", { prefixes: ["lab."] }), echo)).toBe(true);
+    expect(inBundle(bundle("b", { prefixes: ["text."] }), echo)).toBe(false);
+    expect(inBundle(bundle("b", { channels: ["lab-twin"] }), echo)).toBe(true);
+    expect(inBundle(bundle("b", { channels: ["std"] }), echo)).toBe(false);
+  });
+});
+
+describe("bundlesInView", () => {
+  const maths = bundle("maths", { tools: ["math.evaluate"] });
+  const text = bundle("text", { prefixes: ["text."] });
+  const snap = snapshot([maths, text], [tool("math.evaluate", ["std"]), tool("text.stats", ["std"])]);
+
+  it("is the path's bundle, or null when there is none of that name (own keys only)", () => {
+    expect(bundlesInView(snap, "maths", undefined)).toEqual([maths]);
+    expect(bundlesInView(snap, "nope", undefined)).toBeNull();
+    expect(bundlesInView(snap, "constructor", undefined)).toBeNull();
+    expect(bundlesInView(snap, "Bad/Name", undefined)).toBeNull();
+  });
+
+  it("for a limited key: its existing bundles on /mcp, one of them on /mcp/{name}, any other null", () => {
+    expect(bundlesInView(snap, undefined, ["maths", "gone"])).toEqual([maths]);
+    expect(bundlesInView(snap, "maths", ["maths"])).toEqual([maths]);
+    expect(bundlesInView(snap, "text", ["maths"])).toBeNull();
+    expect(bundlesInView(snap, undefined, undefined)).toBeUndefined();
+  });
+
+  it("puts a tool in view when any bundle holds it, and an unknown tool in none", () => {
+    expect(toolInView([maths, text], snap, "text.stats")).toBe(true);
+    expect(toolInView([maths], snap, "text.stats")).toBe(false);
+    expect(toolInView([bundle("x", { tools: ["no.such"] })], snap, "no.such")).toBe(false);
+    expect(toolInView([], snap, "math.evaluate")).toBe(false);
+  });
+});
