@@ -7,8 +7,8 @@
  * exists only for one call: the relay calls the provider, and answers as soon as the object's
  * sink says the attempt is abandoned. Its invocation ends then, and the provider's with it: the
  * handler's pending work (timers, fetches, storage) never resumes, and its permit and its
- * tenant's slot go back at once. A handler busy on the CPU without awaiting anything is stopped
- * only by its `limits.cpu_ms`.
+ * tenant's slot go back at once. A handler busy on the CPU without awaiting anything is not
+ * interrupted by this (not tried here): it stops at its next await, or at its `limits.cpu_ms`.
  *
  * Two things would keep the relay's invocation open after it has answered, and the provider's
  * with it (both seen in workerd): handing the provider the object's sink itself (a stub passed

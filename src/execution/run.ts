@@ -133,9 +133,10 @@ export class ExecutionRun {
 
   /**
    * Resolves when the work has really stopped: the run has ended and every provider call it
-   * made has returned — a handler that ignores its stop notice keeps running in its Worker —
-   * or WORK_CAP_MS after the end, whichever is first. What the tenant's concurrency slot is
-   * held until (docs/contract.md#cancellation: a forced cancel does not free it early).
+   * made has returned — a handler that ignores a timeout keeps running in its Worker — or
+   * WORK_CAP_MS after the end, whichever is first. What the tenant's concurrency slot is held
+   * until. A forced cancel ends the provider's invocation through the relay
+   * (src/execution/provider-relay.ts), whose call then returns at once (docs/contract.md#cancellation).
    */
   async workStopped(): Promise<void> {
     await this.done;
