@@ -11,7 +11,9 @@
  * Each test asserts what workerd does today. Where the handler runs on, a runtime that starts
  * to end it fails the test, and says that a simpler forced cancel has become possible; where it
  * ends, a runtime that stops ending it fails the test, and says that forced cancels no longer
- * stop the work (src/execution/provider-relay.ts relies on the last three).
+ * stop the work (src/execution/provider-relay.ts relies on the last three). The file leaves a
+ * few lines of workerd's "code had hung and would never generate a response" in the terminal:
+ * invocations of test-runaway whose pending work the tests cut off, as intended.
  */
 import { env, RpcStub, RpcTarget } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
