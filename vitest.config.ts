@@ -57,6 +57,21 @@ export default class extends WorkerEntrypoint { async verify() { ${verify} } }`,
 const root = dirname(fileURLToPath(import.meta.url));
 
 /**
+ * A handler that ignores every stop notice (test/fixtures/runaway-provider.js), for
+ * test/integration/abandoned-call.test.ts: what workerd does with a provider call its caller
+ * abandons. `enable_request_signal` lets its fetch handler see its request's abort.
+ */
+const runaway = {
+  name: "test-runaway",
+  modules: true,
+  scriptPath: join(root, "test/fixtures/runaway-provider.js"),
+  compatibilityDate: "2026-10-01",
+  compatibilityFlags: ["enable_request_signal"],
+  durableObjects: { PROGRESS: { className: "Progress", useSQLite: true } },
+  serviceBindings: { SELF: "test-runaway" },
+};
+
+/**
  * The audit database's migrations (migrations/), handed to the integration tests as a binding:
  * test/integration/apply-migrations.ts applies them before each file, as `npm start` applies
  * them before wrangler dev. TEST_PREMIGRATION_DB is a second, empty database that no setup
@@ -111,6 +126,7 @@ export default defineConfig({
                 ...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider),
                 verifier,
                 upstream,
+                runaway,
                 misbehavingVerifier("test-verifier-failing", 'throw new Error("the verifier broke");'),
                 misbehavingVerifier(
                   "test-verifier-slow",
@@ -120,6 +136,8 @@ export default defineConfig({
               serviceBindings: {
                 TEST_VERIFIER_FAILING: "test-verifier-failing",
                 TEST_VERIFIER_SLOW: "test-verifier-slow",
+                TEST_RUNAWAY: "test-runaway",
+                TEST_RUNAWAY_RELAY: { name: "test-runaway", entrypoint: "RelayCaller" },
               },
               // A call's health sample waits HEALTH_FLUSH_MS for its batch, and a test's request
               // (test/integration/worker-http.ts) waits for its background work: 5 s a call by default.

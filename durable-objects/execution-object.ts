@@ -66,6 +66,7 @@ import {
   pendingApproval,
 } from "../src/execution/approval-wait.ts";
 import { internal, internalBody, lostPlan, refusal, subscribersFull } from "../src/execution/object-answers.ts";
+import { relayOf } from "../src/execution/provider-relay.ts";
 
 /** How long past its deadline an execution may go before the alarm ends it regardless. */
 const DEADLINE_SLACK_MS = 5_000;
@@ -436,6 +437,7 @@ export class ExecutionObject extends DurableObject<Env> implements ExecutionObje
       plan,
       {
         background: (p) => this.ctx.waitUntil(p),
+        relay: relayOf(this.ctx.exports),
         save: (record) => this.#save(record),
         emit: (seq, type, data, at) => {
           const event = { seq, type, data, at };

@@ -14,6 +14,8 @@ export { RegistryObject } from "../durable-objects/registry-object.ts";
 export { SnapshotRelayObject } from "../durable-objects/snapshot-relay-object.ts";
 export { TenantObject } from "../durable-objects/tenant-object.ts";
 export { UpstreamCredentialObject } from "../durable-objects/upstream-credential-object.ts";
+/** An execution object's provider calls go through it, so a forced cancel can end them (src/execution/provider-relay.ts). */
+export { ProviderRelay } from "./execution/provider-relay.ts";
 /** Workers RPC for service-binding callers (identity from the binding's props). */
 export { ToolRuntime } from "./rpc.ts";
 

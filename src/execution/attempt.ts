@@ -14,7 +14,8 @@ import { errorBody } from "../errors.ts";
 import { judge, report } from "../registry/health-reporter.ts";
 import type { EmittedEvent } from "../../providers/sdk/protocol.ts";
 import type { ExecutionPlan, PlannedProvider } from "./execution-plan.ts";
-import { invokeProvider, StopLatch, type ProviderOutcome } from "./provider-call.ts";
+import { direct, invokeProvider, StopLatch, type ProviderOutcome } from "./provider-call.ts";
+import { relayed, type RelayService } from "./provider-relay.ts";
 import type { AttemptResult } from "./retry.ts";
 import { settle } from "./settle.ts";
 import { ExecutionSinkTarget } from "./sink.ts";
@@ -40,6 +41,11 @@ export interface AttemptOptions {
   onDispatched: (returned: Promise<unknown>) => void;
   /** Keeps work that outlives the attempt alive (the health batch). */
   background: (p: Promise<unknown>) => void;
+  /**
+   * Where the run has one (an execution object): provider Workers are called through it, so
+   * that abandoning the attempt ends the provider's invocation (src/execution/provider-relay.ts).
+   */
+  relay?: RelayService;
 }
 
 export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
@@ -85,9 +91,11 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
     aliveReported = report(o.env, sample(true), { urgent: true, background: o.background });
     o.background(aliveReported);
   };
-  const sink = new ExecutionSinkTarget(o.onEmit, o.stop, onAlive);
+  const sink = new ExecutionSinkTarget(o.onEmit, o.stop, onAlive, o.abandoned);
+  const dispatch =
+    o.relay && !provider.upstream ? relayed(o.relay, provider.binding, sink) : direct(serviceFor(o.env, provider));
   const outcome = await invokeProvider(
-    serviceFor(o.env, provider),
+    dispatch,
     {
       execution_id: plan.execution_id,
       tool: plan.tool,

@@ -37,35 +37,44 @@ export class StopLatch {
   }
 }
 
+/** How an attempt reaches its provider: the call's outcome, however the provider ended it. */
+export type Dispatch = (call: ToolCall, sink: ExecutionSink) => Promise<ProviderOutcome>;
+
+/** Straight over the provider's binding (or the upstream adapter): the caller's own invocation makes the call. */
+export function direct(service: ProviderService | undefined): Dispatch {
+  return (call, sink) => {
+    if (!service || typeof service.invoke !== "function")
+      return Promise.resolve({ kind: "unbound", message: "the provider's Worker is not bound to this runtime" });
+    return service.invoke(call, sink).then(
+      (result): ProviderOutcome => ({ kind: "result", result }),
+      (err): ProviderOutcome => {
+        const refusal = callerRefusalOf(err);
+        return refusal
+          ? { kind: "refused", refusal }
+          : { kind: "rpc_failed", failure: classifyRpcFailure(err), raw: String(err).slice(0, 1_000) };
+      },
+    );
+  };
+}
+
 /**
  * Calls the provider and settles on the first of: its answer, the end of the budget, or
  * `abandon` (the execution object giving up on it, e.g. when a cancel's grace period ends).
  */
 export async function invokeProvider(
-  service: ProviderService | undefined,
+  dispatch: Dispatch,
   call: ToolCall,
   sink: ExecutionSink,
   stop: StopLatch,
   abandon: Promise<ProviderOutcome>,
-  /** Told when the provider's own call has returned — which may be long after the runtime stopped waiting. */
+  /** Told of the provider call's own end — which may be long after the runtime stopped waiting. */
   onReturned: (returned: Promise<unknown>) => void = () => {},
 ): Promise<ProviderOutcome> {
-  if (!service || typeof service.invoke !== "function") {
-    return { kind: "unbound", message: "the provider's Worker is not bound to this runtime" };
-  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const budget = new Promise<ProviderOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ kind: "timeout" }), Math.max(0, call.remaining_timeout_ms));
   });
-  const answered = service.invoke(call, sink).then(
-    (result): ProviderOutcome => ({ kind: "result", result }),
-    (err): ProviderOutcome => {
-      const refusal = callerRefusalOf(err);
-      return refusal
-        ? { kind: "refused", refusal }
-        : { kind: "rpc_failed", failure: classifyRpcFailure(err), raw: String(err).slice(0, 1_000) };
-    },
-  );
+  const answered = dispatch(call, sink);
   onReturned(answered);
   try {
     const outcome = await Promise.race([answered, budget, abandon]);

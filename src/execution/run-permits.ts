@@ -7,8 +7,9 @@ import { acquirePermit, type Permit } from "./provider-claim.ts";
 
 /**
  * The longest a tenant's slot stays held for a provider call after its execution has ended:
- * a handler that ignores cancellation still counts against its tenant until then. The
- * platform ends any invocation that exceeds its CPU limit (providers declare `limits.cpu_ms`).
+ * a handler that ignores its timeout (or one called without a relay, src/execution/provider-relay.ts)
+ * still counts against its tenant until then. The platform ends any invocation that exceeds
+ * its CPU limit (providers declare `limits.cpu_ms`).
  */
 export const WORK_CAP_MS = 60_000;
 

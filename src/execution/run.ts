@@ -17,6 +17,7 @@ import { isTerminal, transition, type ExecutionRecord } from "./record.ts";
 import { runAttempts } from "./retry.ts";
 import type { Settlement } from "./settle.ts";
 import type { Permit } from "./provider-claim.ts";
+import type { RelayService } from "./provider-relay.ts";
 import { cancelledEnd } from "./run-cancel.ts";
 import { RunEvents } from "./run-events.ts";
 import { releaseWhenReturned, retryPermit, WORK_CAP_MS } from "./run-permits.ts";
@@ -30,6 +31,8 @@ export interface RunHost {
   save(record: ExecutionRecord): void;
   /** An emitted event (already numbered): keep it and hand it to whoever listens. */
   emit(seq: number, type: string, data: unknown, at: number): void;
+  /** Where provider calls go through a relay a forced cancel can end (src/execution/provider-relay.ts). */
+  relay?: RelayService;
 }
 
 export { MAX_EVENT_BYTES, MAX_EVENTS, MAX_LOG_BYTES } from "./event-log-limits.ts";
@@ -130,9 +133,10 @@ export class ExecutionRun {
 
   /**
    * Resolves when the work has really stopped: the run has ended and every provider call it
-   * made has returned — a handler that ignores its stop notice keeps running in its Worker —
-   * or WORK_CAP_MS after the end, whichever is first. What the tenant's concurrency slot is
-   * held until (docs/contract.md#cancellation: a forced cancel does not free it early).
+   * made has returned — a handler that ignores a timeout keeps running in its Worker — or
+   * WORK_CAP_MS after the end, whichever is first. What the tenant's concurrency slot is held
+   * until. A forced cancel ends the provider's invocation through the relay
+   * (src/execution/provider-relay.ts), whose call then returns at once (docs/contract.md#cancellation).
    */
   async workStopped(): Promise<void> {
     await this.done;
@@ -188,6 +192,7 @@ export class ExecutionRun {
               calls.push(returned);
             },
             background: this.#host.background,
+            relay: this.#host.relay,
           });
         } finally {
           this.#attemptInFlight = false;

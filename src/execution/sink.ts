@@ -1,23 +1,31 @@
 import { RpcTarget } from "cloudflare:workers";
 import type { AttemptSettled, EmittedEvent, ExecutionSink, StopSignal } from "../../providers/sdk/protocol.ts";
-import type { StopLatch } from "./provider-call.ts";
+import type { ProviderOutcome, StopLatch } from "./provider-call.ts";
+import type { RelaySink } from "./provider-relay.ts";
 
 /**
  * The sink a provider receives (docs/contract.md#provider-execution): events in, stop notice out. The provider's first
  * use of it (the SDK asks for the stop notice as the handler starts) is its first sign of life.
  */
-export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
+export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink, RelaySink {
   #onEmit: (e: EmittedEvent) => void;
   #stop: StopLatch;
   #onAlive: (() => void) | undefined;
   #settle!: (answer: AttemptSettled) => void;
   readonly #settled: Promise<AttemptSettled>;
-  constructor(onEmit: (e: EmittedEvent) => void, stop: StopLatch, onAlive?: () => void) {
+  readonly #abandoned: Promise<ProviderOutcome>;
+  constructor(
+    onEmit: (e: EmittedEvent) => void,
+    stop: StopLatch,
+    onAlive?: () => void,
+    abandoned: Promise<ProviderOutcome> = new Promise(() => {}),
+  ) {
     super();
     this.#onEmit = onEmit;
     this.#stop = stop;
     this.#onAlive = onAlive;
     this.#settled = new Promise((resolve) => (this.#settle = resolve));
+    this.#abandoned = abandoned;
   }
   #alive(): void {
     const onAlive = this.#onAlive;
@@ -35,6 +43,15 @@ export class ExecutionSinkTarget extends RpcTarget implements ExecutionSink {
   stopped(): Promise<StopSignal | AttemptSettled> {
     this.#alive();
     return Promise.race([this.#stop.signal, this.#settled]);
+  }
+
+  /**
+   * For the relay the call goes through (src/execution/provider-relay.ts), not for the provider:
+   * resolves when the runtime gives the attempt up (a forced cancel), and the relay then ends
+   * its invocation, and the provider's with it. Not a sign of life.
+   */
+  abandoned(): Promise<ProviderOutcome> {
+    return this.#abandoned;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecutionView } from "../../src/contract.ts";
-import { asAdmin, baseUrl, bearer, call, execute, sansIntent, sansLate } from "./http.ts";
+import { asAdmin, baseUrl, bearer, call, execute, ROOMY, sansIntent, sansLate } from "./http.ts";
 import { egressOrigin, startLoopback, type Loopback } from "./loopback.ts";
 import { hold, newLatch, release } from "./latch.ts";
 import { collect, eventsUntil } from "./sse.ts";
@@ -21,6 +21,13 @@ async function until(id: string, test: (v: ExecutionView) => boolean, key?: stri
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("condition never held");
+}
+
+/** What lab.hold's holders of `latch` have done (lab.held): how often they looked at it, whether one returned. */
+async function lookedAt(latch: string): Promise<{ polls: number; returned: boolean }> {
+  const res = await call("POST", "/v1/executions", { tool: "lab.held", input: { latch }, limits: ROOMY });
+  expect(res.status).toBe(200);
+  return res.body.output;
 }
 
 const cancel = (id: string, body?: unknown, key?: string) =>
@@ -107,15 +114,14 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
     expect(res.body.partial_output).toEqual({ released: true });
   });
 
-  it("forces a tool that ignores the signal once the grace period is over, and drops what it sends later", async () => {
-    // A tenant that may run two executions: one slot for the stalled handler, one held by a countdown, so
-    // the handler's real end (its slot handed back) is something this test can see.
+  it("forces a tool that ignores the signal once the grace period is over: its invocation ends and its slot comes back at once", async () => {
+    // A tenant that may run two executions: one slot for the stalled handler, one held by a
+    // second holder that heeds cancellation and that this test lets run: the clock.
     const key = await newKey(tenant("slots"));
-    // Both run until this test releases them; the first ignores its stop notice.
-    const [stalled, held] = [newLatch(), newLatch()];
+    const [stalled, clock] = [newLatch(), newLatch()];
     const id = await startAsync({ ...hold(stalled), limits: { timeout_ms: 60_000 } }, key);
     await eventsUntil(id, (events) => events.some((e) => e.type === "partial"), { key });
-    const holder = await startAsync({ ...hold(held, { heed_cancel: true }), limits: { timeout_ms: 60_000 } }, key);
+    const holder = await startAsync({ ...hold(clock, { heed_cancel: true }), limits: { timeout_ms: 60_000 } }, key);
     try {
       const res = await cancel(id, { grace_ms: 0 }, key);
       expect(res.body).toMatchObject({
@@ -123,20 +129,29 @@ describe("cancellation (docs/contract.md#cancellation)", () => {
         cancellation: { outcome: "forced" },
         partial_output: { holding: stalled },
       });
-      // The handler cannot be killed: it runs on to its end, emitting a log event and returning.
-      // Its slot comes back only then, so once a call is admitted again the late event was sent.
-      // A sync call with under a second of budget may not wait for a slot (docs/contract.md#waiting): refused while it runs.
+      // Its slot comes back with the end of its invocation, not when the handler would have
+      // returned: a sync call with under a second of budget, which may not wait for a slot
+      // (docs/contract.md#waiting), is admitted while the latch is still closed.
       const probe = { tool: "lab.echo", input: {}, limits: { timeout_ms: 900 } };
-      const refused = await call("POST", "/v1/executions", probe, bearer(key));
-      expect([refused.status, refused.body.error?.details?.reason]).toEqual([429, "concurrency"]);
-      await release(stalled);
       let admitted = await call("POST", "/v1/executions", probe, bearer(key));
       for (let i = 0; i < 100 && admitted.status !== 200; i++) {
         await new Promise((r) => setTimeout(r, 100));
         admitted = await call("POST", "/v1/executions", probe, bearer(key));
       }
       expect(admitted.status).toBe(200);
-      // Its late event and result were refused: the record and the log are as the cancel left them.
+      // Released, it neither looks at its latch again nor returns (and so sends nothing), while
+      // the clock's holder looks at its own latch 30 more times.
+      const before = await lookedAt(stalled);
+      await release(stalled);
+      await until(holder, (v) => v.status === "running", key);
+      const clockFrom = (await lookedAt(clock)).polls;
+      for (let i = 0; i < 300 && (await lookedAt(clock)).polls < clockFrom + 30; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect((await lookedAt(clock)).polls).toBeGreaterThanOrEqual(clockFrom + 30);
+      const after = await lookedAt(stalled);
+      expect(after.returned).toBe(false);
+      expect(after.polls - before.polls).toBeLessThanOrEqual(1);
+      // The record and the log are as the cancel left them.
       const events = await collect(id, { key });
       expect(events.map((e) => e.type)).toEqual(["start", "partial", "error"]);
       expect(sansIntent((await call("GET", `/v1/executions/${id}`, undefined, bearer(key))).body)).toEqual(

@@ -1,7 +1,7 @@
 /**
  * What a reader of `npm start`'s terminal sees when a cancel is forced (docs/contract.md#cancellation): one line
- * saying so, as an expected event, and no `Uncaught` error from what the abandoned handler does
- * later (its late events and its late answer are dropped quietly, src/execution/sink.ts).
+ * saying so, as an expected event, and no `Uncaught` error from ending the abandoned handler's
+ * invocation (src/execution/provider-relay.ts) — nor from anything it might still send.
  */
 import { readFileSync, statSync } from "node:fs";
 import { describe, expect, inject, it } from "vitest";
@@ -14,9 +14,9 @@ const sizeOf = () => statSync(stackLog, { throwIfNoEntry: false })?.size ?? 0;
 const since = (offset: number) => readFileSync(stackLog).subarray(offset).toString("utf8");
 
 describe("a forced cancel in the stack's terminal", () => {
-  it("is one line per execution saying it was forced, and no uncaught error once the abandoned handlers have ended", async () => {
-    // A slots-* tenant has two slots, and a slot is held until its provider's call has really
-    // returned: when a third call is admitted, both abandoned handlers have ended.
+  it("is one line per execution saying it was forced, and no uncaught error; the tenant's slots come back at once", async () => {
+    // A slots-* tenant has two slots. A forced cancel ends the provider's invocation, so its
+    // slot comes back as soon as the execution has ended, not when the handler would have returned.
     const key = (
       await asAdmin("POST", "/v1/admin/keys", { tenant: tenant("slots"), agent: "dev-agent", channels: ["*"] })
     ).body.key as string;
@@ -26,39 +26,40 @@ describe("a forced cancel in the stack's terminal", () => {
     // lab.hold emits, then waits ignoring its signal until released, then emits a log event and returns.
     const latch = newLatch();
     const ids: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const started = await as("POST", "/v1/executions", {
-        ...hold(latch),
-        mode: "async",
-        limits: { timeout_ms: 30_000 },
-      });
-      expect(started.status).toBe(202);
-      ids.push(started.body.execution_id);
-    }
-    for (const id of ids) {
-      for (let i = 0; i < 200 && (await as("GET", `/v1/executions/${id}`)).body.status !== "running"; i++)
-        await new Promise((r) => setTimeout(r, 50));
-      const res = await as("POST", `/v1/executions/${id}/cancel`, { grace_ms: 200 });
-      expect(res.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" } });
-    }
+    try {
+      for (let i = 0; i < 2; i++) {
+        const started = await as("POST", "/v1/executions", {
+          ...hold(latch),
+          mode: "async",
+          limits: { timeout_ms: 30_000 },
+        });
+        expect(started.status).toBe(202);
+        ids.push(started.body.execution_id);
+      }
+      for (const id of ids) {
+        for (let i = 0; i < 200 && (await as("GET", `/v1/executions/${id}`)).body.status !== "running"; i++)
+          await new Promise((r) => setTimeout(r, 50));
+        const res = await as("POST", `/v1/executions/${id}/cancel`, { grace_ms: 200 });
+        expect(res.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" } });
+      }
 
-    // A sync call with less than a second of budget may not wait in the queue (docs/contract.md#waiting): it is
-    // refused while the abandoned handlers still hold the tenant's two slots.
-    const first = await as("POST", "/v1/executions", { tool: "lab.echo", input: {}, limits: { timeout_ms: 500 } });
-    expect([first.status, first.body.error?.details?.reason]).toEqual([429, "concurrency"]);
-    await release(latch);
-    // Such a call is admitted again once the handlers (released together) have really returned.
-    let admitted = false;
-    for (let i = 0; i < 150 && !admitted; i++) {
-      admitted =
-        (await as("POST", "/v1/executions", { tool: "lab.echo", input: {}, limits: { timeout_ms: 500 } })).status ===
-        200;
-      if (!admitted) await new Promise((r) => setTimeout(r, 100));
+      // A sync call with less than a second of budget may not wait in the queue (docs/contract.md#waiting): it
+      // is admitted once the two slots are back, which takes the execution objects' releases only.
+      let admitted = false;
+      for (let i = 0; i < 50 && !admitted; i++) {
+        admitted =
+          (await as("POST", "/v1/executions", { tool: "lab.echo", input: {}, limits: { timeout_ms: 500 } })).status ===
+          200;
+        if (!admitted) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(admitted).toBe(true);
+    } finally {
+      await release(latch);
     }
-    expect(admitted).toBe(true);
 
     const log = since(from).split("\n");
-    // What a forced cancel must not leave: an uncaught error of its own. The stack is shared, so
+    // What a forced cancel must not leave: an uncaught error of its own (ending an invocation that
+    // still had work pending is workerd's to do quietly). The stack is shared, so
     // its log also holds what other files set going and is still running: the audit drills'
     // deliberate batch failures (retried by the queue for a while) and workerd's "code had hung"
     // cancellations of requests other files left open (named in the issue note to investigate).

@@ -82,6 +82,8 @@ describe("ExecutionObject", () => {
     const stub = stubOf(p);
     const pending = stub.start(p, "end").then(viewOf);
     await waitForStatus(p.execution_id, "running");
+    // The partial it sends first has arrived (it comes through the relay: src/execution/provider-relay.ts).
+    await waitForPartial(p.execution_id);
 
     expect(await runDurableObjectAlarm(stubOf(p))).toBe(true);
     const view = await pending;

@@ -17,7 +17,7 @@ import {
   type Classified,
 } from "../../../src/upstreams/failures.ts";
 import { settle } from "../../../src/execution/settle.ts";
-import { invokeProvider, StopLatch } from "../../../src/execution/provider-call.ts";
+import { direct, invokeProvider, StopLatch } from "../../../src/execution/provider-call.ts";
 
 const runtime = { credential: "runtime" as const, tooLarge: false };
 const tenant = { credential: "tenant" as const, tooLarge: false };
@@ -134,7 +134,7 @@ describe("the adapter's failures reach stage 7 and health like a provider's", ()
     };
     const sink = { emit: async () => {}, stopped: () => new Promise<never>(() => {}) };
     const outcome = await invokeProvider(
-      service,
+      direct(service),
       { remaining_timeout_ms: 5_000 } as never,
       sink,
       new StopLatch(),

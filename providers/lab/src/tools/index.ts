@@ -6,7 +6,7 @@
 import { defineTool, sleep, ToolError } from "../../../sdk/define.ts";
 import { labDefaults } from "./defaults.ts";
 import { labContext, labDelete, labWrite } from "./effects.ts";
-import { labHold, labRelease } from "./latch.ts";
+import { labHeld, labHold, labRelease } from "./latch.ts";
 import { labErase, labGauge, labWasErased } from "./waiting.ts";
 
 const anyObject = { type: "object" } as const;
@@ -375,4 +375,5 @@ export const labTools = [
   labWasErased,
   labHold,
   labRelease,
+  labHeld,
 ];

@@ -13,10 +13,18 @@ const MAX_RELEASED = 10_000;
 const released = new Set<string>();
 /** Latches whose holder has had its stop notice (a cancel, a timeout), bounded the same way. */
 const stopNoticed = new Set<string>();
+/** How many times holders of each latch have looked at it, and the latches a holder returned from once released; bounded the same way. */
+const polls = new Map<string, number>();
+const returned = new Set<string>();
 
 function remember(set: Set<string>, latch: string): void {
   set.add(latch);
   if (set.size > MAX_RELEASED) set.delete(set.values().next().value!);
+}
+
+function countPoll(latch: string): void {
+  polls.set(latch, (polls.get(latch) ?? 0) + 1);
+  if (polls.size > MAX_RELEASED) polls.delete(polls.keys().next().value!);
 }
 
 const latchName = { type: "string", minLength: 1, maxLength: 200 } as const;
@@ -27,7 +35,8 @@ const latchName = { type: "string", minLength: 1, maxLength: 200 } as const;
  * cancellation unless `heed_cancel` is set: a handler the runtime cannot stop, whose end the
  * test still decides. A stop notice it gets is remembered for its latch, so that
  * `lab.release` with `after_stop` can wait for it (the runtime keeps no event a stopped
- * handler sends, so the notice is seen here or nowhere). With `tick_ms` it emits a `stdout`
+ * handler sends, so the notice is seen here or nowhere). What it does after it has been abandoned
+ * is seen here too, by `lab.held`. With `tick_ms` it emits a `stdout`
  * event that often while it holds: a stream that is never quiet (a reader that has gone is
  * noticed when a write to it fails).
  */
@@ -66,6 +75,7 @@ export const labHold = defineTool({
     let ticks = 0;
     let nextTick = input.tick_ms === undefined ? Infinity : Date.now() + input.tick_ms;
     while (!released.has(input.latch) && Date.now() < until) {
+      countPoll(input.latch);
       await sleep(POLL_MS, input.heed_cancel ? ctx.signal : undefined);
       if (Date.now() >= nextTick) {
         ctx.emit("stdout", { tick: ++ticks });
@@ -73,7 +83,10 @@ export const labHold = defineTool({
       }
     }
     const done = released.has(input.latch);
-    if (done) ctx.emit("log", { message: "released" });
+    if (done) {
+      remember(returned, input.latch);
+      ctx.emit("log", { message: "released" });
+    }
     return { released: done };
   },
 });
@@ -119,4 +132,31 @@ export const labRelease = defineTool({
     remember(released, input.latch);
     return { released: input.latch };
   },
+});
+
+/**
+ * `lab.held` says what the holders of a latch have done, as seen in the lab's isolate: how many
+ * times they have looked at it (about every 20 ms while one runs) and whether one returned once
+ * released. A holder whose invocation has ended does neither (docs/contract.md#cancellation).
+ */
+export const labHeld = defineTool({
+  name: "lab.held",
+  version: "1.0.0",
+  description: "How many times lab.hold calls on a latch have looked at it, and whether one returned once released.",
+  input: {
+    type: "object",
+    additionalProperties: false,
+    required: ["latch"],
+    properties: { latch: latchName },
+  },
+  output: {
+    type: "object",
+    required: ["polls", "returned"],
+    additionalProperties: false,
+    properties: { polls: { type: "integer" }, returned: { type: "boolean" } },
+  },
+  idempotent: true,
+  latency_class: "instant",
+  effects: "read",
+  handler: (input: { latch: string }) => ({ polls: polls.get(input.latch) ?? 0, returned: returned.has(input.latch) }),
 });
