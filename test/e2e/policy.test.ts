@@ -383,7 +383,7 @@ describe("limits and rate limiting", () => {
     await as(key).call("POST", `/v1/executions/${second.body.execution_id}/cancel`, { grace_ms: 0 });
   });
 
-  it("holds a tenant's slot while a handler it stopped waiting for keeps running, and frees it when that call returns", async () => {
+  it("gives a tenant's slot back when a forced cancel ends a handler that ignores its stop notice", async () => {
     const key = (await newKey({ tenant: tenant("slots"), agent: "dev-agent" })).key;
     // Handlers that ignore their stop notice and run until this test releases them.
     const [latchA, latchB] = [newLatch(), newLatch()];
@@ -391,15 +391,14 @@ describe("limits and rate limiting", () => {
     const b = await as(key).execute({ ...hold(latchB), mode: "async", limits: { timeout_ms: 30_000 } });
     expect([a.status, b.status]).toEqual([202, 202]);
     try {
-      // Forced: lab.hold ignores its stop notice, so the runtime stops waiting at once ...
+      // The tenant is at its limit while both run.
+      const refused = await as(key).execute(shortSync);
+      expect([refused.status, refused.body.error.details?.reason]).toEqual([429, "concurrency"]);
+      // Forced: lab.hold ignores its stop notice, so the runtime stops waiting at once and ends
+      // the provider's invocation (docs/contract.md#cancellation) ...
       const cancelled = await as(key).call("POST", `/v1/executions/${a.body.execution_id}/cancel`, { grace_ms: 0 });
       expect(cancelled.body).toMatchObject({ status: "cancelled", cancellation: { outcome: "forced" } });
-      // ... but the handler still runs in its Worker, so the tenant is still at its limit (docs/contract.md#cancellation).
-      const refused = await as(key).execute(shortSync);
-      expect(refused.status).toBe(429);
-      expect(refused.body.error.details).toMatchObject({ reason: "concurrency" });
-      // When the handler's call returns, its slot is handed on.
-      await release(latchA);
+      // ... so its slot is handed on while its latch is still closed.
       expect((await until(200, () => as(key).execute(shortSync))).status).toBe(200);
     } finally {
       await release(latchA);
