@@ -179,6 +179,20 @@ describe("a search bundle", () => {
   });
 });
 
+describe("a key limited to bundles", () => {
+  it("searches on /mcp when all its bundles are search bundles, and lists when one is not", async () => {
+    const names = async (key: string) =>
+      (await modern("/mcp", key, "tools/list")).body.result.tools.map((t: { name: string }) => t.name);
+    expect(await names(await mintKey(env, unique("discovery-key"), { bundles: [search] }))).toEqual([
+      "search_tools",
+      "call_tool",
+    ]);
+    const mixed = await names(await mintKey(env, unique("discovery-key"), { bundles: [search, listed] }));
+    expect(mixed).toContain("math.evaluate");
+    expect(mixed).not.toContain("search_tools");
+  });
+});
+
 describe("call_tool", () => {
   it.each(ERAS)("answers what a direct tools/call answers, a success and a failed run (%s)", async (_, era) => {
     const key = await mintKey(env, unique("discovery-call"));
