@@ -198,7 +198,8 @@ export class RegistryStore {
     const rows = this.sql
       .exec<{ name: string; body: string }>("SELECT name, body FROM bundles ORDER BY name")
       .toArray();
-    return new Map(rows.map((r) => [r.name, JSON.parse(r.body)]));
+    // A bundle stored before `discovery` existed lists its tools, as every bundle did then.
+    return new Map(rows.map((r) => [r.name, { discovery: "list", ...JSON.parse(r.body) }]));
   }
 
   saveBundle(bundle: Bundle): void {

@@ -38,7 +38,7 @@ import { taskUseOf, type TaskUse } from "./tools.ts";
 export const META_OPTIONS = ["version", "provider", "project", "context", "limits", "idempotency_key"] as const;
 const META_PREFIX = "io.tool-runtime/";
 
-interface CallParams {
+export interface CallParams {
   name: string;
   arguments?: Record<string, unknown>;
   task?: unknown;
@@ -111,7 +111,7 @@ function endResult(scope: McpScope, end: Ending): CallToolResult {
 }
 
 /** Keeps a 429/503 error's `Retry-After` for the HTTP answer (handler.ts), as REST sends it. */
-function noteRetryAfter(scope: McpScope, error: ErrorBody | undefined): void {
+export function noteRetryAfter(scope: McpScope, error: ErrorBody | undefined): void {
   if (!error) return;
   const header = retryAfterHeaders(statusOf(error.code), { error })["Retry-After"];
   if (header) scope.retryAfter = header;

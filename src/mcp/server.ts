@@ -10,6 +10,7 @@
 import { Server, type CallToolRequest } from "@modelcontextprotocol/server";
 import { loadConfig } from "../config.ts";
 import { callTool } from "./call.ts";
+import { callInSearch, discoveryTools, searches } from "./discovery.ts";
 import type { McpScope } from "./scope.ts";
 import { registerLegacyTasks, registerModernTasks, TASKS_EXTENSION } from "./tasks.ts";
 import { listTools } from "./tools.ts";
@@ -38,10 +39,15 @@ export function createServer(scope: McpScope, era: "modern" | "legacy"): Server 
     // holds the copy the list came from. 2025 answers carry neither field (the SDK's codec).
     cacheHints: { "tools/list": { ttlMs: loadConfig(scope.env).snapshotTtlMs, cacheScope: "private" } },
   });
-  server.setRequestHandler("tools/list", async () => ({ tools: await listTools(scope, era) }));
+  // A bundle found by search lists search_tools and call_tool instead of its tools (discovery.ts).
+  const search = searches(scope);
+  server.setRequestHandler("tools/list", async () => ({
+    tools: search ? discoveryTools(scope, era) : await listTools(scope, era),
+  }));
   server.setRequestHandler(
     "tools/call",
-    async (request: CallToolRequest, ctx) => callTool(scope, era, request.params, ctx) as never,
+    async (request: CallToolRequest, ctx) =>
+      (search ? callInSearch : callTool)(scope, era, request.params, ctx) as never,
   );
   if (era === "modern") registerModernTasks(server, scope);
   else registerLegacyTasks(server, scope);

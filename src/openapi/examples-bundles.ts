@@ -6,6 +6,7 @@ const request = {
   tools: ["math.evaluate", "json.query"],
   prefixes: ["text."],
   channels: ["docs-search"],
+  discovery: "search",
 };
 const bundle = {
   name: "research",
@@ -13,6 +14,7 @@ const bundle = {
   tools: ["json.query", "math.evaluate"],
   prefixes: ["text."],
   channels: ["docs-search"],
+  discovery: "search",
   updated_at: AT,
 };
 

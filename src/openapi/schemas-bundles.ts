@@ -1,5 +1,5 @@
 /** Component schemas of tool bundles (docs/contract.md#bundles; src/registry/bundles.ts). */
-import { bool, nullable, object, ref, str, time } from "./schema-builders.ts";
+import { bool, nullable, object, oneOfStrings, ref, str, time } from "./schema-builders.ts";
 
 const NAME = {
   type: "string",
@@ -15,6 +15,11 @@ const selectors = (what: string) => ({
 const TOOLS = selectors("Tools by exact name");
 const PREFIXES = selectors('Tools whose name starts with one of these ("text.")');
 const CHANNELS = selectors("Tools that one of these providers offers (in any version)");
+const DISCOVERY = {
+  ...oneOfStrings(["list", "search"]),
+  description:
+    "How /mcp/{name} offers the tools: list them all, or list only search_tools (find them by words) and call_tool (call one by name)",
+};
 
 export const BundleRequest = object(
   {
@@ -23,6 +28,7 @@ export const BundleRequest = object(
     tools: TOOLS,
     prefixes: PREFIXES,
     channels: CHANNELS,
+    discovery: { ...DISCOVERY, default: "list" },
   },
   [],
   "A tool is in the bundle when any selector matches it; at least one selector is needed. A tool that the caller's own channels and capabilities hide stays hidden.",
@@ -34,6 +40,7 @@ export const Bundle = object({
   tools: TOOLS,
   prefixes: PREFIXES,
   channels: CHANNELS,
+  discovery: DISCOVERY,
   updated_at: time,
 });
 

@@ -15,15 +15,24 @@ export interface Bundle {
   tools: string[];
   prefixes: string[];
   channels: string[];
+  /**
+   * How `/mcp/{bundle}` offers the tools: "list" lists them all; "search" lists only
+   * `search_tools` and `call_tool` (src/mcp/discovery.ts). The registry reads a bundle stored
+   * before the field as "list".
+   */
+  discovery: Discovery;
   updated_at: string;
 }
+
+export type Discovery = "list" | "search";
 
 /** A bundle's name: a slug, so that it is a path segment as it is (`/mcp/{bundle}`). */
 export const BUNDLE_NAME = /^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$/;
 /** Bounds of what one bundle holds, so that every snapshot stays small (it reaches every edge). */
 export const BUNDLE_LIMITS = { selectors: 200, selectorLength: 128, description: 1000, bundles: 200 } as const;
 const SELECTORS = ["tools", "prefixes", "channels"] as const;
-const FIELDS = ["name", "description", ...SELECTORS];
+export const BUNDLE_FIELDS = ["name", "description", ...SELECTORS, "discovery"];
+const DISCOVERY: readonly unknown[] = ["list", "search"];
 
 export function isBundleName(name: string): boolean {
   return BUNDLE_NAME.test(name);
@@ -40,8 +49,8 @@ export function parseBundle(name: string, body: Record<string, unknown>, now: nu
       "a bundle's name is 1 to 64 lowercase letters, digits, '-' or '_', starting and ending with a letter or digit",
     );
   for (const key of Object.keys(body))
-    if (!FIELDS.includes(key))
-      throw invalid(key, `unknown field ${JSON.stringify(key)}; a bundle has ${FIELDS.join(", ")}`);
+    if (!BUNDLE_FIELDS.includes(key))
+      throw invalid(key, `unknown field ${JSON.stringify(key)}; a bundle has ${BUNDLE_FIELDS.join(", ")}`);
   if (body.name !== undefined && body.name !== name) throw invalid("name", "the body's name differs from the path's");
   const description = body.description ?? null;
   if (description !== null && (typeof description !== "string" || description.length > BUNDLE_LIMITS.description))
@@ -52,7 +61,9 @@ export function parseBundle(name: string, body: Record<string, unknown>, now: nu
   >;
   if (SELECTORS.every((field) => selectors[field].length === 0))
     throw invalid("tools", "a bundle needs at least one selector: tools, prefixes or channels");
-  return { name, description, ...selectors, updated_at: new Date(now).toISOString() };
+  const discovery = (body.discovery === undefined ? "list" : body.discovery) as Discovery;
+  if (!DISCOVERY.includes(discovery)) throw invalid("discovery", 'discovery must be "list" or "search"');
+  return { name, description, ...selectors, discovery, updated_at: new Date(now).toISOString() };
 }
 
 function selectorList(field: string, value: unknown): string[] {

@@ -10,7 +10,7 @@ import type { AppEnv } from "../app-env.ts";
 import { reply } from "../codec/negotiate.ts";
 import { RuntimeError } from "../errors.ts";
 import { registryStub } from "../object-stubs.ts";
-import { parseBundle, type Bundle } from "../registry/bundles.ts";
+import { BUNDLE_FIELDS, parseBundle, type Bundle } from "../registry/bundles.ts";
 import { publishSnapshot } from "../registry/snapshot-cache.ts";
 import { objectBody, operatorsOnly } from "./admin.ts";
 
@@ -33,7 +33,7 @@ bundleAdmin.get("/:name", async (c) => {
 
 /** Creates the bundle (201) or replaces it whole (200). */
 bundleAdmin.put("/:name", async (c) => {
-  const body = await objectBody(c.req.raw, c.env, ["name", "description", "tools", "prefixes", "channels"]);
+  const body = await objectBody(c.req.raw, c.env, BUNDLE_FIELDS);
   const bundle = parseBundle(c.req.param("name"), body, Date.now());
   const outcome = await registryStub(c.env).putBundle(bundle);
   if (!outcome.ok)

@@ -2,7 +2,8 @@
  * A tool bundle through the official MCP client (`@modelcontextprotocol/client`) on both
  * protocol eras (docs/contract.md#bundles): an operator defines it, `/mcp/{bundle}` lists only
  * its tools, calls them, and refuses a tool outside it as an unknown tool; an unknown bundle
- * fails the client's connect.
+ * fails the client's connect. A search bundle lists search_tools and call_tool, and the client
+ * finds and calls a tool through them.
  */
 import { ProtocolError } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,18 +13,17 @@ import { connect, MCP_URL, newKey } from "./mcp.ts";
 /** A budget the call does not need in full (math.evaluate's own is shorter than a busy machine's overhead). */
 const ROOMY_META = { "io.tool-runtime/limits": { timeout_ms: 20_000 } };
 const BUNDLE = `e2e-${crypto.randomUUID().slice(0, 8)}`;
+const SEARCH = `${BUNDLE}-search`;
 
 beforeAll(async () => {
-  const res = await asAdmin("PUT", `/v1/admin/bundles/${BUNDLE}`, {
-    description: "maths and text",
-    tools: ["math.evaluate"],
-    prefixes: ["text."],
-  });
-  expect(res.status).toBe(201);
+  const body = { description: "maths and text", tools: ["math.evaluate"], prefixes: ["text."] };
+  expect((await asAdmin("PUT", `/v1/admin/bundles/${BUNDLE}`, body)).status).toBe(201);
+  expect((await asAdmin("PUT", `/v1/admin/bundles/${SEARCH}`, { ...body, discovery: "search" })).status).toBe(201);
 });
 
 afterAll(async () => {
   expect((await asAdmin("DELETE", `/v1/admin/bundles/${BUNDLE}`)).status).toBe(200);
+  expect((await asAdmin("DELETE", `/v1/admin/bundles/${SEARCH}`)).status).toBe(200);
 });
 
 describe.each(["modern", "legacy"] as const)("a bundle with the official client on %s", (era) => {
@@ -60,6 +60,26 @@ describe.each(["modern", "legacy"] as const)("a bundle with the official client 
     } finally {
       await client.close();
       await whole.client.close();
+    }
+  });
+
+  it("finds a tool with search_tools and calls it with call_tool at a search bundle", async () => {
+    const { client } = await connect(era, await newKey(), `${MCP_URL}/${SEARCH}`);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search_tools", "call_tool"]);
+      const found = await client.callTool({ name: "search_tools", arguments: { query: "arithmetic expression" } });
+      expect(found.isError).toBeFalsy();
+      const tools = (found.structuredContent as { tools: { name: string }[] }).tools;
+      expect(tools[0].name).toBe("math.evaluate");
+      const result = await client.callTool({
+        name: "call_tool",
+        arguments: { name: tools[0].name, arguments: { expression: "6 * 7" } },
+        _meta: ROOMY_META,
+      });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ value: 42 });
+    } finally {
+      await client.close();
     }
   });
 

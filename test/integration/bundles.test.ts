@@ -114,6 +114,7 @@ describe("the admin API", () => {
       tools: ["math.evaluate"],
       prefixes: ["text."],
       channels: [],
+      discovery: "list",
     });
     expect((await http("GET", `/v1/admin/bundles/${name}`, ADMIN)).body).toEqual(created.body);
     const listed = await http("GET", "/v1/admin/bundles", ADMIN);
@@ -145,6 +146,8 @@ describe("the admin API", () => {
     ["ok", { tools: ["math.evaluate"], description: 7 }, "description"],
     ["ok", { tools: ["math.evaluate"], tags: ["x"] }, "tags"],
     ["ok", { tools: ["math.evaluate"], name: "other" }, "name"],
+    ["ok", { tools: ["math.evaluate"], discovery: "semantic" }, "discovery"],
+    ["ok", { tools: ["math.evaluate"], discovery: true }, "discovery"],
   ])("refuses %s %j as invalid_request naming %s", async (name, body, field) => {
     const res = await http("PUT", `/v1/admin/bundles/${name}`, ADMIN, body);
     expect(res.status).toBe(400);

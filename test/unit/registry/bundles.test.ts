@@ -45,8 +45,14 @@ describe("parseBundle", () => {
       tools: ["a", "b"],
       prefixes: ["text."],
       channels: [],
+      discovery: "list",
       updated_at: "2026-12-01T00:00:00.000Z",
     });
+  });
+
+  it("takes discovery list or search", () => {
+    expect(parseBundle("a", { tools: ["x"], discovery: "search" }, NOW).discovery).toBe("search");
+    expect(parseBundle("a", { tools: ["x"], discovery: "list" }, NOW).discovery).toBe("list");
   });
 
   it.each([
@@ -58,6 +64,8 @@ describe("parseBundle", () => {
     ["a", { channels: [1] }, "channels"],
     ["a", { tools: ["x"], tags: [] }, "tags"],
     ["a", { tools: ["x"], description: "d".repeat(1001) }, "description"],
+    ["a", { tools: ["x"], discovery: "embeddings" }, "discovery"],
+    ["a", { tools: ["x"], discovery: null }, "discovery"],
   ])("refuses %s %j naming %s", (name, body, field) => {
     expect(refusal(() => parseBundle(name, body, NOW))).toMatchObject({ code: "invalid_request", details: { field } });
   });
