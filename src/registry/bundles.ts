@@ -7,24 +7,10 @@
  * Pure: the admin route validates with it, the registry stores what it returns.
  */
 import { RuntimeError } from "../errors.ts";
+import type { Bundle, Discovery } from "./bundle-shape.ts";
 import type { CatalogTool, RegistrySnapshot } from "./catalog.ts";
 
-export interface Bundle {
-  name: string;
-  description: string | null;
-  tools: string[];
-  prefixes: string[];
-  channels: string[];
-  /**
-   * How `/mcp/{bundle}` offers the tools: "list" lists them all; "search" lists only
-   * `search_tools` and `call_tool` (src/mcp/discovery.ts). The registry reads a bundle stored
-   * before the field as "list".
-   */
-  discovery: Discovery;
-  updated_at: string;
-}
-
-export type Discovery = "list" | "search";
+export type { Bundle, Discovery } from "./bundle-shape.ts";
 
 /** A bundle's name: a slug, so that it is a path segment as it is (`/mcp/{bundle}`). */
 export const BUNDLE_NAME = /^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$/;

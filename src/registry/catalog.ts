@@ -10,7 +10,7 @@ import { runtimeValidator } from "../schema/runtime-validator.ts";
 import type { UpstreamTarget } from "../upstreams/target.ts";
 import type { BreakerPolicy, BreakerRecord, HealthStats } from "./provider-health.ts";
 import { activeVersion } from "./semver.ts";
-import type { Bundle } from "./bundles.ts";
+import type { Bundle } from "./bundle-shape.ts";
 
 /** One provider's offer of one tool version. */
 export interface Offering {
