@@ -6,9 +6,9 @@
  * in the window and nothing else, and needs no index of its own (none is written per execution).
  * The store holds only the retention window, so the answer says how far back it reaches.
  */
-import { TERMINAL_STATUSES } from "../contract.ts";
+import { TERMINAL_STATUSES, type StatusCounts, type TenantUsage, type UsageSums } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
-import { estimateCost, PRICES, roundUsd, type PriceModel } from "./usage-prices.ts";
+import { estimateCost, PRICES, roundUsd } from "./usage-prices.ts";
 
 /** The longest window one answer covers, in days. */
 export const MAX_USAGE_DAYS = 92;
@@ -20,29 +20,6 @@ export interface UsageWindow {
   from: string;
   to: string;
   tool?: string;
-}
-
-export type StatusCounts = Record<(typeof TERMINAL_STATUSES)[number], number> & { total: number };
-
-/** Sums of one group of executions. */
-export interface UsageSums {
-  executions: StatusCounts;
-  /** Executions that ran at the edge (fast path) and in their own object: the cost model prices them apart. */
-  paths: { edge: number; object: number };
-  /** The providers' reported CPU time; null when none of them reported a measured figure. */
-  cpu_ms: number | null;
-  estimated_cost_usd: number;
-}
-
-export interface TenantUsage {
-  tenant: string;
-  from: string;
-  to: string;
-  /** When the oldest record the store still holds ended (any tenant's): days before it are not held, not unused. */
-  oldest_record_at: string | null;
-  prices: PriceModel;
-  days: (UsageSums & { day: string; tool: string })[];
-  totals: UsageSums;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

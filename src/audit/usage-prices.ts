@@ -8,34 +8,10 @@
  *
  * Left out, as the bench leaves them out: Durable Object duration and storage, D1 rows read and
  * storage, the KV read of an API-key call, the runtime's own CPU (only providers report theirs).
+ * Per execution: two audit messages of three queue operations each, the D1 rows of its record,
+ * and the tenant, registry and health objects' share (docs/scale.md#per-execution).
  */
-
-/** What each unit costs, USD per million. */
-export interface UnitPrices {
-  workers_requests: number;
-  queue_operations: number;
-  d1_rows_written: number;
-  durable_object_requests: number;
-  durable_object_rows_written: number;
-  /** A provider Worker's CPU time, per million milliseconds. */
-  cpu_ms: number;
-}
-
-/** Units one execution uses, by where it ran; CPU is the providers' reported figure, apart. */
-export type ExecutionUnits = Omit<UnitPrices, "cpu_ms">;
-
-export interface PriceModel {
-  /** When the prices were read (YYYY-MM-DD). */
-  as_of: string;
-  currency: "USD";
-  per_million: UnitPrices;
-  /**
-   * `edge`: a fast-path call (sync, unstreamed, unkeyed; an `exec_e…` id); `object`: one that ran
-   * in its execution object (async, streamed or keyed). Two audit messages of three queue
-   * operations each; the D1 rows of its record; the tenant, registry and health objects' share.
-   */
-  per_execution: { edge: ExecutionUnits; object: ExecutionUnits };
-}
+import type { ExecutionUnits, PriceModel } from "../contract.ts";
 
 export const PRICES: PriceModel = {
   as_of: "2026-11-30",

@@ -8,7 +8,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AuditMessage } from "../../src/audit/messages.ts";
-import type { TenantUsage } from "../../src/audit/tenant-usage.ts";
+import type { TenantUsage } from "../../src/contract.ts";
 import { estimateCost, PRICES } from "../../src/audit/usage-prices.ts";
 import worker from "../../src/index.ts";
 import { mintKey, send, withTenantLimits } from "./worker-http.ts";

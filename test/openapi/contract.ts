@@ -26,7 +26,7 @@ import type {
 import type { StreamEvent, ToolRuntimeClient } from "../../client/index.ts";
 import type { Readiness } from "../../src/routes/health.ts";
 import type { Bundle } from "../../src/registry/bundles.ts";
-import type { TenantUsage } from "../../src/audit/tenant-usage.ts";
+import type { TenantUsage } from "../../src/contract.ts";
 
 type Doc = components["schemas"];
 
