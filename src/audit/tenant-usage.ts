@@ -6,7 +6,7 @@
  * in the window and nothing else, and needs no index of its own (none is written per execution).
  * The store holds only the retention window, so the answer says how far back it reaches.
  */
-import { TERMINAL_STATUSES, type StatusCounts, type TenantUsage, type UsageSums } from "../contract.ts";
+import type { TenantUsage, UsageSums } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { estimateCost, PRICES, roundUsd } from "./usage-prices.ts";
 
@@ -56,7 +56,8 @@ interface Group {
 /**
  * A report's CPU time is on its execution's row (`usage_json`) or, when it arrived before the
  * record, in `usage`; the first of an attempt stands (src/audit/records.ts mergeUsage), so a row's
- * attempt that `usage` also holds is counted from `usage` only.
+ * attempt that `usage` also holds is counted from `usage` only. The path is the id's: an edge id
+ * is `exec_e` and 44 hex digits, 50 characters; an object's `exec_` and 64 (src/execution/ids.ts).
  */
 const GROUPS = `SELECT date(e.accepted_at / 1000, 'unixepoch') AS day, e.tool, e.status, length(e.execution_id) = 50 AS edge,
     COUNT(*) AS n,
@@ -85,7 +86,7 @@ export async function readTenantUsage(db: D1Database, tenant: string, w: UsageWi
   const totals = emptySums();
   for (const d of days) {
     d.estimated_cost_usd = estimateCost(PRICES, d.paths.edge, d.paths.object, d.cpu_ms ?? 0);
-    for (const s of TERMINAL_STATUSES) totals.executions[s] += d.executions[s];
+    for (const s of ENDED) totals.executions[s] += d.executions[s];
     add(totals, null, d.paths.edge, d.paths.object, d.cpu_ms);
     totals.estimated_cost_usd = roundUsd(totals.estimated_cost_usd + d.estimated_cost_usd);
   }
@@ -110,9 +111,12 @@ function emptySums(): UsageSums {
   };
 }
 
+const ENDED = ["succeeded", "failed", "cancelled", "timed_out"] as const;
+const isEnded = (s: string | null): s is (typeof ENDED)[number] => ENDED.some((e) => e === s);
+
 /** Adds executions of one status (null: counted by status already) to `sums`. */
 function add(sums: UsageSums, status: string | null, edge: number, object: number, cpuMs: number | null): void {
-  if (status !== null && status in sums.executions) sums.executions[status as keyof StatusCounts] += edge + object;
+  if (isEnded(status)) sums.executions[status] += edge + object;
   sums.executions.total += edge + object;
   sums.paths.edge += edge;
   sums.paths.object += object;

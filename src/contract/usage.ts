@@ -1,6 +1,4 @@
 /** A tenant's usage (`GET /v1/usage`, docs/contract.md#usage) and the price model it is estimated with. */
-import type { TERMINAL_STATUSES } from "./execution-view.ts";
-
 /** What each unit costs, USD per million. */
 export interface UnitPrices {
   workers_requests: number;
@@ -27,7 +25,14 @@ export interface PriceModel {
   per_execution: { edge: ExecutionUnits; object: ExecutionUnits };
 }
 
-export type StatusCounts = Record<(typeof TERMINAL_STATUSES)[number], number> & { total: number };
+/** Executions by terminal status (docs/contract.md#statuses): an audit record is written when one has ended. */
+export interface StatusCounts {
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  timed_out: number;
+  total: number;
+}
 
 /** Sums of one group of executions. */
 export interface UsageSums {
