@@ -21,7 +21,8 @@ const dayOf = (t: number) => new Date(t).toISOString().slice(0, 10);
 
 async function call(key: string, body: Record<string, unknown>): Promise<string> {
   const res = await send(e, "POST", "/v1/executions", key, { ...body, limits: roomy });
-  expect(res.status).toBeLessThan(300);
+  // A failed call answers 422 with its view: every call here makes an execution.
+  expect(res.json.execution_id).toMatch(/^exec_/);
   return res.json.execution_id;
 }
 
