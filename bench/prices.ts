@@ -1,22 +1,25 @@
 /**
  * What a million executions cost at Cloudflare's published prices (docs/scale.md section 3.2,
- * read 2026-11-30; marginal prices above the monthly inclusion, Workers Paid, USD), from the
- * counts the bench takes at the objects (bench/metered/). Prices move: the date is printed with
- * them. Left out because the bench does not count them: Durable Object duration and storage,
- * D1 rows read and storage, KV reads (one per API-key call, $0.50 per million), Workers CPU
- * (the bench's CPU row is all workerd processes, an upper bound: see docs/scale.md section 6).
+ * marginal prices above the monthly inclusion, Workers Paid, USD), from the counts the bench
+ * takes at the objects (bench/metered/). The prices are the runtime's own table
+ * (src/audit/usage-prices.ts, which `GET /v1/usage` estimates with), so the two cannot drift;
+ * prices move: the date is printed with them. Left out because the bench does not count them:
+ * Durable Object duration and storage, D1 rows read and storage, KV reads (one per API-key call,
+ * $0.50 per million), Workers CPU (the bench's CPU row is all workerd processes, an upper bound:
+ * see docs/scale.md section 6).
  */
+import { PRICES } from "../src/audit/usage-prices.ts";
 
-export const PRICES_READ_ON = "2026-11-30";
+export const PRICES_READ_ON = PRICES.as_of;
 
 /** USD per million units. */
 export const PRICE = {
-  workersRequest: 0.3,
-  durableObjectRequest: 0.15,
-  durableObjectRowWritten: 1.0,
+  workersRequest: PRICES.per_million.workers_requests,
+  durableObjectRequest: PRICES.per_million.durable_object_requests,
+  durableObjectRowWritten: PRICES.per_million.durable_object_rows_written,
   /** One operation per 64 KB written, read or deleted: about three per message. */
-  queueOperation: 0.4,
-  d1RowWritten: 1.0,
+  queueOperation: PRICES.per_million.queue_operations,
+  d1RowWritten: PRICES.per_million.d1_rows_written,
 } as const;
 
 const QUEUE_OPERATIONS_PER_MESSAGE = 3;

@@ -37,6 +37,9 @@ export interface Flags {
   project?: string;
   since?: string;
   until?: string;
+  /** usage: UTC days, YYYY-MM-DD (the runtime checks them). */
+  from?: string;
+  to?: string;
   limit?: number;
   cursor?: string;
   reason?: string;
@@ -172,6 +175,8 @@ function toFlags(v: Record<string, string | boolean | string[] | undefined>, spe
     project: str("project"),
     since: time("--since", str("since")),
     until: time("--until", str("until")),
+    from: str("from"),
+    to: str("to"),
     limit: integer("--limit", str("limit"), 1),
     cursor: str("cursor"),
     reason: str("reason"),

@@ -7,6 +7,7 @@ import { createClient, ToolRuntimeError } from "../client/index.ts";
 import { parseCommandLine } from "./args.ts";
 import { bootstrap } from "./commands/admin.ts";
 import { audit } from "./commands/audit.ts";
+import { usage } from "./commands/usage.ts";
 import { call } from "./commands/call.ts";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.ts";
 import { ls, tools } from "./commands/listings.ts";
@@ -42,6 +43,7 @@ const WITH_KEY: Record<string, (cli: Cli, args: string[]) => Promise<number>> = 
   approve,
   reject,
   audit,
+  usage,
   "keys list": keysList,
   "keys create": keysCreate,
   "keys revoke": keysRevoke,

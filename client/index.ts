@@ -24,6 +24,7 @@ import type {
   ExecutionView,
   Page,
   PendingApproval,
+  TenantUsage,
   ToolOfferingView,
   ToolVersionView,
   ToolView,
@@ -45,6 +46,7 @@ export type {
   ExecutionView,
   StreamEvent,
   StreamOptions,
+  TenantUsage,
   ToolOfferingView,
   ToolVersionView,
   ToolView,
@@ -167,6 +169,14 @@ export interface ToolRuntimeClient {
   getTool(name: string, options?: CallOptions): Promise<ToolView>;
   /** Operators: one page of every tenant's audit records; `audit.all` follows the pages. */
   listAudit(filters?: AuditFilters, options?: CallOptions): Promise<Page & { records: AuditRecord[] }>;
+  /**
+   * A tenant's use by UTC day and tool with a cost estimate (docs/contract.md#usage): a tenant
+   * admin its own tenant's, an operator any tenant's. Days are `YYYY-MM-DD`, inclusive.
+   */
+  usage(
+    filters?: { from?: string; to?: string; tenant?: string; tool?: string },
+    options?: CallOptions,
+  ): Promise<TenantUsage>;
   /** Operators: `/metrics` in the Prometheus text format. */
   metrics(options?: CallOptions): Promise<string>;
   /** Operators: a new API key; `key` is in this answer only. */
@@ -290,6 +300,7 @@ export function createClient(options: ClientOptions): ToolRuntimeClient {
     listTools: (o) => get("/v1/tools", o),
     getTool: (name, o) => get(`/v1/tools/${id(name)}`, o),
     listAudit,
+    usage: (f, o) => get(`/v1/usage${query(f)}`, o),
     metrics: (o) =>
       t.call("GET", "/metrics", {}, withDefaults(o), true, async (res) => {
         if (!res.ok) await t.json(res);

@@ -11,6 +11,7 @@ import { respond, responseFormat } from "./codec/negotiate.ts";
 import { admin } from "./routes/admin.ts";
 import { keys } from "./routes/keys.ts";
 import { audit } from "./routes/audit.ts";
+import { usage } from "./routes/usage.ts";
 import { approvalList, executions } from "./routes/executions.ts";
 import { health } from "./routes/health.ts";
 import { tools } from "./routes/tools.ts";
@@ -107,6 +108,7 @@ app.route("/v1/approvals", approvalList);
 app.route("/v1/admin/keys", keys);
 app.route("/v1/admin", admin);
 app.route("/v1/audit", audit);
+app.route("/v1/usage", usage);
 
 app.notFound((c) => {
   const path = new URL(c.req.url).pathname;

@@ -12,3 +12,4 @@ export * from "./contract/approvals.ts";
 export * from "./contract/outcome.ts";
 export * from "./contract/tools.ts";
 export * from "./contract/records.ts";
+export * from "./contract/usage.ts";

@@ -56,7 +56,7 @@ export const openApiDocument = {
     {
       name: "operators",
       description:
-        "Operators (admin role): registry, upstreams, tool bundles, drills; the audit log and API keys also for a tenant's admins, within their tenant.",
+        "Operators (admin role): registry, upstreams, tool bundles, drills; the audit log, usage and API keys also for a tenant's admins, within their tenant.",
     },
   ],
   security: [{ bearer: [] }],

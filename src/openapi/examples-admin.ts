@@ -5,6 +5,7 @@
  */
 import { AT, CAPABILITY, EXEC_EDGE, LATER, type OperationExamples, RESOURCES, v } from "./examples-shared.ts";
 import { succeeded } from "./examples-executions.ts";
+import { estimateCost, PRICES } from "../audit/usage-prices.ts";
 
 const provider = {
   name: "lab",
@@ -31,6 +32,14 @@ const protectedResource = {
   authorization_servers: ["https://auth.example.com"],
   bearer_methods_supported: ["header"],
   resource_name: "Tool Runtime",
+};
+
+/** One day's use of one tool: the priced sums of GET /v1/usage. */
+const usageSums = {
+  executions: { succeeded: 118, failed: 3, cancelled: 1, timed_out: 0, total: 122 },
+  paths: { edge: 120, object: 2 },
+  cpu_ms: 212.4,
+  estimated_cost_usd: estimateCost(PRICES, 120, 2, 212.4),
 };
 
 export const adminExamples: Record<string, OperationExamples> = {
@@ -141,6 +150,19 @@ export const adminExamples: Record<string, OperationExamples> = {
     },
   },
   revokeApiKey: { responses: { "200": v({ ...key, revoked_at: LATER }) } },
+  getTenantUsage: {
+    responses: {
+      "200": v({
+        tenant: "acme",
+        from: "2026-11-25",
+        to: "2026-12-01",
+        oldest_record_at: "2026-11-30T15:04:05.123Z",
+        prices: PRICES,
+        days: [{ day: "2026-12-01", tool: "math.evaluate", ...usageSums }],
+        totals: usageSums,
+      }),
+    },
+  },
   listRefusalCounts: {
     responses: {
       "200": v({ refusals: [{ tenant: "acme", tool: "math.evaluate", reason: "rate", count: 12 }], truncated: false }),

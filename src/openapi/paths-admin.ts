@@ -38,6 +38,22 @@ export const adminPaths = {
       },
     },
   },
+  "/v1/usage": {
+    get: {
+      operationId: "getTenantUsage",
+      tags: ["operators"],
+      summary: "A tenant's executions by UTC day and tool: counts by status, providers' CPU, a cost estimate",
+      description:
+        "A tenant admin reads its own tenant's (naming another: 403); an operator any tenant's (by default its own); other roles: 403. Only what the audit store still holds is counted: see `oldest_record_at`.",
+      parameters: [
+        query("from", { type: "string", format: "date" }, "First UTC day (default: six days before `to`)."),
+        query("to", { type: "string", format: "date" }, "Last UTC day, inclusive (default: today); at most 92 days."),
+        query("tenant", { type: "string" }, "This tenant (a tenant admin: its own only)."),
+        query("tool", { type: "string" }, "Only this tool."),
+      ],
+      responses: { "200": ok("the usage", ref("TenantUsage")), ...errors([...OPERATOR, "invalid_request"]) },
+    },
+  },
   "/v1/admin/readiness": {
     get: {
       operationId: "getReadinessReport",

@@ -68,6 +68,7 @@ import {
   UpstreamRemoved,
 } from "./schemas-upstreams.ts";
 import { Bundle, BundleDeleted, BundleList, BundleRequest } from "./schemas-bundles.ts";
+import { TenantUsage } from "./schemas-usage.ts";
 
 export const schemas = {
   ExecutionId,
@@ -96,6 +97,7 @@ export const schemas = {
   ExecutionList,
   RefusalCounts,
   AuditList,
+  TenantUsage,
   Health,
   ProtectedResourceMetadata,
   Readiness,

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { ADMIN_KEY, baseUrl, bearer, call } from "./http.ts";
+import { ADMIN_KEY, baseUrl, bearer, call, FILE_TENANT } from "./http.ts";
 import { start, trt } from "./cli.ts";
 
 describe("trt", () => {
@@ -83,6 +83,28 @@ describe("trt", () => {
     expect(watchedFailure.code).toBe(1); // the execution failed
     expect(watchedFailure.stdout).toMatch(/\] error: /);
     expect(watchedFailure.stdout).toContain("tool_error");
+  });
+
+  it("prints its tenant's usage by day and tool to an operator, and refuses an agent's key", async () => {
+    const failed = await trt(["call", "lab.reject", '{"code": "not_ready"}', "--json", "--timeout", "20000"]);
+    expect(JSON.parse(failed.stdout).execution_id).toMatch(/^exec_/);
+    const refused = await trt(["usage"]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain("forbidden");
+    // The usage follows the audit queue (about a second behind): look, bounded.
+    const asOperator = { env: { TRT_KEY: ADMIN_KEY } };
+    const rejected = async () => {
+      const usage = JSON.parse((await trt(["usage", "--tenant", FILE_TENANT, "--json"], asOperator)).stdout);
+      return usage.totals.executions.failed as number;
+    };
+    for (let i = 0; i < 40 && (await rejected()) === 0; i++) await new Promise((r) => setTimeout(r, 250));
+    expect(await rejected()).toBeGreaterThan(0);
+    const table = await trt(["usage", "--tenant", FILE_TENANT, "--tool", "lab.reject"], asOperator);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^DAY\s+TOOL\s+CALLS\s+SUCCEEDED\s+FAILED/m);
+    expect(table.stdout).toMatch(/^\d{4}-\d{2}-\d{2}\s+lab\.reject\s+[1-9]/m);
+    expect(table.stdout).toMatch(/^total\s+/m);
+    expect(table.stdout).toContain(`tenant ${FILE_TENANT}`);
   });
 
   it("starts async, then gets, watches, lists and cancels by id", async () => {

@@ -305,6 +305,34 @@ const ROWS: Record<string, () => Cell[]> = {
       run: () => rest(key.tenantAdmin, "GET", `/v1/audit?tenant=${U}`),
     },
   ],
+  getTenantUsage: () => [
+    // Both keys are of T: without ?tenant= each reads T's usage.
+    ...everyone(
+      "getTenantUsage",
+      (who) => rest(key[who], "GET", "/v1/usage"),
+      ["tenantAdmin", "operator"],
+      TENANT_ADMIN_ONLY,
+      1,
+      (v) => (v.body.tenant === T ? null : `the usage of ${String(v.body.tenant)}`),
+    ),
+    {
+      op: "getTenantUsage",
+      who: "tenantAdmin",
+      resource: "?tenant=U",
+      phase: 1,
+      expect: forbidden("another tenant"),
+      run: () => rest(key.tenantAdmin, "GET", `/v1/usage?tenant=${U}`),
+    },
+    {
+      op: "getTenantUsage",
+      who: "operator",
+      resource: "?tenant=U",
+      phase: 1,
+      expect: "allow",
+      run: () => rest(key.operator, "GET", `/v1/usage?tenant=${U}`),
+      check: (v) => (v.body.tenant === U ? null : `the usage of ${String(v.body.tenant)}`),
+    },
+  ],
   getReadinessReport: () => operatorOnly("getReadinessReport", "GET", "/v1/admin/readiness"),
   refreshRegistry: () => operatorOnly("refreshRegistry", "POST", "/v1/admin/registry/refresh"),
   // Operators' probes name nothing that exists or send a bad value: past the role check, no change made.

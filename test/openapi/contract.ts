@@ -26,6 +26,7 @@ import type {
 import type { StreamEvent, ToolRuntimeClient } from "../../client/index.ts";
 import type { Readiness } from "../../src/routes/health.ts";
 import type { Bundle } from "../../src/registry/bundles.ts";
+import type { TenantUsage } from "../../src/contract.ts";
 
 type Doc = components["schemas"];
 
@@ -75,3 +76,5 @@ agree<Pick<Readiness, "status">, Doc["Readiness"]>({ toDocument: (p) => p, toPro
 // What approvers see, and the approval part of a view.
 agree<PendingApproval, Doc["PendingApproval"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
 agree<ApprovalState, Doc["ApprovalState"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });
+// What a tenant used (GET /v1/usage).
+agree<TenantUsage, Doc["TenantUsage"]>({ toDocument: (p) => p, toProject: (d) => d, keys: true });

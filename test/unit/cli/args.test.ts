@@ -100,6 +100,10 @@ describe("trt's command line", () => {
       since: "2026-01-01T00:00:00Z",
       limit: 5,
     });
+    expect(parse(["usage", "--from", "2026-11-01", "--to", "2026-11-30", "--tenant", "t"])).toMatchObject({
+      command: "usage",
+      flags: { from: "2026-11-01", to: "2026-11-30", tenant: "t" },
+    });
     expect(parse(["upstreams", "approve", "u", "echo", "--hash", "ab"])).toMatchObject({
       command: "upstreams approve",
       args: ["u", "echo"],
