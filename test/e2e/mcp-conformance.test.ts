@@ -2,7 +2,8 @@
  * The official MCP conformance suite (@modelcontextprotocol/conformance, server mode) against
  * the stack's /mcp, at each protocol revision it serves. The suite sends no credential and the
  * runtime has no anonymous mode, so it talks to a loopback proxy that adds a test tenant's key.
- * Every scenario that applies to a gateway of tools runs; checks it cannot exercise here are in
+ * Every scenario that applies to a gateway of tools runs (at 2025-11-25, of the `tools/call`
+ * ones, those that grade something the 2026-07-28 runs do not); checks it cannot pass are in
  * mcp-conformance-baseline.yml with the reason, as are the scenarios left out.
  *
  * The suite's `tools/call` scenarios call fixture tools by name (test_simple_text, …). They are
