@@ -2,7 +2,9 @@
  * An execution's end as an MCP `CallToolResult` (server/tools §Tool Result): the same shape for
  * an inline call, a task's inlined result (2026-07-28 `tasks/get`) and `tasks/result` (2025-11-25).
  *
- *   succeeded   structuredContent: the output; content: the output as JSON text
+ *   succeeded   structuredContent: the output; content: the output as JSON text, or, for an
+ *               output that is MCP content blocks (`{content: [...]}`, an upstream tool's
+ *               without an output schema), those blocks as they came
  *   otherwise   isError: true; structuredContent: {error, partial_output?, cancellation?}; the
  *               same as JSON text — the tool ran, so it is a tool execution error, not a
  *               JSON-RPC error (server/tools §Error Handling)
@@ -33,7 +35,7 @@ export function callToolResult(end: Ending): CallToolResult {
     // structuredContent is an object (MCP): a tool whose output is not one has it as `value`.
     const structured = isObject(output) ? output : { value: output };
     return {
-      content: [{ type: "text", text: JSON.stringify(output ?? null) }],
+      content: blocksOf(output) ?? [{ type: "text", text: JSON.stringify(output ?? null) }],
       structuredContent: structured,
       _meta: meta,
     };
@@ -73,6 +75,15 @@ export function endingOfEvent(executionId: string, type: string, data: Value): E
 function plain(value: unknown): Value | undefined {
   return value === undefined ? undefined : (JSON.parse(toJson(value)) as Value);
 }
+
+/** The content blocks an output of exactly `{content: [...]}` carries (an image stays an image). */
+function blocksOf(output: Value | undefined): CallToolResult["content"] | undefined {
+  const blocks = isObject(output) && Object.keys(output).length === 1 ? output.content : undefined;
+  return Array.isArray(blocks) && blocks.every((b) => isObject(b) && BLOCK_TYPES.has(b.type as string))
+    ? (blocks as CallToolResult["content"])
+    : undefined;
+}
+const BLOCK_TYPES = new Set(["text", "image", "audio", "resource", "resource_link"]);
 
 function isObject(v: unknown): v is Record<string, Value> {
   return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Uint8Array);

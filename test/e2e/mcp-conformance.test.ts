@@ -2,17 +2,24 @@
  * The official MCP conformance suite (@modelcontextprotocol/conformance, server mode) against
  * the stack's /mcp, at each protocol revision it serves. The suite sends no credential and the
  * runtime has no anonymous mode, so it talks to a loopback proxy that adds a test tenant's key.
- * Every scenario that applies to a gateway of tools runs; checks it cannot exercise here are in
+ * Every scenario that applies to a gateway of tools runs (at 2025-11-25, of the `tools/call`
+ * ones, those that grade something the 2026-07-28 runs do not); checks it cannot pass are in
  * mcp-conformance-baseline.yml with the reason, as are the scenarios left out.
+ *
+ * The suite's `tools/call` scenarios call fixture tools by name (test_simple_text, …). They are
+ * served by a test-only upstream MCP server (mcp-conformance-fixtures.ts), registered for this
+ * file with an empty prefix so the tools keep their names, and removed after it: what is graded
+ * is what the gateway makes of a real upstream's answers (docs/contract.md#upstreams).
  *
  * The suite needs Node 22 (`fs.globSync`): it runs on the `node` devDependency's binary.
  */
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl } from "./http.ts";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { asAdmin, baseUrl } from "./http.ts";
 import { newKey } from "./mcp.ts";
+import { FIXTURES, startFixtureUpstream, type FixtureUpstream } from "./mcp-conformance-fixtures.ts";
 import { startCredentialProxy, type CredentialProxy } from "./mcp-proxy.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -20,6 +27,30 @@ const BASELINE = join(root, "test/e2e/mcp-conformance-baseline.yml");
 const SUITE = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const NODE22 = join(root, "node_modules/.bin/node");
 const SCENARIO_TIMEOUT_MS = 60_000;
+
+/** The scenarios that call the fixture tools (mcp-conformance-fixtures.ts). */
+const TOOLS_CALL = [
+  "tools-call-simple-text",
+  "tools-call-image",
+  "tools-call-audio",
+  "tools-call-embedded-resource",
+  "tools-call-mixed-content",
+  "tools-call-error",
+  "tools-call-with-progress",
+  "json-schema-2020-12",
+];
+/**
+ * At 2025-11-25 only those that grade something the 2026-07-28 runs do not (each run costs a
+ * Node start): the content blocks all go through one mapping (mixed-content has text, image
+ * and a resource; audio its own block), the listing is the same, and progress and errors take
+ * the 2025 lane's own path. All of TOOLS_CALL passes there too.
+ */
+const TOOLS_CALL_2025 = [
+  "tools-call-audio",
+  "tools-call-mixed-content",
+  "tools-call-error",
+  "tools-call-with-progress",
+];
 
 /** Extension scenarios (`tasks-*`) are not on the revisions' timeline: the suite runs them with --force. */
 const RUNS: Record<string, string[]> = {
@@ -32,6 +63,7 @@ const RUNS: Record<string, string[]> = {
     "http-header-validation",
     "input-required-result-unsupported-methods",
     "input-required-result-validate-input",
+    ...TOOLS_CALL,
     "tasks-capability-negotiation",
     "tasks-dispatch-and-envelope",
     "tasks-request-headers",
@@ -44,19 +76,47 @@ const RUNS: Record<string, string[]> = {
     "dns-rebinding-protection",
     "server-sse-multiple-streams",
     "server-session-lifecycle",
+    ...TOOLS_CALL_2025,
+    // Removed in 2026-07-28 (log messages ride on the request's own `_meta` there).
+    "tools-call-with-logging",
   ],
   "2025-06-18": ["server-initialize", "ping", "logging-set-level", "tools-list"],
 };
 
 let proxy: CredentialProxy;
+let fixtures: FixtureUpstream;
+const UPSTREAM = `conformance-${crypto.randomUUID().slice(0, 8)}`;
 
 beforeAll(async () => {
+  fixtures = await startFixtureUpstream(inject("upstreamPorts")[0]);
+  // Registration is global (an upstream serves every tenant): it lives only while this file
+  // runs (files run one at a time), and its names are the suite's, which no other tool has.
+  const registered = await asAdmin("POST", "/v1/admin/upstreams", {
+    name: UPSTREAM,
+    url: fixtures.url,
+    trust: "community",
+    prefix: "",
+    tools: ["*"],
+    // Quick and harmless (no intent check, retries allowed); the tasks fixtures say how they run.
+    defaults: { latency_class: "fast", effects: "read", idempotent: true },
+    tool_policies: Object.fromEntries(
+      Object.entries(FIXTURES).flatMap(([name, f]) =>
+        f.latency_class ? [[name, { latency_class: f.latency_class }]] : [],
+      ),
+    ),
+  });
+  expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+  expect([...registered.body.status.served].sort()).toEqual(Object.keys(FIXTURES).sort());
   proxy = await startCredentialProxy(
     baseUrl,
     await newKey({ tenant: `conformance-${crypto.randomUUID().slice(0, 8)}` }),
   );
 });
-afterAll(async () => proxy?.close());
+afterAll(async () => {
+  await proxy?.close();
+  await asAdmin("DELETE", `/v1/admin/upstreams/${UPSTREAM}`);
+  await fixtures?.close();
+});
 
 function conformance(spec: string, scenario: string): Promise<{ code: number | null; output: string }> {
   const args = [

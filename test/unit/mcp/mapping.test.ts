@@ -52,6 +52,21 @@ describe("an execution's end as a CallToolResult", () => {
     ).toEqual({ b: { $base64: "AQI=" } });
   });
 
+  it("gives an upstream's content blocks back as content, and anything else shaped like them as JSON text", () => {
+    const blocks = [
+      { type: "text", text: "a picture:" },
+      { type: "image", data: "iVBO", mimeType: "image/png" },
+      { type: "resource", resource: { uri: "test://r", mimeType: "text/plain", text: "r" } },
+    ];
+    const result = callToolResult({ execution_id: "e", status: "succeeded", output: { content: blocks } });
+    expect(result.content).toEqual(blocks);
+    expect(result.structuredContent).toEqual({ content: blocks });
+    for (const output of [{ content: [{ type: "video" }] }, { content: blocks, more: 1 }, { content: "text" }])
+      expect(callToolResult({ execution_id: "e", status: "succeeded", output }).content).toEqual([
+        { type: "text", text: JSON.stringify(output) },
+      ]);
+  });
+
   it("answers a run that failed, timed out or was cancelled with isError and the envelope", () => {
     const error = {
       code: "timeout" as const,
