@@ -5,7 +5,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
-import { mintKey } from "./worker-http.ts";
+import { mcpBody, mintKey } from "./worker-http.ts";
 
 const MODERN = "2026-07-28";
 const ENVELOPE = {
@@ -38,15 +38,7 @@ async function http(method: string, path: string, key?: string, body?: unknown, 
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await res.text();
-  const data = (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trim())
-        .at(-1)
-    : text;
-  return { status: res.status, headers: res.headers, body: data ? JSON.parse(data) : undefined } as Answer;
+  return { status: res.status, headers: res.headers, body: await mcpBody(res) } as Answer;
 }
 
 function unique(prefix: string): string {

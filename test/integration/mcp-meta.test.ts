@@ -6,7 +6,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { mintKey } from "./worker-http.ts";
+import { mcpBody, mintKey } from "./worker-http.ts";
 
 const MODERN = "2026-07-28";
 const ENVELOPE = {
@@ -34,15 +34,7 @@ async function post(key: string, message: unknown, headers: Record<string, strin
     },
     body: JSON.stringify(message),
   });
-  const text = await res.text();
-  const data = (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trim())
-        .at(-1)
-    : text;
-  return { status: res.status, headers: res.headers, body: data ? JSON.parse(data) : undefined };
+  return { status: res.status, headers: res.headers, body: await mcpBody(res) };
 }
 
 /** A 2026-07-28 request: the envelope in `_meta`, the standard headers. */

@@ -58,3 +58,19 @@ export function withTenantLimits(families: Record<string, Record<string, number>
   const limits = env.TENANT_LIMITS as unknown as { default: Record<string, unknown>; tenants?: object };
   return Object.assign({}, env, { TENANT_LIMITS: { ...limits, tenants: { ...(limits.tenants ?? {}), ...families } } });
 }
+
+/**
+ * An MCP answer's body: the JSON itself, or the last `data:` line of an event stream (the
+ * JSON-RPC response ends the stream).
+ */
+export async function mcpBody(res: Response): Promise<any> {
+  const text = await res.text();
+  const data = (res.headers.get("content-type") ?? "").startsWith("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).trim())
+        .at(-1)
+    : text;
+  return data ? JSON.parse(data) : undefined;
+}
