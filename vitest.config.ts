@@ -10,7 +10,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-import { writeDevConfig } from "./scripts/dev-config.ts";
+import { devConfig, writeDevConfig } from "./scripts/dev-config.ts";
 
 const provider = (name: string) => ({
   name: `tool-provider-${name}`,
@@ -55,6 +55,16 @@ export default class extends WorkerEntrypoint { async verify() { ${verify} } }`,
 });
 
 const root = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The dev config's module aliases (wrangler.dev-overlay.jsonc: the validators of the lab
+ * providers too), for vite: the plugin bundles the Worker with vite, which does not read
+ * wrangler's `alias`. wrangler resolves them from the project's root, so does this.
+ */
+const devAliases = Object.entries(devConfig(root).alias ?? {}).map(([find, path]) => ({
+  find,
+  replacement: join(root, path),
+}));
 
 /**
  * A handler that ignores every stop notice (test/fixtures/runaway-provider.js), for
@@ -146,6 +156,7 @@ export default defineConfig({
             },
           }),
         ],
+        resolve: { alias: devAliases },
         // The first request of a file loads the whole Worker through vite's module runner
         // (seconds on 2 shared cores); the bound only keeps a hung test from running forever.
         test: {

@@ -2,9 +2,10 @@
  * Writes the runtime's configuration for local development and tests: `.wrangler-dev.jsonc`
  * (git-ignored) = wrangler.jsonc, exactly what ships, with wrangler.dev-overlay.jsonc merged in:
  * the overlay's `services` and `vars.PROVIDERS` (the lab providers' service bindings and
- * PROVIDERS entries) are appended to the shipped lists, after the shipped ones, and the
- * declared secrets (`secrets.required`) are left out, so .dev.vars supplies them all. The overlay may
- * hold nothing else, so the shipped file stays the one place for everything else. It is written
+ * PROVIDERS entries) are appended to the shipped lists, after the shipped ones, its `alias`
+ * (the validators module that holds the lab providers' too, scripts/build-schemas.ts) is added,
+ * and the declared secrets (`secrets.required`) are left out, so .dev.vars supplies them all. The
+ * overlay may hold nothing else, so the shipped file stays the one place for everything else. It is written
  * next to wrangler.jsonc, so `main`, the assets folder and .dev.vars resolve the same. Used by
  * `npm run stack` (so `npm start`, the e2e stack, the bench and the simulation), and the
  * integration tests (vitest.config.ts).
@@ -24,24 +25,26 @@ export const OVERLAY = "wrangler.dev-overlay.jsonc";
 
 type Config = Record<string, unknown> & {
   services?: unknown[];
+  alias?: Record<string, string>;
   vars?: Record<string, unknown> & { PROVIDERS?: unknown[] };
 };
 
-/** The shipped runtime config with the overlay's services and PROVIDERS appended. */
+/** The shipped runtime config with the overlay's services and PROVIDERS appended and its alias added. */
 export function devConfig(root: string): Config {
   const shipped = readJsonc<Config>(join(root, RUNTIME_CONFIG));
   const overlay = readJsonc<Config>(join(root, OVERLAY));
-  const extra = Object.keys(overlay).filter((k) => k !== "services" && k !== "vars");
+  const extra = Object.keys(overlay).filter((k) => k !== "services" && k !== "vars" && k !== "alias");
   const extraVars = Object.keys(overlay.vars ?? {}).filter((k) => k !== "PROVIDERS");
   if (extra.length > 0 || extraVars.length > 0)
     throw new Error(
-      `${OVERLAY} may add services and vars.PROVIDERS only, not ${[...extra, ...extraVars.map((k) => `vars.${k}`)].join(", ")}`,
+      `${OVERLAY} may add services, vars.PROVIDERS and alias only, not ${[...extra, ...extraVars.map((k) => `vars.${k}`)].join(", ")}`,
     );
   // `secrets.required` would make wrangler dev load only the named secrets from .dev.vars, and
   // local development runs on the others (its well-known keys, the example upstream's token).
   const { secrets: _required, ...rest } = shipped;
   return {
     ...rest,
+    ...(shipped.alias || overlay.alias ? { alias: { ...shipped.alias, ...overlay.alias } } : {}),
     services: [...(shipped.services ?? []), ...(overlay.services ?? [])],
     vars: { ...shipped.vars, PROVIDERS: [...(shipped.vars?.PROVIDERS ?? []), ...(overlay.vars?.PROVIDERS ?? [])] },
   };

@@ -10,7 +10,9 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import type { CoercionMode, JsonSchema } from "../../providers/sdk/protocol.ts";
 import type { Violation } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
-import { validators as prebuilt } from "../generated/validators.js";
+// The shipped providers' validators (package.json `imports`); development's config aliases this
+// to the module that also holds the lab providers' (scripts/build-schemas.ts).
+import { validators as prebuilt } from "#validators";
 import { coerceLenient } from "../schema/coercion.ts";
 import { runtimeViolations } from "../schema/runtime-validator.ts";
 
