@@ -17,6 +17,7 @@ import type {
   ApiKeyRecord,
   ApprovalDecision,
   ApprovalState,
+  AuditReach,
   AuditRecord,
   DryRunReport,
   ExecutionRequest,
@@ -39,6 +40,7 @@ export type {
   ApiKeyRecord,
   ApprovalDecision,
   ApprovalState,
+  AuditReach,
   AuditRecord,
   DryRunReport,
   PendingApproval,
@@ -168,7 +170,7 @@ export interface ToolRuntimeClient {
   listTools(options?: CallOptions): Promise<{ registry_version: number; tools: ToolSummary[] }>;
   getTool(name: string, options?: CallOptions): Promise<ToolView>;
   /** Operators: one page of every tenant's audit records; `audit.all` follows the pages. */
-  listAudit(filters?: AuditFilters, options?: CallOptions): Promise<Page & { records: AuditRecord[] }>;
+  listAudit(filters?: AuditFilters, options?: CallOptions): Promise<Page & AuditReach & { records: AuditRecord[] }>;
   /**
    * A tenant's use by UTC day and tool with a cost estimate (docs/contract.md#usage): a tenant
    * admin its own tenant's, an operator any tenant's. Days are `YYYY-MM-DD`, inclusive.
@@ -242,7 +244,7 @@ export function createClient(options: ClientOptions): ToolRuntimeClient {
   const listExecutions = (f?: ListFilters, o?: CallOptions) =>
     get<Page & { executions: ExecutionSummary[] }>(`/v1/executions${query(f)}`, o);
   const listAudit = (f?: AuditFilters, o?: CallOptions) =>
-    get<Page & { records: AuditRecord[] }>(`/v1/audit${query(f)}`, o);
+    get<Page & AuditReach & { records: AuditRecord[] }>(`/v1/audit${query(f)}`, o);
 
   return {
     invoke: (tool, input, o) => execute<ExecutionView>("sync", tool, input, o),

@@ -1,11 +1,11 @@
 /**
  * What the account holds, asked with wrangler's own commands (each read-only): the secrets of
  * each Worker that declares some (null when the Worker does not exist yet), the queues and the
- * D1 databases the runtime needs. Also the one runner for wrangler commands.
+ * D1 databases and the R2 buckets the runtime needs. Also the one runner for wrangler commands.
  */
 import { spawnSync } from "node:child_process";
 import type { AccountFacts, WorkerConfig } from "./plan.ts";
-import { d1List, queueInfo, queuesOf, RUNTIME, secretList } from "./plan.ts";
+import { bucketInfo, d1List, queueInfo, queuesOf, RUNTIME, secretList } from "./plan.ts";
 
 export interface Run {
   status: number;
@@ -53,5 +53,7 @@ export function accountFacts(root: string, workers: WorkerConfig[], env?: string
   const d1 = npx(root, d1List());
   if (d1.status !== 0) throw new Error(`could not list the D1 databases:\n${d1.out}`);
   const databases = (jsonArray(d1.out) as { name: string }[]).map((d) => d.name);
-  return { secrets, queues, databases };
+  // `r2 bucket info` fails for a bucket that does not exist, as `queues info` does for a queue.
+  const buckets = runtime.r2.map((b) => b.name).filter((b) => npx(root, bucketInfo(b)).status === 0);
+  return { secrets, queues, databases, buckets };
 }

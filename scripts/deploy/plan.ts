@@ -12,7 +12,7 @@
  * the verifier, then the runtime, then the providers again as configured. Once the runtime
  * exists the first pass is skipped: providers (with their tail), verifier, runtime.
  *
- * Every step can be run again: a queue or database is created only when missing, applied
+ * Every step can be run again: a queue, database or bucket is created only when missing, applied
  * migrations are skipped, and a deploy of the same config is a new version of the same Worker.
  * So after any failure the fix is to mend what the step names and run the same command again.
  */
@@ -50,6 +50,7 @@ export interface WorkerConfig {
   optionalSecrets: string[];
   kv: { binding: string; id?: string }[];
   d1: { binding: string; name: string; id?: string; migrationsDir?: string }[];
+  r2: { binding: string; name: string }[];
   queues: { producers: string[]; consumers: { queue: string; deadLetterQueue?: string }[] };
   vars: Record<string, unknown>;
 }
@@ -60,6 +61,7 @@ export interface AccountFacts {
   secrets: Record<string, string[] | null>;
   queues: string[];
   databases: string[];
+  buckets: string[];
 }
 
 export type Phase = "account" | "secrets" | "resources" | "migrations" | "deploy";
@@ -102,6 +104,7 @@ export const secretList = (config: string, env?: string) =>
   wrangler("secret", "list", "--format", "json", "-c", config, ...envArgs(env));
 export const queueInfo = (queue: string) => wrangler("queues", "info", queue);
 export const d1List = () => wrangler("d1", "list", "--json");
+export const bucketInfo = (bucket: string) => wrangler("r2", "bucket", "info", bucket);
 export const deployCommand = (config: string, env?: string) => wrangler("deploy", "-c", config, ...envArgs(env));
 /** The local bundle of a Worker, exactly as deploy builds it, stopping before any upload. */
 export const bundleCommand = (config: string, outdir: string, env?: string) =>
@@ -227,6 +230,17 @@ export function buildPlan(
       check: d1List(),
       state,
       fix: `check the token's D1 permission; ${again}`,
+    });
+  }
+  for (const b of runtime.r2) {
+    const state = facts === undefined ? undefined : facts.buckets.includes(b.name) ? "exists" : "create";
+    steps.push({
+      phase: "resources",
+      what: `R2 bucket ${b.name} (${b.binding}): created when missing, then found by name`,
+      command: state === "exists" ? undefined : wrangler("r2", "bucket", "create", b.name),
+      check: bucketInfo(b.name),
+      state,
+      fix: `check that R2 is enabled on the account and the token's R2 permission; ${again}`,
     });
   }
   for (const k of runtime.kv) {

@@ -19,6 +19,7 @@ interface Resolved {
   secrets?: { required?: string[] };
   kv_namespaces: { binding: string; id?: unknown }[];
   d1_databases: { binding: string; database_name?: string; database_id?: string; migrations_dir?: string }[];
+  r2_buckets: { binding: string; bucket_name?: string }[];
   queues: { producers?: { queue: string }[]; consumers?: { queue: string; dead_letter_queue?: string }[] };
   vars?: Record<string, unknown>;
 }
@@ -47,6 +48,7 @@ export function readWorkers(root: string, env?: string): WorkerConfig[] {
         id: d.database_id,
         migrationsDir: d.migrations_dir,
       })),
+      r2: (c.r2_buckets ?? []).map((b) => ({ binding: b.binding, name: b.bucket_name ?? "" })),
       queues: {
         producers: (c.queues.producers ?? []).map((p) => p.queue),
         consumers: (c.queues.consumers ?? []).map((q) => ({ queue: q.queue, deadLetterQueue: q.dead_letter_queue })),

@@ -6,9 +6,11 @@
  * (`INSERT OR IGNORE`), and the aggregates are incremented from exactly the rows this delivery
  * inserted, in the same transaction. A failed batch is retried whole by the queue; rows it had
  * already written are ignored the second time and counted once. Rows past their retention leave
- * as batches arrive.
+ * as batches arrive. With an AUDIT_ARCHIVE bucket the records this delivery inserted are also
+ * archived to R2, exactly once (src/audit/archive.ts).
  */
 import { loadConfig } from "../config.ts";
+import { archivedObjects, archiveWrites, putArchived, retryLeftBehind } from "./archive.ts";
 import { writesFor } from "./batch-writes.ts";
 import type { AuditMessage } from "./messages.ts";
 
@@ -36,8 +38,14 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
   const config = loadConfig(env);
   const cap = config.auditMaxExecutions;
   const now = Date.now();
+  const tag = crypto.randomUUID();
+  const bucket: R2Bucket | undefined = env.AUDIT_ARCHIVE;
+  // After the inserts it reads, before the cap below may trim them: this delivery's new records.
+  const archived = archiveWrites(db, bucket, messages.slice(0, upTo), tag, now);
+  const inserts = writesFor(db, messages.slice(0, upTo), tag, config.retentionMs);
   const written = [
-    ...writesFor(db, messages.slice(0, upTo), crypto.randomUUID(), config.retentionMs),
+    ...inserts,
+    ...archived,
     // Along executions_by_end (no index on expires_at: one fewer row written per record). A record
     // expires a retention window after it ended, so only rows that ended a window ago are looked
     // at, oldest first: a row written under another EXECUTION_RETENTION_MS leaves once both its
@@ -84,6 +92,10 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
       : []),
   ];
   const results = await db.batch([...written, ...capped, ...after]);
+  if (bucket) {
+    await putArchived(db, bucket, archived.length > 0 ? archivedObjects(results[inserts.length]) : []);
+    await retryLeftBehind(db, bucket, now);
+  }
   await countTrimmed(db, results.slice(written.length, written.length + capped.length));
   if (drill)
     throw new Error(

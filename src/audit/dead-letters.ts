@@ -7,10 +7,12 @@
  *   - or, when that fails, logged whole under a reference (`"audit dead letter not written"`,
  *     for an operator to replay by hand) and counted `unwritable`;
  *   - and when even the count cannot be written (the database is down), retried by this queue.
- * The counts are `tool_runtime_audit_dead_letters_total{kind,outcome}` in /metrics.
+ * The counts are `tool_runtime_audit_dead_letters_total{kind,outcome}` in /metrics. A record
+ * written here is archived as the consumer archives it (src/audit/archive.ts).
  */
 import type { AuditMessage } from "./messages.ts";
 import { loadConfig } from "../config.ts";
+import { archivedObjects, archiveWrites, putArchived } from "./archive.ts";
 import { writesFor } from "./batch-writes.ts";
 
 /** The dead letter queue's name (wrangler.jsonc `dead_letter_queue`); an environment names its own in AUDIT_DEAD_LETTER_QUEUE. */
@@ -28,8 +30,13 @@ export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env:
     try {
       if (kind === "unknown") throw new Error("not an audit message this runtime knows");
       const retentionMs = loadConfig(env).retentionMs;
-      await db.batch([...writesFor(db, [m!], crypto.randomUUID(), retentionMs), count(db, kind, "written")]);
+      const tag = crypto.randomUUID();
+      const bucket: R2Bucket | undefined = env.AUDIT_ARCHIVE;
+      const inserts = writesFor(db, [m!], tag, retentionMs);
+      const archived = archiveWrites(db, bucket, [m!], tag, Date.now());
+      const results = await db.batch([...inserts, ...archived, count(db, kind, "written")]);
       message.ack();
+      if (bucket && archived.length > 0) await putArchived(db, bucket, archivedObjects(results[inserts.length]));
     } catch (err) {
       const ref = crypto.randomUUID();
       const body = JSON.stringify(m) ?? String(m);

@@ -5,6 +5,7 @@
  */
 import {
   EXECUTION_STATUSES,
+  type AuditReach,
   type AuditRecord,
   type CapabilityDecision,
   type ExecutionSummary,
@@ -12,6 +13,8 @@ import {
 } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
 import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "../execution/usage.ts";
+import { loadConfig } from "../config.ts";
+import { archiveDescription } from "./archive.ts";
 import { mergeUsage } from "./records.ts";
 
 export interface ListFilters {
@@ -183,6 +186,24 @@ export async function listAudit(db: D1Database, f: ListFilters) {
     ended_at: iso(r.ended_at),
   }));
   return { records: items, next_cursor };
+}
+
+/**
+ * How far back the audit log reaches for a scope (docs/contract.md#archive): when the store's
+ * oldest record ended (one read along executions_by_end, as /metrics and /v1/usage read it), and
+ * the archive's place for the scope's records.
+ */
+export async function auditReach(db: D1Database, env: Env, tenant: string | undefined): Promise<AuditReach> {
+  const oldest = await db.prepare("SELECT MIN(ended_at) AS t FROM executions").first<{ t: number | null }>();
+  const t = oldest?.t;
+  const bucket: R2Bucket | undefined = env.AUDIT_ARCHIVE;
+  return {
+    store: {
+      oldest_record_at: typeof t === "number" ? new Date(t).toISOString() : null,
+      retention_ms: loadConfig(env).retentionMs,
+    },
+    archive: archiveDescription(bucket, tenant),
+  };
 }
 
 function withLateIntent(capability: CapabilityDecision, late: string | null): CapabilityDecision {

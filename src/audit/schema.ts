@@ -20,7 +20,7 @@ export const LATENCY_BUCKETS_S = [
  * it in `d1_migrations`. A migration the code depends on moves this forward (a unit test holds
  * it to the newest file there).
  */
-export const AUDIT_SCHEMA_MIGRATION = "0003_audit_rows_per_execution.sql";
+export const AUDIT_SCHEMA_MIGRATION = "0004_audit_archive_outbox.sql";
 
 /** Where wrangler records applied migrations (its default `migrations_table`). */
 export const MIGRATIONS_TABLE = "d1_migrations";

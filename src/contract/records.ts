@@ -40,6 +40,21 @@ export interface AuditRecord extends ExecutionIdentity {
   ended_at: string | null;
 }
 
+/**
+ * How far back the audit log reaches (docs/contract.md#archive), on every page of `GET /v1/audit`:
+ * the audit store (D1) holds the retention window; the archive (R2), when bound, everything since.
+ */
+export interface AuditReach {
+  store: {
+    /** When the oldest record the store holds ended; null when it holds none. */
+    oldest_record_at: string | null;
+    /** EXECUTION_RETENTION_MS: how long a record stays in the store (less past AUDIT_MAX_EXECUTIONS). */
+    retention_ms: number;
+  };
+  /** Where the archived records are: the R2 binding, the key prefix of the page's scope, the keys' shape; all null when off. */
+  archive: { enabled: boolean; binding: string | null; prefix: string | null; keys: string | null };
+}
+
 /** A page of a listing: follow `next_cursor` (null on the last page). */
 export interface Page {
   next_cursor: string | null;

@@ -92,6 +92,13 @@ export const adminExamples: Record<string, OperationExamples> = {
           },
         ],
         next_cursor: null,
+        store: { oldest_record_at: "2026-11-30T15:04:05.123Z", retention_ms: 86400000 },
+        archive: {
+          enabled: true,
+          binding: "AUDIT_ARCHIVE",
+          prefix: "audit/acme/",
+          keys: "audit/{tenant}/{yyyy}/{mm}/{dd}/{hh}/{delivery}.ndjson",
+        },
       }),
     },
   },

@@ -120,6 +120,29 @@ export const AuditList = all({
     }),
   },
   next_cursor: nullable(str),
+  store: {
+    ...all({
+      oldest_record_at: {
+        ...nullable(time),
+        description: "When the oldest record the audit store holds ended: earlier records are only in the archive",
+      },
+      retention_ms: { ...int, description: "EXECUTION_RETENTION_MS: how long a record stays in the store" },
+    }),
+    description: "How far back this listing reaches: the audit store (D1) holds the retention window only",
+  },
+  archive: {
+    ...all({
+      enabled: bool,
+      binding: { ...nullable(str), description: "The Worker's R2 binding (AUDIT_ARCHIVE); null: archiving is off" },
+      prefix: { ...nullable(str), description: "The key prefix of this listing's scope, e.g. audit/acme/" },
+      keys: {
+        ...nullable(str),
+        description: "The keys' shape: audit/{tenant}/{yyyy}/{mm}/{dd}/{hh}/{delivery}.ndjson",
+      },
+    }),
+    description:
+      "Where every record is kept past the store's window: NDJSON objects in R2, one per consumer delivery, tenant and hour (docs/contract.md#archive)",
+  },
 });
 export const Provider = all(
   {

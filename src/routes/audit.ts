@@ -1,13 +1,14 @@
 /**
  * `GET /v1/audit`: the audit log, filtered like the index. Operators read every tenant's (or
  * one, with `?tenant=`); a tenant's admin reads its own tenant's only (src/auth/roles.ts);
- * anyone else is refused. `GET /v1/audit/refusals` (operators): rate-limit refusal counts by
- * tenant, tool and reason.
+ * anyone else is refused. Every page also says how far back the log reaches: the oldest record
+ * the store still holds, and where the archive keeps the rest (docs/contract.md#archive).
+ * `GET /v1/audit/refusals` (operators): rate-limit refusal counts by tenant, tool and reason.
  */
 import { reply } from "../codec/negotiate.ts";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { listAudit, parseFilters } from "../audit/queries.ts";
+import { auditReach, listAudit, parseFilters, type ListFilters } from "../audit/queries.ts";
 import { listRefusals } from "../audit/refusal-counts.ts";
 import { requireTenantAdmin, roleOf } from "../auth/roles.ts";
 import { RuntimeError } from "../errors.ts";
@@ -30,11 +31,13 @@ audit.get("/", async (c) => {
   const caller = c.get("caller");
   const filters = parseFilters((name) => c.req.query(name));
   const asked = c.req.query("tenant");
-  if (roleOf(caller) === "admin") return reply(c, await listAudit(auditDb(c.env), { ...filters, tenant: asked }));
-  if (asked !== undefined && asked !== caller.tenant)
+  if (roleOf(caller) !== "admin" && asked !== undefined && asked !== caller.tenant)
     throw new RuntimeError("forbidden", "a tenant admin reads its own tenant's audit records only", {
       reason: "another tenant",
       field: "tenant",
     });
-  return reply(c, await listAudit(auditDb(c.env), { ...filters, tenant: caller.tenant }));
+  const scope: ListFilters = { ...filters, tenant: roleOf(caller) === "admin" ? asked : caller.tenant };
+  const db = auditDb(c.env);
+  const [page, reach] = await Promise.all([listAudit(db, scope), auditReach(db, c.env, scope.tenant)]);
+  return reply(c, { ...page, ...reach });
 });

@@ -164,6 +164,17 @@ describe.sequential("audit log, execution index and metrics", () => {
     });
     // Level 2's background verdict is in the record, not "pending".
     expect(first.capability.level2.verdict).toBe("aligned");
+
+    // Each page says how far back the store reaches and where the archive is (docs/contract.md#archive):
+    // the stack binds wrangler dev's local R2 bucket, as wrangler.jsonc does.
+    const page = (await asAdmin("GET", `/v1/audit?tenant=${tenant}&limit=1`)).body;
+    expect(Date.parse(page.store.oldest_record_at)).toBeLessThanOrEqual(Date.parse(first.ended_at));
+    expect(page.archive).toEqual({
+      enabled: true,
+      binding: "AUDIT_ARCHIVE",
+      prefix: `audit/${tenant}/`,
+      keys: "audit/{tenant}/{yyyy}/{mm}/{dd}/{hh}/{delivery}.ndjson",
+    });
   });
 
   it("loses and doubles nothing when the consumer fails a batch halfway", async () => {

@@ -6,7 +6,9 @@
  * the report in a later one (the tail Worker's message can be slower than the record's).
  * The budget (src/audit/batch-writes.ts): the record's row with its key and two indexes (4), 1
  * more for a report in a later batch, and one aggregate upsert per key per batch — here every
- * execution of a batch has the same key (tool, provider, status, latency bucket).
+ * execution of a batch has the same key (tool, provider, status, latency bucket); and, with the
+ * archive bound (src/audit/archive.ts), its outbox row per object written and deleted — here one
+ * object per batch (one tenant, one hour).
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -54,7 +56,8 @@ async function deliver(messages: AuditMessage[], e: Env): Promise<void> {
 
 /** One execution's messages: its record (with its view on the fast path) and its CPU report. */
 function execution(tenant: string, fast: boolean): { finished: AuditMessage; usage: AuditMessage } {
-  const t = Date.now() - 5_000;
+  // Inside the last hour that is over, so that a batch's records are in one archive object.
+  const t = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 1_800_000;
   const record = executionRecord("succeeded", {
     tenant,
     provider: "lab",
@@ -105,6 +108,10 @@ describe("D1 rows written per execution by the audit consumer", () => {
     ["an object path, its CPU report in the same batch", false, false, 4],
     ["an object path, its CPU report in a later batch", false, true, 5],
   ])("%s: %d rows for the record, one aggregate per batch", async (_name, fast, usageLater, record) => {
-    expect(await rowsPerExecution(fast, usageLater)).toEqual({ executions: record, exec_stats: 1 / PER_BATCH });
+    expect(await rowsPerExecution(fast, usageLater)).toEqual({
+      executions: record,
+      exec_stats: 1 / PER_BATCH,
+      archive_outbox: 2 / PER_BATCH,
+    });
   });
 });

@@ -36,7 +36,7 @@ const commandsOf = (code: string) =>
 
 /** What the script runs, or prints for the operator to run (secret put): these must match the plan exactly. */
 const SCRIPT_RUNS =
-  /^npx wrangler (whoami|secret list|secret put|queues info|queues create|d1 list|d1 create|d1 migrations apply|deploy)\b/;
+  /^npx wrangler (whoami|secret list|secret put|queues info|queues create|d1 list|d1 create|d1 migrations apply|r2 bucket info|r2 bucket create|deploy)\b/;
 
 async function sh(command: string): Promise<{ code: number; output: string }> {
   const run = promisify(execFile)(

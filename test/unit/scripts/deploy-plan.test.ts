@@ -22,6 +22,7 @@ describe("the plan, once the account has been asked", () => {
     secrets: { [runtime.name]: ["BOOTSTRAP_TOKEN", "UPSTREAM_TOKEN_KEY"] },
     queues: queuesOf(runtime),
     databases: runtime.d1.map((d) => d.name),
+    buckets: runtime.r2.map((b) => b.name),
   };
 
   it("on an upgrade deploys the providers with their tail consumer, then the verifier, then the runtime, and creates nothing", () => {
@@ -34,7 +35,12 @@ describe("the plan, once the account has been asked", () => {
   });
 
   it("on an empty account stops on the missing secret with the command that sets it, and creates what is missing", () => {
-    const plan = buildPlan(workers, [], "staging", { secrets: { [runtime.name]: null }, queues: [], databases: [] });
+    const plan = buildPlan(workers, [], "staging", {
+      secrets: { [runtime.name]: null },
+      queues: [],
+      databases: [],
+      buckets: [],
+    });
     expect(plan.missingSecrets).toEqual([
       ["wrangler", "secret", "put", "BOOTSTRAP_TOKEN", "-c", "wrangler.jsonc", "--env", "staging"],
     ]);
@@ -45,6 +51,7 @@ describe("the plan, once the account has been asked", () => {
       "wrangler queues create tool-runtime-audit-staging",
       "wrangler queues create tool-runtime-audit-dlq-staging",
       "wrangler d1 create tool-runtime-audit-staging --update-config=false",
+      "wrangler r2 bucket create tool-runtime-audit-archive-staging",
     ]);
     expect(deploys(plan)[0]).toBe("wrangler deploy -c providers/std/.wrangler-first-pass.jsonc --env staging");
   });
@@ -91,7 +98,7 @@ describe("the shipped configs' environments", () => {
     },
   );
 
-  it("give staging and production their own Workers, queues and database", () => {
+  it("give staging and production their own Workers, queues, database and archive bucket", () => {
     const [a, b, c] = ENVS.map((e) => readWorkers(root, e));
     const runtimeOf = (ws: typeof a) => ws.find((w) => w.config === RUNTIME)!;
     // Each kind is its own namespace on the account (the queue and the database may share a name).
@@ -99,6 +106,7 @@ describe("the shipped configs' environments", () => {
       (ws: typeof a) => ws.map((w) => w.name),
       (ws: typeof a) => queuesOf(runtimeOf(ws)),
       (ws: typeof a) => runtimeOf(ws).d1.map((d) => d.name),
+      (ws: typeof a) => runtimeOf(ws).r2.map((r) => r.name),
     ]) {
       const all = [a, b, c].flatMap(kind);
       expect(new Set(all).size, all.join(", ")).toBe(all.length);
