@@ -6,13 +6,14 @@ import { randomUUID } from "node:crypto";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { trt } from "./cli.ts";
 import { startFaultyUpstream } from "./faulty-upstream.ts";
 import { ADMIN_KEY, asAdmin, baseUrl, DEV_KEY, execute, FILE_TENANT } from "./http.ts";
+import { provided } from "./stack.ts";
 
 const asOperator = { env: { TRT_KEY: ADMIN_KEY } };
-const [, freeUpstreamPort] = inject("upstreamPorts");
+const [, freeUpstreamPort] = provided("upstreamPorts");
 const version = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version;

@@ -2,9 +2,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ADMIN_KEY, baseUrl, bearer, call, FILE_TENANT } from "./http.ts";
 import { start, trt } from "./cli.ts";
+import { provided } from "./stack.ts";
 
 describe("trt", () => {
   it("lists the tools, describes one, and prints JSON for scripts", async () => {
@@ -169,7 +170,7 @@ describe("trt", () => {
 
     const minted = await trt(["admin", "bootstrap", "--tenant", tenant], {
       env: noKey,
-      stdin: `${inject("bootstrapToken")}\n`,
+      stdin: `${provided("bootstrapToken")}\n`,
     });
     expect(minted.code).toBe(0);
     const key = minted.stdout.trim();
@@ -184,7 +185,7 @@ describe("trt", () => {
       expect(((await listed.json()) as { keys: { role: string }[] }).keys).toMatchObject([{ role: "admin" }]);
 
       const again = await trt(["admin", "bootstrap", "--json"], {
-        env: { ...noKey, TRT_BOOTSTRAP_TOKEN: inject("bootstrapToken") },
+        env: { ...noKey, TRT_BOOTSTRAP_TOKEN: provided("bootstrapToken") },
       });
       expect(again.code).toBe(3);
       expect(JSON.parse(again.stdout).error).toMatchObject({

@@ -18,8 +18,9 @@ import { decode } from "@msgpack/msgpack";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { afterAll, afterEach, inject } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import { SAMPLES_DIR, shapeOf, type Sample } from "../openapi/samples.ts";
+import { provided } from "./stack.ts";
 
 /**
  * Faces with a contract of their own, whose clients check every message against it: Connect
@@ -36,7 +37,7 @@ const OTHER_FACES = [
 ];
 const BODY_WAIT_MS = 10_000;
 
-const origin = new URL(inject("baseUrl")).origin;
+const origin = new URL(provided("baseUrl")).origin;
 const realFetch = globalThis.fetch;
 const doc = (await (await realFetch(`${origin}/v1/openapi.json`)).json()) as any;
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });

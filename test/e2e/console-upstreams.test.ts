@@ -8,13 +8,14 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUpstreamDev, type UpstreamDev } from "../../scripts/upstream-dev.ts";
 import { screenshot, tabPerTest } from "./browser.ts";
 import { consoleUrl, signIn, unlabeledControls } from "./console-page.ts";
 import { ADMIN_KEY, asAdmin, bearer, call } from "./http.ts";
+import { provided } from "./stack.ts";
 
-const [upstreamPort] = inject("upstreamPorts");
+const [upstreamPort] = provided("upstreamPorts");
 /** The example upstream's token in development (the runtime's secret UPSTREAM_EXAMPLE_TOKEN). */
 const RUNTIME_TOKEN = /^UPSTREAM_EXAMPLE_TOKEN=(.*)$/m.exec(
   readFileSync(new URL("../../.dev.vars", import.meta.url), "utf8"),

@@ -9,12 +9,13 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { decode, encode } from "@msgpack/msgpack";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ToolRuntimeService } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
 import { baseUrl, bearer, call, CALLER_AUTH, DEV_KEY } from "./http.ts";
 import { eventsUntil } from "./sse.ts";
+import { provided } from "./stack.ts";
 
-const callerUrl = inject("callerUrl");
+const callerUrl = provided("callerUrl");
 const ROOMY = { timeout_ms: 20_000 };
 
 /** What a face said, in face-neutral words. */

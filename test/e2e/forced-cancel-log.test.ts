@@ -4,12 +4,13 @@
  * invocation (src/execution/provider-relay.ts) — nor from anything it might still send.
  */
 import { readFileSync, statSync } from "node:fs";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { asAdmin, bearer, call } from "./http.ts";
 import { hold, newLatch, release } from "./latch.ts";
 import { tenant } from "./tenants.ts";
+import { provided } from "./stack.ts";
 
-const stackLog = inject("stackLog");
+const stackLog = provided("stackLog");
 const sizeOf = () => statSync(stackLog, { throwIfNoEntry: false })?.size ?? 0;
 const since = (offset: number) => readFileSync(stackLog).subarray(offset).toString("utf8");
 

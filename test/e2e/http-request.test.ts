@@ -5,10 +5,11 @@
  * test/unit/providers/std/shipped-config.test.ts). Redirects and the caller's capability still apply.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asAdmin, bearer, call, execute } from "./http.ts";
+import { provided } from "./stack.ts";
 
-const port = inject("egressPort");
+const port = provided("egressPort");
 const origin = `http://127.0.0.1:${port}`;
 
 /** What the loopback server saw, newest last. */

@@ -3,9 +3,9 @@
  * response is checked against the OpenAPI document by conformance.ts).
  */
 import { readFileSync } from "node:fs";
-import { inject } from "vitest";
+import { provided } from "./stack.ts";
 
-export const baseUrl = inject("baseUrl");
+export const baseUrl = provided("baseUrl");
 
 /** Local development's well-known keys, from the same .dev.vars that wrangler dev reads. */
 export const devVars = Object.fromEntries(

@@ -5,11 +5,12 @@
  * with `{}`, so the second is a replay, not a conflict.
  */
 import { decode, encode } from "@msgpack/msgpack";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { baseUrl, bearer, call, CALLER_AUTH, DEV_KEY, ROOMY } from "./http.ts";
 import { modern } from "./mcp.ts";
+import { provided } from "./stack.ts";
 
-const callerUrl = inject("callerUrl");
+const callerUrl = provided("callerUrl");
 /** lab.echo takes any object; math.evaluate needs `expression`. */
 const TAKES_EMPTY = "lab.echo";
 const NEEDS_FIELDS = "math.evaluate";

@@ -9,9 +9,10 @@
  * registry (statistics, breakers, liveness) is each file's by right; it is forgotten after
  * every file, so a breaker one file opened cannot refuse the next file's calls.
  */
-import { afterAll, beforeAll, expect, inject } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { asAdmin } from "./http.ts";
 import { armedDrills, registryState, type Drills } from "./registry-state.ts";
+import { registryBaseline } from "./stack.ts";
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -26,7 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const baseline = inject("registryBaseline");
+  const baseline = registryBaseline;
   const now = await registryState((method, path) => asAdmin(method, path));
   const leaks: string[] = [];
   for (const [name, got] of Object.entries(now.upstreams)) {

@@ -7,9 +7,9 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { encode } from "@msgpack/msgpack";
 import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { ToolRuntimeService } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
 import { asAdmin, baseUrl, bearer, call, CALLER_AUTH, DEV_KEY, execute } from "./http.ts";
+import { provided } from "./stack.ts";
 
 const FIFTY_MB = 50 * 1000 * 1000;
 
@@ -116,7 +116,7 @@ describe("context has bounds of its own, on every face", () => {
     const options = JSON.stringify({ context: { correlation_id: "c".repeat(2_000) } });
     const rpc = (await (
       await fetch(
-        `${inject("callerUrl")}/call?tool=math.evaluate&input=${encodeURIComponent('{"expression":"1"}')}&options=${encodeURIComponent(options)}`,
+        `${provided("callerUrl")}/call?tool=math.evaluate&input=${encodeURIComponent('{"expression":"1"}')}&options=${encodeURIComponent(options)}`,
         { headers: CALLER_AUTH },
       )
     ).json()) as any;

@@ -4,9 +4,9 @@
  * needs it starts its own in `beforeAll` and closes it in `afterAll`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { inject } from "vitest";
+import { provided } from "./stack.ts";
 
-export const egressPort = inject("egressPort");
+export const egressPort = provided("egressPort");
 export const egressOrigin = `http://127.0.0.1:${egressPort}`;
 
 export interface Loopback {

@@ -5,9 +5,10 @@
  */
 import { request as httpRequest } from "node:http";
 import { importJWK, SignJWT, type JWK } from "jose";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ADMIN_KEY, baseUrl, bearer, call, DEV_KEY } from "./http.ts";
 import { expectNothingRan, MCP_URL, MODERN, modern, newKey, post } from "./mcp.ts";
+import { provided } from "./stack.ts";
 
 const ENVELOPE = {
   "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -36,11 +37,11 @@ const modernHeaders = (key: string, method: string, name?: string) => ({
 const JWT_TENANT = `jwt-mcp-${crypto.randomUUID()}`;
 
 async function jwt(audience: string): Promise<string> {
-  const key = await importJWK(inject("jwtPrivateKey") as JWK, "ES256");
+  const key = await importJWK(provided("jwtPrivateKey") as JWK, "ES256");
   return new SignJWT({ tenant: JWT_TENANT, capabilities: [], channels: ["*"] })
     .setProtectedHeader({ alg: "ES256", kid: "e2e-1" })
     .setSubject("jwt-agent")
-    .setIssuer(inject("jwtIssuer"))
+    .setIssuer(provided("jwtIssuer"))
     .setAudience(audience)
     .setIssuedAt()
     .setExpirationTime("5m")
@@ -69,7 +70,7 @@ describe("/mcp as a protected resource", () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         resource: MCP_URL,
-        authorization_servers: [inject("jwtIssuer")],
+        authorization_servers: [provided("jwtIssuer")],
         bearer_methods_supported: ["header"],
         resource_name: "Tool Runtime MCP",
       });
@@ -78,7 +79,7 @@ describe("/mcp as a protected resource", () => {
 
   it("accepts a JWT whose audience is this resource and refuses one issued for another", async () => {
     const ok = await post(listTools(), {
-      ...bearer(await jwt(inject("jwtAudience"))),
+      ...bearer(await jwt(provided("jwtAudience"))),
       "mcp-protocol-version": MODERN,
       "mcp-method": "tools/list",
     });

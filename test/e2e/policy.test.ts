@@ -4,15 +4,15 @@
  */
 import { importJWK, SignJWT, type JWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { asAdmin, baseUrl, bearer, call, execute, ROOMY } from "./http.ts";
 import { hold, newLatch, release } from "./latch.ts";
 import { tenant } from "./tenants.ts";
+import { provided } from "./stack.ts";
 
-const privateJwk = inject("jwtPrivateKey") as JWK;
-const issuer = inject("jwtIssuer");
-const audience = inject("jwtAudience");
-const JWT_OPERATOR_GROUP = inject("jwtOperatorGroup");
+const privateJwk = provided("jwtPrivateKey") as JWK;
+const issuer = provided("jwtIssuer");
+const audience = provided("jwtAudience");
+const JWT_OPERATOR_GROUP = provided("jwtOperatorGroup");
 
 async function newKey(fields: Record<string, unknown>): Promise<{ key: string; key_id: string }> {
   // Keys reach no provider unless told (least privilege): these tests reach all unless they say.

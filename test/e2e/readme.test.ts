@@ -18,15 +18,16 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchOutput } from "../readme/expect-output.ts";
 import { allBlocks, runBlocks, type Block, type RunBlock } from "../readme/markdown.ts";
 import { NODE } from "./cli.ts";
 import { asAdmin, baseUrl, execute } from "./http.ts";
 import { armedDrills, type Drills } from "./registry-state.ts";
+import { provided } from "./stack.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-const callerUrl = inject("callerUrl");
+const callerUrl = provided("callerUrl");
 const blocks = allBlocks(root);
 const runs = runBlocks(blocks);
 /** The project's Node (22, from the `node` devDependency): it runs .ts by stripping types. */

@@ -47,29 +47,38 @@ export async function registryState(send: Send): Promise<RegistryState> {
     if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
+  // The reads go out together: one by one they cost every e2e file about two seconds (a
+  // request per tool and per provider, each a round trip through the stack).
   const names = new Set<string>();
-  for (const { name } of (await ok("GET", "/v1/tools")).tools as { name: string }[]) {
-    const tool = await ok("GET", `/v1/tools/${name}`);
+  const listed = (await ok("GET", "/v1/tools")).tools as { name: string }[];
+  const [tools, upstreams, bundles, drills] = await Promise.all([
+    Promise.all(listed.map(({ name }) => ok("GET", `/v1/tools/${name}`))),
+    ok("GET", "/v1/admin/upstreams"),
+    ok("GET", "/v1/admin/bundles"),
+    armedDrills(send),
+  ]);
+  tools.forEach((tool, i) => {
     for (const v of tool.versions) {
-      state.deprecations[`${name}@${v.version}`] = v.deprecation;
+      state.deprecations[`${listed[i]!.name}@${v.version}`] = v.deprecation;
       for (const p of v.providers) names.add(p.provider);
     }
-  }
-  for (const u of (await ok("GET", "/v1/admin/upstreams")).upstreams) {
+  });
+  for (const u of upstreams.upstreams) {
     names.add(u.name);
     state.upstreams[u.name] = registration(u);
   }
-  for (const { updated_at: _, ...bundle } of (await ok("GET", "/v1/admin/bundles")).bundles)
-    state.bundles[bundle.name] = bundle;
-  for (const name of [...names].sort()) {
-    const p = await ok("DELETE", `/v1/admin/providers/${name}/health`);
+  for (const { updated_at: _, ...bundle } of bundles.bundles) state.bundles[bundle.name] = bundle;
+  const sorted = [...names].sort();
+  const records = await Promise.all(sorted.map((name) => ok("DELETE", `/v1/admin/providers/${name}/health`)));
+  sorted.forEach((name, i) => {
+    const p = records[i];
     state.providers[name] = {
       trust: p.trust,
       disabled: p.disabled === true,
       max_concurrency: p.max_concurrency ?? null,
     };
-  }
-  state.drills = await armedDrills(send);
+  });
+  state.drills = drills;
   return state;
 }
 

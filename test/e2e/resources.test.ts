@@ -13,11 +13,12 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { decode, encode } from "@msgpack/msgpack";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ToolRuntimeService } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
 import { asAdmin, baseUrl, bearer, call, CALLER_AUTH, DEV_KEY, execute, FILE_TENANT } from "./http.ts";
+import { provided } from "./stack.ts";
 
-const callerUrl = inject("callerUrl");
+const callerUrl = provided("callerUrl");
 const ROOMY = { timeout_ms: 20_000 };
 
 async function msgpack(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {

@@ -9,12 +9,13 @@
  * The refused 503: every provider of lab.route disabled (`no_healthy_provider`), restored after.
  */
 import { decode, encode } from "@msgpack/msgpack";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { asAdmin, baseUrl, bearer, call, CALLER_AUTH, ROOMY } from "./http.ts";
 import { modern } from "./mcp.ts";
 import { tenant } from "./tenants.ts";
+import { provided } from "./stack.ts";
 
-const callerUrl = inject("callerUrl");
+const callerUrl = provided("callerUrl");
 const ROUTE_PROVIDERS = ["lab-broken", "lab-twin", "lab"];
 const CONNECT = `${baseUrl}/tool_runtime.v1.ToolRuntimeService/Invoke`;
 

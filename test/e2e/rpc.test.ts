@@ -2,10 +2,11 @@
  * Workers RPC (src/rpc.ts) through the example caller Worker: the same calls as REST give the
  * same output, status and error codes; the identity is the binding's props, never the call's.
  */
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { asAdmin, call, CALLER_AUTH, execute, ROOMY } from "./http.ts";
+import { provided } from "./stack.ts";
 
-const callerUrl = inject("callerUrl");
+const callerUrl = provided("callerUrl");
 
 async function viaRpc(tool: string, input: unknown, options: Record<string, unknown> = {}) {
   const q = new URLSearchParams({

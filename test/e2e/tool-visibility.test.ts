@@ -8,12 +8,13 @@
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { decode, encode } from "@msgpack/msgpack";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ToolRuntimeService } from "../../src/gen/tool_runtime/v1/runtime_pb.ts";
 import { asAdmin, baseUrl, bearer, call, CALLER_AUTH, ROOMY } from "./http.ts";
 import { modern } from "./mcp.ts";
+import { provided } from "./stack.ts";
 
-const callerUrl = inject("callerUrl");
+const callerUrl = provided("callerUrl");
 let narrow: string;
 /** What the community provider offers, as a caller that reaches every provider sees it. */
 let communityTools: string[];

@@ -7,7 +7,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUpstreamDev, type UpstreamDev } from "../../scripts/upstream-dev.ts";
 import { EventSource } from "eventsource";
 import { asAdmin, ADMIN_KEY, baseUrl, bearer, call, CALLER_AUTH, DEV_KEY, execute } from "./http.ts";
@@ -20,9 +20,10 @@ import {
   type LegacyUpstream,
 } from "./faulty-upstream.ts";
 import { collect } from "./sse.ts";
+import { provided } from "./stack.ts";
 
-const callerUrl = inject("callerUrl");
-const [upstreamPort] = inject("upstreamPorts");
+const callerUrl = provided("callerUrl");
+const [upstreamPort] = provided("upstreamPorts");
 const sha256 = (v: string) => createHash("sha256").update(v).digest("hex");
 const devVars = Object.fromEntries(
   readFileSync(new URL("../../.dev.vars", import.meta.url), "utf8")
@@ -615,7 +616,7 @@ describe("an upstream that misbehaves", () => {
   beforeAll(async () => {
     elsewhere = createServer((_req, res) => (elsewhereHits++, res.writeHead(404).end()));
     await listenWhenFree(elsewhere, upstreamPort);
-    faulty = await startFaultyUpstream(inject("upstreamPorts")[1], `http://127.0.0.1:${upstreamPort}/mcp`);
+    faulty = await startFaultyUpstream(provided("upstreamPorts")[1], `http://127.0.0.1:${upstreamPort}/mcp`);
     const res = await asAdmin("POST", "/v1/admin/upstreams", {
       name,
       url: faulty.url,
@@ -722,7 +723,7 @@ describe("an upstream that takes tenants' own tokens", () => {
   };
 
   beforeAll(async () => {
-    faulty = await startFaultyUpstream(inject("upstreamPorts")[1]);
+    faulty = await startFaultyUpstream(provided("upstreamPorts")[1]);
     await register("/mcp");
   });
   afterAll(async () => {
@@ -788,7 +789,7 @@ describe("an upstream that goes down", () => {
   const tool = (t: keyof typeof FAULTS) => `${name}.${t}`;
 
   beforeAll(async () => {
-    faulty = await startFaultyUpstream(inject("upstreamPorts")[1]);
+    faulty = await startFaultyUpstream(provided("upstreamPorts")[1]);
     const res = await asAdmin("POST", "/v1/admin/upstreams", {
       name,
       url: faulty.url,
@@ -834,7 +835,7 @@ describe("a 2025-era upstream", () => {
   const name = `legacy-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
-    legacy = await startLegacyUpstream(inject("upstreamPorts")[1]);
+    legacy = await startLegacyUpstream(provided("upstreamPorts")[1]);
     const res = await asAdmin("POST", "/v1/admin/upstreams", {
       name,
       url: legacy.url,
