@@ -7,11 +7,16 @@
  * requests to a stack are first. Readiness is waited for on /healthz, which touches nothing
  * (/readyz reads the registry, and that would be a first request too).
  *
+ * All of it runs in the background: vitest runs every project's global setup before the first
+ * file of any project, and this stack's files run last. What the opening answered is written to
+ * a file the tests wait for (test/prod/opening.ts), or why the stack could not open.
+ *
  * Besides the bootstrap, the tests need an operator and a tenant that do not depend on it:
  * two API keys written into the stack's KV before it starts (the record the runtime's own key
  * store writes, src/auth/api-keys.ts), as an operator could with `wrangler kv bulk put`.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -57,7 +62,8 @@ export interface ProdStack {
   operatorKey: string;
   tenantKey: string;
   tenant: string;
-  opening: Opening;
+  /** Where the opening's answers are written once made (`{ opening }`), or why it failed (`{ error }`). */
+  openingFile: string;
   /** A file holding what the stack printed. */
   stackLog: string;
 }
@@ -73,15 +79,16 @@ const READY_WITHIN_MS = 120_000;
 const token = () => `${API_KEY_PREFIX}${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url")}`;
 
 /** Runs a wrangler command to its end (before the stack starts); throws with its output when it fails. */
-function runToEnd({ command, args }: Command) {
-  const run = spawnSync(command, args, {
+async function runToEnd({ command, args }: Command) {
+  await promisify(execFile)(command, args, {
     cwd: root,
     encoding: "utf8",
     env: { ...wranglerEnv(), CI: "true" },
     timeout: 120_000,
+    maxBuffer: 16 << 20,
+  }).catch((err: { code?: number; stdout?: string; stderr?: string }) => {
+    throw new Error(`${command} ${args.join(" ")} failed (${err.code}):\n${err.stdout}\n${err.stderr}`);
   });
-  if (run.status !== 0)
-    throw new Error(`${command} ${args.join(" ")} failed (${run.status}):\n${run.stdout}\n${run.stderr}`);
 }
 
 async function request(baseUrl: string, method: string, path: string, key: string, body?: unknown): Promise<Answer> {
@@ -117,9 +124,28 @@ export default async function setup(project: TestProject) {
   const tenant = `prod-${crypto.randomUUID().slice(0, 8)}`;
   const operatorKey = token();
   const tenantKey = token();
-  try {
+  const openingFile = join(secretsDir, "opening.json");
+  const bootstrapAs = { tenant: "ops", agent: `first-operator-${crypto.randomUUID().slice(0, 8)}` };
+  const command = devCommand({ envFile, persistTo: state, port, extra: ["--inspector-port", String(inspectorPort)] });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  project.provide("prod", {
+    baseUrl,
+    command,
+    bootstrapToken: secrets.BOOTSTRAP_TOKEN,
+    bootstrapAs,
+    operatorKey,
+    tenantKey,
+    tenant,
+    openingFile,
+    stackLog,
+  });
+
+  // Everything else in the background (above); its failure reaches the tests through the file,
+  // and the teardown stops whatever had started.
+  let stopStack: () => Promise<void> = async () => {};
+  const open = async (): Promise<Opening> => {
     const migrations = migrationsCommand(root, state);
-    if (migrations) runToEnd(migrations);
+    if (migrations) await runToEnd(migrations);
     const records: [string, Omit<ApiKeyRecord, "created_at">][] = [
       [
         operatorKey,
@@ -155,7 +181,7 @@ export default async function setup(project: TestProject) {
     }
     const seed = join(secretsDir, "keys.json");
     writeFileSync(seed, JSON.stringify(entries));
-    runToEnd({
+    await runToEnd({
       command: "npx",
       args: [
         "wrangler",
@@ -172,92 +198,80 @@ export default async function setup(project: TestProject) {
         RUNTIME_CONFIG,
       ],
     });
-  } catch (err) {
-    removeFolders();
-    throw err;
-  }
 
-  const command = devCommand({ envFile, persistTo: state, port, extra: ["--inspector-port", String(inspectorPort)] });
-  const child = spawn(command.command, command.args, {
-    cwd: root,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...wranglerEnv(), CI: "true" },
-  });
-  let log = "";
-  const keep = (d: Buffer) => {
-    log += d;
-    appendFileSync(stackLog, d);
-  };
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  const stop = async () => {
-    if (child.exitCode === null && child.pid) {
-      process.kill(-child.pid, "SIGTERM");
-      const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    child.stdout!.off("data", keep);
-    child.stderr!.off("data", keep);
-    removeFolders();
-  };
+    const child = spawn(command.command, command.args, {
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...wranglerEnv(), CI: "true" },
+    });
+    let log = "";
+    const keep = (d: Buffer) => {
+      log += d;
+      appendFileSync(stackLog, d);
+    };
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    stopStack = async () => {
+      if (child.exitCode === null && child.pid) {
+        process.kill(-child.pid, "SIGTERM");
+        const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      child.stdout!.off("data", keep);
+      child.stderr!.off("data", keep);
+    };
 
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + READY_WITHIN_MS; ;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`wrangler dev exited early:\n${log}`);
+    for (const deadline = Date.now() + READY_WITHIN_MS; ;) {
+      if (child.exitCode !== null) throw new Error(`wrangler dev exited early:\n${log}`);
+      const up = await fetch(`${baseUrl}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (up) break;
+      if (Date.now() > deadline)
+        throw new Error(`the production-mode stack did not answer within ${READY_WITHIN_MS} ms:\n${log}`);
+      await new Promise((r) => setTimeout(r, 250));
     }
-    const up = await fetch(`${baseUrl}/healthz`).then(
-      (r) => r.status === 200,
-      () => false,
+
+    // The operator change comes first of all: the bootstrap's claim lives in the registry object,
+    // so a bootstrap first would wake the registry before the change reaches it.
+    const operatorChange = await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, {
+      max_concurrency: 4,
+    });
+    const toolCall = await request(baseUrl, "POST", "/v1/executions", tenantKey, {
+      tool: "math.evaluate",
+      input: { expression: "6 * 7" },
+      limits: { timeout_ms: 20_000 },
+    });
+    const wrongToken = await request(
+      baseUrl,
+      "POST",
+      "/v1/admin/bootstrap",
+      `${secrets.BOOTSTRAP_TOKEN}x`,
+      bootstrapAs,
     );
-    if (up) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`the production-mode stack did not answer within ${READY_WITHIN_MS} ms:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-
-  const bootstrapAs = { tenant: "ops", agent: `first-operator-${crypto.randomUUID().slice(0, 8)}` };
-  // The operator change comes first of all: the bootstrap's claim lives in the registry object,
-  // so a bootstrap first would wake the registry before the change reaches it.
-  const operatorChange = await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, {
-    max_concurrency: 4,
-  });
-  const toolCall = await request(baseUrl, "POST", "/v1/executions", tenantKey, {
-    tool: "math.evaluate",
-    input: { expression: "6 * 7" },
-    limits: { timeout_ms: 20_000 },
-  });
-  const wrongToken = await request(baseUrl, "POST", "/v1/admin/bootstrap", `${secrets.BOOTSTRAP_TOKEN}x`, bootstrapAs);
-  const bootstrap = await request(baseUrl, "POST", "/v1/admin/bootstrap", secrets.BOOTSTRAP_TOKEN, bootstrapAs);
-  const opening: Opening = { operatorChange, toolCall, wrongToken, bootstrap };
-  // Back to the manifest's concurrency, as the stack came up; and the catalog re-read from the
-  // providers, so that a registry the opening left wrong (what "a fresh stack" looks for) is
-  // judged by that test alone, not again by every other.
-  const restored = [
-    await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, { max_concurrency: null }),
-    await request(baseUrl, "POST", "/v1/admin/registry/refresh", operatorKey),
-  ];
-  if (restored.some((r) => r.status !== 200)) {
-    await stop();
-    throw new Error(`could not restore the registry after the opening: ${JSON.stringify(restored)}`);
-  }
-
-  project.provide("prod", {
-    baseUrl,
-    command,
-    bootstrapToken: secrets.BOOTSTRAP_TOKEN,
-    bootstrapAs,
-    operatorKey,
-    tenantKey,
-    tenant,
-    opening,
-    stackLog,
-  });
-  return stop;
+    const bootstrap = await request(baseUrl, "POST", "/v1/admin/bootstrap", secrets.BOOTSTRAP_TOKEN, bootstrapAs);
+    // Back to the manifest's concurrency, as the stack came up; and the catalog re-read from the
+    // providers, so that a registry the opening left wrong (what "a fresh stack" looks for) is
+    // judged by that test alone, not again by every other.
+    const restored = [
+      await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, { max_concurrency: null }),
+      await request(baseUrl, "POST", "/v1/admin/registry/refresh", operatorKey),
+    ];
+    if (restored.some((r) => r.status !== 200))
+      throw new Error(`could not restore the registry after the opening: ${JSON.stringify(restored)}`);
+    return { operatorChange, toolCall, wrongToken, bootstrap };
+  };
+  const opened = open().then(
+    (opening) => writeFileSync(openingFile, JSON.stringify({ opening })),
+    (err: unknown) => writeFileSync(openingFile, JSON.stringify({ error: String((err as Error)?.stack ?? err) })),
+  );
+  return async () => {
+    await opened;
+    await stopStack();
+    removeFolders();
+  };
 }

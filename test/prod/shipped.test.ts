@@ -4,16 +4,17 @@
  * development's well-known keys open nothing, the first operator key comes from the bootstrap
  * token once, and a tenant's call runs, is audited, and is seen over MCP.
  *
- * describe("bootstrap") needs POST /v1/admin/bootstrap, which this branch does not have yet:
- * those tests fail until it lands. Everything else uses keys seeded into the stack's KV.
+ * Besides the bootstrap, the tests use keys seeded into the stack's KV.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, inject, it } from "vitest";
 import { SHIPPED } from "../../scripts/deploy.ts";
 import { PROD_CONFIGS, RUNTIME_CONFIG } from "../../scripts/prod-stack.ts";
+import { awaitOpening } from "./opening.ts";
 
 const prod = inject("prod");
-const { baseUrl, opening } = prod;
+const { baseUrl } = prod;
+const opening = await awaitOpening(prod);
 
 /** Local development's well-known keys, from the .dev.vars that `npm start` reads. */
 const wellKnown = readFileSync(new URL("../../.dev.vars", import.meta.url), "utf8")
