@@ -89,15 +89,21 @@ export function proceed(
     if (plan.mode === "sync") shedIfLate(plan, now);
   } catch (err) {
     if (!(err instanceof RuntimeError)) throw err;
-    return refusedAfterSlot(b, err.toBody(), asker, now);
+    return refusedAfterSlot(b, plan, err.toBody(), asker, now);
   }
   b.state.claiming = { plan, ...(asker ? { for: asker } : {}) };
   b.effects.push({ kind: "claim", plan, ...(permit ? { permit } : {}) });
 }
 
 /** Refused after its slot was granted: the slot goes back; a call that waited ends with the refusal, one that never did leaves nothing. */
-export function refusedAfterSlot(b: Step, error: ErrorBody, asker: Asker | undefined, now: number): void {
-  b.effects.push({ kind: "release slot" });
+export function refusedAfterSlot(
+  b: Step,
+  plan: ExecutionPlan,
+  error: ErrorBody,
+  asker: Asker | undefined,
+  now: number,
+): void {
+  b.effects.push({ kind: "release slot", tenant: plan.tenant, execution_id: plan.execution_id });
   const record = b.state.record;
   if (record && !isTerminal(record.status)) endWaiting(b, endedBeforeStart(record, error, now), now);
   settle(b, asker, { ok: false, error });

@@ -56,6 +56,8 @@ export type LifecycleEvent =
   | { type: "run saved"; record: ExecutionRecord }
   | { type: "run ended"; record: ExecutionRecord }
   | { type: "alarm" }
+  /** Someone follows the wait and its place in line changed (src/execution/position-watch.ts): said in a `log` event. */
+  | { type: "told position"; data: Record<string, Value> }
   /** The audit queue answered a send of the finished record. */
   | { type: "audit answered"; sent: boolean; byAlarm: boolean };
 
@@ -71,13 +73,13 @@ export type Effect =
   | { kind: "ask approval"; plan: ExecutionPlan; expires: number }
   | { kind: "admit"; plan: ExecutionPlan; wait: boolean; paid: boolean | undefined }
   /** Gives the tenant's slot (or place in its queue) back. */
-  | { kind: "release slot" }
+  | { kind: "release slot"; tenant: string; execution_id: string }
   /** Takes room at a provider (with a permit the gate granted, if any). */
   | { kind: "claim"; plan: ExecutionPlan; permit?: Permit }
   | { kind: "release permit"; permit: Permit }
   | { kind: "abandon trial"; plan: ExecutionPlan }
   /** The call leaves its tenant's pending approvals. */
-  | { kind: "approval done" }
+  | { kind: "approval done"; tenant: string; execution_id: string }
   /** A wait that ended lets go of whatever it waited in (src/execution/wait-exit.ts). */
   | { kind: "let go"; was: ExecutionRecord; plan?: ExecutionPlan }
   /** Its place in line (src/execution/position-watch.ts): put in one at `position`, or out of it. */

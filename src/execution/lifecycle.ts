@@ -117,7 +117,7 @@ export function step(state: Lifecycle, event: LifecycleEvent, now: number): Step
     case "decided": {
       const refused = decisionRefused(r!, event.decision, event.selfApproval);
       if (refused && !refused.ok) return (settle(b, "decide", refused), b);
-      b.effects.push({ kind: "approval done" });
+      b.effects.push({ kind: "approval done", tenant: r!.tenant, execution_id: r!.execution_id });
       const next = decided(r!, event.decision);
       if (next.status === "failed") {
         endWaiting(b, next, now);
@@ -143,6 +143,9 @@ export function step(state: Lifecycle, event: LifecycleEvent, now: number): Step
       return b;
     case "alarm":
       return alarmRang(b, now);
+    case "told position":
+      if (r && isWaiting(r.status)) log(b, event.data, now);
+      return b;
     case "audit answered":
       if (!r || !isTerminal(r.status) || (s.audit?.confirmed && !event.byAlarm)) return b;
       if (!event.sent) {
@@ -177,7 +180,7 @@ function restarted(event: Extract<LifecycleEvent, { type: "restarted" }>, now: n
     const lost = event.lost ?? { lastSeq: 0, partial: undefined };
     save(b, lostRecord(record, lost.lastSeq, lost.partial, now));
     ended(b, b.state.record!, now);
-    b.effects.push({ kind: "release slot" });
+    b.effects.push({ kind: "release slot", tenant: record.tenant, execution_id: record.execution_id });
   }
   return b;
 }
@@ -190,7 +193,7 @@ function claimAnswered(b: Step, event: Extract<LifecycleEvent, { type: "claim an
   const late = c.late;
   if ("error" in event) {
     if (late) b.effects.push({ kind: "release permit", permit: late });
-    return (refusedAfterSlot(b, event.error, c.for, now), b);
+    return (refusedAfterSlot(b, c.plan, event.error, c.for, now), b);
   }
   const claim = event.claim;
   // The claim found no room but the gate granted a permit meanwhile: claim again with it.

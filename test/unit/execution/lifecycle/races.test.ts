@@ -137,6 +137,18 @@ describe("a cancel", () => {
   });
 });
 
+describe("the place in line", () => {
+  it("a new place is said in a log event numbered after the record's last, while it waits; once it runs, not", () => {
+    const s = queued().state;
+    const data = { message: "position 1", waiting: "queued", position: 1 };
+    const told = drive([{ type: "told position", data }], s);
+    expect(told.state.record?.last_seq).toBe(2);
+    expect(only(told.effects, "emit")[0]).toMatchObject({ store: true, event: { seq: 2, type: "log", data } });
+    const ended = drive([{ type: "cancel", graceMs: 0 }], s).state;
+    expect(drive([{ type: "told position", data }], ended).effects).toEqual([]);
+  });
+});
+
 describe("keyed duplicates", () => {
   it("a duplicate of a keyed call that waits replays it here; another request under the key conflicts; past the TTL and ended, a new id", () => {
     const p = plan({ idempotency: { key: "k", fingerprint: "f1", ttl_ms: 60_000 } });
