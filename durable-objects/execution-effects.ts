@@ -30,7 +30,7 @@ export interface EffectHost {
   /** Callers waiting for the end (a sync caller of an execution that waits). */
   enders: ((r: ExecutionRecord) => void)[];
   /** Calls waiting for their chain of requests to settle (a start, a decision). */
-  settles: Map<Asker, (s: Settled) => void>;
+  settles: Map<Asker, ((s: Settled) => void)[]>;
   /** The run while it runs. */
   run: ExecutionRun | undefined;
   on(event: LifecycleEvent): { done: Promise<void> };
@@ -100,14 +100,13 @@ export function carry(h: Host, e: Effect): Promise<unknown> | void {
       }).then((confirm) => h.on({ type: "audit answered", sent: confirm === "sent", byAlarm: e.byAlarm }).done);
     case "delete":
       return h.ctx.storage.deleteAll();
-    case "settle": {
-      const resolve = h.settles.get(e.for);
-      h.settles.delete(e.for);
-      return resolve?.(e.settled);
-    }
+    case "settle":
+      for (const resolve of h.settles.get(e.for)?.splice(0) ?? []) resolve(e.settled);
+      return;
     // The calls that brought these read them from the effects (cancel awaits the run's end).
     case "cancel run":
     case "reply":
+    case "refuse":
       return;
   }
 }

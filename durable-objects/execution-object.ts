@@ -209,11 +209,19 @@ export class ExecutionObject extends DurableObject<Env> implements ExecutionObje
     return { effects, done: Promise.all(pending).then(() => {}) };
   }
 
-  /** Steps the lifecycle, then waits for its asker's chain of requests to settle. */
-  #ask(asker: Asker, event: LifecycleEvent): Promise<Settled> {
-    const settled = new Promise<Settled>((resolve) => this.#host.settles.set(asker, resolve));
-    this.#on(event);
-    return settled;
+  /** Steps the lifecycle, then waits for its asker's chain of requests to settle (refused at once: that). */
+  async #ask(asker: Asker, event: LifecycleEvent): Promise<Settled> {
+    let resolve!: (s: Settled) => void;
+    const settled = new Promise<Settled>((r) => (resolve = r));
+    const settles = this.#host.settles;
+    settles.set(asker, [...(settles.get(asker) ?? []), resolve]);
+    const refused = this.#on(event).effects.find((e) => e.kind === "refuse");
+    if (!refused) return settled;
+    settles.set(
+      asker,
+      settles.get(asker)!.filter((r) => r !== resolve),
+    );
+    return { ok: false, error: refused.error };
   }
 
   #reply({ effects }: { effects: { kind: string; value?: unknown }[] }): boolean {

@@ -91,7 +91,10 @@ export type Effect =
   | { kind: "send audit"; record: ExecutionRecord; byAlarm: boolean }
   /** Retention is over: everything stored goes. */
   | { kind: "delete" }
+  /** Every call waiting for `for`'s chain of requests gets how it settled. */
   | { kind: "settle"; for: Asker; settled: Settled }
+  /** The call that brought the event is refused, and nothing changed (a decision on a call not pending). */
+  | { kind: "refuse"; error: ErrorBody }
   /** The answer to the call that brought the event (`granted`, `capacityGranted`). */
   | { kind: "reply"; value: boolean };
 

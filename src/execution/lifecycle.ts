@@ -42,6 +42,8 @@ export function step(state: Lifecycle, event: LifecycleEvent, now: number): Step
     case "restarted":
       return restarted(event, now);
     case "start": {
+      // A start under way already: this caller waits for it too (the shell then attaches).
+      if (s.asking?.for === "start" || s.claiming?.for === "start") return b;
       const plan = event.plan;
       if (plan.approval) {
         const expires = approvalExpiry(plan, plan.approval.window_ms, now);
@@ -116,7 +118,7 @@ export function step(state: Lifecycle, event: LifecycleEvent, now: number): Step
       return claimAnswered(b, event, now);
     case "decided": {
       const refused = decisionRefused(r!, event.decision, event.selfApproval);
-      if (refused && !refused.ok) return (settle(b, "decide", refused), b);
+      if (refused && !refused.ok) return (b.effects.push({ kind: "refuse", error: refused.error }), b);
       b.effects.push({ kind: "approval done", tenant: r!.tenant, execution_id: r!.execution_id });
       const next = decided(r!, event.decision);
       if (next.status === "failed") {

@@ -84,9 +84,8 @@ describe("approval", () => {
   it("by the call's own agent (four eyes), or twice: refused, nothing changes", () => {
     const s = awaiting().state;
     const own = drive([{ type: "decided", decision: decision({ approver: "maker" }), selfApproval: false }], s);
-    expect(own.effects).toEqual([
-      { kind: "settle", for: "decide", settled: { ok: false, error: expect.objectContaining({ code: "forbidden" }) } },
-    ]);
+    // Refused to the call that brought it only: a decision still being admitted is answered as its own chain settles.
+    expect(own.effects).toEqual([{ kind: "refuse", error: expect.objectContaining({ code: "forbidden" }) }]);
     expect(own.state).toEqual(s);
     const twice = drive(
       [
@@ -95,6 +94,8 @@ describe("approval", () => {
       ],
       s,
     );
-    expect(only(twice.effects, "settle")[0].settled).toMatchObject({ error: { code: "approval_not_pending" } });
+    expect(twice.effects).toEqual([
+      { kind: "refuse", error: expect.objectContaining({ code: "approval_not_pending" }) },
+    ]);
   });
 });

@@ -150,6 +150,19 @@ describe("the place in line", () => {
 });
 
 describe("keyed duplicates", () => {
+  it("a second start while the first is being admitted or is taking room asks nothing again: it waits for the first", () => {
+    const p = plan();
+    const admitting = drive([{ type: "start", plan: p }]).state;
+    const again = drive([{ type: "start", plan: p }], admitting);
+    expect(again.effects).toEqual([]);
+    expect(again.state).toEqual(admitting);
+    const claimingRoom = drive([{ type: "admitted", answer: { ok: true } }], admitting).state;
+    expect(drive([{ type: "start", plan: p }], claimingRoom).effects).toEqual([]);
+    // One settle, for every caller waiting on the start.
+    const ran = drive([{ type: "claim answered", claim: { kind: "claimed", plan: p, permit: null } }], claimingRoom);
+    expect(only(ran.effects, "settle")).toHaveLength(1);
+  });
+
   it("a duplicate of a keyed call that waits replays it here; another request under the key conflicts; past the TTL and ended, a new id", () => {
     const p = plan({ idempotency: { key: "k", fingerprint: "f1", ttl_ms: 60_000 } });
     const record = queued(p).state.record!;
