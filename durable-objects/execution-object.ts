@@ -3,7 +3,7 @@
  * keyed) or that waits (docs/contract.md#waiting). A shell over src/execution/lifecycle.ts, the
  * pure lifecycle (approval → the tenant's queue → the provider's gate → the run → the end → the
  * audit outbox → retention): each RPC call, answer of another object, end of the run and alarm is
- * an event; the object carries out the effects `step` gives back (effects.ts beside it) against
+ * an event; the object carries out the effects `step` gives back (execution-effects.ts) against
  * its storage (execution-store.ts), the tenant's object, the provider's gate, the fan-out of its
  * events and the run (src/execution/run.ts). Its one alarm is due when the lifecycle says
  * (src/execution/lifecycle-alarm.ts). A keyed call's rules: src/execution/keyed-start.ts.
