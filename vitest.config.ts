@@ -107,6 +107,64 @@ const verifier = {
   compatibilityDate: "2026-10-01",
 };
 
+/**
+ * The integration project (the Worker in workerd), as two: most files share one Miniflare per
+ * worker slot, one file after another (`isolate: false`): a Miniflare's start and the Worker's
+ * first load cost each file ~2.5 s, more than most files' tests. Every file makes its own
+ * tenants, keys, providers' names and bundles, and puts back what it changes. The files that
+ * need what only a fresh one has — a registry never asked anything, a database no file wrote
+ * to — are FRESH_INTEGRATION: each in a Miniflare of its own, as every file was before.
+ */
+const FRESH_INTEGRATION = ["test/integration/registry-cold-start.test.ts", "test/integration/audit-upgrade.test.ts"];
+
+function integrationProject(name: string, include: string[], exclude: string[], isolate: boolean) {
+  return {
+    plugins: [
+      cloudflareTest({
+        // The runtime as `npm start` runs it: what ships plus the lab providers (wrangler.dev-overlay.jsonc).
+        wrangler: { configPath: writeDevConfig(root) },
+        miniflare: {
+          workers: [
+            ...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider),
+            verifier,
+            upstream,
+            runaway,
+            misbehavingVerifier("test-verifier-failing", 'throw new Error("the verifier broke");'),
+            misbehavingVerifier(
+              "test-verifier-slow",
+              'await new Promise((r) => setTimeout(r, 10_000)); return { verdict: "misaligned", reason: "too late", profile: "slow" };',
+            ),
+          ],
+          serviceBindings: {
+            TEST_VERIFIER_FAILING: "test-verifier-failing",
+            TEST_VERIFIER_SLOW: "test-verifier-slow",
+            TEST_RUNAWAY: "test-runaway",
+            TEST_RUNAWAY_RELAY: { name: "test-runaway", entrypoint: "RelayCaller" },
+          },
+          // A call's health sample waits HEALTH_FLUSH_MS for its batch, and a test's request
+          // (test/integration/worker-http.ts) waits for its background work: 5 s a call by default.
+          bindings: { TEST_MIGRATIONS: migrations, HEALTH_FLUSH_MS: 20 },
+          d1Databases: { TEST_PREMIGRATION_DB: "test-premigration-audit" },
+        },
+      }),
+    ],
+    resolve: { alias: devAliases },
+    test: {
+      name,
+      include,
+      exclude,
+      // Two files at a time (the two projects share one group, so one value).
+      maxWorkers: 2,
+      isolate,
+      setupFiles: ["test/integration/apply-migrations.ts"],
+      // The first request to a Miniflare loads the whole Worker through vite's module runner
+      // (seconds on 2 shared cores); the bound only keeps a hung test from running forever.
+      testTimeout: 30_000,
+      sequence: { ...shuffled, groupOrder: order.integration },
+    },
+  };
+}
+
 export default defineConfig({
   test: {
     sequence: { ...shuffled, seed },
@@ -126,50 +184,8 @@ export default defineConfig({
           sequence: { ...shuffled, groupOrder: order.unit },
         },
       },
-      {
-        plugins: [
-          cloudflareTest({
-            // The runtime as `npm start` runs it: what ships plus the lab providers (wrangler.dev-overlay.jsonc).
-            wrangler: { configPath: writeDevConfig(root) },
-            miniflare: {
-              workers: [
-                ...["std", "community", "lab", "lab-twin", "lab-broken"].map(provider),
-                verifier,
-                upstream,
-                runaway,
-                misbehavingVerifier("test-verifier-failing", 'throw new Error("the verifier broke");'),
-                misbehavingVerifier(
-                  "test-verifier-slow",
-                  'await new Promise((r) => setTimeout(r, 10_000)); return { verdict: "misaligned", reason: "too late", profile: "slow" };',
-                ),
-              ],
-              serviceBindings: {
-                TEST_VERIFIER_FAILING: "test-verifier-failing",
-                TEST_VERIFIER_SLOW: "test-verifier-slow",
-                TEST_RUNAWAY: "test-runaway",
-                TEST_RUNAWAY_RELAY: { name: "test-runaway", entrypoint: "RelayCaller" },
-              },
-              // A call's health sample waits HEALTH_FLUSH_MS for its batch, and a test's request
-              // (test/integration/worker-http.ts) waits for its background work: 5 s a call by default.
-              bindings: { TEST_MIGRATIONS: migrations, HEALTH_FLUSH_MS: 20 },
-              d1Databases: { TEST_PREMIGRATION_DB: "test-premigration-audit" },
-            },
-          }),
-        ],
-        resolve: { alias: devAliases },
-        // The first request of a file loads the whole Worker through vite's module runner
-        // (seconds on 2 shared cores); the bound only keeps a hung test from running forever.
-        test: {
-          name: "integration",
-          include: ["test/integration/**/*.test.ts"],
-          // Two files at a time, each in a Miniflare of its own: half a file's time is loading
-          // the Worker (above), which the other file's tests can overlap.
-          maxWorkers: 2,
-          setupFiles: ["test/integration/apply-migrations.ts"],
-          testTimeout: 30_000,
-          sequence: { ...shuffled, groupOrder: order.integration },
-        },
-      },
+      integrationProject("integration", ["test/integration/**/*.test.ts"], FRESH_INTEGRATION, false),
+      integrationProject("integration-fresh", FRESH_INTEGRATION, [], true),
       {
         test: {
           name: "e2e",
