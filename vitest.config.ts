@@ -198,7 +198,7 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 120_000,
           // Two files at a time, each against a stack of its own (global-setup.ts starts one per
-          // worker slot, stack.ts picks it by VITEST_POOL_ID): what one file changes for every
+          // worker, each file claims a free one in stack.ts): what one file changes for every
           // file of its stack never reaches the file running beside it. Most of an e2e file's
           // time is waiting on the stack, so two at once take ~half as long on 2 cores.
           maxWorkers: 2,

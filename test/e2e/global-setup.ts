@@ -7,7 +7,7 @@
  * database is; /readyz is not ready until it has been.
  *
  * One stack per e2e worker (the project's `maxWorkers`): two files run at once, each against a
- * stack no other file is using at that moment (test/e2e/stack.ts picks it by VITEST_POOL_ID), so
+ * stack no other file is using at that moment (test/e2e/stack.ts claims a free one), so
  * what one file changes for everyone (isolation.ts) still reaches no file running beside it.
  *
  * It returns without waiting for them: vitest runs every project's global setup before the
@@ -55,7 +55,7 @@ export interface E2eStack {
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The e2e stacks, one per worker slot: slot n (VITEST_POOL_ID) uses stacks[n - 1]. */
+    /** The e2e stacks, as many as files run at once: each file claims one no other file holds (stack.ts). */
     stacks: E2eStack[];
   }
 }

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, expect } from "vitest";
 import { asAdmin } from "./http.ts";
 import { armedDrills, registryState, type Drills } from "./registry-state.ts";
-import { registryBaseline } from "./stack.ts";
+import { registryBaseline, releaseStack } from "./stack.ts";
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -26,7 +26,16 @@ beforeAll(async () => {
   drillsAtStart = await armedDrills((method, path) => asAdmin(method, path));
 });
 
+// Last of the file's hooks (setup files' run after its own): the check, then the stack goes back.
 afterAll(async () => {
+  try {
+    await checkLeaks();
+  } finally {
+    releaseStack();
+  }
+});
+
+async function checkLeaks(): Promise<void> {
   const baseline = registryBaseline;
   const now = await registryState((method, path) => asAdmin(method, path));
   const leaks: string[] = [];
@@ -84,4 +93,4 @@ afterAll(async () => {
   )
     leaks.push(`audit drills left armed: ${JSON.stringify(now.drills)} (at the start: ${JSON.stringify(start)})`);
   expect(leaks, "this file left state every later file shares changed (restored where it could be)").toEqual([]);
-});
+}

@@ -1,24 +1,71 @@
 /**
- * The stack this e2e file runs against, ready. global-setup.ts starts one stack per worker slot
- * and returns at once; a file runs in slot VITEST_POOL_ID (1 … maxWorkers), and no two files
- * hold a slot at the same time, so each file has its stack to itself while it runs.
+ * The stack this e2e file runs against, ready. global-setup.ts starts as many stacks as files may
+ * run at once and returns at once; each file claims one no other file holds (a lock file in the
+ * stack's folder, created exclusively, holding the file's process id) and gives it back when it
+ * ends (isolation.ts, last of all; or when its process exits), so each file has its stack to
+ * itself while it runs. (vitest's VITEST_POOL_ID cannot tell them apart: after a group of files
+ * that share workers, `isolate: false`, it hands every later file the same slot — tried.)
  *
- * The first file to load this module in a slot waits until its stack answers (/readyz ready,
- * the example caller serving) and records what every file of that stack shares when it came up
+ * The first file to use a stack waits until it answers (/readyz ready, the example caller
+ * serving) and records what every file of that stack shares when it came up
  * (registry-state.ts), in the stack's folder; every later file finds both at once. A stack or
  * caller that exited, or never became ready, fails the file with what it printed.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inject } from "vitest";
 import { EXITED, type E2eStack } from "./global-setup.ts";
 import { registryState, type RegistryState } from "./registry-state.ts";
 
 const READY_WITHIN_MS = 180_000;
-
-const slot = Number(process.env.VITEST_POOL_ID ?? "1");
+const CLAIM_WITHIN_MS = 60_000;
 const stacks = inject("stacks");
-export const stack: E2eStack = stacks[(slot - 1) % stacks.length]!;
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+let held: string | undefined;
+/** Gives this file's stack back (idempotent). */
+export function releaseStack(): void {
+  if (held) rmSync(held, { force: true });
+  held = undefined;
+}
+process.on("exit", releaseStack);
+
+async function claim(): Promise<E2eStack> {
+  const deadline = Date.now() + CLAIM_WITHIN_MS;
+  for (;;) {
+    for (const candidate of stacks) {
+      const lock = join(candidate.stateDir, "in-use");
+      try {
+        writeFileSync(lock, String(process.pid), { flag: "wx" });
+        held = lock;
+        return candidate;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+        // Its holder died without giving it back (a crashed worker): free again.
+        let holder = 0;
+        try {
+          holder = Number(readFileSync(lock, "utf8")) || 0;
+        } catch {
+          /* given back meanwhile: the next round takes it */
+        }
+        if (holder > 0 && !alive(holder)) rmSync(lock, { force: true });
+      }
+    }
+    if (Date.now() > deadline)
+      throw new Error(`no e2e stack came free within ${CLAIM_WITHIN_MS} ms (${stacks.length} for this run)`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const stack: E2eStack = await claim();
 
 /** One value of this file's stack (what `inject` gave when there was one stack). */
 export const provided = <K extends keyof E2eStack>(key: K): E2eStack[K] => stack[key];
