@@ -126,9 +126,10 @@ export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: C
       ...(params._meta as JsonObject),
     };
     const body = { ...params, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
-    // Toward a 2025 server an abort is also said in words: closing the request does not stop it there.
+    // Toward a 2025 server an abort is also said in words: closing the request does not stop it
+    // there. Not for the handshake's own requests, which the spec says are never cancelled.
     const cancel = () => {
-      if (version !== MODERN_VERSION && method !== "initialize")
+      if (version !== undefined && version !== MODERN_VERSION)
         void post(
           {
             jsonrpc: "2.0",
