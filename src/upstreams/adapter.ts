@@ -10,7 +10,6 @@
  * checks it against that schema: a server that lies about its output gets `invalid_output`);
  * without one the output is `{content}`, MCP's content blocks as they came.
  */
-import type { CallToolResult } from "@modelcontextprotocol/client";
 import type {
   AttemptSettled,
   ExecutionSink,
@@ -23,13 +22,21 @@ import type {
 } from "../../providers/sdk/protocol.ts";
 import { authorizationFor, type CallAuthorization } from "./authorization.ts";
 import { connectUpstream, type Connection } from "./client.ts";
+import { type JsonObject, paramHeaders, resultObject, WireError } from "./mcp-wire.ts";
 import { classifyUpstreamError, UpstreamFailure, UpstreamRefusal } from "./failures.ts";
 import type { UpstreamTarget } from "./target.ts";
 
 /** Asked of an upstream that sends log messages: everything from `info` up. */
 const LOG_LEVEL = "info";
-/** The SDK's own request timeout is set past the budget: the run's budget decides, not the SDK. */
+/** The client's own request timeout is set past the budget: the run's budget decides, not the client. */
 const TIMEOUT_SLACK_MS = 1_000;
+
+/** MCP's `tools/call` result, as far as the adapter reads it. */
+export interface CallToolResult {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+}
 
 export class UpstreamProvider implements ProviderService {
   readonly #env: Env;
@@ -78,31 +85,39 @@ export class UpstreamProvider implements ProviderService {
         timeoutMs,
         era: target.era,
       });
-      const { client } = connection;
-      client.setNotificationHandler("notifications/message", (n) => {
-        const p = n.params as { level?: unknown; logger?: unknown; data?: unknown };
-        emit("log", {
-          level: String(p.level ?? "info"),
-          ...(typeof p.logger === "string" ? { logger: p.logger } : {}),
-          data: (p.data ?? null) as Value,
-        });
-      });
-      const result = (await client.callTool(
-        {
-          name: target.tool,
-          arguments: (call.input ?? {}) as Record<string, unknown>,
-          // 2026-07-28: log messages only for requests that ask for them (2025 servers send them anyway).
-          ...(target.era.kind === "modern" ? { _meta: { "io.modelcontextprotocol/logLevel": LOG_LEVEL } } : {}),
-        },
-        {
-          signal: stop.signal,
-          timeout: timeoutMs,
-          onprogress: (p) => emit("progress", progressData(p)),
-          // The approved definition, not whatever the upstream lists now: it decides which
-          // arguments are mirrored into headers (SEP-2243). No output schema: stage 7 checks that.
-          toolDefinition: { name: target.tool, inputSchema: target.input_schema as never },
-        },
-      )) as CallToolResult;
+      const request = connection.request;
+      const args = (call.input ?? {}) as JsonObject;
+      const result = resultObject(
+        await request(
+          "tools/call",
+          {
+            name: target.tool,
+            arguments: args,
+            // 2026-07-28: log messages only for requests that ask for them (2025 servers send them anyway).
+            ...(target.era.kind === "modern" ? { _meta: { "io.modelcontextprotocol/logLevel": LOG_LEVEL } } : {}),
+          },
+          {
+            signal: stop.signal,
+            timeoutMs,
+            // The approved definition, not whatever the upstream lists now, decides which
+            // arguments are mirrored into headers (SEP-2243).
+            headers: target.era.kind === "modern" ? paramHeaders(target.input_schema, args) : {},
+            onProgress: (p) => emit("progress", progressData(p)),
+            onNotification: (n) => {
+              if (n.method !== "notifications/message") return;
+              const p = n.params ?? {};
+              emit("log", {
+                level: String(p.level ?? "info"),
+                ...(typeof p.logger === "string" ? { logger: p.logger } : {}),
+                data: (p.data ?? null) as Value,
+              });
+            },
+          },
+        ),
+        "tools/call",
+      ) as CallToolResult;
+      if (result.content !== undefined && !Array.isArray(result.content))
+        throw new WireError("INVALID_RESULT", "the upstream's tools/call result has no content list");
       life();
       return toInvokeResult(result, target, latencyUs(started));
     } catch (err) {
@@ -150,9 +165,9 @@ export class UpstreamProvider implements ProviderService {
 const CANCEL_DELIVERY_MS = 1_000;
 
 /**
- * Toward a 2025-era server the SDK answers an abort by POSTing `notifications/cancelled`, a
- * few microtasks later; closing the client would abort that POST. So: wait (bounded) for it
- * to start, then for it to finish.
+ * Toward a 2025-era server the client answers an abort by POSTing `notifications/cancelled`;
+ * closing the connection would abort that POST. So: wait (bounded) for it to start, then for
+ * it to finish.
  */
 async function cancellationSent(flags: Connection["flags"]): Promise<void> {
   const deadline = Date.now() + CANCEL_DELIVERY_MS;

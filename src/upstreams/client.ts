@@ -1,31 +1,52 @@
 /**
- * A connected MCP client for one upstream, made for one exchange (a listing, or one call) and
- * closed after it. One per call, not one per isolate: the call's own credential goes in its
- * transport (no shared client that must be told per request whose token to send), its abort
- * closes its own requests (2025 servers included, which a `notifications/cancelled` does not
- * stop), and no request's I/O is left for another request to touch. A modern upstream costs no
- * extra round trip for this: the client adopts the registry's `server/discover` result.
+ * The runtime's MCP client for one upstream (docs/decisions/43-own-upstream-client.md), made
+ * for one exchange (a listing, or one call) and closed after it. One per call, not one per
+ * isolate: the call's own credential goes in its requests (no shared client that must be told
+ * per request whose token to send), its abort closes its own requests (2025 servers included,
+ * which a `notifications/cancelled` does not stop), and no request's I/O is left for another
+ * request to touch.
+ *
+ * Two eras. A modern (2026-07-28) upstream is stateless: every request carries the `_meta`
+ * envelope and the `Mcp-Method`/`Mcp-Name` headers, and the registry's `server/discover`
+ * result stands in for a handshake, so a call is one round trip. A 2025 upstream gets
+ * `initialize`, `notifications/initialized`, then the request with its `Mcp-Session-Id`.
+ * Without a known era (a listing) the client probes with `server/discover` and falls back to
+ * `initialize` where the answer is no modern one.
  *
  * Every request goes through `guardedFetch`: the egress guard on every URL (redirect hops
  * included), the credential set here and nowhere else, and the answer cut off past a size
  * limit so that a huge result cannot exhaust the runtime's memory.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { checkUpstreamUrl, EgressRefused, upstreamEgress } from "./egress.ts";
+import {
+  errorInBody,
+  type JsonObject,
+  JsonRpcError,
+  type JsonRpcMessage,
+  LEGACY_VERSIONS,
+  CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  modernEnvelope,
+  probe,
+  MODERN_VERSION,
+  readAnswer,
+  UpstreamHttpError,
+  WireError,
+} from "./mcp-wire.ts";
 import { endpointUrl, type UpstreamEndpoint, type UpstreamEra } from "./target.ts";
-
-export const CLIENT_INFO = { name: "tool-runtime", version: "1.0.0" };
 
 /** The most an upstream's answer to one request may be: past any output a caller can accept (1 MiB), twice over (text and structured content). */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-/** What a guarded fetch saw that the SDK's error cannot carry. */
+/** Redirects followed within the upstream's origin, at most (the same bound browsers keep far under). */
+const MAX_REDIRECTS = 5;
+
+/** What a guarded fetch saw that an error cannot carry. */
 export interface ExchangeFlags {
   tooLarge: boolean;
   /**
    * The `notifications/cancelled` POSTs under way (toward 2025-era servers): closing the
-   * client aborts every request of its transport, so the adapter lets these finish first.
+   * connection aborts every request it made, so the adapter lets these finish first.
    */
   cancellations: Promise<unknown>[];
 }
@@ -40,49 +61,194 @@ export interface ConnectOptions {
   maxResponseBytes?: number;
 }
 
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs: number;
+  /** Extra headers (`Mcp-Param-*`); the protocol's own are the client's. */
+  headers?: Record<string, string>;
+  /** Each notification that arrives on the request's stream before its answer (progress aside). */
+  onNotification?: (n: JsonRpcMessage) => void;
+  /** Asks for progress (its token is the request's id) and hears each `notifications/progress` of it. */
+  onProgress?: (p: Progress) => void;
+}
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface Connection {
-  client: Client;
+  /** The era this connection speaks, as the registry keeps it for later calls. */
+  era: UpstreamEra;
   flags: ExchangeFlags;
+  /** One request and its result; `params._meta` is merged into the era's envelope. */
+  request(method: string, params: JsonObject, o: RequestOptions): Promise<unknown>;
   close(): Promise<void>;
 }
 
 export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: ConnectOptions): Promise<Connection> {
   const flags: ExchangeFlags = { tooLarge: false, cancellations: [] };
   const fetch = guardedFetch(env, endpoint, o.authorization, o.maxResponseBytes ?? MAX_RESPONSE_BYTES, flags);
-  const transport = new StreamableHTTPClientTransport(new URL(endpointUrl(endpoint)), { fetch });
-  // The client's own validator is the one made for Workers (no code generation); the runtime
-  // validates outputs itself (stage 7), so the client is never handed an output schema.
-  const client = new Client(CLIENT_INFO, {
-    versionNegotiation: { mode: "auto" },
-    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
-  });
-  const close = () => client.close().catch(() => {});
-  try {
-    await client.connect(transport, {
-      timeout: o.timeoutMs,
-      ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.era ? { prior: o.era as never } : {}),
+  const url = new URL(endpointUrl(endpoint));
+  // Closing aborts whatever is still under way, the bodies of streams included.
+  const closing = new AbortController();
+  let era: UpstreamEra = o.era ?? { kind: "legacy" };
+  let version: string | undefined = era.kind === "modern" ? MODERN_VERSION : undefined;
+  let session: string | undefined;
+  let nextId = 0;
+
+  /** POSTs one message, following redirects within the upstream's origin (each hop guarded). */
+  const post = (message: JsonObject, signal: AbortSignal, extra?: Record<string, string>) => {
+    const headers = new Headers(extra);
+    headers.set("content-type", "application/json");
+    headers.set("accept", "application/json, text/event-stream");
+    if (session !== undefined) headers.set("mcp-session-id", session);
+    const meta = (message.params as JsonObject | undefined)?._meta as JsonObject | undefined;
+    const envelope = meta?.[META_PROTOCOL_VERSION];
+    if (typeof envelope === "string") {
+      // 2026-07-28: the method and the name a server routes by, without reading the body.
+      headers.set("mcp-protocol-version", envelope);
+      headers.set("mcp-method", String(message.method));
+      const name = (message.params as JsonObject).name;
+      if (message.method === "tools/call" && typeof name === "string") headers.set("mcp-name", name);
+    } else if (version !== undefined) headers.set("mcp-protocol-version", version);
+    return followWithinOrigin(fetch, url, { method: "POST", headers, body: JSON.stringify(message), signal });
+  };
+
+  const request = async (method: string, params: JsonObject, r: RequestOptions): Promise<unknown> => {
+    const id = nextId++;
+    const timeout = AbortSignal.timeout(r.timeoutMs);
+    const signal = AbortSignal.any([closing.signal, timeout, ...(r.signal ? [r.signal] : [])]);
+    const meta = {
+      ...(version === MODERN_VERSION ? modernEnvelope() : {}),
+      ...(r.onProgress ? { progressToken: id } : {}),
+      ...(params._meta as JsonObject),
+    };
+    const body = { ...params, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) };
+    // Toward a 2025 server an abort is also said in words: closing the request does not stop it
+    // there. Not for the handshake's own requests, which the spec says are never cancelled.
+    const cancel = () => {
+      if (version !== undefined && version !== MODERN_VERSION)
+        void post(
+          {
+            jsonrpc: "2.0",
+            method: "notifications/cancelled",
+            params: { requestId: id, reason: String(r.signal?.reason) },
+          },
+          closing.signal,
+        ).then(drain, () => {});
+    };
+    r.signal?.addEventListener("abort", cancel, { once: true });
+    try {
+      const response = await post({ jsonrpc: "2.0", id, method, params: body }, signal, r.headers).catch((err) => {
+        throw sendFailed(err);
+      });
+      if (!response.ok) {
+        const text = await response.text().catch(() => "");
+        const refusal = response.status === 400 && version === MODERN_VERSION ? errorInBody(text, id) : undefined;
+        throw refusal ?? new UpstreamHttpError(response.status);
+      }
+      if (method === "initialize") session = response.headers.get("mcp-session-id") ?? undefined;
+      return await readAnswer(response, id, (m) => {
+        if (m.id !== undefined) return; // a server's request: nothing the runtime answers
+        const p = m.params ?? {};
+        if (m.method !== "notifications/progress") r.onNotification?.(m);
+        else if (p.progressToken === id && typeof p.progress === "number")
+          r.onProgress?.({
+            progress: p.progress,
+            ...(typeof p.total === "number" ? { total: p.total } : {}),
+            ...(typeof p.message === "string" ? { message: p.message } : {}),
+          });
+      }).catch((err) => {
+        throw err instanceof JsonRpcError || err instanceof WireError || err instanceof SyntaxError
+          ? err
+          : new WireError("CONNECTION_CLOSED", "the upstream's answer broke off", { cause: err });
+      });
+    } catch (err) {
+      if (timeout.aborted && !r.signal?.aborted)
+        throw new WireError("REQUEST_TIMEOUT", `the upstream did not answer within ${r.timeoutMs} ms`);
+      throw err;
+    } finally {
+      r.signal?.removeEventListener("abort", cancel);
+    }
+  };
+
+  const notify = async (method: string, signal: AbortSignal) => {
+    const response = await post({ jsonrpc: "2.0", method }, signal).catch((err) => {
+      throw sendFailed(err);
     });
+    await drain(response);
+    if (!response.ok) throw new UpstreamHttpError(response.status);
+  };
+
+  const handshake = async () => {
+    const signal = AbortSignal.any([closing.signal, ...(o.signal ? [o.signal] : [])]);
+    const r = { signal, timeoutMs: o.timeoutMs };
+    if (o.era === undefined) {
+      const modern = await probe(request, r);
+      if (modern) {
+        era = modern;
+        version = MODERN_VERSION;
+        return;
+      }
+    }
+    if (era.kind === "modern") return;
+    const init = await request(
+      "initialize",
+      { protocolVersion: LEGACY_VERSIONS[0], capabilities: {}, clientInfo: CLIENT_INFO },
+      r,
+    );
+    const offered = (init as JsonObject | null)?.protocolVersion;
+    if (typeof offered !== "string" || !LEGACY_VERSIONS.includes(offered))
+      throw new WireError(
+        "INVALID_RESULT",
+        `the upstream offered protocol version ${String(offered)}, not one this client speaks`,
+      );
+    version = offered;
+    await notify("notifications/initialized", signal);
+  };
+
+  const close = async () => closing.abort();
+  try {
+    await handshake();
   } catch (err) {
     await close();
     throw err;
   }
-  return { client, flags, close };
+  return { era, flags, request, close };
 }
 
-/** The era a connected client speaks, as the registry keeps it for later calls. */
-export function eraOf(client: Client): UpstreamEra {
-  const discover = client.getDiscoverResult() as { supportedVersions?: unknown; capabilities?: unknown } | undefined;
-  if (discover && Array.isArray(discover.supportedVersions)) {
-    return {
-      kind: "modern",
-      discover: {
-        supportedVersions: discover.supportedVersions,
-        capabilities: (discover.capabilities ?? {}) as object,
-      },
-    };
+async function drain(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => {});
+}
+
+/** What fetch threw before any answer: the request did not reach the upstream (the guard's refusal stays itself). */
+function sendFailed(err: unknown): unknown {
+  if (err instanceof EgressRefused || err instanceof ResponseTooLarge) return err;
+  if (err instanceof Error && (err.name === "AbortError" || err.name === "TimeoutError")) return err;
+  return new WireError("SEND_FAILED", "the request did not reach the upstream", { cause: err });
+}
+
+type GuardedFetch = ReturnType<typeof guardedFetch>;
+
+/** A redirect is followed only within the origin and only where it keeps the POST (307, 308). */
+async function followWithinOrigin(fetch: GuardedFetch, url: URL, init: RequestInit): Promise<Response> {
+  let current = url;
+  for (let hops = 0; ; hops++) {
+    const response = await fetch(current, init);
+    const location = response.headers.get("location");
+    if (![307, 308].includes(response.status) || !location || hops === MAX_REDIRECTS) return response;
+    const target = new URL(location, current);
+    if (
+      target.origin !== current.origin ||
+      target.username !== current.username ||
+      target.password !== current.password
+    )
+      return response;
+    await drain(response);
+    current = target;
   }
-  return { kind: "legacy" };
 }
 
 function guardedFetch(

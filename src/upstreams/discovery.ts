@@ -5,16 +5,19 @@
  * 2026-07-28, the tool list in every era.
  */
 import { authorizationFor } from "./authorization.ts";
-import { connectUpstream, eraOf, type Connection } from "./client.ts";
+import { connectUpstream, type Connection } from "./client.ts";
 import { allows, type UpstreamConfig } from "./config.ts";
 import { definitionHash, definitionOf } from "./definition.ts";
 import { classifyUpstreamError, UpstreamFailure } from "./failures.ts";
+import { type JsonObject, resultObject, WireError } from "./mcp-wire.ts";
 import type { Listed } from "./pinning.ts";
 import type { UpstreamEra } from "./target.ts";
 
 export const LIST_TIMEOUT_MS = 5_000;
 /** More tools than any registry page should hold; the rest are left out and said so. */
 export const MAX_TOOLS = 500;
+/** Pages of `tools/list` read at most: an upstream whose cursor never ends must not hold the listing. */
+const MAX_PAGES = 50;
 
 export interface Discovery {
   era: UpstreamEra;
@@ -37,15 +40,17 @@ export async function discover(env: Env, upstream: UpstreamConfig, timeoutMs = L
     );
     credential = auth.credential === "runtime" ? "runtime" : "none";
     connection = await connectUpstream(env, upstream, { authorization: auth.header, signal, timeoutMs });
-    const { tools } = await connection.client.listTools(undefined, { cacheMode: "bypass", timeout: timeoutMs, signal });
-    const allowed = tools.filter((t) => typeof t?.name === "string" && allows(upstream, t.name));
+    const tools = await listTools(connection, { signal, timeoutMs });
+    const allowed = tools.filter(
+      (t): t is JsonObject & { name: string } => typeof t.name === "string" && allows(upstream, t.name),
+    );
     const listed = await Promise.all(
       allowed.slice(0, MAX_TOOLS).map(async (tool) => {
         const definition = definitionOf(tool);
         return { definition, hash: await definitionHash(definition) };
       }),
     );
-    return { era: eraOf(connection.client), listed, notAllowed: tools.length - allowed.length };
+    return { era: connection.era, listed, notAllowed: tools.length - allowed.length };
   } catch (err) {
     if (signal.aborted) throw new Error(`tools/list did not answer within ${timeoutMs} ms`);
     const failure =
@@ -64,4 +69,22 @@ export async function discover(env: Env, upstream: UpstreamConfig, timeoutMs = L
   } finally {
     await connection?.close();
   }
+}
+
+/** Every page of `tools/list` (each request its own round trip; nothing cached between them). */
+async function listTools(connection: Connection, o: { signal: AbortSignal; timeoutMs: number }) {
+  const tools: (JsonObject & { name?: unknown })[] = [];
+  let cursor: unknown;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = resultObject(
+      await connection.request("tools/list", typeof cursor === "string" ? { cursor } : {}, o),
+      "tools/list",
+    );
+    if (!Array.isArray(result.tools) || !result.tools.every((t) => typeof t === "object" && t !== null))
+      throw new WireError("INVALID_RESULT", "the upstream's tools/list result has no tool list");
+    tools.push(...(result.tools as JsonObject[]));
+    cursor = result.nextCursor;
+    if (typeof cursor !== "string" || cursor === "") break;
+  }
+  return tools;
 }

@@ -21,16 +21,21 @@
  * loading the MCP client); each carries its classification to stage 7 in this isolate
  * (src/execution/provider-failure.ts). Messages name the kind of failure, never an upstream's
  * text or a header.
+ *
+ * The errors are the upstream client's (src/upstreams/mcp-wire.ts), recognised by their shape
+ * rather than their class, so that the MCP SDK's errors of the same kind (an HTTP status, a
+ * JSON-RPC code, a transport fault code) mean the same: tests and tools drive upstreams with
+ * the SDK's client, and a failure must not change meaning with the client that met it.
  */
-import { ProtocolError, SdkError, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { InvokeResult } from "../../providers/sdk/protocol.ts";
 import type { RpcFailure } from "../execution/provider-failure.ts";
 import { ResponseTooLarge } from "./client.ts";
+import { JsonRpcError } from "./mcp-wire.ts";
 import { EgressRefused } from "./egress.ts";
 import { CREDENTIAL_REFUSED, TENANT_CALL_REFUSED, UpstreamFailure, UpstreamRefusal } from "./upstream-failure.ts";
 import type { CallerRefusal } from "../execution/provider-failure.ts";
 
-// Re-exported for the modules that classify (this one is loaded with the MCP client, lazily).
+// Re-exported for the modules that classify (this one is loaded with the upstream client, lazily).
 export { CREDENTIAL_REFUSED, TENANT_CALL_REFUSED, UpstreamFailure, UpstreamRefusal };
 
 const unavailable = (message: string): RpcFailure => ({ code: "sandbox_unavailable", message, transport: true });
@@ -68,10 +73,9 @@ export function classifyUpstreamError(err: unknown, ctx: FailureContext): Classi
   }
   const egress = chain.find((e): e is EgressRefused => e instanceof EgressRefused);
   if (egress) return { kind: "failure", failure: unavailable(egress.message) };
-  const http = chain.find((e): e is SdkHttpError => e instanceof SdkHttpError);
-  const status = http ? statusOf(http) : chain.some((e) => e instanceof UnauthorizedError) ? 401 : undefined;
+  const status = chain.map(statusOf).find((s) => s !== undefined);
   if (status !== undefined) return byStatus(status, ctx);
-  const protocol = chain.find((e): e is ProtocolError => e instanceof ProtocolError);
+  const protocol = chain.find(isJsonRpcError);
   if (protocol) {
     if (protocol.code === -32602 && /not found|unknown tool|no such tool/i.test(protocol.message)) {
       return {
@@ -93,12 +97,7 @@ export function classifyUpstreamError(err: unknown, ctx: FailureContext): Classi
     }
     return { kind: "failure", failure: crashed(`the upstream answered with JSON-RPC error ${protocol.code}`) };
   }
-  const sdk = chain.find((e): e is SdkError => e instanceof SdkError);
-  if (
-    sdk &&
-    ["CONNECTION_CLOSED", "SEND_FAILED", "ERA_NEGOTIATION_FAILED"].includes(String(sdk.code)) &&
-    !chain.some(isParseError)
-  ) {
+  if (chain.some(isUnreached) && !chain.some(isParseError)) {
     return { kind: "failure", failure: unavailable("the upstream could not be reached") };
   }
   if (chain.some(isNetworkError)) return { kind: "failure", failure: unavailable("the upstream could not be reached") };
@@ -165,11 +164,30 @@ function tenantRefused(status: number): Classified {
   };
 }
 
-function statusOf(err: SdkHttpError): number | undefined {
+/** The HTTP status an error reports (the client's UpstreamHttpError, the SDK's SdkHttpError), or none; an SDK UnauthorizedError is a 401. */
+function statusOf(err: unknown): number | undefined {
+  if (!(err instanceof Error)) return undefined;
+  if (err.name === "UnauthorizedError") return 401;
+  if (!/HttpError$/.test(err.name)) return undefined;
   const s =
     (err as { status?: unknown; data?: { status?: unknown } }).status ??
     (err as { data?: { status?: unknown } }).data?.status;
   return typeof s === "number" ? s : undefined;
+}
+
+/** A JSON-RPC error answer: the client's JsonRpcError, or the SDK's ProtocolError (and its subclasses). */
+function isJsonRpcError(e: unknown): e is Error & { code: number } {
+  return (
+    e instanceof Error &&
+    typeof (e as { code?: unknown }).code === "number" &&
+    (e instanceof JsonRpcError || e.name === "ProtocolError")
+  );
+}
+
+/** A transport fault that means nothing answered: the request was not sent, or its connection closed. */
+function isUnreached(e: unknown): boolean {
+  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
+  return typeof code === "string" && ["CONNECTION_CLOSED", "SEND_FAILED", "ERA_NEGOTIATION_FAILED"].includes(code);
 }
 
 /** The error and every `cause` under it (bounded: a cycle must not hang a call). */

@@ -1,6 +1,6 @@
 /**
- * A new isolate of the runtime does not evaluate the MCP SDKs (server and client), zod under
- * them, protobuf, Connect or the OpenAPI document: they load on the first request that needs
+ * A new isolate of the runtime does not evaluate the MCP server SDK, zod under it, the
+ * runtime's own upstream MCP client, protobuf, Connect or the OpenAPI document: they load on the first request that needs
  * them (docs/architecture.md#start-up-and-size, docs/decisions/39-lazy-faces.md). Read from the bundler's own account of the
  * runtime's upload (`wrangler deploy --dry-run --metafile`): what the entry reaches by static
  * imports runs when the isolate starts; what only a dynamic `import()` reaches waits for it.
@@ -24,14 +24,13 @@ beforeAll(async () => {
 
 const LAZY: [string, RegExp][] = [
   ["the MCP server SDK", /node_modules\/@modelcontextprotocol\/server\//],
-  ["the MCP client SDK", /node_modules\/@modelcontextprotocol\/client\//],
   ["the MCP SDKs' shared schemas", /node_modules\/@modelcontextprotocol\/core\//],
   ["zod", /node_modules\/zod\//],
   ["protobuf", /node_modules\/@bufbuild\//],
   ["Connect", /node_modules\/@connectrpc\//],
   ["the generated protobuf code", /^src\/gen\//],
   ["the MCP face", /^src\/mcp\/(handler|server|tasks|call|listen|tools)\.ts$/],
-  ["the upstream MCP client", /^src\/upstreams\/(client|adapter|discovery|failures)\.ts$/],
+  ["the upstream MCP client", /^src\/upstreams\/(client|mcp-wire|adapter|discovery|failures)\.ts$/],
   ["the OpenAPI document", /^src\/openapi\//],
 ];
 
@@ -44,6 +43,12 @@ describe("the runtime's start-up", () => {
 
   it.each(LAZY)("still bundles %s, for the request that needs it", (_, pattern) => {
     expect(Object.keys(meta.inputs).some((p) => pattern.test(p))).toBe(true);
+  });
+});
+
+describe("the upstream hop", () => {
+  it("bundles no MCP client SDK: it speaks MCP with the runtime's own client (docs/decisions/43-own-upstream-client.md)", () => {
+    expect(Object.keys(meta.inputs).filter((p) => /node_modules\/@modelcontextprotocol\/client\//.test(p))).toEqual([]);
   });
 });
 
