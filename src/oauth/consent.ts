@@ -9,6 +9,7 @@
  * to the client), so the key itself is typed once and never written into a page.
  */
 import { AuthorizationError, type AuthRequest } from "@cloudflare/workers-oauth-provider";
+import { readBody } from "../codec/request-body.ts";
 import { RuntimeError } from "../errors.ts";
 import { resourceOf } from "../mcp/resource-server.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
@@ -41,8 +42,8 @@ export async function serveConsent(
   } catch (err) {
     if (!(err instanceof AuthorizationError)) throw err;
     // Only a checked redirect URI may receive the error; anything else is told here (RFC 6749 §4.1.2.1).
-    if (!err.redirectUri) return html(errorPage(err.description), 400);
-    return errorRedirect(err.redirectUri, err.code, err.description, err.state, err.issuer);
+    if (!err.redirectTo) return html(errorPage(err.description), 400);
+    return new Response(null, { status: 302, headers: { Location: err.redirectTo, "Cache-Control": "no-store" } });
   }
   const client = await api.lookupClient(auth.clientId);
   const facts: ClientFacts = {
@@ -50,6 +51,10 @@ export async function serveConsent(
     redirectHost: new URL(auth.redirectUri).host || auth.redirectUri,
   };
   if (request.method === "GET") return html(signInPage(facts));
+  // A form posted from another site is refused: nobody signs a person in, or consents for them, from elsewhere.
+  const origin = request.headers.get("origin");
+  if (origin !== null && origin !== new URL(request.url).origin)
+    return html(errorPage("This form may be sent from this page only."), 403);
 
   const form = await readForm(request);
   if (!form) return html(signInPage(facts, "The form could not be read; sign in again."), 400);
@@ -150,8 +155,12 @@ async function choiceFacts(env: Env, waitUntil: (p: Promise<unknown>) => void, k
 
 async function readForm(request: Request): Promise<URLSearchParams | undefined> {
   if (!(request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded")) return undefined;
-  const text = await request.text();
-  return text.length <= MAX_FORM_BYTES ? new URLSearchParams(text) : undefined;
+  try {
+    return new URLSearchParams(new TextDecoder().decode(await readBody(request, MAX_FORM_BYTES)));
+  } catch (err) {
+    if (err instanceof RuntimeError) return undefined;
+    throw err;
+  }
 }
 
 function errorRedirect(
