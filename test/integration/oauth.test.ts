@@ -3,163 +3,26 @@
  * a client registers, a person signs in with an API key on the consent page and chooses a
  * channel, the client exchanges the code with its PKCE verifier, calls a tool over /mcp with the
  * access token, refreshes it, and the tenant's admin revokes the grant: the token is refused.
- * Also: a wrong verifier, a token for another resource, a revoked key, and the old credentials.
+ * Also: a wrong verifier, a token for another resource, a revoked key, a bundle grant, a form
+ * from another site, and the old credentials.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index.ts";
-import { mcpBody, mintKey, send } from "./worker-http.ts";
-
-const REDIRECT = "http://127.0.0.1:8976/callback";
-const RESOURCE = "http://localhost/mcp";
-const unique = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
-
-/** One request to the Worker with `e` as its environment; background work is awaited. */
-async function fetchWith(e: Env, path: string, init: RequestInit = {}): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`http://localhost${path}`, { redirect: "manual", ...init }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
-    e,
-    ctx,
-  );
-  const body = await res.arrayBuffer();
-  await waitOnExecutionContext(ctx);
-  return new Response(body, { status: res.status, headers: res.headers });
-}
-
-const form = (fields: Record<string, string | string[]>) => {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) params.append(k, one);
-  return { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: params.toString() };
-};
-
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-}
-
-async function pkce() {
-  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
-  const challenge = base64url(
-    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
-  );
-  return { verifier, challenge };
-}
-
-async function register(e: Env = env): Promise<string> {
-  const res = await fetchWith(e, "/oauth/register", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "Test MCP client",
-      redirect_uris: [REDIRECT],
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-    }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { client_id: string }).client_id;
-}
-
-interface Signed {
-  clientId: string;
-  verifier: string;
-  code: string;
-}
-
-/** Registration, the consent page's two forms (sign in, then choose), and the code it redirects with. */
-async function authorize(
-  key: string,
-  choice: Record<string, string | string[]>,
-  e: Env = env,
-  resource = RESOURCE,
-): Promise<Signed> {
-  const clientId = await register(e);
-  const { verifier, challenge } = await pkce();
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "st-1",
-    resource,
-  });
-  const path = `/oauth/authorize?${query}`;
-  const page = await fetchWith(e, path);
-  expect(page.status).toBe(200);
-  expect(await page.text()).toContain("Test MCP client");
-
-  const signedIn = await fetchWith(e, path, form({ step: "sign_in", api_key: key }));
-  expect(signedIn.status).toBe(200);
-  const ticket = /name="ticket" value="([0-9a-f]{32})"/.exec(await signedIn.text())?.[1];
-  expect(ticket).toBeDefined();
-
-  const allowed = await fetchWith(e, path, form({ step: "consent", ticket: ticket!, decision: "allow", ...choice }));
-  expect(allowed.status).toBe(302);
-  const back = new URL(allowed.headers.get("location")!);
-  expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
-  expect(back.searchParams.get("state")).toBe("st-1");
-  return { clientId, verifier, code: back.searchParams.get("code")! };
-}
-
-async function token(fields: Record<string, string>, e: Env = env) {
-  const res = await fetchWith(e, "/oauth/token", form(fields));
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
-
-function exchange(s: Signed, verifier = s.verifier, e: Env = env, resource = RESOURCE) {
-  return token(
-    {
-      grant_type: "authorization_code",
-      code: s.code,
-      redirect_uri: REDIRECT,
-      client_id: s.clientId,
-      code_verifier: verifier,
-      resource,
-    },
-    e,
-  );
-}
-
-/** A 2026-07-28 MCP request with `credential` as its bearer. */
-async function mcp(credential: string, method: string, params: Record<string, unknown> = {}) {
-  const res = await fetchWith(env, "/mcp", {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${credential}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-          "io.tool-runtime/limits": { timeout_ms: 20_000 },
-        },
-      },
-    }),
-  });
-  return { status: res.status, headers: res.headers, body: await mcpBody(res) };
-}
-
-const evaluate = (credential: string) =>
-  mcp(credential, "tools/call", { name: "math.evaluate", arguments: { expression: "6 * 7" } });
+import { mintKey, send } from "./worker-http.ts";
+import {
+  authorize,
+  evaluate,
+  exchange,
+  fetchWith,
+  form,
+  mcp,
+  pkce,
+  REDIRECT,
+  register,
+  RESOURCE,
+  token,
+  unique,
+} from "./oauth-client.ts";
 
 describe("signing in an MCP client with OAuth", () => {
   it("registers, consents, exchanges with PKCE, calls, refreshes, and is revoked by the tenant's admin", async () => {
@@ -342,6 +205,43 @@ describe("signing in an MCP client with OAuth", () => {
     expect(await (await fetchWith(env, path, form({ step: "sign_in", api_key: "trt_not-a-key" }))).text()).toContain(
       "That API key is not valid.",
     );
+  });
+
+  it("grants one bundle's tools when the person chooses a bundle", async () => {
+    const bundle = unique("oauth-bundle");
+    expect(
+      (await send(env, "PUT", `/v1/admin/bundles/${bundle}`, env.DEV_ADMIN_KEY, { prefixes: ["text."] })).status,
+    ).toBe(201);
+    try {
+      const key = await mintKey(env, unique("oauth-bundle"));
+      const signed = await authorize(key, { grant: "bundle", bundle });
+      const access = (await exchange(signed)).body.access_token as string;
+      const names = (await mcp(access, "tools/list")).body.result.tools.map((t: { name: string }) => t.name);
+      expect(names.length).toBeGreaterThan(0);
+      expect(names.filter((n: string) => !n.startsWith("text."))).toEqual([]);
+    } finally {
+      await send(env, "DELETE", `/v1/admin/bundles/${bundle}`, env.DEV_ADMIN_KEY);
+    }
+  });
+
+  it("refuses the consent forms posted from another site", async () => {
+    const key = await mintKey(env, unique("oauth-csrf"));
+    const clientId = await register();
+    const path = `/oauth/authorize?${new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: (await pkce()).challenge,
+      code_challenge_method: "S256",
+      state: "s",
+    })}`;
+    const posted = form({ step: "sign_in", api_key: key });
+    const res = await fetchWith(env, path, {
+      ...posted,
+      headers: { ...posted.headers, origin: "https://evil.example" },
+    });
+    expect(res.status).toBe(403);
+    expect(await res.text()).not.toContain('name="ticket"');
   });
 
   it("leaves API keys working on /mcp as before", async () => {
