@@ -187,7 +187,10 @@ function html(body: string, status = 200): Response {
       // Another site may not frame the page (clickjacking) or run script in it.
       "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
       "X-Frame-Options": "DENY",
-      "Referrer-Policy": "no-referrer",
+      // Not no-referrer: under it a browser sends the form's Origin as "null", which the
+      // Origin checks (here and src/auth/local-only.ts) must refuse. The page's URL (the
+      // client's request) still never leaves this origin in a Referer.
+      "Referrer-Policy": "same-origin",
     },
   });
 }
