@@ -18,7 +18,7 @@ export const oauthPaths = {
     get: {
       operationId: "listOAuthGrants",
       tags: ["operators"],
-      summary: "The tenant's OAuth grants to MCP clients, newest last (tenant admins and operators)",
+      summary: "The tenant's OAuth grants to MCP clients, in storage order, paged (tenant admins and operators)",
       parameters: [
         TENANT,
         query("limit", { type: "integer", minimum: 1, maximum: 1000 }, "At most this many (default 100)."),
