@@ -24,6 +24,8 @@ import { allowedMethods } from "./routes/allowed-methods.ts";
 import { localOnly } from "./auth/local-only.ts";
 import { bootstrap, BOOTSTRAP_PATH } from "./routes/bootstrap.ts";
 import { chargeRequests } from "./policy/request-rate.ts";
+import { AS_METADATA_PATH, AUTHORIZE_PATH, isOAuthPath, REGISTER_PATH, TOKEN_PATH } from "./oauth/endpoints.ts";
+import { oauthGrants } from "./routes/oauth-grants.ts";
 
 export const app = new Hono<AppEnv>();
 
@@ -36,8 +38,8 @@ app.use("*", localOnly(isMcpPath));
 
 // The answer's format, from Accept, before anything else (an unacceptable Accept is 406, in JSON).
 app.use("*", async (c, next) => {
-  // Connect, gRPC-Web and MCP negotiate their own formats.
-  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX) && !isMcpPath(c.req.path))
+  // Connect, gRPC-Web, MCP and OAuth negotiate their own formats.
+  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX) && !isMcpPath(c.req.path) && !isOAuthPath(c.req.path))
     c.set("format", responseFormat(c.req.header("accept")));
   await next();
 });
@@ -82,6 +84,20 @@ app.all(`${MCP_PATH}/:bundle`, async (c) => (await import("./mcp/handler.ts")).s
 app.get(METADATA_PATH, (c) => c.json(protectedResourceMetadata(c.env, c.req.url)));
 app.get(`${METADATA_PATH}${MCP_PATH}`, (c) => c.json(protectedResourceMetadata(c.env, c.req.url)));
 
+/**
+ * The runtime's OAuth 2.1 authorization server for /mcp (docs/oauth.md): metadata, registration
+ * and tokens answered by @cloudflare/workers-oauth-provider, the consent page by src/oauth/consent.ts.
+ * Their contract is OAuth's (RFC 8414, 7591, 6749, 7009), not /v1's, so they are not in the
+ * OpenAPI document; each method a path does not take is refused by its handler.
+ */
+for (const path of [AS_METADATA_PATH, TOKEN_PATH, REGISTER_PATH])
+  app.all(path, async (c) =>
+    (await import("./oauth/provider.ts")).serveOAuthEndpoint(c.req.raw, c.env, c.executionCtx as ExecutionContext),
+  );
+app.all(AUTHORIZE_PATH, async (c) =>
+  (await import("./oauth/consent.ts")).serveConsent(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)),
+);
+
 /** The API's OpenAPI 3.1 description, public like any API reference. */
 app.get("/v1/openapi.json", async (c) => c.json((await import("./openapi/document.ts")).openApiDocument));
 
@@ -109,6 +125,7 @@ app.route("/v1/admin/keys", keys);
 app.route("/v1/admin", admin);
 app.route("/v1/audit", audit);
 app.route("/v1/usage", usage);
+app.route("/v1/oauth/grants", oauthGrants);
 
 app.notFound((c) => {
   const path = new URL(c.req.url).pathname;

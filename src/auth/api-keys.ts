@@ -49,7 +49,12 @@ export class ApiKeyStore {
   }
 
   async find(key: string): Promise<ApiKeyRecord | undefined> {
-    const record = await this.kv.get<ApiKeyRecord>(`hash:${await hashKey(key)}`, "json");
+    return this.findByHash(await hashKey(key));
+  }
+
+  /** The live key of that hash (an OAuth grant keeps its key's hash, never the key: src/oauth/grant.ts). */
+  async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const record = await this.kv.get<ApiKeyRecord>(`hash:${hash}`, "json");
     return record && !record.revoked_at ? record : undefined;
   }
 

@@ -1,7 +1,7 @@
 /**
  * Who is calling (docs/contract.md#initiation: the caller id is set by the runtime, never by the caller's
  * body). Every HTTPS call carries `Authorization: Bearer <credential>`: an API key
- * (`trt_…`) or a JWT. Behind Cloudflare Access, with JWT_CF_ACCESS_HEADER=true, a request
+ * (`trt_…`) or a JWT; on `/mcp`, also an access token of the runtime's own OAuth server (docs/oauth.md). Behind Cloudflare Access, with JWT_CF_ACCESS_HEADER=true, a request
  * without an Authorization header may instead carry the JWT that Access adds to every request
  * it lets through (`Cf-Access-Jwt-Assertion`), verified exactly like a Bearer JWT: same keys,
  * issuer and audience, so the header is worth nothing without Access's signature. Any failure is `unauthenticated` with the same message, so the answer
@@ -14,6 +14,8 @@ import { API_KEY_PREFIX, ApiKeyStore, callerOfKey, hashKey } from "./api-keys.ts
 import { verifyJwt, type JwtConfig } from "./jwt.ts";
 import { countFailure, refuseIfBlocked } from "./auth-limiter.ts";
 import { isLocalRequest, type RequestFacts } from "./local-only.ts";
+import { isMcpPath } from "../mcp/resource-server.ts";
+import { isOAuthAccessToken } from "../oauth/endpoints.ts";
 
 const REFUSED = "missing or invalid credentials";
 
@@ -47,6 +49,15 @@ async function identify(env: Env, request: RequestFacts): Promise<Caller> {
   if (!match) throw unauthenticated();
   const credential = match[1];
   const config = loadConfig(env);
+
+  if (isOAuthAccessToken(credential)) {
+    // The runtime's own OAuth access tokens (docs/oauth.md) are for /mcp only, their audience;
+    // the library that reads them loads with the first one (docs/architecture.md#start-up-and-size).
+    if (!isMcpPath(new URL(request.url).pathname)) throw unauthenticated();
+    const caller = await (await import("../oauth/token-caller.ts")).oauthCaller(env, request, credential);
+    if (!caller) throw unauthenticated();
+    return caller;
+  }
 
   if (credential.startsWith(API_KEY_PREFIX)) {
     // Local development's well-known keys (.dev.vars); compared by hash, never deployed, and

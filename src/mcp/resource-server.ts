@@ -1,12 +1,13 @@
 /**
  * `/mcp` as an OAuth 2.0 protected resource (MCP basic/authorization): the same bearer
- * credentials as /v1 (API keys and JWTs, src/auth/authenticate.ts), and what a client needs to
- * find out how to get one:
+ * credentials as /v1 (API keys and JWTs, src/auth/authenticate.ts) and the access tokens of the
+ * runtime's own authorization server (docs/oauth.md), and what a client needs to find out how
+ * to get one:
  *
  *   401  `WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"`
  *   403  a refused call for a missing capability: `error="insufficient_scope", scope="<capability>"`
- *   GET /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata; the configured JWT issuer
- *        (JWT_ISSUER) is its authorization server
+ *   GET /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata; its authorization servers
+ *        are the runtime itself (docs/oauth.md) and the configured JWT issuer (JWT_ISSUER)
  *
  * A JWT is accepted only for this resource: its `aud` must be JWT_AUDIENCE (RFC 8707 §2), which
  * names this runtime. Settings, read once per isolate:
@@ -81,10 +82,13 @@ export function metadataUrlOf(resource: string): string {
 /** RFC 9728 §2, for `GET /.well-known/oauth-protected-resource[/mcp]`. */
 export function protectedResourceMetadata(env: Env, requestUrl: string): Record<string, unknown> {
   const jwt = loadConfig(env).jwt;
+  // The runtime itself (its OAuth server, docs/oauth.md, whose issuer is this origin) first, as
+  // clients that add a server by URL take the first; then the configured JWT issuer. API keys
+  // come from an operator (POST /v1/admin/keys).
+  const servers = [...(env.OAUTH_KV ? [new URL(requestUrl).origin] : []), ...(jwt ? [jwt.issuer] : [])];
   return {
     resource: resourceOf(env, requestUrl),
-    // API keys come from an operator (POST /v1/admin/keys); JWTs from the configured issuer.
-    ...(jwt ? { authorization_servers: [jwt.issuer] } : {}),
+    ...(servers.length > 0 ? { authorization_servers: servers } : {}),
     bearer_methods_supported: ["header"],
     resource_name: "Tool Runtime MCP",
   };

@@ -22,6 +22,7 @@ import { callerPaths } from "./paths-callers.ts";
 import { operationPaths } from "./paths-operations.ts";
 import { upstreamPaths } from "./paths-upstreams.ts";
 import { bundlePaths } from "./paths-bundles.ts";
+import { oauthPaths } from "./paths-oauth.ts";
 import { schemas } from "./schemas.ts";
 import { withExamples } from "./with-examples.ts";
 
@@ -33,6 +34,7 @@ const paths = withExamples({
   ...adminPaths,
   ...upstreamPaths,
   ...bundlePaths,
+  ...oauthPaths,
   ...drillPaths,
 });
 
@@ -68,7 +70,8 @@ export const openApiDocument = {
       bearer: {
         type: "http",
         scheme: "bearer",
-        description: "An API key (trt_…) or a JWT from the configured issuer.",
+        description:
+          "An API key (trt_…) or a JWT from the configured issuer. (Access tokens of the runtime's own OAuth server are for /mcp only: docs/oauth.md.)",
       },
     },
   },

@@ -50,7 +50,8 @@ export const ProtectedResourceMetadata = all(
     },
     authorization_servers: {
       ...strings,
-      description: "The configured JWT issuer (JWT_ISSUER), when JWTs are accepted",
+      description:
+        "The runtime itself (its OAuth 2.1 authorization server, when OAUTH_KV is bound: docs/oauth.md), then the configured JWT issuer (JWT_ISSUER), when JWTs are accepted",
     },
     bearer_methods_supported: { type: "array", items: { type: "string", const: "header" } },
     resource_name: str,

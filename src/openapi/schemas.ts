@@ -69,6 +69,7 @@ import {
 } from "./schemas-upstreams.ts";
 import { Bundle, BundleDeleted, BundleList, BundleRequest } from "./schemas-bundles.ts";
 import { TenantUsage } from "./schemas-usage.ts";
+import { OAuthGrant, OAuthGrantList, RevokedOAuthGrant } from "./schemas-oauth.ts";
 
 export const schemas = {
   ExecutionId,
@@ -117,6 +118,9 @@ export const schemas = {
   Bundle,
   BundleList,
   BundleDeleted,
+  OAuthGrant,
+  OAuthGrantList,
+  RevokedOAuthGrant,
   DeprecationRequest,
   DeprecationState,
   ApiKeyRequest,

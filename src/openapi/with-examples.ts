@@ -11,6 +11,7 @@ import { toolExamples } from "./examples-tools.ts";
 import { adminExamples } from "./examples-admin.ts";
 import { upstreamExamples } from "./examples-upstreams.ts";
 import { bundleExamples } from "./examples-bundles.ts";
+import { oauthExamples } from "./examples-oauth.ts";
 
 const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   ...executionExamples,
@@ -18,6 +19,7 @@ const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   ...adminExamples,
   ...upstreamExamples,
   ...bundleExamples,
+  ...oauthExamples,
 };
 
 type Content = Record<string, Record<string, unknown>>;

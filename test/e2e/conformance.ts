@@ -24,13 +24,16 @@ import { provided } from "./stack.ts";
 
 /**
  * Faces with a contract of their own, whose clients check every message against it: Connect
- * and gRPC-Web (runtime.proto; src/connect/service.ts CONNECT_PATH_PREFIX) and MCP (JSON-RPC);
+ * and gRPC-Web (runtime.proto; src/connect/service.ts CONNECT_PATH_PREFIX), MCP (JSON-RPC) and
+ * the OAuth authorization server (its RFCs; src/oauth/endpoints.ts);
  * and the web console and the API reference page (/docs/), which are static files for people,
  * not API (`/` only sends people there).
  */
 const OTHER_FACES = [
   /^\/tool_runtime\.v1\.ToolRuntimeService\//,
   /^\/mcp(\/|$)/,
+  /^\/oauth\//,
+  /^\/\.well-known\/oauth-authorization-server$/,
   /^\/console(\/|$)/,
   /^\/docs(\/|$)/,
   /^\/$/,

@@ -64,13 +64,13 @@ describe("/mcp as a protected resource", () => {
     }
   });
 
-  it("serves the metadata the challenge names: this resource, and the JWT issuer as its authorization server", async () => {
+  it("serves the metadata the challenge names: this resource, and the runtime and the JWT issuer as its authorization servers", async () => {
     for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
       const res = await call("GET", path, undefined, { authorization: "" });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         resource: MCP_URL,
-        authorization_servers: [provided("jwtIssuer")],
+        authorization_servers: [new URL(baseUrl).origin, provided("jwtIssuer")],
         bearer_methods_supported: ["header"],
         resource_name: "Tool Runtime MCP",
       });

@@ -333,6 +333,31 @@ const ROWS: Record<string, () => Cell[]> = {
       check: (v) => (v.body.tenant === U ? null : `the usage of ${String(v.body.tenant)}`),
     },
   ],
+  // OAuth grants are a tenant's (docs/oauth.md#grants): its admins and operators; the probes
+  // name no grant, so an allowed one answers an empty list or 404, a change to nothing.
+  listOAuthGrants: () => [
+    ...everyone(
+      "listOAuthGrants",
+      (who) => rest(key[who], "GET", "/v1/oauth/grants"),
+      ["tenantAdmin", "operator"],
+      TENANT_ADMIN_ONLY,
+    ),
+    {
+      op: "listOAuthGrants",
+      who: "tenantAdmin",
+      resource: "?tenant=U",
+      phase: 1,
+      expect: forbidden("another tenant"),
+      run: () => rest(key.tenantAdmin, "GET", `/v1/oauth/grants?tenant=${U}`),
+    },
+  ],
+  revokeOAuthGrant: () =>
+    everyone(
+      "revokeOAuthGrant",
+      (who) => rest(key[who], "DELETE", "/v1/oauth/grants/no-such-grant"),
+      ["tenantAdmin", "operator"],
+      TENANT_ADMIN_ONLY,
+    ),
   getReadinessReport: () => operatorOnly("getReadinessReport", "GET", "/v1/admin/readiness"),
   refreshRegistry: () => operatorOnly("refreshRegistry", "POST", "/v1/admin/registry/refresh"),
   // Operators' probes name nothing that exists or send a bad value: past the role check, no change made.

@@ -1,6 +1,7 @@
 /**
  * A new isolate of the runtime does not evaluate the MCP server SDK, zod under it, the
- * runtime's own upstream MCP client, protobuf, Connect or the OpenAPI document: they load on the first request that needs
+ * runtime's own upstream MCP client, protobuf, Connect, the OpenAPI document or the OAuth
+ * library: they load on the first request that needs
  * them (docs/architecture.md#start-up-and-size, docs/decisions/39-lazy-faces.md). Read from the bundler's own account of the
  * runtime's upload (`wrangler deploy --dry-run --metafile`): what the entry reaches by static
  * imports runs when the isolate starts; what only a dynamic `import()` reaches waits for it.
@@ -32,6 +33,8 @@ const LAZY: [string, RegExp][] = [
   ["the MCP face", /^src\/mcp\/(handler|server|tasks|call|listen|tools)\.ts$/],
   ["the upstream MCP client", /^src\/upstreams\/(client|mcp-wire|adapter|discovery|failures)\.ts$/],
   ["the OpenAPI document", /^src\/openapi\//],
+  ["the OAuth library", /node_modules\/@cloudflare\/workers-oauth-provider\//],
+  ["the OAuth server", /^src\/oauth\/(provider|consent|consent-page|grants|grant|grant-key|token-caller)\.ts$/],
 ];
 
 describe("the runtime's start-up", () => {

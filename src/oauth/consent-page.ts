@@ -1,0 +1,82 @@
+/**
+ * The consent page's HTML (src/oauth/consent.ts): a small page rendered by the Worker, not a
+ * console page, because the client's browser arrives here from the client's redirect and must
+ * leave with a redirect back, without the console's sign-in. Two steps: sign in with an API key;
+ * then choose what the client may use. No script; every value is escaped; the forms post to the
+ * page's own URL, whose query is the client's authorization request.
+ */
+
+export interface ClientFacts {
+  name: string;
+  /** Where the browser goes back to: the person sees whom they hand the grant to. */
+  redirectHost: string;
+}
+
+export interface ChoiceFacts {
+  tenant: string;
+  agent: string;
+  /** The key's channels (`*`: every provider's, listed as `providers`). */
+  channels: string[];
+  providers: string[];
+  /** Bundles the key may be limited to. */
+  bundles: string[];
+  /** The one-time ticket that stands for the signed-in key on the second form. */
+  ticket: string;
+}
+
+const STYLE =
+  "body{font:15px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}" +
+  "fieldset{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0}label{display:block;margin:.3rem 0}" +
+  "input[type=password],select{width:100%;padding:.4rem}button{padding:.45rem 1rem;margin-right:.5rem}" +
+  ".problem{color:#b42318}code{background:#f6f8fa;padding:0 .2rem}";
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+function who(client: ClientFacts): string {
+  return `<p><strong>${escapeHtml(client.name)}</strong> (returning to <code>${escapeHtml(client.redirectHost)}</code>) asks to call tools of this Tool Runtime through MCP on your behalf.</p>`;
+}
+
+/** Step 1: the API key of the person's tenant (its own limits apply to everything the client does). */
+export function signInPage(client: ClientFacts, problem?: string): string {
+  return page(
+    "Sign in to the Tool Runtime",
+    `${who(client)}${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ""}
+<form method="post"><input type="hidden" name="step" value="sign_in">
+<label for="api_key">Your API key</label><input id="api_key" name="api_key" type="password" autocomplete="off" required>
+<p><button type="submit">Continue</button></p></form>`,
+  );
+}
+
+/** Step 2: the key's channels, or a bundle; allow or deny. */
+export function choicePage(client: ClientFacts, facts: ChoiceFacts, problem?: string): string {
+  const channels = facts.channels.includes("*") ? facts.providers : facts.channels;
+  const channelBoxes = channels
+    .map(
+      (c) => `<label><input type="checkbox" name="channel" value="${escapeHtml(c)}" checked> ${escapeHtml(c)}</label>`,
+    )
+    .join("");
+  const bundleOptions = facts.bundles.map((b) => `<option value="${escapeHtml(b)}">${escapeHtml(b)}</option>`).join("");
+  return page(
+    "Allow access?",
+    `${who(client)}<p>Signed in as agent <code>${escapeHtml(facts.agent)}</code> of tenant <code>${escapeHtml(facts.tenant)}</code>. The client can never do more than this key.</p>
+${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ""}
+<form method="post"><input type="hidden" name="step" value="consent"><input type="hidden" name="ticket" value="${escapeHtml(facts.ticket)}">
+<fieldset><legend>What the client may use</legend>
+<label><input type="radio" name="grant" value="all" checked> Every channel this key allows${facts.channels.includes("*") ? " (all providers, now and later)" : ""}</label>
+<label><input type="radio" name="grant" value="channels"> Only these channels:</label>${channelBoxes || "<p>(none)</p>"}
+${bundleOptions ? `<label><input type="radio" name="grant" value="bundle"> Only the tools of the bundle</label><select name="bundle" aria-label="bundle">${bundleOptions}</select>` : ""}
+</fieldset>
+<p><button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></p></form>`,
+  );
+}
+
+/** A request that cannot go back to the client (an unknown client, a redirect URI it did not register). */
+export function errorPage(message: string): string {
+  return page("This sign-in cannot go on", `<p class="problem" role="alert">${escapeHtml(message)}</p>`);
+}

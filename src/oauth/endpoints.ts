@@ -1,0 +1,33 @@
+/**
+ * Where the runtime's OAuth 2.1 authorization server answers (docs/oauth.md), and what an access
+ * token it issued looks like. Here, apart from the library, so that routing a request and telling
+ * a token from an API key or a JWT load none of it (docs/architecture.md#start-up-and-size).
+ */
+
+/** RFC 8414 authorization-server metadata (the library serves it). */
+export const AS_METADATA_PATH = "/.well-known/oauth-authorization-server";
+/** The consent page: a person signs in with an API key and chooses what the client may use (src/oauth/consent.ts). */
+export const AUTHORIZE_PATH = "/oauth/authorize";
+/** Code and refresh-token exchange, and RFC 7009 revocation (the library's). */
+export const TOKEN_PATH = "/oauth/token";
+/** RFC 7591 dynamic client registration (the library's). */
+export const REGISTER_PATH = "/oauth/register";
+
+/** The paths whose protocol is OAuth's, not the /v1 envelope's. */
+export function isOAuthPath(path: string): boolean {
+  return path === AS_METADATA_PATH || path === AUTHORIZE_PATH || path === TOKEN_PATH || path === REGISTER_PATH;
+}
+
+/**
+ * An access token of this authorization server: `<user>:<grant>:<secret>` (the library's format).
+ * Neither an API key (`trt_` and base64url) nor a JWT (base64url parts joined by dots) holds a
+ * colon, so the shape alone tells them apart; test it first, as a tenant's name may hold dots.
+ */
+export function isOAuthAccessToken(credential: string): boolean {
+  return /^[^:]{1,512}:[^:]{1,128}:[^:]{1,256}$/.test(credential);
+}
+
+/** The library's user id of a tenant: its grants are listed and revoked by it, and it may not hold a colon. */
+export function grantUserOf(tenant: string): string {
+  return encodeURIComponent(tenant);
+}
