@@ -1,15 +1,12 @@
 /**
  * Starts production mode as `npm run start:prod` runs it — the same command lines, from
- * scripts/prod-stack.ts — on free loopback ports with a state folder of its own, and makes the
- * fresh stack's first requests itself (test/prod/shipped.test.ts judges them): an operator
- * change, then a tool call, then a bootstrap with a wrong token, then the bootstrap.
- * They are made here, before any test, because tests run in a random order and only the first
- * requests to a stack are first. Readiness is waited for on /healthz, which touches nothing
- * (/readyz reads the registry, and that would be a first request too).
+ * scripts/prod-stack.ts — on free loopback ports with a state folder of its own. Readiness is
+ * waited for on /healthz, which touches nothing (/readyz reads the registry, and that would be
+ * a first request: test/prod/opening.ts makes the stack's first requests, before any test).
  *
- * All of it runs in the background: vitest runs every project's global setup before the first
- * file of any project, and this stack's files run last. What the opening answered is written to
- * a file the tests wait for (test/prod/opening.ts), or why the stack could not open.
+ * It all runs in the background: vitest runs every project's global setup before the first file
+ * of any project, and this stack's files run last. Whether the stack started is written to a
+ * file the tests wait for (test/prod/opening.ts), with why when it could not.
  *
  * Besides the bootstrap, the tests need an operator and a tenant that do not depend on it:
  * two API keys written into the stack's KV before it starts (the record the runtime's own key
@@ -35,23 +32,6 @@ import {
 } from "../../scripts/prod-stack.ts";
 import { freePort } from "../e2e/free-port.ts";
 
-export interface Answer {
-  status: number;
-  body: any;
-}
-
-/** The fresh stack's first requests, in order, and what each answered. */
-export interface Opening {
-  /** The stack's very first request: PATCH /v1/admin/providers/std {"max_concurrency": 4}. */
-  operatorChange: Answer;
-  /** Right after it: math.evaluate with the seeded tenant key. */
-  toolCall: Answer;
-  /** Then POST /v1/admin/bootstrap with a token that is not the stack's. */
-  wrongToken: Answer;
-  /** Then POST /v1/admin/bootstrap with BOOTSTRAP_TOKEN and {tenant, agent}. */
-  bootstrap: Answer;
-}
-
 export interface ProdStack {
   baseUrl: string;
   /** The wrangler dev command line the stack runs (devCommand's). */
@@ -62,8 +42,8 @@ export interface ProdStack {
   operatorKey: string;
   tenantKey: string;
   tenant: string;
-  /** Where the opening's answers are written once made (`{ opening }`), or why it failed (`{ error }`). */
-  openingFile: string;
+  /** Written once the stack answers /healthz (`{ ready: true }`), or why it could not start (`{ error }`). */
+  readyFile: string;
   /** A file holding what the stack printed. */
   stackLog: string;
 }
@@ -91,22 +71,6 @@ async function runToEnd({ command, args }: Command) {
   });
 }
 
-async function request(baseUrl: string, method: string, path: string, key: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* not JSON: kept as text */
-  }
-  return { status: res.status, body: parsed };
-}
-
 export default async function setup(project: TestProject) {
   const port = await freePort();
   const inspectorPort = await freePort();
@@ -124,7 +88,7 @@ export default async function setup(project: TestProject) {
   const tenant = `prod-${crypto.randomUUID().slice(0, 8)}`;
   const operatorKey = token();
   const tenantKey = token();
-  const openingFile = join(secretsDir, "opening.json");
+  const readyFile = join(secretsDir, "ready.json");
   const bootstrapAs = { tenant: "ops", agent: `first-operator-${crypto.randomUUID().slice(0, 8)}` };
   const command = devCommand({ envFile, persistTo: state, port, extra: ["--inspector-port", String(inspectorPort)] });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -136,14 +100,14 @@ export default async function setup(project: TestProject) {
     operatorKey,
     tenantKey,
     tenant,
-    openingFile,
+    readyFile,
     stackLog,
   });
 
   // Everything else in the background (above); its failure reaches the tests through the file,
   // and the teardown stops whatever had started.
   let stopStack: () => Promise<void> = async () => {};
-  const open = async (): Promise<Opening> => {
+  const open = async (): Promise<void> => {
     const migrations = migrationsCommand(root, state);
     if (migrations) await runToEnd(migrations);
     const records: [string, Omit<ApiKeyRecord, "created_at">][] = [
@@ -235,39 +199,10 @@ export default async function setup(project: TestProject) {
         throw new Error(`the production-mode stack did not answer within ${READY_WITHIN_MS} ms:\n${log}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-
-    // The operator change comes first of all: the bootstrap's claim lives in the registry object,
-    // so a bootstrap first would wake the registry before the change reaches it.
-    const operatorChange = await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, {
-      max_concurrency: 4,
-    });
-    const toolCall = await request(baseUrl, "POST", "/v1/executions", tenantKey, {
-      tool: "math.evaluate",
-      input: { expression: "6 * 7" },
-      limits: { timeout_ms: 20_000 },
-    });
-    const wrongToken = await request(
-      baseUrl,
-      "POST",
-      "/v1/admin/bootstrap",
-      `${secrets.BOOTSTRAP_TOKEN}x`,
-      bootstrapAs,
-    );
-    const bootstrap = await request(baseUrl, "POST", "/v1/admin/bootstrap", secrets.BOOTSTRAP_TOKEN, bootstrapAs);
-    // Back to the manifest's concurrency, as the stack came up; and the catalog re-read from the
-    // providers, so that a registry the opening left wrong (what "a fresh stack" looks for) is
-    // judged by that test alone, not again by every other.
-    const restored = [
-      await request(baseUrl, "PATCH", "/v1/admin/providers/std", operatorKey, { max_concurrency: null }),
-      await request(baseUrl, "POST", "/v1/admin/registry/refresh", operatorKey),
-    ];
-    if (restored.some((r) => r.status !== 200))
-      throw new Error(`could not restore the registry after the opening: ${JSON.stringify(restored)}`);
-    return { operatorChange, toolCall, wrongToken, bootstrap };
   };
   const opened = open().then(
-    (opening) => writeFileSync(openingFile, JSON.stringify({ opening })),
-    (err: unknown) => writeFileSync(openingFile, JSON.stringify({ error: String((err as Error)?.stack ?? err) })),
+    () => writeFileSync(readyFile, JSON.stringify({ ready: true })),
+    (err: unknown) => writeFileSync(readyFile, JSON.stringify({ error: String((err as Error)?.stack ?? err) })),
   );
   return async () => {
     await opened;

@@ -10,11 +10,11 @@ import { readFileSync } from "node:fs";
 import { describe, expect, inject, it } from "vitest";
 import { SHIPPED } from "../../scripts/deploy.ts";
 import { PROD_CONFIGS, RUNTIME_CONFIG } from "../../scripts/prod-stack.ts";
-import { awaitOpening } from "./opening.ts";
+import { openStack } from "./opening.ts";
 
 const prod = inject("prod");
 const { baseUrl } = prod;
-const opening = await awaitOpening(prod);
+const opening = await openStack(prod);
 
 /** Local development's well-known keys, from the .dev.vars that `npm start` reads. */
 const wellKnown = readFileSync(new URL("../../.dev.vars", import.meta.url), "utf8")
