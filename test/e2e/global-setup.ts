@@ -203,6 +203,10 @@ export default async function setup(project: TestProject) {
         String(callerPort),
         "--inspector-port",
         String(callerInspector),
+        // A state folder of its own: two callers starting at once in the default one (the
+        // repository's .wrangler/state) fail on its SQLite lock (SQLITE_BUSY, seen on a clean clone).
+        "--persist-to",
+        join(stateDir, "caller-state"),
       ],
       {
         ...process.env,
