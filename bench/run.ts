@@ -331,11 +331,25 @@ async function fanout(stack: Stack, subscribers: number): Promise<FanoutResult> 
 }
 
 type Costs = Record<string, { requests: number; rows_written: number }>;
+type Timings = Record<string, { calls: number; ms: number }>;
 
-async function costs(stack: Stack): Promise<Record<string, { per_execution: Costs; note: string }>> {
+/** One kind's time at concurrency 1: the caller's mean and p50, and each call between parts, per execution. */
+export interface TimeAccount {
+  mean_ms: number;
+  p50_ms: number;
+  parts: Timings;
+}
+
+async function costs(
+  stack: Stack,
+): Promise<{
+  kinds: Record<string, { per_execution: Costs; note: string; time: TimeAccount }>;
+  floors: Record<string, TimeAccount>;
+}> {
   // The metered build's counters (bench/metered/): Durable Object requests and rows per class,
-  // queue messages (AuditQueue) and D1 batches and rows (AuditD1).
-  const snapshot = async (): Promise<Costs> => (await (await fetch(`${stack.runtime}/__bench/cost`)).json()) as Costs;
+  // queue messages (AuditQueue) and D1 batches and rows (AuditD1); and the time of every call
+  // between parts, where it is made (bench/metered/time-meter.ts).
+  const read = async <T>(path: string): Promise<T> => (await (await fetch(`${stack.runtime}${path}`)).json()) as T;
   const diff = (a: Costs, b: Costs, n: number): Costs =>
     Object.fromEntries(
       Object.keys(b).map((k) => [
@@ -346,21 +360,46 @@ async function costs(stack: Stack): Promise<Record<string, { per_execution: Cost
         },
       ]),
     );
+  const timeDiff = (a: Timings, b: Timings, n: number): Timings =>
+    Object.fromEntries(
+      Object.keys(b)
+        .map((k): [string, Timings[string]] => [
+          k,
+          { calls: round2((b[k].calls - (a[k]?.calls ?? 0)) / n), ms: round2((b[k].ms - (a[k]?.ms ?? 0)) / n) },
+        ])
+        .filter(([, t]) => t.calls > 0),
+    );
   const ops = rows(stack, []);
-  const out: Record<string, { per_execution: Costs; note: string }> = {};
+  const n = quick ? 20 : 100;
+  const account = (load: LoadResult, parts: Timings): TimeAccount => ({
+    mean_ms: round2((load.seconds * 1000) / Math.max(1, load.ops)),
+    p50_ms: round2(load.p50_ms),
+    parts,
+  });
+  const floors: Record<string, TimeAccount> = {};
+  for (const row of ["F0 direct binding", "F1 new DO + row"] as const) {
+    await runLoad({ concurrency: 1, durationMs: 60_000, maxOps: 10, op: ops[row] }); // warm: first calls build isolates
+    floors[row] = account(await runLoad({ concurrency: 1, durationMs: 60_000, maxOps: n, op: ops[row] }), {});
+  }
+  const kinds: Record<string, { per_execution: Costs; note: string; time: TimeAccount }> = {};
   for (const [kind, row, note] of [
     ["fast", "runtime sync", "the fast path: admission from the isolate's lease, health batched, one audit message"],
     ["keyed", "runtime keyed sync", "its own object, planned and admitted there"],
     ["async", "runtime async+poll", "includes the caller's polls (GET) until the end"],
     ["stream", "runtime stream", "one subscriber reading to the terminal event"],
+    ["upstream", "runtime → upstream", "the example upstream MCP server's echo, federated (the fast path)"],
   ] as const) {
-    const n = quick ? 20 : 100;
-    const before = await snapshot();
-    await runLoad({ concurrency: 1, durationMs: 60_000, maxOps: n, op: ops[row] });
+    const [before, timesBefore] = await Promise.all([read<Costs>("/__bench/cost"), read<Timings>("/__bench/time")]);
+    const load = await runLoad({ concurrency: 1, durationMs: 60_000, maxOps: n, op: ops[row] });
     await new Promise((r) => setTimeout(r, 2_500)); // let background work land: verdicts, health batches, the audit consumer
-    out[kind] = { per_execution: diff(before, await snapshot(), n), note };
+    const [after, timesAfter] = await Promise.all([read<Costs>("/__bench/cost"), read<Timings>("/__bench/time")]);
+    kinds[kind] = {
+      per_execution: diff(before, after, n),
+      note,
+      time: account(load, timeDiff(timesBefore, timesAfter, n)),
+    };
   }
-  return out;
+  return { kinds, floors };
 }
 
 async function cpuPer1000(
@@ -416,8 +455,10 @@ async function main(): Promise<void> {
       return;
     }
     if (process.argv.includes("--cost-only")) {
-      for (const [kind, c] of Object.entries(await costs(stack)))
-        console.log(`${kind.padEnd(7)} ${JSON.stringify(c.per_execution)}`);
+      const c = await costs(stack);
+      for (const [kind, k] of Object.entries(c.kinds))
+        console.log(`${kind.padEnd(7)} ${JSON.stringify(k.per_execution)}`);
+      console.log(["", ...timeLines(c)].join("\n"));
       return;
     }
     const cells = await throughputTable(stack);
@@ -448,6 +489,28 @@ async function main(): Promise<void> {
   } finally {
     await stack.stop();
   }
+}
+
+/**
+ * Where each kind's time goes at concurrency 1 (bench/README.md, "Where the time goes"): the
+ * caller's mean beside the floors', and every call one part made to another, per execution.
+ */
+function timeLines(c: Awaited<ReturnType<typeof costs>>): string[] {
+  const f1 = c.floors["F1 new DO + row"]?.mean_ms ?? NaN;
+  const lines = [
+    "where the time goes, concurrency 1 (ms per execution; each call timed where it is made, nested calls inside their caller's)",
+    `  floors  ${Object.entries(c.floors)
+      .map(([row, t]) => `${row}: mean ${fmt(t.mean_ms, 1)}, p50 ${fmt(t.p50_ms, 1)}`)
+      .join("; ")}`,
+  ];
+  for (const [kind, k] of Object.entries(c.kinds)) {
+    lines.push(
+      `  ${kind.padEnd(7)} mean ${fmt(k.time.mean_ms, 1)}, p50 ${fmt(k.time.p50_ms, 1)} (mean ${fmt(k.time.mean_ms - f1, 1)} over F1's)`,
+    );
+    for (const [part, t] of Object.entries(k.time.parts).sort((a, b) => b[1].ms - a[1].ms))
+      lines.push(`            ${part.padEnd(48)} ${fmt(t.calls, 2).padStart(5)} calls ${fmt(t.ms, 2).padStart(7)} ms`);
+  }
+  return lines;
 }
 
 function summary(cell: Cell) {
@@ -514,7 +577,7 @@ function report(r: {
   }
   lines.push("");
   lines.push("cost per execution (counted at the objects)   Durable Object requests / SQLite rows written");
-  for (const [kind, c] of Object.entries(r.cost)) {
+  for (const [kind, c] of Object.entries(r.cost.kinds)) {
     const parts = Object.entries(c.per_execution).map(([cls, v]) => `${cls} ${v.requests}/${v.rows_written}`);
     lines.push(`  ${kind.padEnd(7)} ${parts.join(", ")}   (${c.note})`);
   }
@@ -523,7 +586,7 @@ function report(r: {
   lines.push(
     `cost per million executions at published prices (read ${PRICES_READ_ON}; counted lines only, polls not included: docs/scale.md section 6)`,
   );
-  for (const [kind, c] of Object.entries(r.cost)) {
+  for (const [kind, c] of Object.entries(r.cost.kinds)) {
     const { lines: items, total } = costPerMillion(c.per_execution);
     lines.push(
       `  ${kind.padEnd(7)} $${total.toFixed(2)}   (${Object.entries(items)
@@ -532,13 +595,16 @@ function report(r: {
     );
   }
   lines.push("");
+  lines.push(...timeLines(r.cost));
+  lines.push("");
   lines.push("workerd CPU seconds per 1,000 executions (all workerd processes, concurrency 16): median (min-max)");
   for (const [row, xs] of Object.entries(r.cpu))
     lines.push(`  ${row.padEnd(20)} ${fmt(median(xs), 2)} (${fmt(Math.min(...xs), 2)}-${fmt(Math.max(...xs), 2)})`);
   lines.push("");
   const ratio = (row: string, floor: string, c: number) =>
     at(row, c).throughput.median / at(floor, c).throughput.median;
-  const cost = (kind: string, cls: string) => r.cost[kind]?.per_execution[cls] ?? { requests: 0, rows_written: 0 };
+  const cost = (kind: string, cls: string) =>
+    r.cost.kinds[kind]?.per_execution[cls] ?? { requests: 0, rows_written: 0 };
   const cpu = (row: string) => median(r.cpu[row] ?? [NaN]);
   const drainRate = (kind: DrainResult["kind"]) =>
     median(r.drains.filter((d) => d.kind === kind).map((d) => d.per_second));

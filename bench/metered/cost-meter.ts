@@ -6,6 +6,8 @@
  *  - queue messages sent, and D1 rows written by the audit consumer.
  * Under wrangler dev every object and the Worker live in one process, so the counts are whole.
  */
+import { timed, timedBindings } from "./time-meter.ts";
+
 export interface Cost {
   requests: number;
   rows_written: number;
@@ -33,7 +35,8 @@ export function meterMethods(cls: { prototype: object }, name: string): void {
     proto[method] = function (this: unknown, ...args: unknown[]) {
       costOf(name).requests++;
       costOf(`${name}.${method}`).requests++;
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
+      // Timed inside too: beside the caller's time, the difference is the hop and the output gate.
+      return timed(`inside ${name}.${method}`, () => (original as (...a: unknown[]) => unknown).apply(this, args));
     };
   }
 }
@@ -65,20 +68,25 @@ export function meterStorage(ctx: DurableObjectState, name: string): void {
   );
 }
 
-/** The Worker's bindings, with queue messages and D1 rows written counted. */
-export function meteredEnv(env: Env): Env {
+/**
+ * The bindings as `caller` sees them: queue messages and D1 rows written counted, and every call
+ * to an object, a service, the queue or D1 timed (bench/metered/time-meter.ts).
+ */
+export function meteredEnv(env: Env, caller: string): Env {
   const queue = new Proxy(env.AUDIT_QUEUE, {
     get(target, prop) {
       const value = Reflect.get(target, prop);
       if (prop === "send")
         return (...args: unknown[]) => (
           costOf("AuditQueue").requests++,
-          (value as (...a: unknown[]) => unknown).apply(target, args)
+          timed(`${caller} → AUDIT_QUEUE.send`, () => (value as (...a: unknown[]) => unknown).apply(target, args))
         );
       if (prop === "sendBatch")
         return (messages: unknown[], ...rest: unknown[]) => (
           (costOf("AuditQueue").requests += messages.length),
-          (value as (...a: unknown[]) => unknown).apply(target, [messages, ...rest])
+          timed(`${caller} → AUDIT_QUEUE.sendBatch`, () =>
+            (value as (...a: unknown[]) => unknown).apply(target, [messages, ...rest]),
+          )
         );
       return bind(target, value);
     },
@@ -88,7 +96,9 @@ export function meteredEnv(env: Env): Env {
       const value = Reflect.get(target, prop);
       if (prop !== "batch") return bind(target, value);
       return async (statements: D1PreparedStatement[]) => {
-        const results = await (value as (s: D1PreparedStatement[]) => Promise<D1Result[]>).call(target, statements);
+        const results = await timed(`${caller} → AUDIT_DB.batch`, () =>
+          (value as (s: D1PreparedStatement[]) => Promise<D1Result[]>).call(target, statements),
+        );
         const d1 = costOf("AuditD1");
         d1.requests++;
         for (const r of results) d1.rows_written += r.meta?.rows_written ?? 0;
@@ -96,7 +106,8 @@ export function meteredEnv(env: Env): Env {
       };
     },
   });
+  const timedEnv = timedBindings(env, caller);
   return new Proxy(env, {
-    get: (target, prop) => (prop === "AUDIT_QUEUE" ? queue : prop === "AUDIT_DB" ? db : Reflect.get(target, prop)),
+    get: (_target, prop) => (prop === "AUDIT_QUEUE" ? queue : prop === "AUDIT_DB" ? db : Reflect.get(timedEnv, prop)),
   });
 }

@@ -6,14 +6,17 @@
  */
 import worker, * as product from "../../src/index.ts";
 import { costSnapshot, meteredEnv, meterMethods, meterStorage } from "./cost-meter.ts";
+import { timedStub, timingSnapshot } from "./time-meter.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's constructor must take any[]
 function metered<T extends new (...args: any[]) => object>(cls: T, name: string): T {
   meterMethods(cls, name);
   return class extends cls {
     constructor(...args: any[]) {
-      meterStorage(args[0] as DurableObjectState, name);
-      super(args[0], meteredEnv(args[1] as Env));
+      const ctx = args[0] as DurableObjectState;
+      meterStorage(ctx, name);
+      timeExports(ctx, name);
+      super(ctx, meteredEnv(args[1] as Env, name));
     }
   };
 }
@@ -27,21 +30,52 @@ export const AuditOutboxObject = metered(product.AuditOutboxObject, "AuditOutbox
 export const UpstreamCredentialObject = metered(product.UpstreamCredentialObject, "UpstreamCredentialObject");
 export const ProviderGate = metered(product.ProviderGate, "ProviderGate");
 
+/**
+ * The Worker's own entrypoints as an object reaches them (`ctx.exports`: the provider relay),
+ * timed. The relay is exported below: without it an object would call its provider directly,
+ * and the benchmark would measure a path the product does not take.
+ */
+function timeExports(ctx: DurableObjectState, name: string): void {
+  const exports: unknown = Reflect.get(ctx, "exports");
+  if (exports === null || typeof exports !== "object") return;
+  const timed = new Proxy(exports, {
+    get: (target, prop) => {
+      const value: unknown = Reflect.get(target, prop);
+      return typeof prop === "string" && value !== null && (typeof value === "object" || typeof value === "function")
+        ? timedStub(value, `${name} → exports.${prop}`)
+        : value;
+    },
+  });
+  try {
+    Object.defineProperty(ctx, "exports", { value: timed, configurable: true });
+  } catch (err) {
+    console.warn(JSON.stringify({ msg: "bench: ctx.exports not timed", error: String(err) }));
+  }
+}
+
 export class ToolRuntime extends product.ToolRuntime {
   constructor(ctx: ExecutionContext, env: Env) {
-    super(ctx, meteredEnv(env));
+    super(ctx, meteredEnv(env, "rpc"));
+  }
+}
+
+export class ProviderRelay extends product.ProviderRelay {
+  constructor(ctx: ExecutionContext, env: Env) {
+    super(ctx, meteredEnv(env, "relay"));
   }
 }
 
 export default {
   fetch(request: Request<unknown, IncomingRequestCfProperties>, env: Env, ctx: ExecutionContext) {
-    if (new URL(request.url).pathname === "/__bench/cost") return Response.json(costSnapshot());
-    return worker.fetch(request, meteredEnv(env), ctx);
+    const path = new URL(request.url).pathname;
+    if (path === "/__bench/cost") return Response.json(costSnapshot());
+    if (path === "/__bench/time") return Response.json(timingSnapshot());
+    return worker.fetch(request, meteredEnv(env, "edge"), ctx);
   },
   queue(batch: MessageBatch<never>, env: Env) {
-    return worker.queue(batch, meteredEnv(env));
+    return worker.queue(batch, meteredEnv(env, "consumer"));
   },
   tail(events: TraceItem[], env: Env) {
-    return worker.tail(events, meteredEnv(env));
+    return worker.tail(events, meteredEnv(env, "tail"));
   },
 } satisfies ExportedHandler<Env, never>;
