@@ -367,7 +367,9 @@ async function costs(stack: Stack): Promise<{
         ])
         .filter(([, t]) => t.calls > 0),
     );
-  const ops = rows(stack, []);
+  // One MCP client for the MCP face's row (concurrency 1: worker 0), connected before the count.
+  const mcpClient = await connectRuntimeMcp(stack);
+  const ops = rows(stack, [], [mcpClient]);
   const n = quick ? 20 : 100;
   const account = (load: LoadResult, parts: Timings): TimeAccount => ({
     mean_ms: round2((load.seconds * 1000) / Math.max(1, load.ops)),
@@ -386,6 +388,7 @@ async function costs(stack: Stack): Promise<{
     ["async", "runtime async+poll", "includes the caller's polls (GET) until the end"],
     ["stream", "runtime stream", "one subscriber reading to the terminal event"],
     ["upstream", "runtime → upstream", "the example upstream MCP server's echo, federated (the fast path)"],
+    ["mcp", "runtime MCP tools/call", "tools/call on the runtime's /mcp (2026-07-28), then the fast path"],
   ] as const) {
     const [before, timesBefore] = await Promise.all([read<Costs>("/__bench/cost"), read<Timings>("/__bench/time")]);
     const load = await runLoad({ concurrency: 1, durationMs: 60_000, maxOps: n, op: ops[row] });
@@ -397,6 +400,7 @@ async function costs(stack: Stack): Promise<{
       time: account(load, timeDiff(timesBefore, timesAfter, n)),
     };
   }
+  await mcpClient.close();
   return { kinds, floors };
 }
 
