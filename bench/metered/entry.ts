@@ -6,7 +6,7 @@
  */
 import worker, * as product from "../../src/index.ts";
 import { costSnapshot, meteredEnv, meterMethods, meterStorage } from "./cost-meter.ts";
-import { timedStub, timingSnapshot } from "./time-meter.ts";
+import { setTiming, timedStub, timingSnapshot } from "./time-meter.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a mixin's constructor must take any[]
 function metered<T extends new (...args: any[]) => object>(cls: T, name: string): T {
@@ -70,6 +70,10 @@ export default {
     const path = new URL(request.url).pathname;
     if (path === "/__bench/cost") return Response.json(costSnapshot());
     if (path === "/__bench/time") return Response.json(timingSnapshot());
+    if (path === "/__bench/time/on" || path === "/__bench/time/off") {
+      setTiming(path.endsWith("/on"));
+      return new Response(null, { status: 204 });
+    }
     return worker.fetch(request, meteredEnv(env, "edge"), ctx);
   },
   queue(batch: MessageBatch<never>, env: Env) {

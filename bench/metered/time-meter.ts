@@ -15,6 +15,16 @@ export interface Timing {
 
 const timings = new Map<string, Timing>();
 
+/**
+ * Off unless the benchmark turns it on (POST /__bench/time/on) for its account: the wrapping
+ * costs CPU on every call, which the throughput rows must not pay.
+ */
+let on = false;
+
+export function setTiming(value: boolean): void {
+  on = value;
+}
+
 export function timingSnapshot(): Record<string, Timing> {
   return Object.fromEntries([...timings].map(([k, v]) => [k, { ...v }]));
 }
@@ -27,6 +37,7 @@ function timingOf(name: string): Timing {
 
 /** Runs `call`; when it answers a promise, its time to settle is added to `name`. */
 export function timed<T>(name: string, call: () => T): T {
+  if (!on) return call();
   const t0 = Date.now();
   const result = call();
   // An RPC call answers an RpcPromise, which is callable (typeof "function") for pipelining.
@@ -48,6 +59,7 @@ const UNTIMED = new Set(["then", "dup", "constructor"]);
 
 /** A Durable Object stub or service binding whose method calls are timed under `label.method`. */
 export function timedStub<T extends object>(stub: T, label: string): T {
+  if (!on) return stub;
   return new Proxy(stub, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop);
@@ -70,8 +82,12 @@ function timedNamespace<T extends object>(ns: T, label: string): T {
   });
 }
 
-/** The bindings as `caller` sees them, every Durable Object namespace and service binding timed. */
+/**
+ * The bindings as `caller` sees them, every Durable Object namespace and service binding timed
+ * (while timing is on when they are handed out: per request, and per object when it is made).
+ */
 export function timedBindings(env: Env, caller: string): Env {
+  if (!on) return env;
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(env, {
     get(target, prop) {
