@@ -3,14 +3,26 @@
  * (`@modelcontextprotocol/client`) with an OAuth client provider finds the runtime's
  * authorization server from /mcp's 401, registers itself, and sends a person to the consent
  * page; a real Chromium signs in there with an API key and allows; the client finishes with
- * the code (PKCE S256, the issuer checked) and calls a tool with its access token.
+ * the code (PKCE S256, the issuer checked) and calls a tool with its access token. And the
+ * official conformance suite's authorization-server scenarios (`conformance authorization`):
+ * its metadata checks, and its authorization code grant, where the same browser consents for
+ * the suite's registered client and comes back to the suite's own loopback callback.
  */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { tabPerTest } from "./browser.ts";
+import { freePort } from "./free-port.ts";
+import { baseUrl } from "./http.ts";
 import { MCP_URL, newKey } from "./mcp.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+/** The suite needs Node 22 (`fs.globSync`): it runs on the `node` devDependency's binary. */
+const SUITE = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+const NODE22 = join(root, "node_modules/.bin/node");
 
 /** Where the client says the browser comes back: nothing listens, the browser tab's route answers it. */
 const REDIRECT = "http://127.0.0.1:9/oauth-callback";
@@ -44,6 +56,16 @@ function memoryProvider(): OAuthClientProvider & { authorizationUrl?: URL } {
   };
 }
 
+/** Signs in on the consent page with `key` and allows every channel (the page then redirects). */
+async function allow(page: Page, authorizationUrl: string, key: string, client: string): Promise<void> {
+  await page.goto(authorizationUrl);
+  await expect.poll(() => page.getByText(client).count()).toBeGreaterThan(0);
+  await page.getByLabel("Your API key").fill(key);
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByRole("button", { name: "Allow" }).waitFor();
+  await page.getByRole("button", { name: "Allow" }).click();
+}
+
 /** Signs in on the consent page with `key`, allows every channel, and answers the redirect: its query. */
 async function consent(page: Page, authorizationUrl: URL, key: string): Promise<URLSearchParams> {
   let callback: URL | undefined;
@@ -51,12 +73,7 @@ async function consent(page: Page, authorizationUrl: URL, key: string): Promise<
     callback = new URL(route.request().url());
     await route.fulfill({ status: 200, contentType: "text/plain", body: "signed in" });
   });
-  await page.goto(authorizationUrl.toString());
-  await expect.poll(() => page.getByText("e2e MCP client").count()).toBeGreaterThan(0);
-  await page.getByLabel("Your API key").fill(key);
-  await page.getByRole("button", { name: "Continue" }).click();
-  await page.getByRole("button", { name: "Allow" }).waitFor();
-  await page.getByRole("button", { name: "Allow" }).click();
+  await allow(page, authorizationUrl.toString(), key, "e2e MCP client");
   await expect.poll(() => callback, { timeout: 15_000 }).toBeDefined();
   return callback!.searchParams;
 }
@@ -91,4 +108,59 @@ describe("an MCP client signing in with OAuth", () => {
       await client.close();
     }
   });
+  it("passes the conformance suite's authorization-server scenarios, a person consenting in the browser", async () => {
+    const key = await newKey();
+    const port = await freePort();
+    const registered = await fetch(`${baseUrl}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "conformance suite",
+        redirect_uris: [`http://127.0.0.1:${port}/callback`],
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const { client_id } = (await registered.json()) as { client_id: string };
+    // Every scenario, in the suite's order: the code grant reads the metadata scenario's answer.
+    const suite = spawn(
+      NODE22,
+      [
+        SUITE,
+        "authorization",
+        "--url",
+        baseUrl,
+        "--client-id",
+        client_id,
+        "--resource",
+        MCP_URL,
+        "--port",
+        String(port),
+        "--spec-version",
+        "2026-07-28",
+      ],
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    suite.stdout.on("data", (d) => (output += d));
+    suite.stderr.on("data", (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => suite.once("exit", resolve));
+    try {
+      // The suite prints the authorization URL for a person to open, and waits for its callback.
+      await expect.poll(() => /^http\S+\/oauth\/authorize\?\S+$/m.test(output), { timeout: 30_000 }).toBe(true);
+      await allow(page, output.match(/^http\S+\/oauth\/authorize\?\S+$/m)![0], key, "conformance suite");
+      await expect.poll(() => page.getByText("OK. You can close this page.").count(), { timeout: 15_000 }).toBe(1);
+      const code = await exited;
+      const report = output.replace(/\x1b\[[0-9;]*m/g, "");
+      expect(code, report).toBe(0);
+      // Each scenario graded and passed (the suite's summary), none skipped.
+      expect(report).toMatch(/^✓ authorization-server-metadata-endpoint: [1-9]\d* passed, 0 failed$/m);
+      expect(report).toMatch(/^✓ authorization-code-grant: [1-9]\d* passed, 0 failed$/m);
+      expect(report).not.toMatch(/SKIPPED/);
+    } finally {
+      suite.kill("SIGKILL");
+    }
+  }, 90_000);
 });
