@@ -195,7 +195,8 @@ export default defineConfig({
           // Every response from the stack is held to the OpenAPI document it serves, and every
           // file must leave the shared registry as it found it.
           setupFiles: ["test/e2e/conformance.ts", "test/e2e/isolation.ts"],
-          testTimeout: 30_000,
+          // A bound on a hung test only: waits for the audit queue (test/e2e/mcp.ts `expectNothingRan`) take up to 45 s.
+          testTimeout: 60_000,
           hookTimeout: 120_000,
           // Two files at a time, each against a stack of its own (global-setup.ts starts one per
           // worker, each file claims a free one in stack.ts): what one file changes for every

@@ -179,9 +179,12 @@ export async function expectNothingRan(key: string, except: string[] = []): Prom
     bearer(key),
   );
   expect(sentinel.status).toBe(200);
+  // The sentinel's record follows the audit queue: about a second, much longer when the stack's
+  // consumer is behind (a clean clone's loaded run once took over 15 s). Not the subject here.
   const listed = await until(
     () => call("GET", "/v1/executions", undefined, bearer(key)),
     (r) => r.body.executions.some((e: { execution_id: string }) => e.execution_id === sentinel.body.execution_id),
+    45_000,
   );
   const ids = listed.body.executions.map((e: { execution_id: string }) => e.execution_id);
   expect(ids.sort()).toEqual([sentinel.body.execution_id, ...except].sort());
