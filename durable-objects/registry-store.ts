@@ -56,8 +56,14 @@ export class RegistryStore {
     return this.sql.exec<{ value: number }>("SELECT value FROM meta WHERE key = 'version'").toArray()[0]?.value ?? 0;
   }
 
+  /**
+   * Versions are milliseconds, one more than the last at least: a registry object whose storage
+   * starts empty (a new namespace, a reset) begins above every version the one before it gave
+   * out, so edges that hold those copies (their isolates, the data center's entry, the relays)
+   * take its snapshots instead of keeping theirs as newer.
+   */
   bumpVersion(): number {
-    const next = this.version() + 1;
+    const next = Math.max(this.version() + 1, Date.now());
     this.sql.exec(
       "INSERT INTO meta (key, value) VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       next,

@@ -40,8 +40,8 @@ let merged: RegistrySnapshot | undefined;
 let refreshing = false;
 /**
  * Bumped by forgetSnapshot (tests): a fetch begun before it is not adopted after it. Tests give
- * the Worker a fresh registry object whose versions start again from the beginning, and a copy a
- * background refresh brings back from the one before would outrank its every answer.
+ * the Worker a fresh registry object, and a copy a background refresh brings back from the one
+ * before would be taken while nothing newer is held.
  */
 let generation = 0;
 /** The data center this isolate runs in (`cf.colo` of a request it served), once known. */

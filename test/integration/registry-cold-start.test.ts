@@ -53,8 +53,8 @@ afterAll(() => Promise.all(background));
 /** The runtime Worker, whose registry is a fresh object that nothing has asked anything yet. */
 async function coldRuntime() {
   // An earlier test's background work first: a refresh of its snapshot still under way would
-  // write its registry's copy (whose versions may run ahead of a fresh object's) back into the
-  // data center's entry after this test dropped it, and outrank every answer of this one.
+  // write its registry's copy back into the data center's entry after this test dropped it, and
+  // this test's first reads would take that copy.
   await Promise.all(background.splice(0));
   await forgetCopies();
   const name = `cold-${crypto.randomUUID()}`;

@@ -24,6 +24,16 @@ async function registry() {
 const sample = (ok: boolean, at: number) => ({ provider: "lab-twin", tool: "lab.route", at, latency_ms: 5, ok });
 
 describe("RegistryObject", () => {
+  it("gives a new registry object versions above every version an earlier one gave out", async () => {
+    const earlier = await registry();
+    const first = await earlier.stub.refresh();
+    const changed = await earlier.stub.refresh();
+    expect(changed.version).toBeGreaterThanOrEqual(first.version);
+    // A registry whose storage starts empty, as after a reset: its copies must outrank the old ones at every edge.
+    const later = await registry();
+    expect((await later.stub.refresh()).version).toBeGreaterThan(changed.version);
+  });
+
   it("answers an upstream's registration with its listing even while another reload is under way", async () => {
     const { inside } = await registry();
     await inside((r) => r.snapshot());
