@@ -25,6 +25,8 @@ export function setTiming(value: boolean): void {
   on = value;
 }
 
+export const timingOn = (): boolean => on;
+
 export function timingSnapshot(): Record<string, Timing> {
   return Object.fromEntries([...timings].map(([k, v]) => [k, { ...v }]));
 }

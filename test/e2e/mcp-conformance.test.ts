@@ -14,19 +14,15 @@
  * The suite needs Node 22 (`fs.globSync`): it runs on the `node` devDependency's binary.
  */
 import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { asAdmin, baseUrl } from "./http.ts";
-import { newKey } from "./mcp.ts";
+import { CONFORMANCE_SUITE, newKey, NODE22, ROOT } from "./mcp.ts";
 import { FIXTURES, startFixtureUpstream, type FixtureUpstream } from "./mcp-conformance-fixtures.ts";
 import { startCredentialProxy, type CredentialProxy } from "./mcp-proxy.ts";
 import { provided } from "./stack.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const BASELINE = join(root, "test/e2e/mcp-conformance-baseline.yml");
-const SUITE = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-const NODE22 = join(root, "node_modules/.bin/node");
+const BASELINE = join(ROOT, "test/e2e/mcp-conformance-baseline.yml");
 const SCENARIO_TIMEOUT_MS = 60_000;
 
 /** The scenarios that call the fixture tools (mcp-conformance-fixtures.ts). */
@@ -143,7 +139,7 @@ function roomyInstantCalls(body: Buffer): Buffer {
 
 function conformance(spec: string, scenario: string): Promise<{ code: number | null; output: string }> {
   const args = [
-    SUITE,
+    CONFORMANCE_SUITE,
     "server",
     "--url",
     `${proxy.url}/mcp`,
@@ -158,7 +154,7 @@ function conformance(spec: string, scenario: string): Promise<{ code: number | n
   ];
   if (scenario.startsWith("tasks-")) args.push("--force");
   return new Promise((resolve) => {
-    const child = spawn(NODE22, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(NODE22, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));

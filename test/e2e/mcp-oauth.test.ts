@@ -9,7 +9,6 @@
  * the suite's registered client and comes back to the suite's own loopback callback.
  */
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
@@ -17,12 +16,7 @@ import { describe, expect, it } from "vitest";
 import { tabPerTest } from "./browser.ts";
 import { freePort } from "./free-port.ts";
 import { baseUrl } from "./http.ts";
-import { MCP_URL, newKey } from "./mcp.ts";
-
-const root = join(import.meta.dirname, "..", "..");
-/** The suite needs Node 22 (`fs.globSync`): it runs on the `node` devDependency's binary. */
-const SUITE = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-const NODE22 = join(root, "node_modules/.bin/node");
+import { CONFORMANCE_SUITE, MCP_URL, newKey, NODE22, ROOT } from "./mcp.ts";
 
 /** Where the client says the browser comes back: nothing listens, the browser tab's route answers it. */
 const REDIRECT = "http://127.0.0.1:9/oauth-callback";
@@ -128,7 +122,7 @@ describe("an MCP client signing in with OAuth", () => {
     const suite = spawn(
       NODE22,
       [
-        SUITE,
+        CONFORMANCE_SUITE,
         "authorization",
         "--url",
         baseUrl,
@@ -141,7 +135,7 @@ describe("an MCP client signing in with OAuth", () => {
         "--spec-version",
         "2026-07-28",
       ],
-      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";
     suite.stdout.on("data", (d) => (output += d));

@@ -5,11 +5,17 @@
  * transport spec says: headers `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`; the
  * per-request `_meta` envelope on 2026-07-28; `initialize` then a session id on 2025.
  */
+import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { expect } from "vitest";
 import { asAdmin, baseUrl, bearer, call, DEV_KEY } from "./http.ts";
 
 export const MCP_URL = `${baseUrl}/mcp`;
+/** The repository root: the conformance suite runs from it. */
+export const ROOT = join(import.meta.dirname, "..", "..");
+/** The official conformance suite's command line, run on the `node` devDependency's binary (it needs Node 22: `fs.globSync`). */
+export const CONFORMANCE_SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+export const NODE22 = join(ROOT, "node_modules/.bin/node");
 export const MODERN = "2026-07-28";
 export const TASKS = "io.modelcontextprotocol/tasks";
 

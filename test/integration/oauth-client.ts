@@ -73,6 +73,23 @@ export interface Signed {
   code: string;
 }
 
+/** The consent page's address for `clientId`: PKCE S256 (a fresh challenge unless given), `state`, and a `resource` if any. */
+export async function authorizePath(
+  clientId: string,
+  o: { state: string; challenge?: string; resource?: string },
+): Promise<string> {
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: o.challenge ?? (await pkce()).challenge,
+    code_challenge_method: "S256",
+    state: o.state,
+    ...(o.resource ? { resource: o.resource } : {}),
+  });
+  return `/oauth/authorize?${query}`;
+}
+
 /** Registration, the consent page's two forms (sign in, then choose), and the code it redirects with. */
 export async function authorize(
   key: string,
@@ -82,16 +99,7 @@ export async function authorize(
 ): Promise<Signed> {
   const clientId = await register(e);
   const { verifier, challenge } = await pkce();
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "st-1",
-    resource,
-  });
-  const path = `/oauth/authorize?${query}`;
+  const path = await authorizePath(clientId, { state: "st-1", challenge, resource });
   const page = await fetchWith(e, path);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain("Test MCP client");

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { mintKey, send } from "./worker-http.ts";
 import {
   authorize,
+  authorizePath,
   evaluate,
   exchange,
   fetchWith,
@@ -131,17 +132,7 @@ describe("signing in an MCP client with OAuth", () => {
     expect(issued.status).toBe(200);
     expect((await evaluate(issued.body.access_token)).status).toBe(401);
     // And this runtime will not authorize for that resource at all.
-    const clientId = await register();
-    const asked = new URLSearchParams({
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: (await pkce()).challenge,
-      code_challenge_method: "S256",
-      state: "s",
-      resource: elsewhere,
-    });
-    const res = await fetchWith(env, `/oauth/authorize?${asked}`);
+    const res = await fetchWith(env, await authorizePath(await register(), { state: "s", resource: elsewhere }));
     expect(res.status).toBe(302);
     expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_target");
   });
@@ -155,16 +146,7 @@ describe("signing in an MCP client with OAuth", () => {
     });
     const { key, key_id } = res.json;
     // A channel the key does not allow is refused on the page.
-    const clientId = await register();
-    const { challenge } = await pkce();
-    const path = `/oauth/authorize?${new URLSearchParams({
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      state: "s",
-    })}`;
+    const path = await authorizePath(await register(), { state: "s" });
     const page = await (await fetchWith(env, path, form({ step: "sign_in", api_key: key }))).text();
     const ticket = /name="ticket" value="([0-9a-f]{32})"/.exec(page)![1];
     const refused = await fetchWith(
@@ -186,15 +168,7 @@ describe("signing in an MCP client with OAuth", () => {
 
   it("sends a denial back to the client as access_denied", async () => {
     const key = await mintKey(env, unique("oauth-deny"));
-    const clientId = await register();
-    const path = `/oauth/authorize?${new URLSearchParams({
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: (await pkce()).challenge,
-      code_challenge_method: "S256",
-      state: "s9",
-    })}`;
+    const path = await authorizePath(await register(), { state: "s9" });
     const page = await (await fetchWith(env, path, form({ step: "sign_in", api_key: key }))).text();
     const ticket = /name="ticket" value="([0-9a-f]{32})"/.exec(page)![1];
     const denied = await fetchWith(env, path, form({ step: "consent", ticket, decision: "deny" }));
@@ -226,15 +200,7 @@ describe("signing in an MCP client with OAuth", () => {
 
   it("refuses the consent forms posted from another site", async () => {
     const key = await mintKey(env, unique("oauth-csrf"));
-    const clientId = await register();
-    const path = `/oauth/authorize?${new URLSearchParams({
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: (await pkce()).challenge,
-      code_challenge_method: "S256",
-      state: "s",
-    })}`;
+    const path = await authorizePath(await register(), { state: "s" });
     const posted = form({ step: "sign_in", api_key: key });
     const res = await fetchWith(env, path, {
       ...posted,

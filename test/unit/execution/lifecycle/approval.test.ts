@@ -1,7 +1,7 @@
 /** A call that waits for a person, in the lifecycle (src/execution/lifecycle.ts). */
 import { describe, expect, it } from "vitest";
 import type { ApprovalDecision } from "../../../../src/contract.ts";
-import { ACCEPTED, drive, kinds, only, plan } from "./steps.ts";
+import { ACCEPTED, ENDED_WAITING, drive, kinds, only, plan } from "./steps.ts";
 
 const p = plan({ approval: { rule: "effect delete", window_ms: 60_000 } });
 const decision = (d: Partial<ApprovalDecision> = {}): ApprovalDecision => ({
@@ -68,17 +68,7 @@ describe("approval", () => {
     const rejected = decision({ decision: "rejected", reason: "no" });
     const { state, effects } = drive([{ type: "decided", decision: rejected, selfApproval: false }], awaiting().state);
     expect(state.record).toMatchObject({ status: "failed", error: { code: "approval_rejected" } });
-    expect(kinds(effects)).toEqual([
-      "approval done",
-      "let go",
-      "drop plan",
-      "save",
-      "emit",
-      "resolve enders",
-      "set alarm",
-      "send audit",
-      "settle",
-    ]);
+    expect(kinds(effects)).toEqual(["approval done", ...ENDED_WAITING, "settle"]);
   });
 
   it("by the call's own agent (four eyes), or twice: refused, nothing changes", () => {

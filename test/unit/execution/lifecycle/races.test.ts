@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { currentBinding, keyedStep } from "../../../../src/execution/keyed-start.ts";
 import type { Lifecycle } from "../../../../src/execution/lifecycle-types.ts";
-import { ACCEPTED, claiming, drive, kinds, only, permit, plan, queued } from "./steps.ts";
+import { ACCEPTED, ENDED_WAITING, claiming, drive, kinds, only, permit, plan, queued } from "./steps.ts";
 
 describe("grants", () => {
   it("a slot granted to a queued call: stored as scheduled before it takes room; a second grant changes nothing", () => {
@@ -75,15 +75,7 @@ describe("a cancel", () => {
   it("while queued: it ends at once, before_start, lets go of its place, and its enders get the record", () => {
     const { state, effects } = drive([[{ type: "cancel", graceMs: 1_000 }, ACCEPTED + 7]], queued().state);
     expect(state.record).toMatchObject({ status: "cancelled", cancellation: { outcome: "before_start" } });
-    expect(kinds(effects)).toEqual([
-      "let go",
-      "drop plan",
-      "save",
-      "emit",
-      "resolve enders",
-      "set alarm",
-      "send audit",
-    ]);
+    expect(kinds(effects)).toEqual([...ENDED_WAITING]);
     expect(only(effects, "let go")[0].was.status).toBe("queued");
     expect(state.plan).toBeUndefined();
   });

@@ -46,6 +46,9 @@ export function plan(overrides: Partial<ExecutionPlan> = {}): ExecutionPlan {
 
 export const permit = (id: string, provider = "lab"): Permit => ({ provider, id, release: () => {} });
 
+/** What a waiting execution that ends without running does (`endWaiting`), in order. */
+export const ENDED_WAITING = ["let go", "drop plan", "save", "emit", "resolve enders", "set alarm", "send audit"];
+
 /** Steps through `events` (each at its own time, or `now`), keeping every step's effects. */
 export function drive(
   events: (LifecycleEvent | [LifecycleEvent, number])[],
