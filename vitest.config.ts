@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { devConfig, writeDevConfig } from "./scripts/dev-config.ts";
+import LongFirstSequencer from "./test/sequencer.ts";
 
 const provider = (name: string) => ({
   name: `tool-provider-${name}`,
@@ -28,19 +29,20 @@ const seed = process.env.TEST_SEED ? Number(process.env.TEST_SEED) : Math.floor(
 const shuffled = { shuffle: { files: true, tests: true } };
 
 /**
- * The projects run one after another, in this order (vitest's `sequence.groupOrder`: lower
+ * The projects run in three groups, one after another (vitest's `sequence.groupOrder`: lower
  * groups first, a group starts when the one before has ended): the unit files — the heavy
  * ones build every shipped Worker or run tsc — then the integration files in workerd, then
- * the e2e files against their stack, the prod file against its own, and the example upstream
- * last. Without it vitest puts unit, integration and upstreams files in one group, run side
- * by side (as many at once as the machine has cores less one), and the e2e and prod files
- * after them; so on a machine with more than two cores unit builds, workerd files and the
- * upstream's wrangler dev share the cores. The file order inside each project is still the
- * seed's: the seed shuffles the whole list and the groups keep its order. Every project's
- * globalSetup still runs before the first file (vitest starts them all first, one after
- * another): the e2e and prod stacks come up before the unit files and wait for their turn.
+ * the files that talk to a wrangler dev: the e2e files against their stacks, the prod file
+ * against its own, and the example upstream's files, each starting its own. Without it vitest
+ * puts unit, integration and upstreams files in one group, run side by side (as many at once
+ * as the machine has cores less one), and the e2e and prod files after them; so on a machine
+ * with more than two cores unit builds, workerd files and the upstream's wrangler dev share
+ * the cores. Inside a group the files run in the sequencer's order (test/sequencer.ts: the
+ * seed's shuffle, the longest files first). Every project's globalSetup still runs before the
+ * first file (vitest starts them all first, one after another): the e2e and prod stacks come
+ * up before the unit files and wait for their turn.
  */
-const order = { unit: 0, integration: 1, e2e: 2, prod: 3, upstreams: 4 };
+const order = { unit: 0, integration: 1, e2e: 2, prod: 2, upstreams: 2 };
 
 /**
  * Stand-ins for the intent verifier that misbehave (test/integration/intent-verifier.test.ts):
@@ -167,7 +169,8 @@ function integrationProject(name: string, include: string[], exclude: string[], 
 
 export default defineConfig({
   test: {
-    sequence: { ...shuffled, seed },
+    // The seed's order, the longest files first (test/sequencer.ts).
+    sequence: { ...shuffled, seed, sequencer: LongFirstSequencer },
     projects: [
       {
         test: {
@@ -198,6 +201,9 @@ export default defineConfig({
           // A bound on a hung test only: waits for the audit queue (test/e2e/mcp.ts `expectNothingRan`) take up to 45 s.
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // The conformance scenarios run side by side (mcp-conformance.test.ts), three at once:
+          // each starts a Node process, and the stack beside them is serving another file too.
+          maxConcurrency: 3,
           // Two files at a time, each against a stack of its own (global-setup.ts starts one per
           // worker, each file claims a free one in stack.ts): what one file changes for every
           // file of its stack never reaches the file running beside it. Most of an e2e file's
@@ -236,7 +242,9 @@ export default defineConfig({
           globalSetup: ["test/prod/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
+          // In the e2e group (one value of maxWorkers per group): its one file takes a worker
+          // while the other runs an e2e file, instead of a group of its own after them.
+          maxWorkers: 2,
           sequence: { ...shuffled, groupOrder: order.prod },
         },
       },
@@ -249,8 +257,9 @@ export default defineConfig({
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 120_000,
-          // Each file starts a wrangler dev of its own: one at a time.
-          fileParallelism: false,
+          // Each file starts a wrangler dev of its own, on free ports with its own state: it
+          // runs beside an e2e file, or beside the other upstreams file, in the e2e group.
+          maxWorkers: 2,
           sequence: { ...shuffled, groupOrder: order.upstreams },
         },
       },

@@ -106,7 +106,7 @@ beforeAll(async () => {
   expect([...registered.body.status.served].sort()).toEqual(Object.keys(FIXTURES).sort());
   proxy = await startCredentialProxy(
     baseUrl,
-    await newKey({ tenant: `conformance-${crypto.randomUUID().slice(0, 8)}` }),
+    await newKey({ tenant: `roomy-conformance-${crypto.randomUUID().slice(0, 8)}` }),
     roomyInstantCalls,
   );
 });
@@ -166,10 +166,16 @@ function conformance(spec: string, scenario: string): Promise<{ code: number | n
   });
 }
 
-describe.each(Object.entries(RUNS))("conformance at %s", (spec, scenarios) => {
-  it.each(scenarios)(
+/**
+ * A revision's scenarios run side by side (at most the e2e project's `maxConcurrency` at once):
+ * each is its own Node process and its own MCP session with its own requests, and most of a
+ * scenario's time is that process starting. The tenant is a roomy one, so they never wait on
+ * each other's rate.
+ */
+describe.concurrent.each(Object.entries(RUNS))("conformance at %s", (spec, scenarios) => {
+  it.for(scenarios)(
     "%s passes (baseline aside)",
-    async (scenario) => {
+    async (scenario, { expect }) => {
       const { code, output } = await conformance(spec, scenario);
       // Exit 0: every check passed or is baselined; a baselined check that passes is stale (exit 1).
       expect(code, output.replace(/\x1b\[[0-9;]*m/g, "")).toBe(0);
