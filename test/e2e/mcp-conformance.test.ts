@@ -175,12 +175,12 @@ function conformance(spec: string, scenario: string): Promise<{ code: number | n
 describe.concurrent.each(Object.entries(RUNS))("conformance at %s", (spec, scenarios) => {
   it.for(scenarios)(
     "%s passes (baseline aside)",
+    { timeout: SCENARIO_TIMEOUT_MS + 5_000 },
     async (scenario, { expect }) => {
       const { code, output } = await conformance(spec, scenario);
       // Exit 0: every check passed or is baselined; a baselined check that passes is stale (exit 1).
       expect(code, output.replace(/\x1b\[[0-9;]*m/g, "")).toBe(0);
       expect(output).not.toMatch(/SKIPPED: scenario/);
     },
-    SCENARIO_TIMEOUT_MS + 5_000,
   );
 });
