@@ -4,13 +4,19 @@
  * load only its own files and talk only to its own origin. Run by `npm start`, `npm test`
  * and `npm run deploy` before wrangler.
  */
-import { writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
+import { syncFolder, writeIfChanged } from "./write-if-changed.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-await build({ configFile: join(root, "console", "vite.config.ts") });
+// Built beside the assets folder, then copied in file by file where it differs: a running
+// wrangler dev reloads on every write under the assets folder (scripts/write-if-changed.ts).
+const staging = join(root, ".build", "console-staging");
+await build({ configFile: join(root, "console", "vite.config.ts"), build: { outDir: staging, emptyOutDir: true } });
+syncFolder(staging, join(root, ".build", "assets", "console"));
+rmSync(staging, { recursive: true, force: true });
 
 const csp = [
   "default-src 'self'",
@@ -23,7 +29,7 @@ const csp = [
   "frame-ancestors 'none'",
   "form-action 'self'",
 ].join("; ");
-writeFileSync(
+writeIfChanged(
   join(root, ".build", "assets", "_headers"),
   `/console/*\n  Content-Security-Policy: ${csp}\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: no-referrer\n`,
 );

@@ -15,7 +15,7 @@
  * Runs under Node 22 (type stripping) before `npm start`, `npm test` and `npm run deploy`.
  * A schema that does not compile fails the build, naming the tool and the reason.
  */
-import { readdirSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { readdirSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Ajv } from "ajv";
@@ -23,6 +23,7 @@ import standaloneCode from "ajv/dist/standalone/index.js";
 import type { ToolDefinition } from "../providers/sdk/define.ts";
 import { schemaHash } from "../src/schema/schema-hash.ts";
 import { readJsonc } from "./jsonc.ts";
+import { writeIfChanged } from "./write-if-changed.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = join(root, "src", "generated");
@@ -137,8 +138,9 @@ async function main(): Promise<void> {
     ["validators-dev.js", tools],
   ] as const) {
     const { module, count } = await validatorModule(chosen);
-    writeFileSync(join(outDir, file), module);
-    writeFileSync(join(outDir, file.replace(/\.js$/, ".d.ts")), DECLARATION);
+    // Unchanged modules are left alone: a running wrangler dev rebuilds on any write to its bundle.
+    writeIfChanged(join(outDir, file), module);
+    writeIfChanged(join(outDir, file.replace(/\.js$/, ".d.ts")), DECLARATION);
     const providers = [...new Set(chosen.map((t) => t.provider))].join(", ");
     console.log(
       `schema build: ${count} validators for ${chosen.length} tools (${providers}) -> ${relative(root, outDir)}/${file}`,
