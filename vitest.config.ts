@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { devConfig, writeDevConfig } from "./scripts/dev-config.ts";
+import { BootGateReporter } from "./test/boot-gate.ts";
 import LongFirstSequencer from "./test/sequencer.ts";
 
 const provider = (name: string) => ({
@@ -39,8 +40,10 @@ const shuffled = { shuffle: { files: true, tests: true } };
  * with more than two cores unit builds, workerd files and the upstream's wrangler dev share
  * the cores. Inside a group the files run in the sequencer's order (test/sequencer.ts: the
  * seed's shuffle, the longest files first). Every project's globalSetup still runs before the
- * first file (vitest starts them all first, one after another): the e2e and prod stacks come
- * up before the unit files and wait for their turn.
+ * first file (vitest starts them all first, one after another); the e2e and prod stacks start
+ * their processes only as the unit files end (test/boot-gate.ts, BootGateReporter below), so
+ * their boot shares the cores with the integration files, which leave a third of them idle,
+ * rather than with the unit files, which leave none.
  */
 const order = { unit: 0, integration: 1, e2e: 2, prod: 2, upstreams: 2 };
 
@@ -171,6 +174,8 @@ export default defineConfig({
   test: {
     // The seed's order, the longest files first (test/sequencer.ts).
     sequence: { ...shuffled, seed, sequencer: LongFirstSequencer },
+    // The default reporter, and the gate that starts the stacks as the unit files end.
+    reporters: ["default", new BootGateReporter()],
     projects: [
       {
         test: {
@@ -204,11 +209,12 @@ export default defineConfig({
           // The conformance scenarios run side by side (mcp-conformance.test.ts), three at once:
           // each starts a Node process, and the stack beside them is serving another file too.
           maxConcurrency: 3,
-          // Two files at a time, each against a stack of its own (global-setup.ts starts one per
+          // Three files at a time, each against a stack of its own (global-setup.ts starts one per
           // worker, each file claims a free one in stack.ts): what one file changes for every
-          // file of its stack never reaches the file running beside it. Most of an e2e file's
-          // time is waiting on its stack (a warm run: 244 s for files whose times add up to 385 s).
-          maxWorkers: 2,
+          // file of its stack never reaches the file running beside it. Files wait on queues,
+          // alarms and timers: with two at a time the cores were a quarter idle through this
+          // group on a clean clone (vmstat), and a third cut it from 200 s to 168 s.
+          maxWorkers: 3,
           sequence: { ...shuffled, groupOrder: order.e2e },
         },
       },
@@ -244,7 +250,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           // In the e2e group (one value of maxWorkers per group): its one file takes a worker
           // while the other runs an e2e file, instead of a group of its own after them.
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { ...shuffled, groupOrder: order.prod },
         },
       },
@@ -259,7 +265,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           // Each file starts a wrangler dev of its own, on free ports with its own state: it
           // runs beside an e2e file, or beside the other upstreams file, in the e2e group.
-          maxWorkers: 2,
+          maxWorkers: 3,
           sequence: { ...shuffled, groupOrder: order.upstreams },
         },
       },

@@ -21,6 +21,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import type { TestProject } from "vitest/node";
+import { whenWanted } from "../boot-gate.ts";
 import { freePort } from "./free-port.ts";
 import { TEST_APPROVALS, TEST_TENANT_FAMILIES } from "./tenants.ts";
 import { SAMPLES_DIR } from "../openapi/samples.ts";
@@ -163,63 +164,73 @@ export default async function setup(project: TestProject) {
     const callerLog = join(stateDir, "caller.log");
     writeFileSync(stackLog, "");
     writeFileSync(callerLog, "");
-    const stopStack = start(
-      "npm",
-      [
-        "run",
-        "stack",
-        "--",
-        "--port",
-        String(port),
-        "--inspector-port",
-        String(inspectorPort),
-        "--persist-to",
-        state,
-        ...[...jwtVars, limitsVar, upstreamVar, approvalsVar, `BOOTSTRAP_TOKEN:${bootstrapToken}`].flatMap((v) => [
-          "--var",
-          v,
-        ]),
-      ],
-      { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv },
-      stackLog,
-      "the stack (npm run stack)",
-      stateDir,
-    );
-    // The example caller Worker (as `npm start` runs it) in its own session: it reaches the
-    // runtime over a service binding through wrangler's local dev registry, whenever the
-    // runtime has registered there.
     const callerPort = await freePort();
     const callerInspector = await freePort();
-    const stopCaller = start(
-      "npx",
-      [
-        "wrangler",
-        "dev",
-        "-c",
-        "examples/caller/wrangler.jsonc",
-        "--ip",
-        "127.0.0.1",
-        "--port",
-        String(callerPort),
-        "--inspector-port",
-        String(callerInspector),
-        // A state folder of its own: two callers starting at once in the default one (the
-        // repository's .wrangler/state) fail on its SQLite lock (SQLITE_BUSY, seen on a clean clone).
-        "--persist-to",
-        join(stateDir, "caller-state"),
-      ],
-      {
-        ...process.env,
-        CI: "true",
-        WRANGLER_SEND_METRICS: "false",
-        CLOUDFLARE_CF_FETCH_ENABLED: "false",
-        WRANGLER_REGISTRY_PATH: registry,
-      },
-      callerLog,
-      "the example caller (wrangler dev)",
-      stateDir,
-    );
+    // Started when the gate opens (test/boot-gate.ts: as the unit files end, or when a file asks).
+    const boot = () => {
+      stopStack = start(
+        "npm",
+        [
+          "run",
+          "stack",
+          "--",
+          "--port",
+          String(port),
+          "--inspector-port",
+          String(inspectorPort),
+          "--persist-to",
+          state,
+          ...[...jwtVars, limitsVar, upstreamVar, approvalsVar, `BOOTSTRAP_TOKEN:${bootstrapToken}`].flatMap((v) => [
+            "--var",
+            v,
+          ]),
+        ],
+        { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv },
+        stackLog,
+        "the stack (npm run stack)",
+        stateDir,
+      );
+      // The example caller Worker (as `npm start` runs it) in its own session: it reaches the
+      // runtime over a service binding through wrangler's local dev registry, whenever the
+      // runtime has registered there.
+      stopCaller = start(
+        "npx",
+        [
+          "wrangler",
+          "dev",
+          "-c",
+          "examples/caller/wrangler.jsonc",
+          "--ip",
+          "127.0.0.1",
+          "--port",
+          String(callerPort),
+          "--inspector-port",
+          String(callerInspector),
+          // A state folder of its own: two callers starting at once in the default one (the
+          // repository's .wrangler/state) fail on its SQLite lock (SQLITE_BUSY, seen on a clean clone).
+          "--persist-to",
+          join(stateDir, "caller-state"),
+        ],
+        {
+          ...process.env,
+          CI: "true",
+          WRANGLER_SEND_METRICS: "false",
+          CLOUDFLARE_CF_FETCH_ENABLED: "false",
+          WRANGLER_REGISTRY_PATH: registry,
+        },
+        callerLog,
+        "the example caller (wrangler dev)",
+        stateDir,
+      );
+    };
+    let stopStack = async () => {};
+    let stopCaller = async () => {};
+    let stopping = false;
+    const { wanted, cancel } = whenWanted(stateDir);
+    void wanted.then(() => stopping || boot());
     stops.push(async () => {
+      stopping = true;
+      cancel();
       await Promise.all([stopCaller(), stopStack()]);
       rmSync(stateDir, { recursive: true, force: true });
     });

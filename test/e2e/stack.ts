@@ -6,6 +6,7 @@
  * itself while it runs. (vitest's VITEST_POOL_ID cannot tell them apart: after a group of files
  * that share workers, `isolate: false`, it hands every later file the same slot — tried.)
  *
+ * Each stack starts when the unit files end, or when a file first asks for it (test/boot-gate.ts).
  * The first file to use a stack waits until it answers (/readyz ready, the example caller
  * serving) and records what every file of that stack shares when it came up
  * (registry-state.ts), in the stack's folder; every later file finds both at once. A stack or
@@ -14,6 +15,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inject } from "vitest";
+import { want } from "../boot-gate.ts";
 import { EXITED, type E2eStack } from "./global-setup.ts";
 import { registryState, type RegistryState } from "./registry-state.ts";
 
@@ -65,6 +67,9 @@ async function claim(): Promise<E2eStack> {
   }
 }
 
+// The stacks start when the unit files end (test/boot-gate.ts); a file run without them, or
+// with the gate's reporter replaced on the command line, asks for them itself.
+want(...stacks.map((s) => s.stateDir));
 export const stack: E2eStack = await claim();
 
 /** One value of this file's stack (what `inject` gave when there was one stack). */

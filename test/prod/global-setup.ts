@@ -4,9 +4,9 @@
  * waited for on /healthz, which touches nothing (/readyz reads the registry, and that would be
  * a first request: test/prod/opening.ts makes the stack's first requests, before any test).
  *
- * It all runs in the background: vitest runs every project's global setup before the first file
- * of any project, and this stack's files run last. Whether the stack started is written to a
- * file the tests wait for (test/prod/opening.ts), with why when it could not.
+ * It all runs in the background, from when the unit files end (test/boot-gate.ts): vitest runs
+ * every project's global setup before the first file of any project. Whether the stack started
+ * is written to a file the tests wait for (test/prod/opening.ts), with why when it could not.
  *
  * Besides the bootstrap, the tests need an operator and a tenant that do not depend on it:
  * two API keys written into the stack's KV before it starts (the record the runtime's own key
@@ -30,6 +30,7 @@ import {
   wranglerEnv,
   type Command,
 } from "../../scripts/prod-stack.ts";
+import { whenWanted } from "../boot-gate.ts";
 import { freePort } from "../e2e/free-port.ts";
 
 export interface ProdStack {
@@ -200,11 +201,20 @@ export default async function setup(project: TestProject) {
       await new Promise((r) => setTimeout(r, 250));
     }
   };
-  const opened = open().then(
-    () => writeFileSync(readyFile, JSON.stringify({ ready: true })),
-    (err: unknown) => writeFileSync(readyFile, JSON.stringify({ error: String((err as Error)?.stack ?? err) })),
-  );
+  // Started when the gate opens (test/boot-gate.ts: as the unit files end, or when the file asks).
+  let stopping = false;
+  let opened: Promise<void> | undefined;
+  const { wanted, cancel } = whenWanted(secretsDir);
+  void wanted.then(() => {
+    if (stopping) return;
+    opened = open().then(
+      () => writeFileSync(readyFile, JSON.stringify({ ready: true })),
+      (err: unknown) => writeFileSync(readyFile, JSON.stringify({ error: String((err as Error)?.stack ?? err) })),
+    );
+  });
   return async () => {
+    stopping = true;
+    cancel();
     await opened;
     await stopStack();
     removeFolders();

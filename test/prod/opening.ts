@@ -2,11 +2,13 @@
  * The production-mode stack's first requests (test/prod/shipped.test.ts judges them): an operator
  * change, then a tool call, then a bootstrap with a wrong token, then the bootstrap. They are made
  * when the file loads, before any of its tests, because tests run in a random order and only the
- * first requests to a stack are first; not from the global setup, which runs while the unit files
+ * first requests to a stack are first; not from the global setup, which may run while the unit files
  * rebuild what wrangler dev watches (a reload there ends a request under way: "terminated").
  * The stack is started by test/prod/global-setup.ts, in the background: this waits for it first.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { want } from "../boot-gate.ts";
 import type { ProdStack } from "./global-setup.ts";
 
 const READY_WITHIN_MS = 240_000;
@@ -48,6 +50,8 @@ const log = (prod: ProdStack) =>
   existsSync(prod.stackLog) ? readFileSync(prod.stackLog, "utf8").slice(-20_000) : "(it printed nothing)";
 
 async function ready(prod: ProdStack): Promise<void> {
+  // Started as the unit files end (test/boot-gate.ts); asked for here when they did not run.
+  want(dirname(prod.readyFile));
   const deadline = Date.now() + READY_WITHIN_MS;
   while (!existsSync(prod.readyFile)) {
     if (Date.now() > deadline)
