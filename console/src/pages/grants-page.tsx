@@ -22,10 +22,7 @@ export function GrantsPage() {
   // Cursors of the pages before this one, so "Previous page" can go back.
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors.at(-1);
-  const { data, error, loading, reload } = useLoad(
-    () => grants.list(perPage(limit), cursor),
-    [grants, limit, cursor],
-  );
+  const { data, error, loading, reload } = useLoad(() => grants.list(perPage(limit), cursor), [grants, limit, cursor]);
   const [revoked, setRevoked] = useState<RevokedGrant | null>(null);
   const [revokeError, setRevokeError] = useState<unknown>(null);
 
