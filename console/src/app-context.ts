@@ -6,6 +6,7 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { ToolRuntimeClient } from "../../client/index.ts";
+import type { GrantAdmin } from "./lib/grant-admin.ts";
 import type { UpstreamAdmin } from "./lib/upstream-admin.ts";
 import type { Role } from "./session.ts";
 
@@ -15,6 +16,7 @@ export interface AppState {
   /** The key may decide its tenant's approvals. */
   approver: boolean;
   upstreams: UpstreamAdmin;
+  grants: GrantAdmin;
   /** Returns true when the error was handled for the page (the session ended). */
   problem(err: unknown): boolean;
 }

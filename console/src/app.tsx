@@ -1,6 +1,8 @@
 /**
- * The console's shell: sign-in, the navigation (operators' pages only for operators' keys),
- * the page for the route, and the sign-in dialog over the page when a key stops working.
+ * The console's shell: sign-in, the navigation (operators' pages only for operators' keys; the
+ * grants page for every key, since no request at sign-in tells a tenant admin apart, and the API's
+ * refusal says plainly who may use it), the page for the route, and the sign-in dialog over the
+ * page when a key stops working.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { ToolRuntimeError } from "../../client/index.ts";
@@ -10,6 +12,7 @@ import { SignIn } from "./components/sign-in.tsx";
 import { ApprovalsPage } from "./pages/approvals-page.tsx";
 import { ExecutionPage } from "./pages/execution-page.tsx";
 import { ExecutionsPage } from "./pages/executions-page.tsx";
+import { GrantsPage } from "./pages/grants-page.tsx";
 import { OperatorsPage } from "./pages/operators-page.tsx";
 import { ToolPage } from "./pages/tool-page.tsx";
 import { ToolsPage } from "./pages/tools-page.tsx";
@@ -47,6 +50,7 @@ export function App() {
         role: session.role,
         approver: session.approver,
         upstreams: session.upstreams,
+        grants: session.grants,
         problem: (err) => {
           if (err instanceof ToolRuntimeError && err.code === "unauthenticated") {
             setExpired(true);
@@ -90,6 +94,9 @@ export function App() {
             </a>
             <a href={href("executions")} aria-current={section === "executions" ? "page" : undefined}>
               Executions
+            </a>
+            <a href={href("grants")} aria-current={section === "grants" ? "page" : undefined}>
+              Grants
             </a>
             {session.approver && (
               <a href={href("approvals")} aria-current={section === "approvals" ? "page" : undefined}>
@@ -138,6 +145,8 @@ function page(route: Route, session: Session) {
       return id ? <ToolPage key={id} name={id} /> : <ToolsPage />;
     case "executions":
       return id ? <ExecutionPage key={id} id={id} /> : <ExecutionsPage />;
+    case "grants":
+      return <GrantsPage />;
     case "operators":
       if (session.role === "operator") return <OperatorsPage />;
       return (

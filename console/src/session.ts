@@ -7,6 +7,7 @@
  * pages; a tenant key's `/v1/approvals` answers 200 only to an approver, who sees the approvals page.
  */
 import { createClient, ToolRuntimeError, type ToolRuntimeClient } from "../../client/index.ts";
+import { grantAdmin, type GrantAdmin } from "./lib/grant-admin.ts";
 import { upstreamAdmin, type UpstreamAdmin } from "./lib/upstream-admin.ts";
 
 const STORAGE_KEY = "trt.console.key";
@@ -20,6 +21,8 @@ export interface Session {
   approver: boolean;
   /** The operators' upstream routes (answer 403 to any other key). */
   upstreams: UpstreamAdmin;
+  /** The tenant's OAuth grant routes (answer 403 to a key that is not a tenant admin or an operator). */
+  grants: GrantAdmin;
 }
 
 export function makeClient(key: string): ToolRuntimeClient {
@@ -41,7 +44,13 @@ export async function signIn(key: string): Promise<Session> {
   const role: Role = (await allowed(client.metrics())) ? "operator" : "tenant";
   const approver = role === "tenant" && (await allowed(client.listApprovals()));
   sessionStorage.setItem(STORAGE_KEY, key.trim());
-  return { client, role, approver, upstreams: upstreamAdmin(location.origin, key.trim()) };
+  return {
+    client,
+    role,
+    approver,
+    upstreams: upstreamAdmin(location.origin, key.trim()),
+    grants: grantAdmin(location.origin, key.trim()),
+  };
 }
 
 export function savedKey(): string | null {
