@@ -143,10 +143,7 @@ export async function serveConsent(
  */
 function refusal(err: unknown): Response | undefined {
   if (err instanceof CimdFetchError)
-    return html(
-      errorPage(`The client's metadata document (${err.metadataUrl}) could not be used: ${err.detail}`),
-      400,
-    );
+    return html(errorPage(`The client's metadata document (${err.metadataUrl}) could not be used: ${err.detail}`), 400);
   if (!(err instanceof AuthorizationError)) return undefined;
   if (!err.redirectTo) return html(errorPage(err.description), 400);
   return new Response(null, { status: 302, headers: { Location: err.redirectTo, "Cache-Control": "no-store" } });

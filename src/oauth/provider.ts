@@ -65,13 +65,15 @@ export function authorizationServer(env: Env, requestUrl: string): OAuthAuthoriz
 /**
  * OAUTH_CIMD: "on" (the default) or "off". On, anyone who opens the consent page makes the
  * runtime fetch the https URL they name as client_id (as from the public internet, at most 5 KB
- * and 10 s, cached as the document's Cache-Control says, up to 7 days); an
- * operator whose egress policy forbids that, or who wants registered clients only, turns it off.
+ * and 10 s, cached as the document's Cache-Control says, up to 7 days); an operator whose egress
+ * policy forbids that, or who wants registered clients only, turns it off. Without the
+ * compatibility flag it is off too: the library would fail every URL client_id with an error
+ * of its own, where off makes it an unknown client.
  */
 export function cimdEnabled(env: Env): boolean {
   const value = env.OAUTH_CIMD || "on";
   if (value !== "on" && value !== "off") throw new ConfigError('OAUTH_CIMD must be "on" or "off"');
-  return value === "on";
+  return value === "on" && Cloudflare.compatibilityFlags.global_fetch_strictly_public === true;
 }
 
 /** The metadata, registration and token endpoints: the library answers them whole. */

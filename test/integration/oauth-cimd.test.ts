@@ -192,7 +192,10 @@ describe("a client whose client_id is its metadata document's URL", () => {
       unknown
     >;
     expect(meta.client_id_metadata_document_supported).toBe(false);
-    const page = await fetchWith(off, await authorizePath(await publish("Unwanted"), { state: "s", resource: RESOURCE }));
+    const page = await fetchWith(
+      off,
+      await authorizePath(await publish("Unwanted"), { state: "s", resource: RESOURCE }),
+    );
     expect(page.status).toBe(400);
     expect(await page.text()).toContain("Invalid client_id");
     expect(await register(off)).toEqual(expect.any(String));

@@ -19,7 +19,12 @@ describe("the consent page", () => {
   });
 
   it("names a metadata-document client's domain, says a registered client's name is unchecked, and warns of a local app", () => {
-    const cimd = signInPage({ name: "Acme Agent", domain: "acme.example", redirectHost: "acme.example", redirectIsLoopback: false });
+    const cimd = signInPage({
+      name: "Acme Agent",
+      domain: "acme.example",
+      redirectHost: "acme.example",
+      redirectIsLoopback: false,
+    });
     expect(cimd).toContain("<strong>Acme Agent</strong> of <code>acme.example</code>");
     expect(cimd).not.toContain("checked by nobody");
     expect(cimd).not.toContain("an app on this computer");
