@@ -87,6 +87,18 @@ const runaway = {
 };
 
 /**
+ * MCP clients' website (test/fixtures/cimd-site.js), where the OAuth server fetches a client's
+ * Client ID Metadata Document: the runtime's outbound service, so its global fetch of
+ * `https://cimd-client.example/…` arrives here over HTTP; other hosts pass through to the network.
+ */
+const cimdSite = {
+  name: "test-cimd-site",
+  modules: true,
+  scriptPath: join(root, "test/fixtures/cimd-site.js"),
+  compatibilityDate: "2026-10-01",
+};
+
+/**
  * The audit database's migrations (migrations/), handed to the integration tests as a binding:
  * test/integration/apply-migrations.ts applies them before each file, as `npm start` applies
  * them before wrangler dev. TEST_PREMIGRATION_DB is a second, empty database that no setup
@@ -134,12 +146,14 @@ function integrationProject(name: string, include: string[], exclude: string[], 
             verifier,
             upstream,
             runaway,
+            cimdSite,
             misbehavingVerifier("test-verifier-failing", 'throw new Error("the verifier broke");'),
             misbehavingVerifier(
               "test-verifier-slow",
               'await new Promise((r) => setTimeout(r, 10_000)); return { verdict: "misaligned", reason: "too late", profile: "slow" };',
             ),
           ],
+          outboundService: cimdSite.name,
           serviceBindings: {
             TEST_VERIFIER_FAILING: "test-verifier-failing",
             TEST_VERIFIER_SLOW: "test-verifier-slow",

@@ -30,6 +30,8 @@ interface Env {
   JWT_TENANT_CLAIM?: string;
   /** /mcp's resource identifier (RFC 8707, RFC 9728 `resource`); default: the request's origin + /mcp. */
   MCP_RESOURCE?: string;
+  /** "off": no Client ID Metadata Documents, so the OAuth server fetches nothing a client names (default "on"; docs/oauth.md). */
+  OAUTH_CIMD?: string;
   /** Comma-separated hostnames whose pages may call /mcp (Origin check); localhost always may. */
   MCP_ALLOWED_ORIGINS?: string;
   /** Operators are named by configuration: a token is an operator's when this claim holds one of JWT_OPERATOR_VALUES. */

@@ -7,9 +7,17 @@
  */
 
 export interface ClientFacts {
+  /** The client's own name for itself (its registration's or its metadata document's), or its client_id. */
   name: string;
-  /** Where the browser goes back to: the person sees whom they hand the grant to. */
+  /**
+   * A metadata-document client's domain: the host of its client_id URL, which served the
+   * document, so the client controls it. Absent for a registered client, whose name nobody checked.
+   */
+  domain?: string;
+  /** Where the browser goes back to (a host name): the person sees whom they hand the grant to. */
   redirectHost: string;
+  /** The browser goes back to this computer (localhost, 127.0.0.0/8, ::1), where any program may be listening. */
+  redirectIsLoopback: boolean;
 }
 
 export interface ChoiceFacts {
@@ -39,7 +47,13 @@ function page(title: string, body: string): string {
 }
 
 function who(client: ClientFacts): string {
-  return `<p><strong>${escapeHtml(client.name)}</strong> (returning to <code>${escapeHtml(client.redirectHost)}</code>) asks to call tools of this Tool Runtime through MCP on your behalf.</p>`;
+  const origin = client.domain
+    ? ` of <code>${escapeHtml(client.domain)}</code>`
+    : " (a name the client gave itself, checked by nobody)";
+  const loopback = client.redirectIsLoopback
+    ? "<p>It returns to an app on this computer: only allow it if you just started the sign-in from an app you trust.</p>"
+    : "";
+  return `<p><strong>${escapeHtml(client.name)}</strong>${origin}, returning to <code>${escapeHtml(client.redirectHost)}</code>, asks to call tools of this Tool Runtime through MCP on your behalf.</p>${loopback}`;
 }
 
 /** Step 1: the API key of the person's tenant (its own limits apply to everything the client does). */

@@ -1,6 +1,7 @@
 /**
  * `GET/POST /oauth/authorize`: the authorization endpoint's person-facing part (docs/oauth.md#consent).
- * The library checks the client's request (client, exact redirect URI, PKCE S256, resource);
+ * The library checks the client's request (client, exact redirect URI, PKCE S256, resource),
+ * fetching the metadata document of a client whose client_id is its URL (docs/oauth.md#client-id-metadata-documents);
  * then a person signs in with an API key of their tenant and chooses what the client may use:
  * channels the key allows, or one bundle. The grant records the tenant, the key's agent and id,
  * the choice and the resource; its tokens never reach further than the key (src/oauth/grant.ts).
@@ -8,7 +9,7 @@
  * Between the two forms the signed-in key is a one-time ticket in OAUTH_KV (ten minutes, bound
  * to the client), so the key itself is typed once and never written into a page.
  */
-import { AuthorizationError, type AuthRequest } from "@cloudflare/workers-oauth-provider";
+import { AuthorizationError, CimdFetchError, type AuthRequest } from "@cloudflare/workers-oauth-provider";
 import { readBody } from "../codec/request-body.ts";
 import { RuntimeError } from "../errors.ts";
 import { resourceOf } from "../mcp/resource-server.ts";
@@ -37,19 +38,21 @@ export async function serveConsent(
     return new Response(null, { status: 405, headers: { Allow: "GET, POST" } });
   const api = oauthApi(env, request.url);
   let auth: AuthRequest;
+  let facts: ClientFacts;
   try {
     auth = await api.parseAuthRequest(request);
+    const described = await api.describeConsent(auth);
+    facts = {
+      name: described.clientName,
+      domain: described.clientDomain,
+      redirectHost: described.redirectHost,
+      redirectIsLoopback: described.redirectIsLoopback,
+    };
   } catch (err) {
-    if (!(err instanceof AuthorizationError)) throw err;
-    // Only a checked redirect URI may receive the error; anything else is told here (RFC 6749 §4.1.2.1).
-    if (!err.redirectTo) return html(errorPage(err.description), 400);
-    return new Response(null, { status: 302, headers: { Location: err.redirectTo, "Cache-Control": "no-store" } });
+    const refused = refusal(err);
+    if (refused) return refused;
+    throw err;
   }
-  const client = await api.lookupClient(auth.clientId);
-  const facts: ClientFacts = {
-    name: client?.clientName || auth.clientId,
-    redirectHost: new URL(auth.redirectUri).host || auth.redirectUri,
-  };
   if (request.method === "GET") return html(signInPage(facts));
   // A form posted from another site is refused: nobody signs a person in, or consents for them, from elsewhere.
   const origin = request.headers.get("origin");
@@ -107,20 +110,43 @@ export async function serveConsent(
   const metadata: GrantMetadata = {
     agent: key.caller.agent,
     key_id: key.keyId,
-    client_name: client?.clientName ?? null,
+    // The library names a client that gave no name by its client_id: that is no name.
+    client_name: facts.name === auth.clientId ? null : facts.name,
     ...choice,
     resource,
   };
-  const { redirectTo } = await api.completeAuthorization({
-    request: auth,
-    userId: grantUserOf(key.caller.tenant),
-    metadata,
-    scope: auth.scope,
-    props,
-    // One user id is the whole tenant: another agent's grant to the same client must stay.
-    revokeExistingGrants: false,
-  });
+  let redirectTo: string;
+  try {
+    ({ redirectTo } = await api.completeAuthorization({
+      request: auth,
+      userId: grantUserOf(key.caller.tenant),
+      metadata,
+      scope: auth.scope,
+      props,
+      // One user id is the whole tenant: another agent's grant to the same client must stay.
+      revokeExistingGrants: false,
+    }));
+  } catch (err) {
+    // The client's metadata document is read again here, and may have gone meanwhile: no grant then.
+    const refused = refusal(err);
+    if (refused) return refused;
+    throw err;
+  }
   return new Response(null, { status: 302, headers: { Location: redirectTo, "Cache-Control": "no-store" } });
+}
+
+/**
+ * The answer to a request the library refused. Only a checked redirect URI may receive the error;
+ * anything else is told here (RFC 6749 §4.1.2.1): an unknown client, a redirect URI the client
+ * did not register, and a metadata document that could not be fetched or is not valid (the
+ * fetch happens now, so its reason is the client developer's to read; the document is public).
+ */
+function refusal(err: unknown): Response | undefined {
+  if (err instanceof CimdFetchError)
+    return html(errorPage(`The client's metadata document (${err.metadataUrl}) could not be used: ${err.detail}`), 400);
+  if (!(err instanceof AuthorizationError)) return undefined;
+  if (!err.redirectTo) return html(errorPage(err.description), 400);
+  return new Response(null, { status: 302, headers: { Location: err.redirectTo, "Cache-Control": "no-store" } });
 }
 
 function parseChoice(form: URLSearchParams): GrantChoice | undefined {

@@ -6,7 +6,8 @@
  * the code (PKCE S256, the issuer checked) and calls a tool with its access token. And the
  * official conformance suite's authorization-server scenarios (`conformance authorization`):
  * its metadata checks, and its authorization code grant, where the same browser consents for
- * the suite's registered client and comes back to the suite's own loopback callback.
+ * the suite's registered client and comes back to the suite's own loopback callback. And the
+ * metadata offers Client ID Metadata Documents under the shipped configuration.
  */
 import { spawn } from "node:child_process";
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
@@ -102,6 +103,17 @@ describe("an MCP client signing in with OAuth", () => {
       await client.close();
     }
   });
+  it("advertises Client ID Metadata Documents under wrangler dev, with the shipped compatibility flag", async () => {
+    // The library advertises them only when the Worker runs with global_fetch_strictly_public
+    // (wrangler.jsonc); test/integration/oauth-cimd.test.ts signs such a client in.
+    const res = await fetch(`${baseUrl}/.well-known/oauth-authorization-server`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      client_id_metadata_document_supported: true,
+      registration_endpoint: `${baseUrl}/oauth/register`,
+    });
+  });
+
   it("passes the conformance suite's authorization-server scenarios, a person consenting in the browser", async () => {
     const key = await newKey();
     const port = await freePort();

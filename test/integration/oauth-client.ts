@@ -73,15 +73,15 @@ export interface Signed {
   code: string;
 }
 
-/** The consent page's address for `clientId`: PKCE S256 (a fresh challenge unless given), `state`, and a `resource` if any. */
+/** The consent page's address for `clientId`: PKCE S256 (a fresh challenge unless given), `state`, a `resource` if any, REDIRECT unless another redirect URI is given. */
 export async function authorizePath(
   clientId: string,
-  o: { state: string; challenge?: string; resource?: string },
+  o: { state: string; challenge?: string; resource?: string; redirectUri?: string },
 ): Promise<string> {
   const query = new URLSearchParams({
     response_type: "code",
     client_id: clientId,
-    redirect_uri: REDIRECT,
+    redirect_uri: o.redirectUri ?? REDIRECT,
     code_challenge: o.challenge ?? (await pkce()).challenge,
     code_challenge_method: "S256",
     state: o.state,

@@ -2,15 +2,35 @@
 import { describe, expect, it } from "vitest";
 import { choicePage, signInPage } from "../../../src/oauth/consent-page.ts";
 
-const hostile = { name: `<script>alert(1)</script>"'&`, redirectHost: `evil.example"><img src=x>` };
+const hostile = {
+  name: `<script>alert(1)</script>"'&`,
+  domain: `evil.example"><img src=y>`,
+  redirectHost: `evil.example"><img src=x>`,
+  redirectIsLoopback: false,
+};
 
 describe("the consent page", () => {
-  it("escapes the client's name and redirect host", () => {
+  it("escapes the client's name, domain and redirect host", () => {
     const page = signInPage(hostile, "<b>problem</b>");
     expect(page).not.toContain("<script>");
     expect(page).not.toContain("<img");
     expect(page).not.toContain("<b>problem");
     expect(page).toContain("&#60;script&#62;alert(1)&#60;/script&#62;&#34;&#39;&#38;");
+  });
+
+  it("names a metadata-document client's domain, says a registered client's name is unchecked, and warns of a local app", () => {
+    const cimd = signInPage({
+      name: "Acme Agent",
+      domain: "acme.example",
+      redirectHost: "acme.example",
+      redirectIsLoopback: false,
+    });
+    expect(cimd).toContain("<strong>Acme Agent</strong> of <code>acme.example</code>");
+    expect(cimd).not.toContain("checked by nobody");
+    expect(cimd).not.toContain("an app on this computer");
+    const registered = signInPage({ name: "Acme Agent", redirectHost: "127.0.0.1", redirectIsLoopback: true });
+    expect(registered).toContain("<strong>Acme Agent</strong> (a name the client gave itself, checked by nobody)");
+    expect(registered).toContain("It returns to an app on this computer");
   });
 
   it("offers the key's channels, or every provider for a key that reaches all, and only the bundles given", () => {
