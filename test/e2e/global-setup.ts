@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import type { TestProject } from "vitest/node";
 import { whenWanted } from "../boot-gate.ts";
-import { freePort } from "./free-port.ts";
+import { freePort, reservePort } from "./free-port.ts";
 import { TEST_APPROVALS, TEST_TENANT_FAMILIES } from "./tenants.ts";
 import { SAMPLES_DIR } from "../openapi/samples.ts";
 
@@ -140,8 +140,10 @@ export default async function setup(project: TestProject) {
   const stops: (() => Promise<void>)[] = [];
   const stacks: E2eStack[] = [];
   for (let n = 0; n < count; n++) {
-    const port = await freePort();
-    const inspectorPort = await freePort();
+    // Held until the stack starts (reservePort): it starts later, as the unit files end.
+    const held = await Promise.all([reservePort(), reservePort(), reservePort(), reservePort()]);
+    const [port, inspectorPort, callerPort, callerInspector] = held.map((h) => h.port);
+    const releasePorts = () => Promise.all(held.map((h) => h.release()));
     const stateDir = mkdtempSync(join(tmpdir(), "tool-runtime-e2e-"));
     const state = join(stateDir, "persist");
     // A dev registry of this stack's own: its caller Worker finds this stack, never another
@@ -164,10 +166,10 @@ export default async function setup(project: TestProject) {
     const callerLog = join(stateDir, "caller.log");
     writeFileSync(stackLog, "");
     writeFileSync(callerLog, "");
-    const callerPort = await freePort();
-    const callerInspector = await freePort();
     // Started when the gate opens (test/boot-gate.ts: as the unit files end, or when a file asks).
-    const boot = () => {
+    const boot = async () => {
+      await releasePorts();
+      if (stopping) return;
       stopStack = start(
         "npm",
         [
@@ -227,10 +229,11 @@ export default async function setup(project: TestProject) {
     let stopCaller = async () => {};
     let stopping = false;
     const { wanted, cancel } = whenWanted(stateDir);
-    void wanted.then(() => stopping || boot());
+    void wanted.then(() => (stopping ? undefined : boot()));
     stops.push(async () => {
       stopping = true;
       cancel();
+      await releasePorts();
       await Promise.all([stopCaller(), stopStack()]);
       rmSync(stateDir, { recursive: true, force: true });
     });

@@ -31,7 +31,7 @@ import {
   type Command,
 } from "../../scripts/prod-stack.ts";
 import { whenWanted } from "../boot-gate.ts";
-import { freePort } from "../e2e/free-port.ts";
+import { reservePort } from "../e2e/free-port.ts";
 
 export interface ProdStack {
   baseUrl: string;
@@ -73,8 +73,10 @@ async function runToEnd({ command, args }: Command) {
 }
 
 export default async function setup(project: TestProject) {
-  const port = await freePort();
-  const inspectorPort = await freePort();
+  // Held until the stack starts (reservePort): it starts later, as the unit files end.
+  const held = await Promise.all([reservePort(), reservePort()]);
+  const [port, inspectorPort] = held.map((h) => h.port);
+  const releasePorts = () => Promise.all(held.map((h) => h.release()));
   const state = mkdtempSync(join(tmpdir(), "tool-runtime-prod-state-"));
   const secretsDir = mkdtempSync(join(tmpdir(), "tool-runtime-prod-"));
   const stackLog = join(secretsDir, "stack.log");
@@ -164,6 +166,7 @@ export default async function setup(project: TestProject) {
       ],
     });
 
+    await releasePorts();
     const child = spawn(command.command, command.args, {
       cwd: root,
       detached: true,
@@ -215,6 +218,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     stopping = true;
     cancel();
+    await releasePorts();
     await opened;
     await stopStack();
     removeFolders();
