@@ -48,6 +48,9 @@ export function start(args: string[], o: { env?: Record<string, string | undefin
   const waiters = new Set<() => void>();
   child.stdout!.on("data", (d) => ((stdout += d), waiters.forEach((w) => w())));
   child.stderr!.on("data", (d) => ((stderr += d), waiters.forEach((w) => w())));
+  // A command that exits before reading its input closes the pipe first (EPIPE on our end,
+  // seed 307637): what it printed and its exit code are the evidence, not the write.
+  child.stdin!.on("error", () => {});
   child.stdin!.end(o.stdin ?? "");
   const done = new Promise<Run>((resolve) =>
     child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
