@@ -27,3 +27,30 @@ export const ms = (v: number | null | undefined) =>
   v === null || v === undefined ? "–" : `${Math.round(v * 10) / 10} ms`;
 export const percent = (v: number | null | undefined) =>
   v === null || v === undefined ? "–" : `${(v * 100).toFixed(1)}%`;
+
+/**
+ * Previous/Next over a cursor-paged listing: `cursors` holds the cursors of the pages before
+ * this one (the last is this page's), `next` the listing's `next_cursor`.
+ */
+export function CursorPager({
+  label,
+  cursors,
+  setCursors,
+  next,
+}: {
+  label: string;
+  cursors: string[];
+  setCursors: (cursors: string[]) => void;
+  next: string | null | undefined;
+}) {
+  return (
+    <nav class="row" aria-label={label}>
+      <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+        Previous page
+      </button>
+      <button type="button" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
+        Next page
+      </button>
+    </nav>
+  );
+}

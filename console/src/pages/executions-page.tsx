@@ -4,7 +4,7 @@
  */
 import { useState } from "preact/hooks";
 import { KNOWN_STATUSES, STATUS_INFO } from "../../../client/index.ts";
-import { StatusBadge, When } from "../components/bits.tsx";
+import { CursorPager, StatusBadge, When } from "../components/bits.tsx";
 import { Problem } from "../components/problem.tsx";
 import { useDraft } from "../drafts.ts";
 import { href } from "../router.ts";
@@ -121,18 +121,7 @@ export function ExecutionsPage() {
           </tbody>
         </table>
       )}
-      <nav class="row" aria-label="Pages">
-        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <button
-          type="button"
-          disabled={!data?.next_cursor}
-          onClick={() => data?.next_cursor && setCursors([...cursors, data.next_cursor])}
-        >
-          Next page
-        </button>
-      </nav>
+      <CursorPager label="Pages" cursors={cursors} setCursors={setCursors} next={data?.next_cursor} />
     </section>
   );
 }

@@ -6,7 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import { useApp } from "../app-context.ts";
-import { When } from "../components/bits.tsx";
+import { CursorPager, When } from "../components/bits.tsx";
 import { Problem } from "../components/problem.tsx";
 import { useDraft } from "../drafts.ts";
 import { grantedScope, type GrantView, type RevokedGrant } from "../lib/grant-admin.ts";
@@ -137,18 +137,7 @@ export function GrantsPage() {
           </tbody>
         </table>
       )}
-      <nav class="row" aria-label="Pages">
-        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <button
-          type="button"
-          disabled={!data?.next_cursor}
-          onClick={() => data?.next_cursor && setCursors([...cursors, data.next_cursor])}
-        >
-          Next page
-        </button>
-      </nav>
+      <CursorPager label="Pages" cursors={cursors} setCursors={setCursors} next={data?.next_cursor} />
     </section>
   );
 }

@@ -1,7 +1,7 @@
 /** The audit log (`GET /v1/audit`): every tenant's records, filtered, a page at a time. */
 import { useState } from "preact/hooks";
 import { KNOWN_STATUSES } from "../../../../client/index.ts";
-import { ms, StatusBadge, When } from "../../components/bits.tsx";
+import { CursorPager, StatusBadge, When, ms } from "../../components/bits.tsx";
 import { Problem } from "../../components/problem.tsx";
 import { useDraft } from "../../drafts.ts";
 import { useLoad } from "../../use-load.ts";
@@ -109,18 +109,7 @@ export function AuditLog() {
           </tbody>
         </table>
       )}
-      <nav class="row" aria-label="Audit pages">
-        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <button
-          type="button"
-          disabled={!data?.next_cursor}
-          onClick={() => data?.next_cursor && setCursors([...cursors, data.next_cursor])}
-        >
-          Next page
-        </button>
-      </nav>
+      <CursorPager label="Audit pages" cursors={cursors} setCursors={setCursors} next={data?.next_cursor} />
     </section>
   );
 }
