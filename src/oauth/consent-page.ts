@@ -107,8 +107,8 @@ function signedIn(facts: ChoiceFacts): string {
   const as = `agent <code>${escapeHtml(facts.agent)}</code> of tenant <code>${escapeHtml(facts.tenant)}</code>`;
   if (!facts.via)
     return `<p>Signed in as ${as}. The client can never do more than this key.</p>`;
-  const who = facts.who ? `<strong>${escapeHtml(facts.who)}</strong>, ` : "";
-  return `<p>Signed in with ${escapeHtml(facts.via)} as ${who}${as}. The client can never do more than your sign-in allows.</p>`;
+  const person = facts.who ? `<strong>${escapeHtml(facts.who)}</strong>, ` : "";
+  return `<p>Signed in with ${escapeHtml(facts.via)} as ${person}${as}. The client can never do more than your sign-in allows.</p>`;
 }
 
 /**
@@ -122,7 +122,7 @@ export function errorPage(message: string, startAgain?: string): string {
 }
 
 /** The consent page's answer: never cached, framed by no other site, no script. */
-export function htmlResponse(body: string, status = 200, headers: Record<string, string> = {}): Response {
+export function htmlResponse(body: string, status = 200): Response {
   return new Response(body, {
     status,
     headers: {
@@ -135,7 +135,6 @@ export function htmlResponse(body: string, status = 200, headers: Record<string,
       // Origin checks (here and src/auth/local-only.ts) must refuse. The page's URL (the
       // client's request) still never leaves this origin in a Referer.
       "Referrer-Policy": "same-origin",
-      ...headers,
     },
   });
 }

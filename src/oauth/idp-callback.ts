@@ -49,6 +49,10 @@ export async function serveIdpCallback(
   if (pending.expires_at <= Date.now())
     return refused(`This sign-in with ${idp.name} took longer than ten minutes and has expired.`, again);
 
+  // RFC 9207: a provider that names itself in its answer must name the issuer it was asked as.
+  const iss = url.searchParams.get("iss");
+  if (iss !== null && iss !== idp.issuer)
+    return refused(`The answer to this sign-in names another issuer than ${idp.name}.`, again);
   const error = url.searchParams.get("error");
   if (error !== null) {
     const described = url.searchParams.get("error_description");

@@ -24,7 +24,7 @@ export interface IdpIdentity {
   issuer: string;
   client_id: string;
   /** Only what the JWT mapping reads: `sub`, the tenant claim, `channels`, `capabilities`, `scope`. */
-  claims: Record<string, unknown>;
+  claims: JWTPayload;
   /** A name a person recognises (the token's `email`, `preferred_username` or `name`), for the page. */
   display?: string;
 }
@@ -69,7 +69,7 @@ export async function verifyIdToken(
     throw new SignInRefused(
       `the ID token has no ${jwt.tenantClaim} claim (JWT_TENANT_CLAIM), so it names no tenant of this runtime`,
     );
-  const claims: Record<string, unknown> = {};
+  const claims: JWTPayload = {};
   for (const name of [...MAPPED_CLAIMS, jwt.tenantClaim]) if (payload[name] !== undefined) claims[name] = payload[name];
   const display = [payload.email, payload.preferred_username, payload.name].find(
     (v): v is string => typeof v === "string" && v !== "" && v.length <= 200,

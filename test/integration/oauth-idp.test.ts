@@ -134,6 +134,11 @@ describe("signing in on the consent page through the identity provider", () => {
     expectRefused(other.res, 'unexpected "iss" claim value', other.started.path);
     const aud = await signIn({ ...personOf(unique("idp-aud"), "ada"), override: { aud: "another-client" } });
     expectRefused(aud.res, 'unexpected "aud" claim value', aud.started.path);
+    // An answer that names another issuer (RFC 9207) goes no further.
+    const started = await startSignIn();
+    const back = await atProvider(started.to, personOf(unique("idp-mixup"), "ada"));
+    back.searchParams.set("iss", "https://other.example");
+    expectRefused(await callback(back, started.cookie), "names another issuer", started.path);
   });
 
   it("refuses an ID token without the tenant claim", async () => {
