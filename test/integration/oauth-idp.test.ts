@@ -83,7 +83,7 @@ describe("signing in on the consent page through the identity provider", () => {
     expect((await evaluate(access, idpEnv)).status).toBe(401);
   });
 
-  it("ends the grant's tokens when signing in through the provider is turned off", async () => {
+  it("maps the grant's claims again on each use: narrower defaults narrow it, turning the sign-in off ends it", async () => {
     const { started, res } = await signIn(personOf(unique("idp-off"), "ada"));
     const allowed = await fetchWith(
       idpEnv,
@@ -93,6 +93,12 @@ describe("signing in on the consent page through the identity provider", () => {
     const code = new URL(allowed.headers.get("location")!).searchParams.get("code")!;
     const access = (await exchange({ ...started, code }, started.verifier, idpEnv)).body.access_token as string;
     expect((await evaluate(access, idpEnv)).status).toBe(200);
+    const names = async (e: Env) =>
+      (await mcp(access, "tools/list", {}, e)).body.result.tools.map((t: { name: string }) => t.name);
+    expect(await names(idpEnv)).toContain("math.evaluate");
+    const narrower = Object.assign({}, idpEnv, { JWT_DEFAULT_CHANNELS: "lab" });
+    expect(await names(narrower)).not.toContain("math.evaluate");
+    expect(await names(narrower)).toContain("lab.echo");
     const off = Object.assign({}, idpEnv, {
       OAUTH_IDP_CLIENT_ID: "",
       OAUTH_IDP_CLIENT_SECRET: "",
