@@ -105,8 +105,7 @@ ${bundleOptions ? `<label><input type="radio" name="grant" value="bundle"> Only 
 
 function signedIn(facts: ChoiceFacts): string {
   const as = `agent <code>${escapeHtml(facts.agent)}</code> of tenant <code>${escapeHtml(facts.tenant)}</code>`;
-  if (!facts.via)
-    return `<p>Signed in as ${as}. The client can never do more than this key.</p>`;
+  if (!facts.via) return `<p>Signed in as ${as}. The client can never do more than this key.</p>`;
   const person = facts.who ? `<strong>${escapeHtml(facts.who)}</strong>, ` : "";
   return `<p>Signed in with ${escapeHtml(facts.via)} as ${person}${as}. The client can never do more than your sign-in allows.</p>`;
 }

@@ -245,4 +245,3 @@ function errorRedirect(
   if (issuer) url.searchParams.set("iss", issuer);
   return new Response(null, { status: 302, headers: { Location: url.toString(), "Cache-Control": "no-store" } });
 }
-

@@ -92,7 +92,9 @@ function endpoint(name: string, value: unknown, localDevelopment: boolean): stri
     throw new ConfigError(`${name} must not carry a user name, password or fragment`);
   if (url.protocol === "https:") return url.href;
   if (url.protocol === "http:" && localDevelopment && isLoopbackHost(url.host)) return url.href;
-  throw new ConfigError(`${name} must be an https URL (plain http only to a loopback host with LOCAL_DEVELOPMENT=true)`);
+  throw new ConfigError(
+    `${name} must be an https URL (plain http only to a loopback host with LOCAL_DEVELOPMENT=true)`,
+  );
 }
 
 /** Printable ASCII and spaces, not empty, at most `max` characters. */

@@ -75,7 +75,11 @@ export async function putPending(
   cookie: string,
 ): Promise<string> {
   const state = randomToken();
-  const stored: PendingSignIn = { ...entry, browser: await sha256Hex(cookie), expires_at: Date.now() + PENDING_TTL_S * 1000 };
+  const stored: PendingSignIn = {
+    ...entry,
+    browser: await sha256Hex(cookie),
+    expires_at: Date.now() + PENDING_TTL_S * 1000,
+  };
   await env.OAUTH_KV.put(pendingKey(state), JSON.stringify(stored), { expirationTtl: KV_TTL_S });
   return state;
 }

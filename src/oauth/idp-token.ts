@@ -13,7 +13,12 @@ const TIMEOUT_MS = 10_000;
 const MAX_ANSWER_CHARS = 64 * 1024;
 
 /** The ID token for `code`; SignInRefused when the provider refuses, cannot be reached or answers without one. */
-export async function exchangeCode(idp: IdpConfig, code: string, verifier: string, redirectUri: string): Promise<string> {
+export async function exchangeCode(
+  idp: IdpConfig,
+  code: string,
+  verifier: string,
+  redirectUri: string,
+): Promise<string> {
   const body = new URLSearchParams({
     grant_type: "authorization_code",
     code,
@@ -46,7 +51,8 @@ export async function exchangeCode(idp: IdpConfig, code: string, verifier: strin
   const answer = text.length <= MAX_ANSWER_CHARS ? parsed(text) : undefined;
   if (status < 200 || status > 299) {
     const error = typeof answer?.error === "string" ? answer.error.slice(0, 100) : `HTTP ${status}`;
-    const described = typeof answer?.error_description === "string" ? `: ${answer.error_description.slice(0, 300)}` : "";
+    const described =
+      typeof answer?.error_description === "string" ? `: ${answer.error_description.slice(0, 300)}` : "";
     throw new SignInRefused(`its token endpoint refused the code (${error}${described})`);
   }
   if (typeof answer?.id_token !== "string" || answer.id_token.length > 16 * 1024)

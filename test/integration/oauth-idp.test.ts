@@ -76,7 +76,12 @@ describe("signing in on the consent page through the identity provider", () => {
     const admin = await mintKey(env, org, { agent: "ops", role: "tenant_admin" });
     const grants = await send(env, "GET", "/v1/oauth/grants", admin);
     expect(grants.json.grants).toEqual([
-      expect.objectContaining({ client_id: started.clientId, agent: sub, key_id: "idp:idp.example", channels: ["std"] }),
+      expect.objectContaining({
+        client_id: started.clientId,
+        agent: sub,
+        key_id: "idp:idp.example",
+        channels: ["std"],
+      }),
     ]);
     const revoked = await send(env, "DELETE", `/v1/oauth/grants/${grants.json.grants[0].grant_id}`, admin);
     expect(revoked.status).toBe(200);
@@ -126,7 +131,9 @@ describe("signing in on the consent page through the identity provider", () => {
     const second = await startSignIn(first.cookie);
     expect(second.cookie).toBe(first.cookie);
     const firstBack = await atProvider(first.to, personOf(unique("idp-tabs"), "ada"));
-    expect((await callback(await atProvider(second.to, personOf(unique("idp-tabs"), "bo")), second.cookie)).status).toBe(200);
+    expect(
+      (await callback(await atProvider(second.to, personOf(unique("idp-tabs"), "bo")), second.cookie)).status,
+    ).toBe(200);
     expect((await callback(firstBack, first.cookie)).status).toBe(200);
   });
 

@@ -50,7 +50,12 @@ describe("the consent page", () => {
     expect(offered).toContain('<input type="hidden" name="step" value="idp">');
     expect(offered).toContain("Sign in with &#60;i&#62;Acme&#60;/i&#62; SSO");
     const facts = { tenant: "acme", agent: "u-1", providers: [], bundles: [], ticket: "t", channels: ["std"] };
-    const chosen = choicePage(hostile, { ...facts, via: "Acme SSO", who: "<ada>" }, undefined, "/oauth/authorize?a=1&b=2");
+    const chosen = choicePage(
+      hostile,
+      { ...facts, via: "Acme SSO", who: "<ada>" },
+      undefined,
+      "/oauth/authorize?a=1&b=2",
+    );
     expect(chosen).toContain("Signed in with Acme SSO as <strong>&#60;ada&#62;</strong>");
     expect(chosen).toContain('action="/oauth/authorize?a=1&#38;b=2"');
     expect(chosen).toContain("Every channel you may use");
