@@ -88,14 +88,29 @@ const runaway = {
 
 /**
  * MCP clients' website (test/fixtures/cimd-site.js), where the OAuth server fetches a client's
- * Client ID Metadata Document: the runtime's outbound service, so its global fetch of
- * `https://cimd-client.example/…` arrives here over HTTP; other hosts pass through to the network.
+ * Client ID Metadata Document, and an OpenID Connect identity provider (test/fixtures/idp-site.js),
+ * where a person on the consent page signs in: behind the runtime's outbound service
+ * (test/fixtures/outbound.js), so its global fetch of `https://cimd-client.example/…` or
+ * `https://idp.example/…` arrives at them over HTTP; other hosts pass through to the network.
  */
 const cimdSite = {
   name: "test-cimd-site",
   modules: true,
   scriptPath: join(root, "test/fixtures/cimd-site.js"),
   compatibilityDate: "2026-10-01",
+};
+const idpSite = {
+  name: "test-idp-site",
+  modules: true,
+  scriptPath: join(root, "test/fixtures/idp-site.js"),
+  compatibilityDate: "2026-10-01",
+};
+const outbound = {
+  name: "test-outbound",
+  modules: true,
+  scriptPath: join(root, "test/fixtures/outbound.js"),
+  compatibilityDate: "2026-10-01",
+  serviceBindings: { CIMD_SITE: cimdSite.name, IDP_SITE: idpSite.name },
 };
 
 /**
@@ -147,13 +162,15 @@ function integrationProject(name: string, include: string[], exclude: string[], 
             upstream,
             runaway,
             cimdSite,
+            idpSite,
+            outbound,
             misbehavingVerifier("test-verifier-failing", 'throw new Error("the verifier broke");'),
             misbehavingVerifier(
               "test-verifier-slow",
               'await new Promise((r) => setTimeout(r, 10_000)); return { verdict: "misaligned", reason: "too late", profile: "slow" };',
             ),
           ],
-          outboundService: cimdSite.name,
+          outboundService: outbound.name,
           serviceBindings: {
             TEST_VERIFIER_FAILING: "test-verifier-failing",
             TEST_VERIFIER_SLOW: "test-verifier-slow",

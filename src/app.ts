@@ -24,7 +24,15 @@ import { allowedMethods } from "./routes/allowed-methods.ts";
 import { localOnly } from "./auth/local-only.ts";
 import { bootstrap, BOOTSTRAP_PATH } from "./routes/bootstrap.ts";
 import { chargeRequests } from "./policy/request-rate.ts";
-import { AS_METADATA_PATH, AUTHORIZE_PATH, isOAuthPath, REGISTER_PATH, TOKEN_PATH } from "./oauth/endpoints.ts";
+import {
+  AS_METADATA_PATH,
+  AUTHORIZE_PATH,
+  IDP_CALLBACK_PATH,
+  isOAuthPath,
+  REGISTER_PATH,
+  TOKEN_PATH,
+} from "./oauth/endpoints.ts";
+import { loadConfig } from "./config.ts";
 import { oauthGrants } from "./routes/oauth-grants.ts";
 
 export const app = new Hono<AppEnv>();
@@ -96,6 +104,16 @@ for (const path of [AS_METADATA_PATH, TOKEN_PATH, REGISTER_PATH])
   );
 app.all(AUTHORIZE_PATH, async (c) =>
   (await import("./oauth/consent.ts")).serveConsent(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)),
+);
+/**
+ * Where the identity provider sends a person's browser back to the consent page
+ * (docs/oauth.md#signing-in-through-the-identity-provider): a browser route, there only while
+ * OAUTH_IDP_CLIENT_ID is set.
+ */
+app.all(IDP_CALLBACK_PATH, async (c) =>
+  loadConfig(c.env).idp
+    ? (await import("./oauth/idp-callback.ts")).serveIdpCallback(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p))
+    : c.notFound(),
 );
 
 /** The API's OpenAPI 3.1 description, public like any API reference. */

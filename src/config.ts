@@ -5,6 +5,7 @@
 import { parseVerifierFailurePolicy, type VerifierFailurePolicy } from "./pipeline/verifier-policy.ts";
 import type { JwtConfig } from "./auth/jwt.ts";
 import { parseJwtConfig } from "./auth/jwt-config.ts";
+import { parseIdpConfig, type IdpConfig } from "./oauth/idp-config.ts";
 import type { ProviderService } from "../providers/sdk/protocol.ts";
 import { TRUST_ORDER, type Caller, type Trust } from "./contract.ts";
 import { parseLimitsConfig, type LimitsConfig } from "./policy/limits.ts";
@@ -41,6 +42,8 @@ export interface RuntimeConfig {
    */
   devKeys: { key: string; caller: Caller }[];
   jwt?: JwtConfig;
+  /** Signing in on the OAuth consent page through the identity provider (OAUTH_IDP_*); absent: API keys only. */
+  idp?: IdpConfig;
   limits: LimitsConfig;
   /** Which tenants' calls wait for a person's approval (docs/contract.md#approvals; APPROVALS, absent: none). */
   approvals: ApprovalsConfig;
@@ -100,11 +103,13 @@ export function parseConfig(env: Env): RuntimeConfig {
 }
 
 function readConfig(env: Env): RuntimeConfig {
+  const jwt = parseJwtConfig(env);
   return {
     providers: parseProviders(env),
     devKeys: parseDevKeys(env),
     bootstrapToken: parseBootstrapToken(env),
-    jwt: parseJwtConfig(env),
+    jwt,
+    idp: parseIdpConfig(env, jwt),
     limits: guard("TENANT_LIMITS", () =>
       parseLimitsConfig(
         typeof env.TENANT_LIMITS === "string" ? safeJson("TENANT_LIMITS", env.TENANT_LIMITS) : env.TENANT_LIMITS,

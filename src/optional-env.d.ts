@@ -32,6 +32,17 @@ interface Env {
   MCP_RESOURCE?: string;
   /** "off": no Client ID Metadata Documents, so the OAuth server fetches nothing a client names (default "on"; docs/oauth.md). */
   OAUTH_CIMD?: string;
+  /** This runtime's client id at the identity provider: turns on signing in through it on the OAuth consent page (src/oauth/idp-config.ts). */
+  OAUTH_IDP_CLIENT_ID?: string;
+  /** Its client secret (a secret); absent for a public client. */
+  OAUTH_IDP_CLIENT_SECRET?: string;
+  /** The identity provider's authorization and token endpoints (https). */
+  OAUTH_IDP_AUTHORIZATION_URL?: string;
+  OAUTH_IDP_TOKEN_URL?: string;
+  /** Space-separated scopes to ask for (default `openid`; must include it). */
+  OAUTH_IDP_SCOPES?: string;
+  /** The consent page's button: "Sign in with <name>" (default: JWT_ISSUER's host). */
+  OAUTH_IDP_NAME?: string;
   /** Comma-separated hostnames whose pages may call /mcp (Origin check); localhost always may. */
   MCP_ALLOWED_ORIGINS?: string;
   /** Operators are named by configuration: a token is an operator's when this claim holds one of JWT_OPERATOR_VALUES. */

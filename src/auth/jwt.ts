@@ -53,9 +53,10 @@ export async function verifyJwt(token: string, config: JwtConfig): Promise<Calle
 /**
  * Least privilege: capabilities and channels are only what the token names (without the claims,
  * what configuration grants every token, by default none), and the operator role comes from configuration (JwtConfig.operators), never from a
- * `role` the token gives itself.
+ * `role` the token gives itself. The same mapping makes the identity of a person signed in on
+ * the OAuth consent page with an ID token (src/oauth/idp-identity.ts).
  */
-function callerOfClaims(p: JWTPayload, config: JwtConfig): Caller {
+export function callerOfClaims(p: JWTPayload, config: JwtConfig): Caller {
   const tenant = p[config.tenantClaim];
   if (typeof tenant !== "string" || tenant === "") throw new Error(`claim ${config.tenantClaim} must be a string`);
   return {

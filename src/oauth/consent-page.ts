@@ -1,9 +1,10 @@
 /**
  * The consent page's HTML (src/oauth/consent.ts): a small page rendered by the Worker, not a
  * console page, because the client's browser arrives here from the client's redirect and must
- * leave with a redirect back, without the console's sign-in. Two steps: sign in with an API key;
- * then choose what the client may use. No script; every value is escaped; the forms post to the
- * page's own URL, whose query is the client's authorization request.
+ * leave with a redirect back, without the console's sign-in. Two steps: sign in with an API key
+ * (or, when configured, through the identity provider); then choose what the client may use.
+ * No script; every value is escaped; the forms post to the consent page's URL, whose query is
+ * the client's authorization request.
  */
 
 export interface ClientFacts {
@@ -23,6 +24,9 @@ export interface ClientFacts {
 export interface ChoiceFacts {
   tenant: string;
   agent: string;
+  /** The identity provider's name when the person signed in through it, and a name they recognise. */
+  via?: string;
+  who?: string;
   /** The key's channels (`*`: every provider's, listed as `providers`). */
   channels: string[];
   providers: string[];
@@ -56,19 +60,28 @@ function who(client: ClientFacts): string {
   return `<p><strong>${escapeHtml(client.name)}</strong>${origin}, returning to <code>${escapeHtml(client.redirectHost)}</code>, asks to call tools of this Tool Runtime through MCP on your behalf.</p>${loopback}`;
 }
 
-/** Step 1: the API key of the person's tenant (its own limits apply to everything the client does). */
-export function signInPage(client: ClientFacts, problem?: string): string {
+/**
+ * Step 1: the API key of the person's tenant (its own limits apply to everything the client
+ * does), or, when `idpName` is given, the identity provider's sign-in beside it.
+ */
+export function signInPage(client: ClientFacts, problem?: string, idpName?: string): string {
+  const idp = idpName
+    ? `<form method="post"><input type="hidden" name="step" value="idp"><p><button type="submit">Sign in with ${escapeHtml(idpName)}</button></p></form><p>or</p>`
+    : "";
   return page(
     "Sign in to the Tool Runtime",
-    `${who(client)}${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ""}
+    `${who(client)}${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ""}${idp}
 <form method="post"><input type="hidden" name="step" value="sign_in">
 <label for="api_key">Your API key</label><input id="api_key" name="api_key" type="password" autocomplete="off" required>
 <p><button type="submit">Continue</button></p></form>`,
   );
 }
 
-/** Step 2: the key's channels, or a bundle; allow or deny. */
-export function choicePage(client: ClientFacts, facts: ChoiceFacts, problem?: string): string {
+/**
+ * Step 2: the signer's channels, or a bundle; allow or deny. `action` is the consent page's URL
+ * when this page is served elsewhere (at the identity provider's callback).
+ */
+export function choicePage(client: ClientFacts, facts: ChoiceFacts, problem?: string, action?: string): string {
   const channels = facts.channels.includes("*") ? facts.providers : facts.channels;
   const channelBoxes = channels
     .map(
@@ -78,11 +91,11 @@ export function choicePage(client: ClientFacts, facts: ChoiceFacts, problem?: st
   const bundleOptions = facts.bundles.map((b) => `<option value="${escapeHtml(b)}">${escapeHtml(b)}</option>`).join("");
   return page(
     "Allow access?",
-    `${who(client)}<p>Signed in as agent <code>${escapeHtml(facts.agent)}</code> of tenant <code>${escapeHtml(facts.tenant)}</code>. The client can never do more than this key.</p>
+    `${who(client)}${signedIn(facts)}
 ${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ""}
-<form method="post"><input type="hidden" name="step" value="consent"><input type="hidden" name="ticket" value="${escapeHtml(facts.ticket)}">
+<form method="post"${action ? ` action="${escapeHtml(action)}"` : ""}><input type="hidden" name="step" value="consent"><input type="hidden" name="ticket" value="${escapeHtml(facts.ticket)}">
 <fieldset><legend>What the client may use</legend>
-<label><input type="radio" name="grant" value="all" checked> Every channel this key allows${facts.channels.includes("*") ? " (all providers, now and later)" : ""}</label>
+<label><input type="radio" name="grant" value="all" checked> Every channel ${facts.via ? "you may use" : "this key allows"}${facts.channels.includes("*") ? " (all providers, now and later)" : ""}</label>
 <label><input type="radio" name="grant" value="channels"> Only these channels:</label>${channelBoxes || "<p>(none)</p>"}
 ${bundleOptions ? `<label><input type="radio" name="grant" value="bundle"> Only the tools of the bundle</label><select name="bundle" aria-label="bundle">${bundleOptions}</select>` : ""}
 </fieldset>
@@ -90,7 +103,37 @@ ${bundleOptions ? `<label><input type="radio" name="grant" value="bundle"> Only 
   );
 }
 
-/** A request that cannot go back to the client (an unknown client, a redirect URI it did not register). */
-export function errorPage(message: string): string {
-  return page("This sign-in cannot go on", `<p class="problem" role="alert">${escapeHtml(message)}</p>`);
+function signedIn(facts: ChoiceFacts): string {
+  const as = `agent <code>${escapeHtml(facts.agent)}</code> of tenant <code>${escapeHtml(facts.tenant)}</code>`;
+  if (!facts.via) return `<p>Signed in as ${as}. The client can never do more than this key.</p>`;
+  const person = facts.who ? `<strong>${escapeHtml(facts.who)}</strong>, ` : "";
+  return `<p>Signed in with ${escapeHtml(facts.via)} as ${person}${as}. The client can never do more than your sign-in allows.</p>`;
+}
+
+/**
+ * A request that cannot go on and cannot go back to the client (an unknown client, a redirect
+ * URI it did not register, a failed sign-in at the identity provider). `startAgain`, a path of
+ * this origin, is the consent page of the client's request, when it is known: nothing is lost.
+ */
+export function errorPage(message: string, startAgain?: string): string {
+  const again = startAgain ? `<p><a href="${escapeHtml(startAgain)}">Start the sign-in again</a></p>` : "";
+  return page("This sign-in cannot go on", `<p class="problem" role="alert">${escapeHtml(message)}</p>${again}`);
+}
+
+/** The consent page's answer: never cached, framed by no other site, no script. */
+export function htmlResponse(body: string, status = 200): Response {
+  return new Response(body, {
+    status,
+    headers: {
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      // Another site may not frame the page (clickjacking) or run script in it.
+      "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      "X-Frame-Options": "DENY",
+      // Not no-referrer: under it a browser sends the form's Origin as "null", which the
+      // Origin checks (here and src/auth/local-only.ts) must refuse. The page's URL (the
+      // client's request) still never leaves this origin in a Referer.
+      "Referrer-Policy": "same-origin",
+    },
+  });
 }

@@ -12,10 +12,22 @@ export const AUTHORIZE_PATH = "/oauth/authorize";
 export const TOKEN_PATH = "/oauth/token";
 /** RFC 7591 dynamic client registration (the library's). */
 export const REGISTER_PATH = "/oauth/register";
+/**
+ * Where the identity provider sends the browser back after a person signs in there
+ * (src/oauth/idp-callback.ts): a browser route, fixed, registered with the provider as this
+ * runtime's redirect URI.
+ */
+export const IDP_CALLBACK_PATH = "/oauth/idp/callback";
 
 /** The paths whose protocol is OAuth's, not the /v1 envelope's. */
 export function isOAuthPath(path: string): boolean {
-  return path === AS_METADATA_PATH || path === AUTHORIZE_PATH || path === TOKEN_PATH || path === REGISTER_PATH;
+  return (
+    path === AS_METADATA_PATH ||
+    path === AUTHORIZE_PATH ||
+    path === TOKEN_PATH ||
+    path === REGISTER_PATH ||
+    path === IDP_CALLBACK_PATH
+  );
 }
 
 /**

@@ -2,17 +2,22 @@
  * What an OAuth grant holds (docs/oauth.md#grants), and the caller a token of it stands for.
  * A grant is made by a person signed in with an API key, and it can never reach further than
  * that key does now: every use re-reads the key, a revoked key ends its grants' tokens, and
- * what the grant names is cut down to what the key still allows. Pure.
+ * what the grant names is cut down to what the key still allows. A person signed in through the
+ * identity provider stands where the key would: the claims of their ID token, mapped again on
+ * every use (src/oauth/idp-identity.ts). Pure.
  */
 import type { Caller } from "../contract.ts";
+import type { IdpIdentity } from "./idp-identity.ts";
 
-/** The grant's props, sealed by the library (encrypted with each token's secret). */
+/** The grant's props, sealed by the library (encrypted with each token's secret). One of `key_hash` and `idp`. */
 export interface GrantProps {
   tenant: string;
   agent: string;
   key_id: string;
   /** SHA-256 of the API key that made the grant: the key is found by it on every use. */
-  key_hash: string;
+  key_hash?: string;
+  /** The person who made the grant through the identity provider, instead of a key. */
+  idp?: IdpIdentity;
   /** What the client may use: these of the key's channels (`"*"`: all the key's), or one bundle's tools. */
   channels?: string[];
   bundle?: string;
@@ -34,7 +39,7 @@ export interface GrantMetadata {
 export type GrantChoice = { channels: string[] } | { bundle: string };
 
 /**
- * The caller a token of the grant stands for, given the caller its key is today: the key's
+ * The caller a token of the grant stands for, given the caller its key (or its signed-in identity) is today: the key's
  * tenant, agent and capabilities, never an operator's or an admin's role (a token calls tools),
  * and only the channels or the bundle the grant names that the key still allows.
  */

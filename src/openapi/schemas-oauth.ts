@@ -5,8 +5,16 @@ const grant = {
   grant_id: { ...str, description: "The grant's id: DELETE /v1/oauth/grants/{id} revokes it" },
   client_id: { ...str, description: "The OAuth client it was granted to" },
   client_name: { ...nullable(str), description: "The client's name, as it registered" },
-  agent: { ...str, description: "The agent of the API key that granted it: its tokens call as this agent" },
-  key_id: { ...str, description: "That key's id; revoking the key ends every token of the grant" },
+  agent: {
+    ...str,
+    description:
+      "The agent of the API key that granted it (the ID token's sub for a person signed in through the identity provider): its tokens call as this agent",
+  },
+  key_id: {
+    ...str,
+    description:
+      "That key's id, revoking the key ends every token of the grant; idp:<issuer host> for a grant made through the identity provider",
+  },
   channels: {
     ...strings,
     description: 'The channels granted ("*": every channel the key allows), absent for a bundle grant',

@@ -1,7 +1,7 @@
 /**
  * Client ID Metadata Documents in workerd (docs/oauth.md#client-id-metadata-documents): a client
  * whose client_id is the https URL of its metadata document, which a stand-in for the client's
- * website serves over HTTP (test/fixtures/cimd-site.js, the Worker's outbound service). The
+ * website serves over HTTP (test/fixtures/cimd-site.js, behind the Worker's outbound service). The
  * metadata advertises it; such a client goes through consent (its name from the document, its
  * domain shown), exchanges its code with PKCE S256 and calls a tool with the token. A document
  * that cannot be fetched, or is gone by the token request, a redirect URI the document does not

@@ -136,9 +136,9 @@ export function exchange(s: Signed, verifier = s.verifier, e: Env = env, resourc
   );
 }
 
-/** A 2026-07-28 MCP request with `credential` as its bearer. */
-export async function mcp(credential: string, method: string, params: Record<string, unknown> = {}) {
-  const res = await fetchWith(env, "/mcp", {
+/** A 2026-07-28 MCP request with `credential` as its bearer, to the Worker with environment `e`. */
+export async function mcp(credential: string, method: string, params: Record<string, unknown> = {}, e: Env = env) {
+  const res = await fetchWith(e, "/mcp", {
     method: "POST",
     headers: {
       authorization: `Bearer ${credential}`,
@@ -165,5 +165,5 @@ export async function mcp(credential: string, method: string, params: Record<str
   return { status: res.status, headers: res.headers, body: await mcpBody(res) };
 }
 
-export const evaluate = (credential: string) =>
-  mcp(credential, "tools/call", { name: "math.evaluate", arguments: { expression: "6 * 7" } });
+export const evaluate = (credential: string, e: Env = env) =>
+  mcp(credential, "tools/call", { name: "math.evaluate", arguments: { expression: "6 * 7" } }, e);

@@ -34,7 +34,11 @@ const LAZY: [string, RegExp][] = [
   ["the upstream MCP client", /^src\/upstreams\/(client|mcp-wire|adapter|discovery|failures)\.ts$/],
   ["the OpenAPI document", /^src\/openapi\//],
   ["the OAuth library", /node_modules\/@cloudflare\/workers-oauth-provider\//],
-  ["the OAuth server", /^src\/oauth\/(provider|consent|consent-page|grants|grant|grant-key|token-caller)\.ts$/],
+  [
+    "the OAuth server",
+    /^src\/oauth\/(provider|consent|consent-page|consent-signer|grants|grant|grant-key|token-caller)\.ts$/,
+  ],
+  ["the identity provider's sign-in", /^src\/oauth\/idp-(sign-in|callback|token|identity|pending)\.ts$/],
 ];
 
 describe("the runtime's start-up", () => {

@@ -43,4 +43,21 @@ describe("the consent page", () => {
     expect(all).toContain('value="lab"');
     expect(all).not.toContain('name="bundle"');
   });
+
+  it("offers the identity provider's sign-in only when named, and says whom it signed in, escaped", () => {
+    expect(signInPage(hostile)).not.toContain('value="idp"');
+    const offered = signInPage(hostile, undefined, "<i>Acme</i> SSO");
+    expect(offered).toContain('<input type="hidden" name="step" value="idp">');
+    expect(offered).toContain("Sign in with &#60;i&#62;Acme&#60;/i&#62; SSO");
+    const facts = { tenant: "acme", agent: "u-1", providers: [], bundles: [], ticket: "t", channels: ["std"] };
+    const chosen = choicePage(
+      hostile,
+      { ...facts, via: "Acme SSO", who: "<ada>" },
+      undefined,
+      "/oauth/authorize?a=1&b=2",
+    );
+    expect(chosen).toContain("Signed in with Acme SSO as <strong>&#60;ada&#62;</strong>");
+    expect(chosen).toContain('action="/oauth/authorize?a=1&#38;b=2"');
+    expect(chosen).toContain("Every channel you may use");
+  });
 });
