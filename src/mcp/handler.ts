@@ -19,7 +19,8 @@
  *      answers 403 when the answer is still a plain JSON body, and a call refused or ended with
  *      a 429/503 error gets `Retry-After` (src/retry-after.ts)
  *
- * Sessions: the 2025 lane is stateless, yet a 2025 client cancels a call only by sending
+ * Sessions: the 2025 lane is stateless (but for the log level a session asks for, kept
+ * best effort: log-level.ts), yet a 2025 client cancels a call only by sending
  * `notifications/cancelled` with the call's JSON-RPC id on another POST (it keeps the response
  * stream open). So `initialize` answers with an `Mcp-Session-Id` (random; nothing is stored),
  * which the client repeats on every request: a followed call is keyed by (session, id)
@@ -47,6 +48,7 @@ import { insufficientScopeChallenge, MCP_PATH, mcpSettings, unauthorizedChalleng
 import { callContext, type McpScope } from "./scope.ts";
 import { createServer } from "./server.ts";
 import { headerDeclarations, paramMismatch, type ParamMismatch } from "./param-headers.ts";
+import { sessionLogLevel } from "./log-level.ts";
 import { callableOffering, toolDetail } from "../execution/tool-listing.ts";
 
 export { MCP_PATH };
@@ -155,6 +157,7 @@ export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise
       (body as { id?: string | number }).id ?? null,
     );
 
+  await sessionLogLevel(scope, body);
   if (isTaskListen(body, request.headers)) return serveTaskListen(scope, body);
   if (scope.sessionId && isLegacyCancel(body)) cancelSessionCall(scope, body.params.requestId);
 
