@@ -33,7 +33,7 @@ import { toolInView } from "../registry/bundles.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { callToolResult, endingOfEvent, META_EXECUTION_ID, type Ending } from "./results.ts";
 import { callContext, callTrace, type McpScope } from "./scope.ts";
-import { atLeast, requestLogLevel } from "./log-level.ts";
+import { atLeast, isLoggingLevel, requestLogLevel } from "./log-level.ts";
 import { createdTask, declaresTasks } from "./tasks.ts";
 import { taskUseOf, type TaskUse } from "./tools.ts";
 
@@ -211,13 +211,11 @@ function progressOf(event: ExecutionEvent): { progress: number; total?: number; 
   return { progress: event.seq, ...message };
 }
 
-const LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
-
 function levelOf(event: ExecutionEvent): LoggingLevel {
   if (event.type === "stderr") return "warning";
   const level =
     event.data !== null && typeof event.data === "object" ? (event.data as Record<string, unknown>).level : undefined;
-  return typeof level === "string" && LEVELS.has(level) ? (level as LoggingLevel) : "info";
+  return isLoggingLevel(level) ? level : "info";
 }
 
 /** `io.tool-runtime/*` keys of `_meta` as envelope fields; an unknown one is a mistake worth saying (-32602). */
