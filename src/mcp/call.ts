@@ -100,7 +100,11 @@ export async function callTool(
     });
     if (answer.kind === "finished") return endResult(scope, answer.view);
     if (answer.kind !== "stream") throw unexpected(answer);
-    return follow(scope, context, answer.execution_id, answer.events, ctx, { progressToken, logLevel, tool: params.name });
+    return follow(scope, context, answer.execution_id, answer.events, ctx, {
+      progressToken,
+      logLevel,
+      tool: params.name,
+    });
   }
 
   const answer = await run(scope, context, { ...envelope, mode: "sync" });

@@ -208,16 +208,20 @@ export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise
  * schema is the one this caller is listed (the version it asks for, else the active one); a tool
  * it cannot see, or outside the bundles in view, is left to `tools/call` to refuse as unknown.
  */
-async function paramHeaderMismatch(scope: McpScope, body: unknown, headers: Headers): Promise<ParamMismatch | undefined> {
+async function paramHeaderMismatch(
+  scope: McpScope,
+  body: unknown,
+  headers: Headers,
+): Promise<ParamMismatch | undefined> {
   const m = body as
-    | { method?: unknown; params?: { name?: unknown; arguments?: unknown; _meta?: Record<string, unknown> } }
-    | undefined;
+    { method?: unknown; params?: { name?: unknown; arguments?: unknown; _meta?: Record<string, unknown> } } | undefined;
   const name = m?.params?.name;
   const meta = m?.params?._meta;
   if (m?.method !== "tools/call" || typeof name !== "string" || meta?.[PROTOCOL_VERSION] !== MODERN) return undefined;
   const detail = await toolDetail(scope.env, scope.caller, name, scope.waitUntil);
   if (!detail.ok) return undefined;
-  if (scope.bundles && !toolInView(scope.bundles, await getSnapshot(scope.env, scope.waitUntil), name)) return undefined;
+  if (scope.bundles && !toolInView(scope.bundles, await getSnapshot(scope.env, scope.waitUntil), name))
+    return undefined;
   const version = meta["io.tool-runtime/version"];
   const offering = callableOffering(detail.value, scope.caller, typeof version === "string" ? version : undefined);
   const declarations = offering && headerDeclarations(offering.input_schema);

@@ -14,7 +14,16 @@
 import type { LoggingLevel } from "@modelcontextprotocol/server";
 import type { McpScope } from "./scope.ts";
 
-const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const LEVELS: readonly LoggingLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
 const CACHE_NAME = "tool-runtime";
 const KEPT_SECONDS = 24 * 60 * 60;
 const LOG_LEVEL_META = "io.modelcontextprotocol/logLevel";

@@ -110,9 +110,12 @@ export function paramMismatch(
     if (sent === null) return { header, message: `the body carries ${arg} but the ${header} header is absent` };
     const decoded = decode(sent);
     if (decoded === undefined) return { header, message: `the ${header} header carries an invalid Base64 value` };
-    const same =
-      typeof value === "number" && DECIMAL.test(decoded) ? Number(decoded) === value : decoded === text;
-    if (!same) return { header, message: `the ${header} header decodes to ${JSON.stringify(decoded)} but the body carries ${arg}` };
+    const same = typeof value === "number" && DECIMAL.test(decoded) ? Number(decoded) === value : decoded === text;
+    if (!same)
+      return {
+        header,
+        message: `the ${header} header decodes to ${JSON.stringify(decoded)} but the body carries ${arg}`,
+      };
   }
   return undefined;
 }

@@ -53,11 +53,16 @@ describe("headerDeclarations", () => {
 
 describe("paramMismatch", () => {
   it("accepts headers that say what the body says: plain, Base64, numbers and booleans as text", () => {
-    expect(mismatch({ region: "eu-west", priority: 3, verbose: false }, {
-      "mcp-param-region": "eu-west",
-      "Mcp-Param-Priority": "3",
-      "MCP-PARAM-VERBOSE": "false",
-    })).toBeUndefined();
+    expect(
+      mismatch(
+        { region: "eu-west", priority: 3, verbose: false },
+        {
+          "mcp-param-region": "eu-west",
+          "Mcp-Param-Priority": "3",
+          "MCP-PARAM-VERBOSE": "false",
+        },
+      ),
+    ).toBeUndefined();
     expect(mismatch({ region: "Zürich " }, { "mcp-param-region": b64("Zürich ") })).toBeUndefined();
     expect(mismatch({ priority: 42 }, { "mcp-param-priority": "42.0" })).toBeUndefined();
     expect(mismatch({ nested: { zone: "a" } }, { "mcp-param-zone": "a" })).toBeUndefined();
@@ -82,12 +87,15 @@ describe("paramMismatch", () => {
       message: 'the body carries region="eu" but the Mcp-Param-Region header is absent',
     });
     expect(mismatch({ region: "eu" }, { "mcp-param-region": "us" })?.message).toMatch(/decodes to "us"/);
-    expect(mismatch({ region: "Hello" }, { "mcp-param-region": "=?base64?SGVsbG8?=" })?.message).toMatch(/invalid Base64/);
+    expect(mismatch({ region: "Hello" }, { "mcp-param-region": "=?base64?SGVsbG8?=" })?.message).toMatch(
+      /invalid Base64/,
+    );
     expect(mismatch({ region: "Hello" }, { "mcp-param-region": "=?base64?SGVs!!!bG8=?=" })?.message).toMatch(
       /invalid Base64/,
     );
-    expect(mismatch({ region: "x" }, { "mcp-param-region": `=?base64?${Buffer.from([0xff]).toString("base64")}?=` }))
-      .toMatchObject({ header: "Mcp-Param-Region" });
+    expect(
+      mismatch({ region: "x" }, { "mcp-param-region": `=?base64?${Buffer.from([0xff]).toString("base64")}?=` }),
+    ).toMatchObject({ header: "Mcp-Param-Region" });
     expect(mismatch({ verbose: true }, { "mcp-param-verbose": "True" })?.header).toBe("Mcp-Param-Verbose");
   });
 });
