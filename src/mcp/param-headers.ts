@@ -135,7 +135,9 @@ function decode(value: string): string | undefined {
   const b64 = value.slice(9, -2);
   if (!BASE64.test(b64)) return undefined;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)),
+    );
   } catch {
     return undefined;
   }
