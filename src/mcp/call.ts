@@ -5,9 +5,11 @@
  *   a task          the client takes tasks and the tool is slow or long-running (2026-07-28), or
  *                   the client asked with `params.task` (2025-11-25): mode async, answered with
  *                   the task once the execution is stored (tasks.ts)
- *   followed        a `progressToken`, or a slow or long-running tool: mode async + stream; its
- *                   `progress` events become `notifications/progress`, `stdout`/`stderr`/`log`
- *                   events `notifications/message`; closing the response stream cancels it
+ *   followed        a `progressToken`, a client that asked for log messages (log-level.ts), or a
+ *                   slow or long-running tool: mode async + stream; its `progress` events become
+ *                   `notifications/progress`, `stdout`/`stderr`/`log` events
+ *                   `notifications/message` (from the level asked for); closing the response
+ *                   stream cancels it
  *   plain           everything else: mode sync, the edge's fast path
  *
  * Runtime options ride in `_meta` under `io.tool-runtime/` (the names of docs/contract.md#request): `version`,
@@ -31,6 +33,7 @@ import { toolInView } from "../registry/bundles.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { callToolResult, endingOfEvent, META_EXECUTION_ID, type Ending } from "./results.ts";
 import { callContext, callTrace, type McpScope } from "./scope.ts";
+import { atLeast, isLoggingLevel, requestLogLevel } from "./log-level.ts";
 import { createdTask, declaresTasks } from "./tasks.ts";
 import { taskUseOf, type TaskUse } from "./tools.ts";
 
@@ -82,7 +85,8 @@ export async function callTool(
   }
 
   const progressToken = ctx.mcpReq._meta?.progressToken as string | number | undefined;
-  if (progressToken !== undefined || use === "always") {
+  const logLevel = era === "modern" ? requestLogLevel(ctx.mcpReq.envelope as Record<string, unknown>) : scope.logLevel;
+  if (progressToken !== undefined || logLevel !== undefined || use === "always") {
     // A 2025 client cancels with notifications/cancelled on another POST: the execution's id
     // must be findable from (session, request id), so such a call is keyed by them (handler.ts).
     const key =
@@ -96,7 +100,11 @@ export async function callTool(
     });
     if (answer.kind === "finished") return endResult(scope, answer.view);
     if (answer.kind !== "stream") throw unexpected(answer);
-    return follow(scope, context, answer.execution_id, answer.events, ctx, progressToken, params.name);
+    return follow(scope, context, answer.execution_id, answer.events, ctx, {
+      progressToken,
+      logLevel,
+      tool: params.name,
+    });
   }
 
   const answer = await run(scope, context, { ...envelope, mode: "sync" });
@@ -146,9 +154,9 @@ async function follow(
   executionId: string,
   events: AsyncIterable<ExecutionEvent>,
   ctx: ServerContext,
-  progressToken: string | number | undefined,
-  tool: string,
+  o: { progressToken: string | number | undefined; logLevel: LoggingLevel | undefined; tool: string },
 ): Promise<CallToolResult> {
+  const { progressToken, logLevel, tool } = o;
   let ended = false;
   // The signal also fires when the exchange is torn down after the answer: only a close before the end cancels.
   const onClose = () => {
@@ -176,7 +184,8 @@ async function follow(
           });
         }
       } else if (event.type === "stdout" || event.type === "stderr" || event.type === "log") {
-        await ctx.mcpReq.log(levelOf(event), event.data, `${tool}/${event.type}`);
+        const level = levelOf(event);
+        if (!logLevel || atLeast(level, logLevel)) await ctx.mcpReq.log(level, event.data, `${tool}/${event.type}`);
       }
     }
   } finally {
@@ -206,13 +215,11 @@ function progressOf(event: ExecutionEvent): { progress: number; total?: number; 
   return { progress: event.seq, ...message };
 }
 
-const LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
-
 function levelOf(event: ExecutionEvent): LoggingLevel {
   if (event.type === "stderr") return "warning";
   const level =
     event.data !== null && typeof event.data === "object" ? (event.data as Record<string, unknown>).level : undefined;
-  return typeof level === "string" && LEVELS.has(level) ? (level as LoggingLevel) : "info";
+  return isLoggingLevel(level) ? level : "info";
 }
 
 /** `io.tool-runtime/*` keys of `_meta` as envelope fields; an unknown one is a mistake worth saying (-32602). */

@@ -13,11 +13,14 @@
  *      `initialize` (which gets a session id: below)
  *   5. on `/mcp/{bundle}`, or for a key limited to bundles, the bundles in view from the edge's
  *      registry copy → 404 for a bundle there is none of (or the key does not have)
- *   6. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
+ *   6. a 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, for a
+ *      tool whose schema marks them (param-headers.ts) → 400 with JSON-RPC -32020
+ *   7. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
  *      answers 403 when the answer is still a plain JSON body, and a call refused or ended with
  *      a 429/503 error gets `Retry-After` (src/retry-after.ts)
  *
- * Sessions: the 2025 lane is stateless, yet a 2025 client cancels a call only by sending
+ * Sessions: the 2025 lane is stateless (but for the log level a session asks for, kept
+ * best effort: log-level.ts), yet a 2025 client cancels a call only by sending
  * `notifications/cancelled` with the call's JSON-RPC id on another POST (it keeps the response
  * stream open). So `initialize` answers with an `Mcp-Session-Id` (random; nothing is stored),
  * which the client repeats on every request: a followed call is keyed by (session, id)
@@ -36,7 +39,7 @@ import { RuntimeError } from "../errors.ts";
 import { cancel } from "../execution/service.ts";
 import { keyedObjectId } from "../execution/ids.ts";
 import { readBody } from "../codec/request-body.ts";
-import { bundlesInView, type Bundle } from "../registry/bundles.ts";
+import { bundlesInView, toolInView, type Bundle } from "../registry/bundles.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { sessionCallKey } from "./call.ts";
 import { jsonRpcCodeOf } from "./errors.ts";
@@ -44,9 +47,16 @@ import { isTaskListen, serveTaskListen } from "./listen.ts";
 import { insufficientScopeChallenge, MCP_PATH, mcpSettings, unauthorizedChallenge } from "./resource-server.ts";
 import { callContext, type McpScope } from "./scope.ts";
 import { createServer } from "./server.ts";
+import { headerDeclarations, paramMismatch, type ParamMismatch } from "./param-headers.ts";
+import { sessionLogLevel } from "./log-level.ts";
+import { callableOffering, toolDetail } from "../execution/tool-listing.ts";
 
 export { MCP_PATH };
 const SESSION_ID = /^[0-9a-f]{32}$/;
+const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+const MODERN = "2026-07-28";
+/** MCP's HeaderMismatch: a request whose headers and body disagree. */
+const HEADER_MISMATCH = -32020;
 
 /** `bundleName`: the request came to `/mcp/{bundle}`, and sees only that bundle's tools (docs/contract.md#bundles). */
 export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise<Response> {
@@ -136,6 +146,18 @@ export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise
     ...(bundles ? { bundles } : {}),
   };
 
+  const mismatch = await paramHeaderMismatch(scope, body, request.headers);
+  if (mismatch)
+    return jsonRpcError(
+      400,
+      HEADER_MISMATCH,
+      `Bad Request: the request headers and body disagree: ${mismatch.message}`,
+      { mismatch: { header: mismatch.header, body: mismatch.message } },
+      {},
+      (body as { id?: string | number }).id ?? null,
+    );
+
+  await sessionLogLevel(scope, body);
   if (isTaskListen(body, request.headers)) return serveTaskListen(scope, body);
   if (scope.sessionId && isLegacyCancel(body)) cancelSessionCall(scope, body.params.requestId);
 
@@ -179,6 +201,31 @@ export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise
     return new Response(response.body, { status: 200, headers });
   }
   return response;
+}
+
+/**
+ * Whether a 2026-07-28 `tools/call`'s `Mcp-Param-*` headers disagree with its arguments. The
+ * schema is the one this caller is listed (the version it asks for, else the active one); a tool
+ * it cannot see, or outside the bundles in view, is left to `tools/call` to refuse as unknown.
+ */
+async function paramHeaderMismatch(
+  scope: McpScope,
+  body: unknown,
+  headers: Headers,
+): Promise<ParamMismatch | undefined> {
+  const m = body as
+    { method?: unknown; params?: { name?: unknown; arguments?: unknown; _meta?: Record<string, unknown> } } | undefined;
+  const name = m?.params?.name;
+  const meta = m?.params?._meta;
+  if (m?.method !== "tools/call" || typeof name !== "string" || meta?.[PROTOCOL_VERSION] !== MODERN) return undefined;
+  const detail = await toolDetail(scope.env, scope.caller, name, scope.waitUntil);
+  if (!detail.ok) return undefined;
+  if (scope.bundles && !toolInView(scope.bundles, await getSnapshot(scope.env, scope.waitUntil), name))
+    return undefined;
+  const version = meta["io.tool-runtime/version"];
+  const offering = callableOffering(detail.value, scope.caller, typeof version === "string" ? version : undefined);
+  const declarations = offering && headerDeclarations(offering.input_schema);
+  return declarations?.length ? paramMismatch(declarations, m.params!.arguments, headers) : undefined;
 }
 
 /** A 2025 client's cancel of an earlier call (no 2026 envelope: modern clients close the stream instead). */
@@ -231,9 +278,10 @@ function jsonRpcError(
   message: string,
   data?: unknown,
   headers: Record<string, string> = {},
+  id: string | number | null = null,
 ): Response {
   return Response.json(
-    { jsonrpc: "2.0", error: { code, message, ...(data !== undefined ? { data } : {}) }, id: null },
+    { jsonrpc: "2.0", error: { code, message, ...(data !== undefined ? { data } : {}) }, id },
     { status, headers },
   );
 }

@@ -4,7 +4,7 @@
  * handlers report back to the HTTP layer (a refusal that is a 403, a `Retry-After`).
  */
 import type { Caller } from "../contract.ts";
-import { TRACEPARENT_META_KEY } from "@modelcontextprotocol/server";
+import { TRACEPARENT_META_KEY, type LoggingLevel } from "@modelcontextprotocol/server";
 import { continuedTrace, type TraceContext } from "../audit/trace.ts";
 import type { CallContext } from "../execution/service.ts";
 import type { Bundle } from "../registry/bundles.ts";
@@ -18,6 +18,8 @@ export interface McpScope {
   waitUntil: (p: Promise<unknown>) => void;
   /** The 2025 lane's session id (minted by this face at `initialize`; see handler.ts). */
   sessionId?: string;
+  /** The 2025 lane: the level of log messages this session asked for with `logging/setLevel` (log-level.ts). */
+  logLevel?: LoggingLevel;
   /**
    * At `/mcp/{bundle}`, that bundle; for a key limited to bundles, its bundles: the tools of
    * these are all this request may list or call (docs/contract.md#bundles). Absent: every tool.

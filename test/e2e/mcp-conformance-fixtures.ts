@@ -64,6 +64,13 @@ const JSON_SCHEMA_2020_12 = {
 };
 
 type Notify = (method: string, params: object) => void;
+
+/** Thrown by a fixture to answer its call with a JSON-RPC error (a protocol error, not a tool's). */
+class ProtocolFault extends Error {
+  constructor(readonly code: number) {
+    super("internal error");
+  }
+}
 type Meta = { progressToken?: string | number };
 interface Fixture {
   description: string;
@@ -192,6 +199,24 @@ export const FIXTURES: Record<string, Fixture> = {
     latency_class: "slow",
     call: () => ({ isError: true, content: [text("failing_job failed, as it always does")] }),
   },
+  protocol_error_job: {
+    description: "Fails with a protocol error, not a tool's (task-supporting).",
+    latency_class: "slow",
+    call: () => {
+      throw new ProtocolFault(-32603);
+    },
+  },
+  // http-custom-header-server-validation: a tool whose argument clients mirror into a header
+  // (x-mcp-header); the name and the argument are those of the suite's own client fixture.
+  test_custom_headers: {
+    description: "Echoes its region, which a client mirrors into the Mcp-Param-Region header.",
+    inputSchema: {
+      type: "object",
+      properties: { region: { type: "string", "x-mcp-header": "Region" } },
+      required: ["region"],
+    },
+    call: (args) => ({ content: [text(`region ${String(args.region)}`)] }),
+  },
   json_schema_2020_12_tool: {
     description: "Tool with JSON Schema 2020-12 features",
     inputSchema: JSON_SCHEMA_2020_12,
@@ -251,12 +276,18 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       const fixture = FIXTURES[message.params?.name ?? ""];
       if (!fixture) return fail(-32602, `Tool ${message.params?.name} not found`);
       const notifications: string[] = [];
-      const result = await fixture.call(
-        message.params?.arguments ?? {},
-        message.params?._meta ?? {},
-        (method, params) => void notifications.push(frame({ method, params })),
-        closed.signal,
-      );
+      let result: object;
+      try {
+        result = await fixture.call(
+          message.params?.arguments ?? {},
+          message.params?._meta ?? {},
+          (method, params) => void notifications.push(frame({ method, params })),
+          closed.signal,
+        );
+      } catch (err) {
+        if (err instanceof ProtocolFault) return fail(err.code, err.message);
+        throw err;
+      }
       if (closed.signal.aborted) return;
       const last = frame({ id: message.id, result: { ...result, resultType: "complete" } });
       if (notifications.length === 0) return answer(res, 200, last);

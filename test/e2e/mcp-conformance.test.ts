@@ -1,15 +1,17 @@
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, server mode) against
- * the stack's /mcp, at each protocol revision it serves. The suite sends no credential and the
- * runtime has no anonymous mode, so it talks to a loopback proxy that adds a test tenant's key.
- * Every scenario that applies to a gateway of tools runs (at 2025-11-25, of the `tools/call`
- * ones, those that grade something the 2026-07-28 runs do not); checks it cannot pass are in
+ * the stack's MCP face, at each protocol revision it serves. The suite sends no credential and
+ * the runtime has no anonymous mode, so it talks to a loopback proxy that adds a test tenant's key.
+ * Every scenario that applies to a gateway of tools runs; checks it cannot pass are in
  * mcp-conformance-baseline.yml with the reason, as are the scenarios left out.
  *
- * The suite's `tools/call` scenarios call fixture tools by name (test_simple_text, …). They are
+ * The suite's scenarios call fixture tools by name (test_simple_text, greet, …). They are
  * served by a test-only upstream MCP server (mcp-conformance-fixtures.ts), registered for this
  * file with an empty prefix so the tools keep their names, and removed after it: what is graded
- * is what the gateway makes of a real upstream's answers (docs/contract.md#upstreams).
+ * is what the gateway makes of a real upstream's answers (docs/contract.md#upstreams). The suite
+ * talks to a bundle of exactly those tools (`/mcp/{bundle}`, docs/contract.md#bundles), as an
+ * operator would serve a client the tools it is for: some checks call the first tool listed
+ * with no arguments, which the stack's own tools (demo.countdown needs `from`) rightly refuse.
  *
  * The suite needs Node 22 (`fs.globSync`): it runs on the `node` devDependency's binary.
  */
@@ -25,7 +27,7 @@ import { provided } from "./stack.ts";
 const BASELINE = join(ROOT, "test/e2e/mcp-conformance-baseline.yml");
 const SCENARIO_TIMEOUT_MS = 60_000;
 
-/** The scenarios that call the fixture tools (mcp-conformance-fixtures.ts). */
+/** The scenarios that call the fixture tools (mcp-conformance-fixtures.ts), at both revisions. */
 const TOOLS_CALL = [
   "tools-call-simple-text",
   "tools-call-image",
@@ -35,18 +37,6 @@ const TOOLS_CALL = [
   "tools-call-error",
   "tools-call-with-progress",
   "json-schema-2020-12",
-];
-/**
- * At 2025-11-25 only those that grade something the 2026-07-28 runs do not (each run costs a
- * Node start): the content blocks all go through one mapping (mixed-content has text, image
- * and a resource; audio its own block), the listing is the same, and progress and errors take
- * the 2025 lane's own path. All of TOOLS_CALL passes there too.
- */
-const TOOLS_CALL_2025 = [
-  "tools-call-audio",
-  "tools-call-mixed-content",
-  "tools-call-error",
-  "tools-call-with-progress",
 ];
 
 /** Extension scenarios (`tasks-*`) are not on the revisions' timeline: the suite runs them with --force. */
@@ -60,10 +50,14 @@ const RUNS: Record<string, string[]> = {
     "http-header-validation",
     "input-required-result-unsupported-methods",
     "input-required-result-validate-input",
+    "http-custom-header-server-validation",
     ...TOOLS_CALL,
+    "tasks-lifecycle",
     "tasks-capability-negotiation",
     "tasks-dispatch-and-envelope",
     "tasks-request-headers",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
   ],
   "2025-11-25": [
     "server-initialize",
@@ -73,7 +67,7 @@ const RUNS: Record<string, string[]> = {
     "dns-rebinding-protection",
     "server-sse-multiple-streams",
     "server-session-lifecycle",
-    ...TOOLS_CALL_2025,
+    ...TOOLS_CALL,
     // Removed in 2026-07-28 (log messages ride on the request's own `_meta` there).
     "tools-call-with-logging",
   ],
@@ -83,6 +77,7 @@ const RUNS: Record<string, string[]> = {
 let proxy: CredentialProxy;
 let fixtures: FixtureUpstream;
 const UPSTREAM = `conformance-${crypto.randomUUID().slice(0, 8)}`;
+const BUNDLE = UPSTREAM;
 
 beforeAll(async () => {
   fixtures = await startFixtureUpstream(provided("upstreamPorts")[0]);
@@ -104,6 +99,11 @@ beforeAll(async () => {
   });
   expect(registered.status, JSON.stringify(registered.body)).toBe(201);
   expect([...registered.body.status.served].sort()).toEqual(Object.keys(FIXTURES).sort());
+  const bundle = await asAdmin("PUT", `/v1/admin/bundles/${BUNDLE}`, {
+    description: "The MCP conformance suite's fixture tools",
+    tools: Object.keys(FIXTURES),
+  });
+  expect(bundle.status, JSON.stringify(bundle.body)).toBe(201);
   proxy = await startCredentialProxy(
     baseUrl,
     await newKey({ tenant: `roomy-conformance-${crypto.randomUUID().slice(0, 8)}` }),
@@ -112,6 +112,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await proxy?.close();
+  await asAdmin("DELETE", `/v1/admin/bundles/${BUNDLE}`);
   await asAdmin("DELETE", `/v1/admin/upstreams/${UPSTREAM}`);
   await fixtures?.close();
 });
@@ -142,7 +143,7 @@ function conformance(spec: string, scenario: string): Promise<{ code: number | n
     CONFORMANCE_SUITE,
     "server",
     "--url",
-    `${proxy.url}/mcp`,
+    `${proxy.url}/mcp/${BUNDLE}`,
     "--scenario",
     scenario,
     "--spec-version",

@@ -283,6 +283,34 @@ describe("logs", () => {
   });
 });
 
+describe("log messages a client asked for, on a plain call", () => {
+  // lab.stall is a fast tool (a plain call takes the fast path) that logs once, at info, before it answers.
+  const stall = { name: "lab.stall", arguments: { ms: 0 }, _meta: ROOMY_META };
+  const logged = (r: { messages: any[] }) =>
+    r.messages.filter((m) => m.method === "notifications/message").map((m) => m.params.level);
+
+  it("follows a 2026-07-28 call whose request sets logLevel, and sends what is at that level or above", async () => {
+    const info = await modern("tools/call", stall, { logLevel: "info" });
+    expect(logged(info)).toEqual(["info"]);
+    expect(info.body.result.structuredContent).toEqual({ waited_ms: 0 });
+    const warning = await modern("tools/call", stall, { logLevel: "warning" });
+    expect(logged(warning)).toEqual([]);
+    expect(warning.body.result.structuredContent).toEqual({ waited_ms: 0 });
+    expect(logged(await modern("tools/call", stall))).toEqual([]);
+  });
+
+  it("keeps a 2025 session's logging/setLevel for its later calls", async () => {
+    const s = await legacySession(await newKey());
+    expect(logged(await s.request("tools/call", stall))).toEqual([]);
+    expect((await s.request("logging/setLevel", { level: "info" })).body).toMatchObject({ result: {} });
+    const info = await s.request("tools/call", stall);
+    expect(logged(info)).toEqual(["info"]);
+    expect(info.body.result.structuredContent).toEqual({ waited_ms: 0 });
+    await s.request("logging/setLevel", { level: "error" });
+    expect(logged(await s.request("tools/call", stall))).toEqual([]);
+  });
+});
+
 describe("notifications/cancelled (2025)", () => {
   it("cancels the call it names while that call's stream stays open, which then answers with the cancelled end", async () => {
     const key = await newKey();
