@@ -179,6 +179,12 @@ async function tenantAdmin(tenant: string) {
   };
 }
 
+/** Waits for the runtime's callback page: the choice of what to allow, or its refusal (then fails with what it says). */
+async function backOnRuntime(): Promise<void> {
+  await page.getByRole("button", { name: "Allow" }).or(page.getByRole("alert")).first().waitFor();
+  expect(await page.getByRole("alert").allTextContents()).toEqual([]);
+}
+
 describe("signing in on the consent page through the identity provider, in a browser", () => {
   it("signs a person in at the provider, grants a channel, and the client's token calls a tool as them", async () => {
     person = { sub: `person-${randomUUID().slice(0, 8)}`, tenant: `idp-e2e-${randomUUID().slice(0, 8)}` };
@@ -188,7 +194,7 @@ describe("signing in on the consent page through the identity provider, in a bro
       await page.getByRole("button", { name: "Sign in", exact: true }).click();
 
       // Back on the runtime's callback (the cookie came along): who signed in, and the choice.
-      await page.getByRole("button", { name: "Allow" }).waitFor();
+      await backOnRuntime();
       expect(page.url()).toMatch(new RegExp(`^${RUNTIME_CALLBACK}\\?`));
       const signedIn = await page.locator("p", { hasText: "Signed in with" }).textContent();
       expect(signedIn).toContain(`Signed in with ${IDP_NAME} as ${person.sub}@example.com`);
@@ -262,7 +268,7 @@ describe("signing in on the consent page through the identity provider, in a bro
     }
     // The sign-in is left to the browser that began it: there it goes on.
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.getByRole("button", { name: "Allow" }).waitFor();
+    await backOnRuntime();
     expect(await page.locator("p", { hasText: "Signed in with" }).textContent()).toContain(`tenant ${person.tenant}`);
     // Exchanged once, by the browser that began it; the other one's visit never reached the provider.
     expect(tokenAnswers).toEqual([200]);
