@@ -48,6 +48,13 @@ export interface E2eStack {
   /** Loopback ports an upstream MCP server may be registered at by URL (UPSTREAM_EGRESS_ALLOW); upstreams.test.ts serves on them. */
   upstreamPorts: number[];
   /**
+   * The loopback port of the consent page's identity provider (OAUTH_IDP_*, at `/authorize` and
+   * `/token`); oauth-idp-browser.test.ts serves it. Its client id and button name: `idpClientId`, `idpName`.
+   */
+  idpPort: number;
+  idpClientId: string;
+  idpName: string;
+  /**
    * This stack's BOOTSTRAP_TOKEN. The bootstrap works once per stack, so one test uses it
    * (test/e2e/cli.test.ts, `trt admin bootstrap`); any other file may only see it refused.
    */
@@ -65,6 +72,9 @@ const JWT_ISSUER = "https://idp.test.invalid";
 const JWT_AUDIENCE = "tool-runtime-e2e";
 /** The `groups` value that makes a token an operator's in the e2e stack. */
 const JWT_OPERATOR_GROUP = "tool-runtime-operators";
+/** The runtime's client id at that identity provider, and the consent page's "Sign in with …". */
+const IDP_CLIENT_ID = "tool-runtime-e2e-consent";
+const IDP_NAME = "E2E Identity";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -141,8 +151,8 @@ export default async function setup(project: TestProject) {
   const stacks: E2eStack[] = [];
   for (let n = 0; n < count; n++) {
     // Held until the stack starts (reservePort): it starts later, as the unit files end.
-    const held = await Promise.all([reservePort(), reservePort(), reservePort(), reservePort()]);
-    const [port, inspectorPort, callerPort, callerInspector] = held.map((h) => h.port);
+    const held = await Promise.all([reservePort(), reservePort(), reservePort(), reservePort(), reservePort()]);
+    const [port, inspectorPort, callerPort, callerInspector, idpPort] = held.map((h) => h.port);
     const releasePorts = () => Promise.all(held.map((h) => h.release()));
     const stateDir = mkdtempSync(join(tmpdir(), "tool-runtime-e2e-"));
     const state = join(stateDir, "persist");
@@ -162,6 +172,17 @@ export default async function setup(project: TestProject) {
     // stack only (the runtime is the session's first config, so --var reaches it).
     const upstreamPorts = [await freePort(), await freePort()];
     const upstreamVar = `UPSTREAM_EGRESS_ALLOW:${upstreamPorts.map((p) => `127.0.0.1:${p}`).join(",")}`;
+    // The consent page's "Sign in with …" through an identity provider a test serves on loopback
+    // (plain http: loopback in local development). The page keeps its API-key form beside the
+    // button, so files that sign in with a key see the page they always saw. The browser reaches
+    // the provider as `localhost`, another site than the runtime's 127.0.0.1, so the way back
+    // is a cross-site navigation, as from a real provider (the SameSite=Lax cookie must travel).
+    const idpVars = [
+      `OAUTH_IDP_CLIENT_ID:${IDP_CLIENT_ID}`,
+      `OAUTH_IDP_NAME:${IDP_NAME}`,
+      `OAUTH_IDP_AUTHORIZATION_URL:http://localhost:${idpPort}/authorize`,
+      `OAUTH_IDP_TOKEN_URL:http://127.0.0.1:${idpPort}/token`,
+    ];
     const stackLog = join(stateDir, "stack.log");
     const callerLog = join(stateDir, "caller.log");
     writeFileSync(stackLog, "");
@@ -182,10 +203,14 @@ export default async function setup(project: TestProject) {
           String(inspectorPort),
           "--persist-to",
           state,
-          ...[...jwtVars, limitsVar, upstreamVar, approvalsVar, `BOOTSTRAP_TOKEN:${bootstrapToken}`].flatMap((v) => [
-            "--var",
-            v,
-          ]),
+          ...[
+            ...jwtVars,
+            ...idpVars,
+            limitsVar,
+            upstreamVar,
+            approvalsVar,
+            `BOOTSTRAP_TOKEN:${bootstrapToken}`,
+          ].flatMap((v) => ["--var", v]),
         ],
         { ...process.env, CI: "true", WRANGLER_REGISTRY_PATH: registry, ...egressEnv },
         stackLog,
@@ -249,6 +274,9 @@ export default async function setup(project: TestProject) {
       callerLog,
       stateDir,
       upstreamPorts,
+      idpPort,
+      idpClientId: IDP_CLIENT_ID,
+      idpName: IDP_NAME,
       bootstrapToken,
     });
   }
