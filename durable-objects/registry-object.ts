@@ -14,7 +14,7 @@
  * the publish rule (registry-publisher.ts): it never gives out fewer tools than last time
  * unless a completed load or an operator's removal explains it.
  *
- * Operators' tool bundles (docs/contract.md#bundles) are kept here too and ride in every
+ * Operators' and tenants' tool bundles (docs/contract.md#bundles) are kept here too and ride in every
  * snapshot, so that the edge serves `/mcp/{bundle}` from its copy.
  *
  * This class is the object's RPC surface and its health handling; the catalog's loading,
