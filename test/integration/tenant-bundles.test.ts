@@ -7,6 +7,7 @@
 import { env, exports } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
 import { BUNDLE_LIMITS } from "../../src/registry/bundles.ts";
+import { authorize, exchange, mcp } from "./oauth-client.ts";
 import { mcpBody, mintKey } from "./worker-http.ts";
 
 const MODERN = "2026-07-28";
@@ -223,5 +224,18 @@ describe("a key limited to a tenant's bundle", () => {
     });
     expect(foreign.status).toBe(400);
     expect(foreign.body.error).toMatchObject({ code: "invalid_request", details: { field: "bundles" } });
+  });
+});
+
+describe("an OAuth grant limited to a tenant's bundle", () => {
+  it("is offered to the tenant's people and serves only the bundle's tools", async () => {
+    const t = await tenant("tb-oauth");
+    const name = unique("own");
+    expect((await putOwn(t, name, { prefixes: ["text."] })).status).toBe(201);
+    const signed = await authorize(t.agent, { grant: "bundle", bundle: name });
+    const access = (await exchange(signed)).body.access_token as string;
+    const listed = (await mcp(access, "tools/list")).body.result.tools.map((x: { name: string }) => x.name);
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.filter((n: string) => !n.startsWith("text."))).toEqual([]);
   });
 });
