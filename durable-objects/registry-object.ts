@@ -14,7 +14,7 @@
  * the publish rule (registry-publisher.ts): it never gives out fewer tools than last time
  * unless a completed load or an operator's removal explains it.
  *
- * Operators' tool bundles (docs/contract.md#bundles) are kept here too and ride in every
+ * Operators' and tenants' tool bundles (docs/contract.md#bundles) are kept here too and ride in every
  * snapshot, so that the edge serves `/mcp/{bundle}` from its copy.
  *
  * This class is the object's RPC surface and its health handling; the catalog's loading,
@@ -227,6 +227,31 @@ export class RegistryObject extends DurableObject<Env> {
     this.#store.saveBundle(bundle);
     this.#catalog.changed();
     return { ok: true, value: { created: !held.has(bundle.name), snapshot: await this.#catalog.answer() } };
+  }
+
+  /** A tenant's own bundles (its admins', docs/contract.md#bundles), by name. */
+  async tenantBundles(tenant: string): Promise<Bundle[]> {
+    return [...this.#store.tenantBundles(tenant).values()];
+  }
+
+  /** Tenant admin: creates or replaces one of the tenant's bundles, at most `BUNDLE_LIMITS.tenant_bundles` each. */
+  async putTenantBundle(
+    tenant: string,
+    bundle: Bundle,
+  ): Promise<Outcome<{ created: boolean; snapshot: RegistrySnapshot }>> {
+    const held = this.#store.tenantBundles(tenant);
+    if (!held.has(bundle.name) && held.size >= BUNDLE_LIMITS.tenant_bundles)
+      return refusedBundle(`tenant ${tenant} already has ${BUNDLE_LIMITS.tenant_bundles} bundles; delete one first`);
+    this.#store.saveTenantBundle(tenant, bundle);
+    this.#catalog.changed();
+    return { ok: true, value: { created: !held.has(bundle.name), snapshot: await this.#catalog.answer() } };
+  }
+
+  /** Tenant admin: deletes one of the tenant's bundles; undefined when it has none of that name. */
+  async removeTenantBundle(tenant: string, name: string): Promise<RegistrySnapshot | undefined> {
+    if (!this.#store.removeTenantBundle(tenant, name)) return undefined;
+    this.#catalog.changed();
+    return this.#catalog.answer();
   }
 
   /** Operator: deletes a bundle; undefined when there is none of that name. */

@@ -23,6 +23,7 @@ export function composeFromStore(store: RegistryStore, now: () => number): Regis
     health,
     deprecations: store.deprecations(),
     bundles: store.bundles(),
+    tenantBundles: store.allTenantBundles(),
     now: now(),
   });
   composed.health_seq = seqs;

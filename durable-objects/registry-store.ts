@@ -39,6 +39,7 @@ export class RegistryStore {
       CREATE TABLE IF NOT EXISTS overrides (provider TEXT PRIMARY KEY, body TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS deprecations (tool TEXT NOT NULL, version TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (tool, version));
       CREATE TABLE IF NOT EXISTS bundles (name TEXT PRIMARY KEY, body TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS tenant_bundles (tenant TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (tenant, name));
     `);
   }
 
@@ -219,6 +220,47 @@ export class RegistryStore {
   /** True when there was such a bundle. */
   removeBundle(name: string): boolean {
     return this.sql.exec("DELETE FROM bundles WHERE name = ?", name).rowsWritten > 0;
+  }
+
+  /** One tenant's own tool bundles (its admins'), by name. */
+  tenantBundles(tenant: string): Map<string, Bundle> {
+    const rows = this.sql
+      .exec<{ name: string; body: string }>(
+        "SELECT name, body FROM tenant_bundles WHERE tenant = ? ORDER BY name",
+        tenant,
+      )
+      .toArray();
+    return new Map(rows.map((r) => [r.name, JSON.parse(r.body) as Bundle]));
+  }
+
+  /** Every tenant's own tool bundles, by tenant, then by name (the snapshot carries them). */
+  allTenantBundles(): Map<string, Map<string, Bundle>> {
+    const all = new Map<string, Map<string, Bundle>>();
+    const rows = this.sql
+      .exec<{ tenant: string; name: string; body: string }>(
+        "SELECT tenant, name, body FROM tenant_bundles ORDER BY tenant, name",
+      )
+      .toArray();
+    for (const r of rows) {
+      const held = all.get(r.tenant) ?? new Map<string, Bundle>();
+      held.set(r.name, JSON.parse(r.body) as Bundle);
+      all.set(r.tenant, held);
+    }
+    return all;
+  }
+
+  saveTenantBundle(tenant: string, bundle: Bundle): void {
+    this.sql.exec(
+      "INSERT INTO tenant_bundles (tenant, name, body) VALUES (?, ?, ?) ON CONFLICT (tenant, name) DO UPDATE SET body = excluded.body",
+      tenant,
+      bundle.name,
+      JSON.stringify(bundle),
+    );
+  }
+
+  /** True when the tenant had such a bundle. */
+  removeTenantBundle(tenant: string, name: string): boolean {
+    return this.sql.exec("DELETE FROM tenant_bundles WHERE tenant = ? AND name = ?", tenant, name).rowsWritten > 0;
   }
 }
 

@@ -18,6 +18,7 @@ import { tools } from "./routes/tools.ts";
 import { refusalResponse } from "./routes/refusal.ts";
 import { upstreamAdmin } from "./routes/upstreams.ts";
 import { bundleAdmin } from "./routes/bundles.ts";
+import { tenantBundles } from "./routes/tenant-bundles.ts";
 import { upstreamCredentials } from "./routes/upstream-credentials.ts";
 import { isMcpPath, MCP_PATH, METADATA_PATH, protectedResourceMetadata } from "./mcp/resource-server.ts";
 import { allowedMethods } from "./routes/allowed-methods.ts";
@@ -137,6 +138,7 @@ app.route("/v1/executions", executions);
 app.route("/v1/upstreams", upstreamCredentials);
 app.route("/v1/admin/upstreams", upstreamAdmin);
 app.route("/v1/admin/bundles", bundleAdmin);
+app.route("/v1/bundles", tenantBundles);
 app.route("/v1/approvals", approvalList);
 // Before the operator routes: a tenant's admin manages its own tenant's keys (src/routes/keys.ts).
 app.route("/v1/admin/keys", keys);

@@ -4,7 +4,8 @@
  *
  *   agent         calls tools; reads, streams and cancels its own executions only
  *   tenant_admin  also sees and cancels every execution of its tenant, reads its audit
- *                 records, keeps its upstream tokens and manages its keys (never an operator's)
+ *                 records, keeps its upstream tokens and tool bundles, and manages its keys
+ *                 (never an operator's)
  *   approver      an agent that also decides its tenant's pending approvals (never its own
  *                 call, unless APPROVALS allows `self_approval`)
  *   admin         an operator: the operator routes, global; named by configuration

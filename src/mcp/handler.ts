@@ -128,7 +128,7 @@ export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise
   // The bundles in view: the path's, else a limited key's (docs/contract.md#bundles).
   let bundles: Bundle[] | undefined;
   if (bundleName !== undefined || caller.bundles) {
-    const view = bundlesInView(await getSnapshot(env, waitUntil), bundleName, caller.bundles);
+    const view = bundlesInView(await getSnapshot(env, waitUntil), caller.tenant, bundleName, caller.bundles);
     if (view === null) {
       const err = new RuntimeError("not_found", `no bundle ${bundleName}`, { bundle: bundleName });
       return jsonRpcError(404, jsonRpcCodeOf(err.code), err.message, { error: err.toBody() });

@@ -19,6 +19,7 @@ import { loadConfig } from "../config.ts";
 import { RuntimeError } from "../errors.ts";
 import { resourceOf } from "../mcp/resource-server.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
+import { bundleNames } from "../registry/bundles.ts";
 import {
   choicePage,
   errorPage,
@@ -106,7 +107,7 @@ export async function serveConsent(
   const choice = parseChoice(form);
   const snapshot = await getSnapshot(env, waitUntil);
   const problem = choice
-    ? choiceProblem(choice, signer.caller, Object.keys(snapshot.bundles ?? {}))
+    ? choiceProblem(choice, signer.caller, bundleNames(snapshot, signer.caller.tenant))
     : "choose what the client may use";
   if (problem || !choice)
     return html(choicePage(facts, await choiceFacts(env, waitUntil, signer, ticket), problem), 400);
@@ -207,7 +208,7 @@ export async function choiceFacts(
 ): Promise<ChoiceFacts> {
   const snapshot = await getSnapshot(env, waitUntil);
   const { caller } = signer;
-  const bundles = Object.keys(snapshot.bundles ?? {}).filter((b) => !caller.bundles || caller.bundles.includes(b));
+  const bundles = bundleNames(snapshot, caller.tenant).filter((b) => !caller.bundles || caller.bundles.includes(b));
   const who = "idp" in signer.proof ? signer.proof.idp.display : undefined;
   return {
     tenant: caller.tenant,

@@ -1,4 +1,4 @@
-/** Examples of tool bundles (src/openapi/paths-bundles.ts): one for a research agent. */
+/** Examples of tool bundles (src/openapi/paths-bundles.ts), an operator's or a tenant's: one for a research agent. */
 import { AT, type OperationExamples, v } from "./examples-shared.ts";
 
 const request = {
@@ -23,4 +23,8 @@ export const bundleExamples: Record<string, OperationExamples> = {
   getBundle: { responses: { "200": v(bundle) } },
   putBundle: { request: v(request), responses: { "201": v(bundle), "200": v(bundle) } },
   deleteBundle: { responses: { "200": v({ name: "research", deleted: true }) } },
+  listTenantBundles: { responses: { "200": v({ bundles: [bundle] }) } },
+  getTenantBundle: { responses: { "200": v(bundle) } },
+  putTenantBundle: { request: v(request), responses: { "201": v(bundle), "200": v(bundle) } },
+  deleteTenantBundle: { responses: { "200": v({ name: "research", deleted: true }) } },
 };

@@ -1,5 +1,5 @@
 /**
- * Tool bundles (docs/contract.md#bundles): an operator's named subset of the registry, served
+ * Tool bundles (docs/contract.md#bundles): an operator's or a tenant admin's named subset of the registry, served
  * at `/mcp/{bundle}` so that an agent's `tools/list` holds only what it was meant to see. A
  * bundle names tools by exact name, by name prefix, or by channel (the providers that offer
  * them); a tool is in the bundle when any selector matches it. Bundles travel in the registry's
@@ -15,7 +15,14 @@ export type { Bundle, Discovery } from "./bundle-shape.ts";
 /** A bundle's name: a slug, so that it is a path segment as it is (`/mcp/{bundle}`). */
 export const BUNDLE_NAME = /^[a-z0-9](?:[a-z0-9_-]{0,62}[a-z0-9])?$/;
 /** Bounds of what one bundle holds, so that every snapshot stays small (it reaches every edge). */
-export const BUNDLE_LIMITS = { selectors: 200, selectorLength: 128, description: 1000, bundles: 200 } as const;
+export const BUNDLE_LIMITS = {
+  selectors: 200,
+  selectorLength: 128,
+  description: 1000,
+  bundles: 200,
+  /** A tenant's own bundles: every tenant's ride in the snapshot too. */
+  tenant_bundles: 20,
+} as const;
 const SELECTORS = ["tools", "prefixes", "channels"] as const;
 export const BUNDLE_FIELDS = ["name", "description", ...SELECTORS, "discovery"];
 const DISCOVERY: readonly unknown[] = ["list", "search"];
@@ -65,9 +72,25 @@ function selectorList(field: string, value: unknown): string[] {
   return [...new Set(value as string[])].sort();
 }
 
-/** The snapshot's bundle of that name (its own key only: "constructor" is a valid name). */
-export function bundleOf(snapshot: RegistrySnapshot, name: string): Bundle | undefined {
+/**
+ * The bundle of that name as `tenant`'s callers see it: the tenant's own first, else the
+ * operators'. Another tenant's bundles are never seen. Own keys only: "constructor" is a valid name.
+ */
+export function bundleOf(snapshot: RegistrySnapshot, tenant: string, name: string): Bundle | undefined {
+  const own = ownBundles(snapshot, tenant);
+  if (own && Object.hasOwn(own, name)) return own[name];
   return snapshot.bundles && Object.hasOwn(snapshot.bundles, name) ? snapshot.bundles[name] : undefined;
+}
+
+/** The names of the bundles `tenant`'s callers may use: its own and the operators', sorted. */
+export function bundleNames(snapshot: RegistrySnapshot, tenant: string): string[] {
+  const names = new Set([...Object.keys(ownBundles(snapshot, tenant) ?? {}), ...Object.keys(snapshot.bundles ?? {})]);
+  return [...names].sort();
+}
+
+function ownBundles(snapshot: RegistrySnapshot, tenant: string): Record<string, Bundle> | undefined {
+  const all = snapshot.tenant_bundles;
+  return all && Object.hasOwn(all, tenant) ? all[tenant] : undefined;
 }
 
 /**
@@ -79,22 +102,24 @@ export function toolInBundle(bundle: Bundle, snapshot: RegistrySnapshot, name: s
 }
 
 /**
- * The bundles a request at `/mcp` or `/mcp/{pathBundle}` may list and call from: the path's
- * bundle; else the key's bundles (those that still exist); undefined when neither limits it
+ * The bundles a request of `tenant` at `/mcp` or `/mcp/{pathBundle}` may list and call from
+ * (each resolved as `bundleOf` does): the path's bundle; else the key's bundles (those that
+ * still exist); undefined when neither limits it
  * (every tool). null: the path names a bundle this caller does not have — none, or one outside
  * a limited key's bundles; either answers as no bundle.
  */
 export function bundlesInView(
   snapshot: RegistrySnapshot,
+  tenant: string,
   pathBundle: string | undefined,
   keyBundles: readonly string[] | undefined,
 ): Bundle[] | undefined | null {
   if (pathBundle !== undefined) {
-    const bundle = isBundleName(pathBundle) ? bundleOf(snapshot, pathBundle) : undefined;
+    const bundle = isBundleName(pathBundle) ? bundleOf(snapshot, tenant, pathBundle) : undefined;
     return bundle && (!keyBundles || keyBundles.includes(pathBundle)) ? [bundle] : null;
   }
   if (!keyBundles) return undefined;
-  return keyBundles.flatMap((name) => bundleOf(snapshot, name) ?? []);
+  return keyBundles.flatMap((name) => bundleOf(snapshot, tenant, name) ?? []);
 }
 
 /** Whether the snapshot's tool `name` is in any of the bundles. */

@@ -79,6 +79,11 @@ export interface RegistrySnapshot {
   deprecations: Record<string, DeprecationNotice>;
   /** Operators' tool bundles by name (docs/contract.md#bundles); absent in a copy from a build before bundles. */
   bundles?: Record<string, Bundle>;
+  /**
+   * Tenant admins' tool bundles, by tenant, then by name: a tenant's are resolved for its own
+   * callers only (src/registry/bundles.ts); absent in a copy from a build before them.
+   */
+  tenant_bundles?: Record<string, Record<string, Bundle>>;
 }
 
 export interface ProviderLoad {

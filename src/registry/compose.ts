@@ -17,6 +17,8 @@ export interface ComposeInput {
   deprecations: Map<string, DeprecationNotice>;
   /** Operators' tool bundles (src/registry/bundles.ts); absent: none. */
   bundles?: Map<string, Bundle>;
+  /** Tenant admins' tool bundles, by tenant; absent: none. */
+  tenantBundles?: Map<string, Map<string, Bundle>>;
   now: number;
 }
 
@@ -57,6 +59,7 @@ export function composeSnapshot(input: ComposeInput): RegistrySnapshot {
     health: input.health,
     deprecations,
     bundles: Object.fromEntries(input.bundles ?? []),
+    tenant_bundles: Object.fromEntries([...(input.tenantBundles ?? [])].map(([t, b]) => [t, Object.fromEntries(b)])),
   };
 }
 

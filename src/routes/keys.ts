@@ -64,7 +64,7 @@ keys.post("/", async (c) => {
         field: "role",
       });
   }
-  const bundles = body.bundles === undefined ? undefined : await keyBundles(c.env, body.bundles);
+  const bundles = body.bundles === undefined ? undefined : await keyBundles(c.env, tenant, body.bundles);
   // Least privilege: a key reaches the providers and holds the capabilities it is given, none by default.
   const { key, record } = await keyStore(c.env).create({
     tenant,
@@ -108,7 +108,7 @@ keys.delete("/:id", async (c) => {
  * now (a typo would leave the key seeing nothing). One deleted later narrows the key's view to
  * the others; a key with none left lists no tools over MCP.
  */
-async function keyBundles(env: Env, value: unknown): Promise<string[]> {
+async function keyBundles(env: Env, tenant: string, value: unknown): Promise<string[]> {
   if (
     !Array.isArray(value) ||
     value.length === 0 ||
@@ -118,7 +118,9 @@ async function keyBundles(env: Env, value: unknown): Promise<string[]> {
     throw new RuntimeError("invalid_request", `bundles must be a list of 1 to ${MAX_KEY_BUNDLES} bundle names`, {
       field: "bundles",
     });
-  const known = new Set((await registryStub(env).bundles()).map((b) => b.name));
+  // The tenant's own bundles and the operators' (docs/contract.md#bundles); another tenant's are unknown here.
+  const stub = registryStub(env);
+  const known = new Set([...(await stub.bundles()), ...(await stub.tenantBundles(tenant))].map((b) => b.name));
   const unknown = (value as string[]).filter((name) => !known.has(name));
   if (unknown.length > 0)
     throw new RuntimeError("invalid_request", `no bundle ${unknown.join(", ")}`, { field: "bundles", unknown });

@@ -489,6 +489,45 @@ const ROWS: Record<string, () => Cell[]> = {
   // An empty body: the operator's answer is 400, so no cell leaves a bundle behind.
   putBundle: () => operatorOnly("putBundle", "PUT", "/v1/admin/bundles/no-such-bundle", {}),
   deleteBundle: () => operatorOnly("deleteBundle", "DELETE", "/v1/admin/bundles/no-such-bundle"),
+  // A tenant's own bundles (docs/contract.md#bundles): its admins and operators. The probes name
+  // no bundle and PUT an empty body, so an allowed cell answers 404 or 400 and changes nothing.
+  listTenantBundles: () => [
+    ...everyone(
+      "listTenantBundles",
+      (who) => rest(key[who], "GET", "/v1/bundles"),
+      ["tenantAdmin", "operator"],
+      TENANT_ADMIN_ONLY,
+    ),
+    {
+      op: "listTenantBundles",
+      who: "tenantAdmin",
+      resource: "?tenant=U",
+      phase: 1,
+      expect: forbidden("another tenant"),
+      run: () => rest(key.tenantAdmin, "GET", `/v1/bundles?tenant=${U}`),
+    },
+  ],
+  getTenantBundle: () =>
+    everyone(
+      "getTenantBundle",
+      (who) => rest(key[who], "GET", "/v1/bundles/no-such-bundle"),
+      ["tenantAdmin", "operator"],
+      TENANT_ADMIN_ONLY,
+    ),
+  putTenantBundle: () =>
+    everyone(
+      "putTenantBundle",
+      (who) => rest(key[who], "PUT", "/v1/bundles/no-such-bundle", {}),
+      ["tenantAdmin", "operator"],
+      TENANT_ADMIN_ONLY,
+    ),
+  deleteTenantBundle: () =>
+    everyone(
+      "deleteTenantBundle",
+      (who) => rest(key[who], "DELETE", "/v1/bundles/no-such-bundle"),
+      ["tenantAdmin", "operator"],
+      TENANT_ADMIN_ONLY,
+    ),
   listUpstreams: () => operatorOnly("listUpstreams", "GET", "/v1/admin/upstreams"),
   registerUpstream: () => operatorOnly("registerUpstream", "POST", "/v1/admin/upstreams", {}),
   getUpstream: () => operatorOnly("getUpstream", "GET", "/v1/admin/upstreams/no-such-upstream"),

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { CatalogTool, Offering, RegistrySnapshot } from "../../../src/registry/catalog.ts";
-import { bundlesInView, inBundle, parseBundle, toolInView, type Bundle } from "../../../src/registry/bundles.ts";
+import {
+  bundleNames,
+  bundlesInView,
+  inBundle,
+  parseBundle,
+  toolInView,
+  type Bundle,
+} from "../../../src/registry/bundles.ts";
 import { RuntimeError } from "../../../src/errors.ts";
 
 const NOW = Date.UTC(2026, 11, 1);
@@ -93,17 +100,29 @@ describe("bundlesInView", () => {
   const snap = snapshot([maths, text], [tool("math.evaluate", ["std"]), tool("text.stats", ["std"])]);
 
   it("is the path's bundle, or null when there is none of that name (own keys only)", () => {
-    expect(bundlesInView(snap, "maths", undefined)).toEqual([maths]);
-    expect(bundlesInView(snap, "nope", undefined)).toBeNull();
-    expect(bundlesInView(snap, "constructor", undefined)).toBeNull();
-    expect(bundlesInView(snap, "Bad/Name", undefined)).toBeNull();
+    expect(bundlesInView(snap, "t1", "maths", undefined)).toEqual([maths]);
+    expect(bundlesInView(snap, "t1", "nope", undefined)).toBeNull();
+    expect(bundlesInView(snap, "t1", "constructor", undefined)).toBeNull();
+    expect(bundlesInView(snap, "t1", "Bad/Name", undefined)).toBeNull();
   });
 
   it("for a limited key: its existing bundles on /mcp, one of them on /mcp/{name}, any other null", () => {
-    expect(bundlesInView(snap, undefined, ["maths", "gone"])).toEqual([maths]);
-    expect(bundlesInView(snap, "maths", ["maths"])).toEqual([maths]);
-    expect(bundlesInView(snap, "text", ["maths"])).toBeNull();
-    expect(bundlesInView(snap, undefined, undefined)).toBeUndefined();
+    expect(bundlesInView(snap, "t1", undefined, ["maths", "gone"])).toEqual([maths]);
+    expect(bundlesInView(snap, "t1", "maths", ["maths"])).toEqual([maths]);
+    expect(bundlesInView(snap, "t1", "text", ["maths"])).toBeNull();
+    expect(bundlesInView(snap, "t1", undefined, undefined)).toBeUndefined();
+  });
+
+  it("resolves the caller's tenant's own bundle first, never another tenant's", () => {
+    const own = bundle("maths", { tools: ["text.stats"] });
+    const mine = bundle("mine", { tools: ["text.stats"] });
+    const withTenants = { ...snap, tenant_bundles: { t1: { maths: own, mine }, constructor: { mine } } };
+    expect(bundlesInView(withTenants, "t1", "maths", undefined)).toEqual([own]);
+    expect(bundlesInView(withTenants, "t2", "maths", undefined)).toEqual([maths]);
+    expect(bundlesInView(withTenants, "t2", "mine", undefined)).toBeNull();
+    expect(bundlesInView(withTenants, "t1", undefined, ["mine", "text"])).toEqual([mine, text]);
+    expect(bundleNames(withTenants, "t1")).toEqual(["maths", "mine", "text"]);
+    expect(bundleNames(withTenants, "t2")).toEqual(["maths", "text"]);
   });
 
   it("puts a tool in view when any bundle holds it, and an unknown tool in none", () => {
