@@ -45,9 +45,8 @@ interface Answer {
   error?: unknown;
 }
 
-/** The answer to the request in an `application/json` body or in the `data:` lines of an event stream. */
-function answerIn(type: string, text: string): Answer | undefined {
-  if (type.startsWith("application/json")) return JSON.parse(text) as Answer;
+/** The answer to the request in the `data:` lines of event-stream text, if it is there yet. */
+function answerInEvents(text: string): Answer | undefined {
   for (const line of text.split("\n")) {
     if (!line.startsWith("data:")) continue;
     const data = line.slice(5).trim();
@@ -58,11 +57,39 @@ function answerIn(type: string, text: string): Answer | undefined {
   return undefined;
 }
 
+/**
+ * The answer to the request: an `application/json` body whole, an event stream only up to the
+ * event that holds it (then let go), as the runtime's client and the SDK's client read it: the
+ * server may close its stream later than it answers.
+ */
+async function readAnswer(res: Response): Promise<Answer | undefined> {
+  if ((res.headers.get("content-type") ?? "").startsWith("application/json")) return (await res.json()) as Answer;
+  if (!res.body) return undefined;
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return undefined;
+      text += decoder.decode(value, { stream: true });
+      // Only whole events (ended by a blank line) are read.
+      const whole = text.lastIndexOf("\n\n");
+      const answer = whole < 0 ? undefined : answerInEvents(text.slice(0, whole));
+      if (answer) return answer;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
 export async function upstreamFloor(binding: Fetcher, input: unknown): Promise<Response> {
   const res = await binding.fetch("https://upstream.invalid/mcp", toolsCall("echo", input));
-  const text = await res.text();
-  if (!res.ok) return Response.json({ error: `upstream HTTP ${res.status}` }, { status: 502 });
-  const answer = answerIn(res.headers.get("content-type") ?? "", text);
+  if (!res.ok) {
+    await res.body?.cancel();
+    return Response.json({ error: `upstream HTTP ${res.status}` }, { status: 502 });
+  }
+  const answer = await readAnswer(res);
   if (!answer?.result || answer.result.isError === true)
     return Response.json({ error: answer?.error ?? "no result" }, { status: 502 });
   return Response.json({ output: answer.result.structuredContent ?? null });
