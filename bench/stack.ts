@@ -40,6 +40,8 @@ export function freePort(): Promise<number> {
 export interface Session {
   name: string;
   url: string;
+  /** The session's DevTools inspector (http://127.0.0.1:port: `/json/list` names each Worker's). */
+  inspector: string;
   child: ChildProcess;
   log: () => string;
 }
@@ -93,7 +95,7 @@ export async function session(
   child.stderr!.on("data", (d) => (log += d));
   child.once("exit", () => rmSync(state, { recursive: true, force: true }));
   const url = `http://127.0.0.1:${port}`;
-  const s: Session = { name, url, child, log: () => log };
+  const s: Session = { name, url, inspector: `http://127.0.0.1:${inspector}`, child, log: () => log };
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name}: wrangler dev exited\n${log}`);
@@ -123,6 +125,8 @@ export interface Stack {
   mcp: string;
   /** The example upstream MCP server alone (its /mcp), for the row that calls it directly. */
   upstream: string;
+  /** The inspectors of the runtime's session and the floor's (bench/profile.ts). */
+  inspectors: { runtime: string; floor: string };
   /** workerd processes of every session (for CPU accounting). */
   workerdPids(): number[];
   stop(): Promise<void>;
@@ -218,6 +222,7 @@ export async function startStack(): Promise<Stack> {
     floor: sessions[1].url,
     mcp: `${sessions[2].url}/mcp`,
     upstream: `${sessions[3].url}/mcp`,
+    inspectors: { runtime: sessions[0].inspector, floor: sessions[1].inspector },
     workerdPids: () =>
       sessions.flatMap((s) => descendants(s.child.pid!)).filter((pid) => readCmd(pid).includes("workerd")),
     stop,
