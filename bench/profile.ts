@@ -11,13 +11,14 @@
  *   npm run bench:profile                 # 300 calls of each row
  *   npm run bench:profile -- --calls=100
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runLoad } from "./load.ts";
 import { root, startStack } from "./stack.ts";
 
 const CALLS = Number(process.argv.find((a) => a.startsWith("--calls="))?.slice("--calls=".length) ?? 300);
 const INTERVAL_US = 100;
+const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 
 interface CallFrame {
   functionName: string;
@@ -27,6 +28,7 @@ interface CallFrame {
 interface ProfileNode {
   id: number;
   callFrame: CallFrame;
+  children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -79,6 +81,30 @@ function fileOf(url: string): string {
   return i >= 0 ? url.slice(i + root.length + 1) : url.replace(/^file:\/\//, "");
 }
 
+/**
+ * Time under each named function (its own and its callees', each sample counted once per
+ * function however deep it recurs): where self time alone would scatter a step over the
+ * platform's native calls it makes.
+ */
+function inclusiveTimes(p: Profile, self: Map<number, number>): Map<string, number> {
+  const parent = new Map<number, number>();
+  for (const node of p.nodes) for (const c of node.children ?? []) parent.set(c, node.id);
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const out = new Map<string, number>();
+  for (const [id, us] of self) {
+    const seen = new Set<string>();
+    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
+      const { functionName, url, lineNumber } = byId.get(n)!.callFrame;
+      if (functionName === "" || functionName.startsWith("(") || functionName.length < 4) continue;
+      const fn = `${functionName} ${fileOf(url)}:${lineNumber + 1}`;
+      if (seen.has(fn)) continue;
+      seen.add(fn);
+      out.set(fn, (out.get(fn) ?? 0) + us);
+    }
+  }
+  return out;
+}
+
 function report(worker: string, p: Profile, calls: number): string[] {
   const self = selfTimes(p);
   const byFile = new Map<string, number>();
@@ -100,8 +126,11 @@ function report(worker: string, p: Profile, calls: number): string[] {
   const lines = [`  ${worker}: ${per(busy)} ms of CPU sampled per call`];
   for (const [file, us] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 15))
     lines.push(`      ${per(us)} ms  ${file}`);
-  lines.push("    functions:");
+  lines.push("    functions, self:");
   for (const [fn, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    lines.push(`      ${per(us)} ms  ${fn}`);
+  lines.push("    functions, with their callees (named, 4 characters or more: the bundles' minified ones left out):");
+  for (const [fn, us] of [...inclusiveTimes(p, self)].sort((a, b) => b[1] - a[1]).slice(0, 40))
     lines.push(`      ${per(us)} ms  ${fn}`);
   return lines;
 }
@@ -131,6 +160,16 @@ async function profileRow(name: string, inspector: string, op: () => Promise<voi
     const { profile } = (await s.send("Profiler.stop")) as { profile?: Profile };
     s.close();
     if (!profile) continue;
+    // Kept beside the benchmark's results (git-ignored), for a closer look in DevTools.
+    writeFileSync(
+      join(
+        root,
+        "bench",
+        "results",
+        `profile-${stamp}-${name.replace(/\W+/g, "-")}-${s.worker.replace(/\W+/g, "-")}.cpuprofile`,
+      ),
+      JSON.stringify(profile),
+    );
     const busy = report(s.worker, profile, load.ops);
     if (busy.length > 0) lines.push(...busy);
   }
@@ -140,6 +179,7 @@ async function profileRow(name: string, inspector: string, op: () => Promise<voi
 async function main(): Promise<void> {
   const devVars = readFileSync(join(root, ".dev.vars"), "utf8");
   const key = /^DEV_API_KEY=(.*)$/m.exec(devVars)?.[1];
+  mkdirSync(join(root, "bench", "results"), { recursive: true });
   const stack = await startStack();
   try {
     const post = async (url: string, body: string, headers: Record<string, string>) => {
