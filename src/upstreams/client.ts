@@ -113,7 +113,13 @@ export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: C
       const name = (message.params as JsonObject).name;
       if (message.method === "tools/call" && typeof name === "string") headers.set("mcp-name", name);
     } else if (version !== undefined) headers.set("mcp-protocol-version", version);
-    return followWithinOrigin(fetch, url, { method: "POST", headers, body: JSON.stringify(message), signal });
+    const cancellation = message.method === "notifications/cancelled";
+    return followWithinOrigin(
+      fetch,
+      url,
+      { method: "POST", headers, body: JSON.stringify(message), signal },
+      cancellation,
+    );
   };
 
   const request = async (method: string, params: JsonObject, r: RequestOptions): Promise<unknown> => {
@@ -233,10 +239,15 @@ function sendFailed(err: unknown): unknown {
 type GuardedFetch = ReturnType<typeof guardedFetch>;
 
 /** A redirect is followed only within the origin and only where it keeps the POST (307, 308). */
-async function followWithinOrigin(fetch: GuardedFetch, url: URL, init: RequestInit): Promise<Response> {
+async function followWithinOrigin(
+  fetch: GuardedFetch,
+  url: URL,
+  init: RequestInit,
+  cancellation: boolean,
+): Promise<Response> {
   let current = url;
   for (let hops = 0; ; hops++) {
-    const response = await fetch(current, init);
+    const response = await fetch(current, init, cancellation);
     const location = response.headers.get("location");
     if (![307, 308].includes(response.status) || !location || hops === MAX_REDIRECTS) return response;
     const target = new URL(location, current);
@@ -261,8 +272,9 @@ function guardedFetch(
   const binding =
     endpoint.binding === undefined ? undefined : (Reflect.get(env, endpoint.binding) as Fetcher | undefined);
   const policy = upstreamEgress(env);
-  return async (input: string | URL, init?: RequestInit): Promise<Response> => {
-    const url = new URL(input);
+  /** `cancellation`: the message is a `notifications/cancelled`, which the adapter waits for before closing. */
+  return async (input: URL, init: RequestInit, cancellation = false): Promise<Response> => {
+    const url = input;
     if (endpoint.url !== undefined) {
       const check = checkUpstreamUrl(url, policy);
       if (!check.ok) throw new EgressRefused(check.reason);
@@ -271,13 +283,12 @@ function guardedFetch(
     }
     // The credential is the runtime's choice for this exchange alone: whatever else the
     // headers hold, only it is sent (a caller's token never reaches an upstream).
-    const headers = new Headers(init?.headers);
+    const headers = new Headers(init.headers);
     headers.delete("authorization");
     if (authorization !== undefined) headers.set("authorization", authorization);
-    const request = { ...init, headers, redirect: init?.redirect ?? "manual" } satisfies RequestInit;
+    const request = { ...init, headers, redirect: init.redirect ?? "manual" } satisfies RequestInit;
     const sent = binding ? binding.fetch(url.href, request) : fetch(url.href, request);
-    if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"'))
-      flags.cancellations.push(sent.catch(() => undefined));
+    if (cancellation) flags.cancellations.push(sent.catch(() => undefined));
     return capped(await sent, maxBytes, flags);
   };
 }
