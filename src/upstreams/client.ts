@@ -30,6 +30,7 @@ import {
   probe,
   MODERN_VERSION,
   readAnswer,
+  readText,
   UpstreamHttpError,
   WireError,
 } from "./mcp-wire.ts";
@@ -89,7 +90,16 @@ export interface Connection {
 
 export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: ConnectOptions): Promise<Connection> {
   const flags: ExchangeFlags = { tooLarge: false, cancellations: [] };
-  const fetch = guardedFetch(env, endpoint, o.authorization, o.maxResponseBytes ?? MAX_RESPONSE_BYTES, flags);
+  const maxBytes = o.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const fetch = guardedFetch(env, endpoint, o.authorization, maxBytes, flags);
+  // Every body the client reads is read through this limit (a declared length past it is refused before).
+  const limit = {
+    maxBytes,
+    exceeded: () => {
+      flags.tooLarge = true;
+      return new ResponseTooLarge(maxBytes);
+    },
+  };
   const url = new URL(endpointUrl(endpoint));
   // Closing aborts whatever is still under way, the bodies of streams included.
   const closing = new AbortController();
@@ -151,22 +161,27 @@ export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: C
         throw sendFailed(err);
       });
       if (!response.ok) {
-        const text = await response.text().catch(() => "");
+        const text = await readText(response, limit).catch(() => "");
         const refusal = response.status === 400 && version === MODERN_VERSION ? errorInBody(text, id) : undefined;
         throw refusal ?? new UpstreamHttpError(response.status);
       }
       if (method === "initialize") session = response.headers.get("mcp-session-id") ?? undefined;
-      return await readAnswer(response, id, (m) => {
-        if (m.id !== undefined) return; // a server's request: nothing the runtime answers
-        const p = m.params ?? {};
-        if (m.method !== "notifications/progress") r.onNotification?.(m);
-        else if (p.progressToken === id && typeof p.progress === "number")
-          r.onProgress?.({
-            progress: p.progress,
-            ...(typeof p.total === "number" ? { total: p.total } : {}),
-            ...(typeof p.message === "string" ? { message: p.message } : {}),
-          });
-      }).catch((err) => {
+      return await readAnswer(
+        response,
+        id,
+        (m) => {
+          if (m.id !== undefined) return; // a server's request: nothing the runtime answers
+          const p = m.params ?? {};
+          if (m.method !== "notifications/progress") r.onNotification?.(m);
+          else if (p.progressToken === id && typeof p.progress === "number")
+            r.onProgress?.({
+              progress: p.progress,
+              ...(typeof p.total === "number" ? { total: p.total } : {}),
+              ...(typeof p.message === "string" ? { message: p.message } : {}),
+            });
+        },
+        limit,
+      ).catch((err) => {
         throw err instanceof JsonRpcError || err instanceof WireError || err instanceof SyntaxError
           ? err
           : new WireError("CONNECTION_CLOSED", "the upstream's answer broke off", { cause: err });
@@ -293,7 +308,10 @@ function guardedFetch(
   };
 }
 
-/** The same response, its body cut off (an error for the reader) after `maxBytes`. */
+/**
+ * The response, refused at once when it declares a length past `maxBytes`. A body without a
+ * declared length is counted where it is read (`readAnswer`, `readText` with the client's limit).
+ */
 function capped(response: Response, maxBytes: number, flags: ExchangeFlags): Response {
   const declared = Number(response.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) {
@@ -301,24 +319,7 @@ function capped(response: Response, maxBytes: number, flags: ExchangeFlags): Res
     void response.body?.cancel().catch(() => {});
     throw new ResponseTooLarge(maxBytes);
   }
-  if (!response.body) return response;
-  let seen = 0;
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      seen += chunk.byteLength;
-      if (seen > maxBytes) {
-        flags.tooLarge = true;
-        controller.error(new ResponseTooLarge(maxBytes));
-        return;
-      }
-      controller.enqueue(chunk);
-    },
-  });
-  return new Response(response.body.pipeThrough(counter), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  return response;
 }
 
 export class ResponseTooLarge extends Error {
