@@ -4,9 +4,13 @@
  * (bench/metered/time-meter.ts) times calls between parts; the code between them (the edge, the
  * JSON-RPC envelope, the answer's parsing, the schemas) runs without I/O, where workerd's clock
  * does not move. So this samples it instead: it starts the benchmark's sessions, turns on V8's
- * sampling profiler in every Worker of the runtime's session and of the floor's (through their
- * DevTools inspectors), runs `runtime → upstream` and `F0 → upstream` one call at a time, and
- * prints each Worker's sampled time per call by source file and by function.
+ * sampling profiler in each Worker the inspectors of the runtime's session and of the floor's list
+ * (wrangler's lists one per session: the runtime's, and in the floor's session the upstream's
+ * copy), runs `runtime → upstream` and `F0 → upstream` one call at a time, and prints each
+ * one's sampled time per call by source file and by function. The runtime's bundle is minified,
+ * so its own functions show under short names; the platform's (fetch, queue send) by theirs.
+ * Samples are of wall time while the isolate is not idle, on a thread it shares with the
+ * session's other isolates: where it waits inside a native call, that call gets the time.
  *
  *   npm run bench:profile                 # 300 calls of each row
  *   npm run bench:profile -- --calls=100
