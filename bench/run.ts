@@ -138,6 +138,9 @@ function rows(
   return {
     "F0 direct binding": async () => void (await ok(await post(`${stack.floor}/f0`, ECHO))),
     "F1 new DO + row": async () => void (await ok(await post(`${stack.floor}/f1`, ECHO))),
+    // The floor of the upstream hop: the same echo as "runtime → upstream", one tools/call from
+    // the floor Worker over one service binding to a copy of the example upstream in its session.
+    "F0 → upstream": async () => void (await ok(await post(`${stack.floor}/f0-upstream`, UPSTREAM_ECHO))),
     "runtime sync": async () =>
       void (await ok(
         await post(
@@ -379,7 +382,7 @@ async function costs(stack: Stack): Promise<{
   // Timing on for this account only: its wrapping costs CPU the throughput rows must not pay.
   await fetch(`${stack.runtime}/__bench/time/on`, { method: "POST" });
   const floors: Record<string, TimeAccount> = {};
-  for (const row of ["F0 direct binding", "F1 new DO + row"] as const) {
+  for (const row of ["F0 direct binding", "F1 new DO + row", "F0 → upstream"] as const) {
     await runLoad({ concurrency: 1, durationMs: 60_000, maxOps: 10, op: ops[row] }); // warm: first calls build isolates
     floors[row] = account(await runLoad({ concurrency: 1, durationMs: 60_000, maxOps: n, op: ops[row] }), {});
   }
@@ -392,6 +395,8 @@ async function costs(stack: Stack): Promise<{
     ["upstream", "runtime → upstream", "the example upstream MCP server's echo, federated (the fast path)"],
     ["mcp", "runtime MCP tools/call", "tools/call on the runtime's /mcp (2026-07-28), then the fast path"],
   ] as const) {
+    // `--cost-only --only=<regex>`: only the kinds whose rows match, for a focused account.
+    if (only && !new RegExp(only).test(row)) continue;
     const [before, timesBefore] = await Promise.all([read<Costs>("/__bench/cost"), read<Timings>("/__bench/time")]);
     const load = await runLoad({ concurrency: 1, durationMs: 60_000, maxOps: n, op: ops[row] });
     await new Promise((r) => setTimeout(r, 2_500)); // let background work land: verdicts, health batches, the audit consumer
@@ -412,6 +417,7 @@ async function cpuPer1000(
   selected = [
     "F0 direct binding",
     "F1 new DO + row",
+    "F0 → upstream",
     "runtime sync",
     "runtime keyed sync",
     "runtime → upstream",
@@ -472,6 +478,7 @@ async function main(): Promise<void> {
         console.log(
           `${cell.row.padEnd(22)} ${String(cell.concurrency).padStart(4)}  ${fmt(cell.throughput.median).padStart(6)}/s  p50 ${fmt(cell.p50_ms, 1)} ms`,
         );
+      console.log(upstreamLines(cells.map(summary)).join("\n"));
       const selected = [...new Set(cells.map((c) => c.row))];
       for (const [row, xs] of Object.entries(await cpuPer1000(stack, selected)))
         console.log(`cpu ${row.padEnd(22)} ${fmt(median(xs), 2)} s per 1,000 (${xs.map((x) => fmt(x, 2)).join(", ")})`);
@@ -515,6 +522,33 @@ function timeLines(c: Awaited<ReturnType<typeof costs>>): string[] {
     for (const [part, t] of Object.entries(k.time.parts).sort((a, b) => b[1].ms - a[1].ms))
       lines.push(`            ${part.padEnd(48)} ${fmt(t.calls, 2).padStart(5)} calls ${fmt(t.ms, 2).padStart(7)} ms`);
   }
+  return lines;
+}
+
+/**
+ * The upstream rows side by side (bench/README.md, "The upstream rows"): the runtime's call of
+ * the example upstream's echo against the upstream called directly and against its floor
+ * ("F0 → upstream": the same call from a bare Worker over one service binding), and the floor
+ * against direct (what one Worker and one hop in front of the upstream cost). Same run, same rounds.
+ */
+function upstreamLines(sums: ReturnType<typeof summary>[]): string[] {
+  const at = (row: string, c: number) => sums.find((s) => s.row === row && s.concurrency === c);
+  const pairs = [
+    ["runtime → upstream", "upstream direct (MCP)"],
+    ["runtime → upstream", "F0 → upstream"],
+    ["F0 → upstream", "upstream direct (MCP)"],
+  ] as const;
+  const lines: string[] = [];
+  for (const [a, b] of pairs) {
+    const cells = CONCURRENCY.map((c) => [c, at(a, c), at(b, c)] as const).filter(([, x, y]) => x && y);
+    if (cells.length === 0) continue;
+    if (lines.length === 0) lines.push("upstream MCP server (example.echo), ratios within this run");
+    lines.push(
+      `  ${a} ÷ ${b}: calls/s ${cells.map(([c, x, y]) => `@${c} ${fmt(x!.throughput.median / y!.throughput.median, 2)}`).join(", ")};` +
+        `  p50 over (ms) ${cells.map(([c, x, y]) => `@${c} ${fmt(x!.p50_ms - y!.p50_ms, 1)}`).join(", ")}`,
+    );
+  }
+  if (lines.length > 0) lines.push('  where the time goes: bench/README.md, "The upstream rows"', "");
   return lines;
 }
 
@@ -674,17 +708,12 @@ function report(r: {
     ["queue drain: queued rate ≥ 0.8 × unqueued", drainRate("queued") / drainRate("unqueued"), 0.8, ">="],
   ] as const;
   // What the runtime adds to a call of an upstream MCP server's tool.
+  lines.push(...upstreamLines(sums));
   const [via, direct] = ["runtime → upstream", "upstream direct (MCP)"];
-  if (sums.some((x) => x.row === via) && sums.some((x) => x.row === direct)) {
-    lines.push("upstream MCP server (example.echo through the runtime ÷ the upstream's echo called directly)");
+  if (r.cpu[via] && r.cpu[direct]) {
     lines.push(
-      `  calls/s: ${CONCURRENCY.map((c) => `@${c} ${fmt(ratio(via, direct, c), 2)}`).join(", ")};  p50: ${CONCURRENCY.map((c) => `@${c} ${fmt(at(via, c).p50_ms / at(direct, c).p50_ms, 2)}`).join(", ")}`,
+      `  CPU s per 1,000: ${fmt(cpu(via), 2)} vs ${fmt(cpu(direct), 2)} (the runtime's part: ${fmt(cpu(via) - cpu(direct), 2)}; runtime sync alone: ${fmt(cpu("runtime sync"), 2)})`,
     );
-    if (r.cpu[via] && r.cpu[direct])
-      lines.push(
-        `  CPU s per 1,000: ${fmt(cpu(via), 2)} vs ${fmt(cpu(direct), 2)} (the runtime's part: ${fmt(cpu(via) - cpu(direct), 2)}; runtime sync alone: ${fmt(cpu("runtime sync"), 2)})`,
-      );
-    lines.push('  where the time goes: bench/README.md, "The upstream rows"');
     lines.push("");
   }
   lines.push("targets (aimed at, not asserted)");

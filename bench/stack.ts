@@ -2,7 +2,7 @@
  * Starts what the benchmark measures, each in its own `wrangler dev` session on a free
  * loopback port: the product stack (exactly `npm run stack`), the bench-only floor Worker
  * (F0/F1; its provider binding reaches the stack's lab provider through wrangler's local
- * dev registry) and the MCP peer. Stops them by process group.
+ * dev registry; F0 → upstream, a copy of the example upstream in its own session) and the MCP peer. Stops them by process group.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -12,7 +12,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { METERED_CONFIG, writeMeteredConfig } from "./metered/config.ts";
 import { applyLocalMigrations } from "../scripts/audit-migrations.ts";
-import { DEV_CONFIG } from "../scripts/dev-config.ts";
+import { DEV_CONFIG, writeGenerated } from "../scripts/dev-config.ts";
+import { readJsonc } from "../scripts/jsonc.ts";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The sessions find each other through a dev registry of this run's own, so an `npm start`
@@ -39,6 +40,8 @@ export function freePort(): Promise<number> {
 export interface Session {
   name: string;
   url: string;
+  /** The session's DevTools inspector (http://127.0.0.1:port: `/json/list` names each Worker's). */
+  inspector: string;
   child: ChildProcess;
   log: () => string;
 }
@@ -92,7 +95,7 @@ export async function session(
   child.stderr!.on("data", (d) => (log += d));
   child.once("exit", () => rmSync(state, { recursive: true, force: true }));
   const url = `http://127.0.0.1:${port}`;
-  const s: Session = { name, url, child, log: () => log };
+  const s: Session = { name, url, inspector: `http://127.0.0.1:${inspector}`, child, log: () => log };
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name}: wrangler dev exited\n${log}`);
@@ -122,6 +125,8 @@ export interface Stack {
   mcp: string;
   /** The example upstream MCP server alone (its /mcp), for the row that calls it directly. */
   upstream: string;
+  /** The inspectors of the runtime's session and the floor's (bench/profile.ts). */
+  inspectors: { runtime: string; floor: string };
   /** workerd processes of every session (for CPU accounting). */
   workerdPids(): number[];
   stop(): Promise<void>;
@@ -155,6 +160,21 @@ export function stackConfigArgs(): string[] {
 /** The metered runtime's config (written by `stackConfigArgs()`): the one whose audit database a session migrates. */
 export const meteredConfig = (): string => join(root, METERED_CONFIG);
 
+/**
+ * The example upstream's config under the name the floor Worker binds to (git-ignored, beside
+ * wrangler.jsonc so its `main` resolves): the floor session runs its own copy, so that
+ * "F0 → upstream" crosses one in-process service binding, as the runtime's upstream call does.
+ */
+export function floorUpstreamConfig(): string {
+  const example = readJsonc<Record<string, unknown>>(join(root, "examples/upstream-mcp/wrangler.jsonc"));
+  return writeGenerated(join(root, ".wrangler-bench-upstream.jsonc"), "bench/stack.ts for the benchmark", {
+    ...example,
+    $schema: "node_modules/wrangler/config-schema.json",
+    name: "tool-bench-floor-upstream",
+    main: "examples/upstream-mcp/src/index.ts",
+  });
+}
+
 export async function startStack(): Promise<Stack> {
   const configs = stackConfigArgs();
   const sessions: Session[] = [];
@@ -173,7 +193,7 @@ export async function startStack(): Promise<Stack> {
     sessions.push(
       await session(
         "floor",
-        ["-c", "bench/workers/floor/wrangler.jsonc"],
+        ["-c", "bench/workers/floor/wrangler.jsonc", "-c", floorUpstreamConfig()],
         async (u) => (await fetch(`${u}/f0`, { method: "POST", body: "{}" })).status === 200,
       ),
     );
@@ -202,6 +222,7 @@ export async function startStack(): Promise<Stack> {
     floor: sessions[1].url,
     mcp: `${sessions[2].url}/mcp`,
     upstream: `${sessions[3].url}/mcp`,
+    inspectors: { runtime: sessions[0].inspector, floor: sessions[1].inspector },
     workerdPids: () =>
       sessions.flatMap((s) => descendants(s.child.pid!)).filter((pid) => readCmd(pid).includes("workerd")),
     stop,

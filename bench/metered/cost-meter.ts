@@ -6,7 +6,7 @@
  *  - queue messages sent, and D1 rows written by the audit consumer.
  * Under wrangler dev every object and the Worker live in one process, so the counts are whole.
  */
-import { timed, timedBindings } from "./time-meter.ts";
+import { timed, timedBindings, timingOn } from "./time-meter.ts";
 
 export interface Cost {
   requests: number;
@@ -68,11 +68,29 @@ export function meterStorage(ctx: DurableObjectState, name: string): void {
   );
 }
 
+/** The metered bindings made so far, per isolate: per environment, caller and timing state. */
+const metered = new WeakMap<object, Map<string, Env>>();
+
 /**
  * The bindings as `caller` sees them: queue messages and D1 rows written counted, and every call
  * to an object, a service, the queue or D1 timed (bench/metered/time-meter.ts).
+ *
+ * Made once per isolate, caller and timing state, not per request: the runtime keeps what it
+ * parses from its environment per isolate, keyed by the environment object (its configuration,
+ * the upstreams' list, the egress policy, the token key), and a new stand-in per request would
+ * have the metered build parse all of it again on every call, which the product does not. The
+ * stand-ins hold bindings only, no request's I/O.
  */
 export function meteredEnv(env: Env, caller: string): Env {
+  let byCaller = metered.get(env);
+  if (!byCaller) metered.set(env, (byCaller = new Map()));
+  const key = `${caller}\u0000${timingOn()}`;
+  let made = byCaller.get(key);
+  if (!made) byCaller.set(key, (made = makeMeteredEnv(env, caller)));
+  return made;
+}
+
+function makeMeteredEnv(env: Env, caller: string): Env {
   const queue = new Proxy(env.AUDIT_QUEUE, {
     get(target, prop) {
       const value = Reflect.get(target, prop);

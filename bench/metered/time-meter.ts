@@ -59,16 +59,42 @@ export function timed<T>(name: string, call: () => T): T {
 /** Properties of a stub that are not calls to time (a stub is never a thenable; `dup` copies it). */
 const UNTIMED = new Set(["then", "dup", "constructor"]);
 
-/** A Durable Object stub or service binding whose method calls are timed under `label.method`. */
+/**
+ * A Durable Object stub or service binding whose method calls are timed under `label.method`.
+ * A `fetch` settles when the answer's headers come; a streamed answer (an MCP server's event
+ * stream) carries its work after them, so its body's end is timed too, from the call
+ * (`label.fetch, to the body's end`), by a pass-through stream on the body while timing is on.
+ */
 export function timedStub<T extends object>(stub: T, label: string): T {
   if (!on) return stub;
   return new Proxy(stub, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop);
       if (typeof prop !== "string" || UNTIMED.has(prop) || typeof value !== "function") return value;
+      if (prop === "fetch")
+        return (...args: unknown[]) => {
+          const t0 = Date.now();
+          const answer = timed(`${label}.fetch`, () => Reflect.apply(value, target, args) as Promise<Response>);
+          return answer.then((res) => toBodyEnd(res, `${label}.fetch, to the body's end`, t0));
+        };
       return (...args: unknown[]) => timed(`${label}.${prop}`, () => Reflect.apply(value, target, args));
     },
   });
+}
+
+/** The same answer, its body's end (read to the last byte) timed from `t0` under `name`. */
+function toBodyEnd(res: Response, name: string, t0: number): Response {
+  if (!res.body) return res;
+  const t = timingOf(name);
+  const body = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      flush() {
+        t.calls++;
+        t.ms += Date.now() - t0;
+      },
+    }),
+  );
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 /** A Durable Object namespace whose stubs are timed. */

@@ -30,6 +30,7 @@ import {
   probe,
   MODERN_VERSION,
   readAnswer,
+  readText,
   UpstreamHttpError,
   WireError,
 } from "./mcp-wire.ts";
@@ -89,7 +90,16 @@ export interface Connection {
 
 export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: ConnectOptions): Promise<Connection> {
   const flags: ExchangeFlags = { tooLarge: false, cancellations: [] };
-  const fetch = guardedFetch(env, endpoint, o.authorization, o.maxResponseBytes ?? MAX_RESPONSE_BYTES, flags);
+  const maxBytes = o.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const fetch = guardedFetch(env, endpoint, o.authorization, maxBytes, flags);
+  // Every body the client reads is read through this limit (a declared length past it is refused before).
+  const limit = {
+    maxBytes,
+    exceeded: () => {
+      flags.tooLarge = true;
+      return new ResponseTooLarge(maxBytes);
+    },
+  };
   const url = new URL(endpointUrl(endpoint));
   // Closing aborts whatever is still under way, the bodies of streams included.
   const closing = new AbortController();
@@ -113,7 +123,13 @@ export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: C
       const name = (message.params as JsonObject).name;
       if (message.method === "tools/call" && typeof name === "string") headers.set("mcp-name", name);
     } else if (version !== undefined) headers.set("mcp-protocol-version", version);
-    return followWithinOrigin(fetch, url, { method: "POST", headers, body: JSON.stringify(message), signal });
+    const cancellation = message.method === "notifications/cancelled";
+    return followWithinOrigin(
+      fetch,
+      url,
+      { method: "POST", headers, body: JSON.stringify(message), signal },
+      cancellation,
+    );
   };
 
   const request = async (method: string, params: JsonObject, r: RequestOptions): Promise<unknown> => {
@@ -145,22 +161,27 @@ export async function connectUpstream(env: Env, endpoint: UpstreamEndpoint, o: C
         throw sendFailed(err);
       });
       if (!response.ok) {
-        const text = await response.text().catch(() => "");
+        const text = await readText(response, limit).catch(() => "");
         const refusal = response.status === 400 && version === MODERN_VERSION ? errorInBody(text, id) : undefined;
         throw refusal ?? new UpstreamHttpError(response.status);
       }
       if (method === "initialize") session = response.headers.get("mcp-session-id") ?? undefined;
-      return await readAnswer(response, id, (m) => {
-        if (m.id !== undefined) return; // a server's request: nothing the runtime answers
-        const p = m.params ?? {};
-        if (m.method !== "notifications/progress") r.onNotification?.(m);
-        else if (p.progressToken === id && typeof p.progress === "number")
-          r.onProgress?.({
-            progress: p.progress,
-            ...(typeof p.total === "number" ? { total: p.total } : {}),
-            ...(typeof p.message === "string" ? { message: p.message } : {}),
-          });
-      }).catch((err) => {
+      return await readAnswer(
+        response,
+        id,
+        (m) => {
+          if (m.id !== undefined) return; // a server's request: nothing the runtime answers
+          const p = m.params ?? {};
+          if (m.method !== "notifications/progress") r.onNotification?.(m);
+          else if (p.progressToken === id && typeof p.progress === "number")
+            r.onProgress?.({
+              progress: p.progress,
+              ...(typeof p.total === "number" ? { total: p.total } : {}),
+              ...(typeof p.message === "string" ? { message: p.message } : {}),
+            });
+        },
+        limit,
+      ).catch((err) => {
         throw err instanceof JsonRpcError || err instanceof WireError || err instanceof SyntaxError
           ? err
           : new WireError("CONNECTION_CLOSED", "the upstream's answer broke off", { cause: err });
@@ -233,10 +254,15 @@ function sendFailed(err: unknown): unknown {
 type GuardedFetch = ReturnType<typeof guardedFetch>;
 
 /** A redirect is followed only within the origin and only where it keeps the POST (307, 308). */
-async function followWithinOrigin(fetch: GuardedFetch, url: URL, init: RequestInit): Promise<Response> {
+async function followWithinOrigin(
+  fetch: GuardedFetch,
+  url: URL,
+  init: RequestInit,
+  cancellation: boolean,
+): Promise<Response> {
   let current = url;
   for (let hops = 0; ; hops++) {
-    const response = await fetch(current, init);
+    const response = await fetch(current, init, cancellation);
     const location = response.headers.get("location");
     if (![307, 308].includes(response.status) || !location || hops === MAX_REDIRECTS) return response;
     const target = new URL(location, current);
@@ -261,8 +287,9 @@ function guardedFetch(
   const binding =
     endpoint.binding === undefined ? undefined : (Reflect.get(env, endpoint.binding) as Fetcher | undefined);
   const policy = upstreamEgress(env);
-  return async (input: string | URL, init?: RequestInit): Promise<Response> => {
-    const url = new URL(input);
+  /** `cancellation`: the message is a `notifications/cancelled`, which the adapter waits for before closing. */
+  return async (input: URL, init: RequestInit, cancellation = false): Promise<Response> => {
+    const url = input;
     if (endpoint.url !== undefined) {
       const check = checkUpstreamUrl(url, policy);
       if (!check.ok) throw new EgressRefused(check.reason);
@@ -271,18 +298,20 @@ function guardedFetch(
     }
     // The credential is the runtime's choice for this exchange alone: whatever else the
     // headers hold, only it is sent (a caller's token never reaches an upstream).
-    const headers = new Headers(init?.headers);
+    const headers = new Headers(init.headers);
     headers.delete("authorization");
     if (authorization !== undefined) headers.set("authorization", authorization);
-    const request = { ...init, headers, redirect: init?.redirect ?? "manual" } satisfies RequestInit;
+    const request = { ...init, headers, redirect: init.redirect ?? "manual" } satisfies RequestInit;
     const sent = binding ? binding.fetch(url.href, request) : fetch(url.href, request);
-    if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"'))
-      flags.cancellations.push(sent.catch(() => undefined));
+    if (cancellation) flags.cancellations.push(sent.catch(() => undefined));
     return capped(await sent, maxBytes, flags);
   };
 }
 
-/** The same response, its body cut off (an error for the reader) after `maxBytes`. */
+/**
+ * The response, refused at once when it declares a length past `maxBytes`. A body without a
+ * declared length is counted where it is read (`readAnswer`, `readText` with the client's limit).
+ */
 function capped(response: Response, maxBytes: number, flags: ExchangeFlags): Response {
   const declared = Number(response.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) {
@@ -290,24 +319,7 @@ function capped(response: Response, maxBytes: number, flags: ExchangeFlags): Res
     void response.body?.cancel().catch(() => {});
     throw new ResponseTooLarge(maxBytes);
   }
-  if (!response.body) return response;
-  let seen = 0;
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      seen += chunk.byteLength;
-      if (seen > maxBytes) {
-        flags.tooLarge = true;
-        controller.error(new ResponseTooLarge(maxBytes));
-        return;
-      }
-      controller.enqueue(chunk);
-    },
-  });
-  return new Response(response.body.pipeThrough(counter), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  return response;
 }
 
 export class ResponseTooLarge extends Error {

@@ -94,6 +94,16 @@ export async function sealToken(
   return { key_id: key.id, iv: base64(iv), ciphertext: base64(new Uint8Array(ciphertext)), updated_at: now };
 }
 
+/**
+ * Tokens opened in this isolate, by everything their opening depends on: the key (the imported
+ * key itself, not its short id), the slot
+ * (tenant, name, address) and the sealed bytes (a token stored again is sealed with a new IV,
+ * so it is another entry). Only the store is read on every call, never a token it no longer
+ * holds: a deleted or replaced token is not in the store's answer, whatever is kept here.
+ */
+const opened = new WeakMap<CryptoKey, Map<string, string>>();
+const OPENED_LIMIT = 256;
+
 /** The token, or undefined when it cannot be opened here (another key, or another slot: another tenant, name or address). */
 export async function openToken(
   key: TokenKey,
@@ -102,6 +112,25 @@ export async function openToken(
   sealed: SealedToken,
 ): Promise<string | undefined> {
   if (sealed.key_id !== key.id) return undefined;
+  let byKey = opened.get(key.key);
+  if (!byKey) opened.set(key.key, (byKey = new Map()));
+  const entry = [tenant, upstream.name, upstreamAddress(upstream), sealed.iv, sealed.ciphertext].join("\u0000");
+  const known = byKey.get(entry);
+  if (known !== undefined) return known;
+  const token = await decryptToken(key, tenant, upstream, sealed);
+  if (token !== undefined) {
+    if (byKey.size >= OPENED_LIMIT) byKey.delete(byKey.keys().next().value!);
+    byKey.set(entry, token);
+  }
+  return token;
+}
+
+async function decryptToken(
+  key: TokenKey,
+  tenant: string,
+  upstream: TokenUpstream,
+  sealed: SealedToken,
+): Promise<string | undefined> {
   try {
     const plain = await crypto.subtle.decrypt(
       { name: "AES-GCM", iv: unbase64(sealed.iv), additionalData: slot(tenant, upstream) },

@@ -73,14 +73,50 @@ export class WireError extends Error {
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
+ * The most of a body the reader takes: past `maxBytes` it stops and throws what `exceeded`
+ * gives. Counted as the bytes are read, not by a stream piped in between: the reader is the
+ * only one that needs the count, and a pipe would copy every chunk through JavaScript.
+ */
+export interface ByteLimit {
+  maxBytes: number;
+  exceeded: () => Error;
+}
+
+/** The body as text, read to its end or to the limit (then let go). */
+export async function readText(response: Response, limit?: ByteLimit): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let seen = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      seen += value.byteLength;
+      if (limit && seen > limit.maxBytes) throw limit.exceeded();
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+/**
  * The result of request `id` in `response`: thrown as JsonRpcError if the upstream refused it,
  * as WireError or SyntaxError if no answer is there. Every notification (and request) before
- * the answer goes to `seen`; the body is let go as soon as the answer is read.
+ * the answer goes to `seen`; the body is let go as soon as the answer is read, and no more of
+ * it than `limit` is read.
  */
-export async function readAnswer(response: Response, id: RequestId, seen: (m: JsonRpcMessage) => void) {
+export async function readAnswer(
+  response: Response,
+  id: RequestId,
+  seen: (m: JsonRpcMessage) => void,
+  limit?: ByteLimit,
+) {
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json") {
-    const data: unknown = JSON.parse(await response.text());
+    const data: unknown = JSON.parse(await readText(response, limit));
     for (const m of Array.isArray(data) ? data : [data]) {
       const answer = take(m, id, seen);
       if (answer) return answer.result;
@@ -95,10 +131,13 @@ export async function readAnswer(response: Response, id: RequestId, seen: (m: Js
   const decoder = new TextDecoder();
   let events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => void events.push(e) });
+  let bytes = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) throw new WireError("CONNECTION_CLOSED", "the upstream's event stream ended before its answer");
+      bytes += value.byteLength;
+      if (limit && bytes > limit.maxBytes) throw limit.exceeded();
       parser.feed(decoder.decode(value, { stream: true }));
       const batch = events;
       events = [];

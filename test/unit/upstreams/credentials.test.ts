@@ -3,7 +3,7 @@
  * upstream's name and address: a sealed token opens nowhere else, not under another key, and
  * not for the same name registered again at another URL or binding.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { checkToken, openToken, sealToken, tokenKey, type TokenKey } from "../../../src/upstreams/credentials.ts";
 
 const docs = { name: "docs", url: "https://docs.example.com/mcp" };
@@ -38,6 +38,38 @@ describe("sealed tenant tokens", () => {
     const sealed = await sealToken(one, "acme", docs, "tok-123");
     expect(await openToken(two, "acme", docs, { ...sealed, key_id: two.id })).toBeUndefined();
     expect(await openToken(two, "acme", docs, sealed)).toBeUndefined();
+  });
+
+  describe("opened once per isolate", () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it("decrypts a stored token once, and a token stored again is the new one", async () => {
+      const key = await keyOf(Array.from({ length: 32 }, (_, i) => (i * 7) % 256));
+      const tenant = `acme-${crypto.randomUUID()}`;
+      const decrypt = vi.spyOn(crypto.subtle, "decrypt");
+      const first = await sealToken(key, tenant, docs, "tok-first");
+      expect(await openToken(key, tenant, docs, first)).toBe("tok-first");
+      expect(await openToken(key, tenant, docs, first)).toBe("tok-first");
+      expect(decrypt).toHaveBeenCalledTimes(1);
+      // Stored again for the same slot: new sealed bytes, so the new token, never the one kept.
+      const second = await sealToken(key, tenant, docs, "tok-second");
+      expect(await openToken(key, tenant, docs, second)).toBe("tok-second");
+      // Kept for its own slot only: another tenant or address does not open it.
+      expect(await openToken(key, `${tenant}-other`, docs, second)).toBeUndefined();
+      expect(
+        await openToken(key, tenant, { name: "docs", url: "https://elsewhere.example.com/mcp" }, second),
+      ).toBeUndefined();
+    });
+
+    it("keeps nothing across keys, even keys with the same short id", async () => {
+      const one = await keyOf(Array.from({ length: 32 }, (_, i) => (i * 11) % 256));
+      const two = await keyOf(Array.from({ length: 32 }, (_, i) => (i * 13) % 256));
+      const tenant = `acme-${crypto.randomUUID()}`;
+      const sealed = await sealToken(one, tenant, docs, "tok-123");
+      expect(await openToken(one, tenant, docs, sealed)).toBe("tok-123");
+      // The id is 32 bits of the key's digest: another key that shared it must still fail to open.
+      expect(await openToken({ id: one.id, key: two.key }, tenant, docs, sealed)).toBeUndefined();
+    });
   });
 
   it("has no key unless one is configured, and refuses a malformed one", async () => {

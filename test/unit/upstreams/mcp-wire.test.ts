@@ -9,6 +9,7 @@ import {
   JsonRpcError,
   type JsonRpcMessage,
   readAnswer,
+  readText,
   UpstreamHttpError,
   WireError,
 } from "../../../src/upstreams/mcp-wire.ts";
@@ -41,6 +42,31 @@ describe("readAnswer", () => {
       expect(await readAnswer(streamed("text/event-stream", pieces), 4, (m) => seen.push(m))).toEqual({ a: 1 });
       expect(seen).toEqual([progress]);
     }
+  });
+
+  it("reads no more of an answer than its limit, as a stream or as JSON", async () => {
+    class TooLarge extends Error {}
+    const limit = (maxBytes: number) => ({ maxBytes, exceeded: () => new TooLarge(`over ${maxBytes}`) });
+    const answer = event({ jsonrpc: "2.0", id: 1, result: { text: "x".repeat(200) } });
+    const pieces = [answer.slice(0, 50), answer.slice(50, 120), answer.slice(120)];
+    const bytes = new TextEncoder().encode(answer).byteLength;
+    await expect(readAnswer(streamed("text/event-stream", pieces), 1, () => {}, limit(100))).rejects.toThrow(TooLarge);
+    expect(await readAnswer(streamed("text/event-stream", pieces), 1, () => {}, limit(bytes))).toEqual({
+      text: "x".repeat(200),
+    });
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { text: "y".repeat(200) } });
+    const halves = [body.slice(0, 100), body.slice(100)];
+    await expect(readAnswer(streamed("application/json", halves), 1, () => {}, limit(150))).rejects.toThrow(TooLarge);
+    expect(await readAnswer(streamed("application/json", halves), 1, () => {}, limit(body.length))).toEqual({
+      text: "y".repeat(200),
+    });
+    // An error's body too (the client reads it for a JSON-RPC refusal).
+    await expect(readText(streamed("text/plain", ["a".repeat(60), "b".repeat(60)]), limit(100))).rejects.toThrow(
+      TooLarge,
+    );
+    expect(await readText(streamed("text/plain", ["a".repeat(60), "b".repeat(40)]), limit(100))).toBe(
+      "a".repeat(60) + "b".repeat(40),
+    );
   });
 
   it("reads the answer from a JSON body, alone or in a batch", async () => {

@@ -2,9 +2,12 @@
  * Bench-only Worker (not part of the product): the floors the runtime is measured against.
  *   F0  POST /f0  the provider's echo tool called directly through the same service binding
  *   F1  POST /f1  the same call made from a new Durable Object per call that writes one row
+ *   POST /f0-upstream  the example upstream MCP server's `echo`, one tools/call over a service
+ *       binding to a copy of it in this session (./upstream-floor.ts): the floor of the runtime's upstream hop
  * F1 is the cost the design buys (one object per execution that can be observed, docs/contract.md#modes).
  */
 import { DurableObject, RpcTarget } from "cloudflare:workers";
+import { upstreamFloor } from "./upstream-floor.ts";
 import type { ExecutionSink, InvokeResult, StopSignal, ToolCall } from "../../../../providers/sdk/protocol.ts";
 
 interface ProviderService {
@@ -14,6 +17,7 @@ interface ProviderService {
 interface Env {
   PROVIDER_LAB: ProviderService;
   FLOOR: DurableObjectNamespace<FloorObject>;
+  UPSTREAM: Fetcher;
 }
 
 /** The least a sink can be: takes events, never asks the provider to stop. */
@@ -47,8 +51,9 @@ export class FloorObject extends DurableObject<Env> {
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const path = new URL(request.url).pathname;
-    if (request.method !== "POST") return new Response("POST /f0 or /f1", { status: 405 });
+    if (request.method !== "POST") return new Response("POST /f0, /f1 or /f0-upstream", { status: 405 });
     const input = await request.json();
+    if (path === "/f0-upstream") return upstreamFloor(env.UPSTREAM, input);
     let result: InvokeResult;
     if (path === "/f0") result = await env.PROVIDER_LAB.invoke(echoCall(input), new NullSink());
     else if (path === "/f1") result = await env.FLOOR.get(env.FLOOR.newUniqueId()).run(input);
