@@ -48,12 +48,25 @@ export interface CallParams {
   _meta?: Record<string, unknown>;
 }
 
-export async function callTool(
+/**
+ * A `tools/call` made ready to run, before anything ran: what the service is asked, and how the
+ * tool runs as a task. Preparing refuses a tool outside the bundles in view and an unknown
+ * `io.tool-runtime/` key of `_meta`; it reads, and changes nothing.
+ */
+export interface PreparedCall {
+  context: CallContext;
+  envelope: Record<string, unknown>;
+  options: Partial<Record<(typeof META_OPTIONS)[number], unknown>>;
+  /** How the tool runs when a client takes tasks; undefined when the caller cannot see it. */
+  use: TaskUse | undefined;
+}
+
+/** `meta`: the request's `_meta` without the 2026-07-28 envelope's keys, as the SDK hands it to a handler. */
+export async function prepareCall(
   scope: McpScope,
-  era: "modern" | "legacy",
   params: CallParams,
-  ctx: ServerContext,
-): Promise<CallToolResult | Record<string, unknown>> {
+  meta: Record<string, unknown> | undefined,
+): Promise<PreparedCall> {
   if (scope.bundles && !toolInView(scope.bundles, await getSnapshot(scope.env, scope.waitUntil), params.name)) {
     // Outside the bundle: refused exactly as a tool that does not exist (src/pipeline/lookup.ts),
     // so a bundle reveals no more than it lists (docs/contract.md#bundles).
@@ -61,15 +74,25 @@ export async function callTool(
       new RuntimeError("tool_not_found", `no tool named ${params.name}`, { tool: params.name }).toBody(),
     );
   }
-  const options = runtimeOptions(ctx.mcpReq._meta);
-  const context = callContext(scope, callTrace(scope, ctx.mcpReq._meta));
+  const options = runtimeOptions(meta);
+  const context = callContext(scope, callTrace(scope, meta));
   // No `arguments` is no `input`: the runtime decides, as on REST (`{}` when the schema takes it).
   const envelope = {
     tool: params.name,
     ...(params.arguments !== undefined ? { input: params.arguments } : {}),
     ...options,
   };
-  const use = await taskUse(scope, params.name, options.version);
+  return { context, envelope, options, use: await taskUse(scope, params.name, options.version) };
+}
+
+export async function callTool(
+  scope: McpScope,
+  era: "modern" | "legacy",
+  params: CallParams,
+  ctx: ServerContext,
+): Promise<CallToolResult | Record<string, unknown>> {
+  const prepared = await prepareCall(scope, params, ctx.mcpReq._meta);
+  const { context, envelope, options, use } = prepared;
 
   if (era === "legacy" && params.task !== undefined && use === "never") {
     // 2025-11-25 tools/call: a task for a tool whose taskSupport is "forbidden" is -32601.
@@ -106,8 +129,12 @@ export async function callTool(
       tool: params.name,
     });
   }
+  return callPlain(scope, prepared);
+}
 
-  const answer = await run(scope, context, { ...envelope, mode: "sync" });
+/** A plain call (neither a task nor followed): mode sync, the edge's fast path; its end is the answer. */
+export async function callPlain(scope: McpScope, prepared: PreparedCall): Promise<CallToolResult> {
+  const answer = await run(scope, prepared.context, { ...prepared.envelope, mode: "sync" });
   if (answer.kind !== "finished") throw unexpected(answer);
   return endResult(scope, answer.view);
 }

@@ -2,22 +2,25 @@
  * `/mcp`: the MCP face of the execution service (MCP Streamable HTTP), for protocol 2026-07-28
  * (stateless: one self-describing POST per request) and for 2025-11-25 / 2025-06-18 clients
  * (the `initialize` handshake, then one POST per request) on the same path. The official SDK's
- * `createMcpHandler` does the protocol; this file does what the SDK leaves to its host, in order:
+ * `createMcpHandler` does the protocol, but for the hot case (step 6); this file does what the SDK
+ * leaves to its host, in order:
  *
  *   1. Origin (DNS-rebinding protection): a present Origin not allowed → 403 (a local
  *      development stack has refused a foreign Host or Origin before this: src/auth/local-only.ts)
  *   2. POST only → 405 with `Allow: POST`
  *   3. the bearer credential, as on /v1 → 401 with the RFC 9728 challenge (resource-server.ts)
- *   4. the body, within MAX_REQUEST_BYTES → 413; read here because three messages need the
- *      face before the SDK: a task listen (listen.ts), a 2025 `notifications/cancelled`, and
- *      `initialize` (which gets a session id: below)
+ *   4. the body, within MAX_REQUEST_BYTES → 413; read here because some messages need the
+ *      face before the SDK: a task listen (listen.ts), a 2025 `notifications/cancelled`,
+ *      `initialize` (which gets a session id: below), and the direct lane's requests
  *   5. on `/mcp/{bundle}`, or for a key limited to bundles, the bundles in view from the edge's
  *      registry copy → 404 for a bundle there is none of (or the key does not have)
  *   6. a 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with its arguments, for a
  *      tool whose schema marks them (param-headers.ts) → 400 with JSON-RPC -32020
- *   7. the SDK, with a server built for this caller (server.ts); a call refused as `forbidden`
- *      answers 403 when the answer is still a plain JSON body, and a call refused or ended with
- *      a 429/503 error gets `Retry-After` (src/retry-after.ts)
+ *   7. a 2026-07-28 `tools/call` or `tools/list` answered with one plain JSON body: the direct
+ *      lane (direct-route.ts says which, direct.ts answers as the SDK would); everything else:
+ *      the SDK, with a server built for this caller (server.ts). Either way a call refused as
+ *      `forbidden` answers 403 when the answer is still a plain JSON body, and a call refused or
+ *      ended with a 429/503 error gets `Retry-After` (src/retry-after.ts)
  *
  * Sessions: the 2025 lane is stateless (but for the log level a session asks for, kept
  * best effort: log-level.ts), yet a 2025 client cancels a call only by sending
@@ -26,7 +29,12 @@
  * which the client repeats on every request: a followed call is keyed by (session, id)
  * (call.ts), and the cancel notification finds that execution by the same key from any isolate.
  */
-import { createMcpHandler, localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  localhostAllowedOrigins,
+  originValidationResponse,
+  type CallToolResult,
+} from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth/authenticate.ts";
@@ -39,36 +47,49 @@ import { RuntimeError } from "../errors.ts";
 import { cancel } from "../execution/service.ts";
 import { keyedObjectId } from "../execution/ids.ts";
 import { readBody } from "../codec/request-body.ts";
-import { bundlesInView, toolInView, type Bundle } from "../registry/bundles.ts";
+import { bundlesInView, type Bundle } from "../registry/bundles.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
 import { sessionCallKey } from "./call.ts";
 import { jsonRpcCodeOf } from "./errors.ts";
 import { isTaskListen, serveTaskListen } from "./listen.ts";
 import { insufficientScopeChallenge, MCP_PATH, mcpSettings, unauthorizedChallenge } from "./resource-server.ts";
+import { serveDirect } from "./direct.ts";
+import { directRoute } from "./direct-route.ts";
 import { callContext, type McpScope } from "./scope.ts";
 import { createServer } from "./server.ts";
-import { headerDeclarations, paramMismatch, type ParamMismatch } from "./param-headers.ts";
+import { paramHeaderMismatch } from "./param-header-check.ts";
 import { sessionLogLevel } from "./log-level.ts";
-import { callableOffering, toolDetail } from "../execution/tool-listing.ts";
 
 export { MCP_PATH };
 const SESSION_ID = /^[0-9a-f]{32}$/;
-const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-const MODERN = "2026-07-28";
 /** MCP's HeaderMismatch: a request whose headers and body disagree. */
 const HEADER_MISMATCH = -32020;
 
 /** `bundleName`: the request came to `/mcp/{bundle}`, and sees only that bundle's tools (docs/contract.md#bundles). */
-export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise<Response> {
-  const acceptedAt = Date.now();
-  const request = c.req.raw;
-  const env = c.env;
-  const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
+export function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise<Response> {
+  return answerMcp(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p), bundleName);
+}
 
-  const badOrigin = originValidationResponse(request, [
-    ...localhostAllowedOrigins(),
-    ...mcpSettings(env).allowedOrigins,
-  ]);
+/**
+ * Which lanes may answer: the direct lane (direct.ts) where it applies, else the SDK. Only tests
+ * turn one off: the SDK's alone, to compare the two lanes' answers to the same request; the
+ * direct lane's alone, to see that it answered (what it leaves is then a 501).
+ */
+export interface McpLanes {
+  direct: boolean;
+  sdk: boolean;
+}
+
+export async function answerMcp(
+  request: Request,
+  env: Env,
+  waitUntil: (p: Promise<unknown>) => void,
+  bundleName?: string,
+  lanes: McpLanes = { direct: true, sdk: true },
+): Promise<Response> {
+  const acceptedAt = Date.now();
+
+  const badOrigin = originValidationResponse(request, allowedOrigins(env));
   if (badOrigin) return badOrigin;
   if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed.", undefined, { Allow: "POST" });
 
@@ -161,18 +182,21 @@ export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise
   if (isTaskListen(body, request.headers)) return serveTaskListen(scope, body);
   if (scope.sessionId && isLegacyCancel(body)) cancelSessionCall(scope, body.params.requestId);
 
-  const mcp = createMcpHandler((ctx) => createServer(scope, ctx.era), {
-    maxRequestBodySize: maxBytes,
-    onerror: (error) => console.warn(JSON.stringify({ msg: "mcp", error: error.message })),
-  });
-  // The body was read here; the SDK gets it parsed, and a copy of the bytes for its own checks.
-  const forwarded = new Request(request.url, {
-    method: "POST",
-    headers: request.headers,
-    body: text,
-    signal: request.signal,
-  });
-  const response = await mcp.fetch(forwarded, body === undefined ? undefined : { parsedBody: body });
+  const route = lanes.direct ? directRoute(request.headers, body) : undefined;
+  const direct = route && (await serveDirect(scope, route, request.signal));
+  const response =
+    direct && "response" in direct
+      ? direct.response
+      : lanes.sdk
+        ? await throughSdk(
+            scope,
+            request,
+            text,
+            body,
+            maxBytes,
+            direct && "settled" in direct ? direct.settled : undefined,
+          )
+        : new Response(null, { status: 501 });
 
   if (
     scope.forbidden &&
@@ -204,28 +228,42 @@ export async function serveMcp(c: Context<AppEnv>, bundleName?: string): Promise
 }
 
 /**
- * Whether a 2026-07-28 `tools/call`'s `Mcp-Param-*` headers disagree with its arguments. The
- * schema is the one this caller is listed (the version it asks for, else the active one); a tool
- * it cannot see, or outside the bundles in view, is left to `tools/call` to refuse as unknown.
+ * The SDK lane: `createMcpHandler` with a server built for this caller (server.ts). Both are
+ * built per request: the SDK serves each exchange on a server instance of its own, and a
+ * handler's listen router and event bus would otherwise be shared by every caller of the isolate.
  */
-async function paramHeaderMismatch(
+async function throughSdk(
   scope: McpScope,
+  request: Request,
+  text: string,
   body: unknown,
-  headers: Headers,
-): Promise<ParamMismatch | undefined> {
-  const m = body as
-    { method?: unknown; params?: { name?: unknown; arguments?: unknown; _meta?: Record<string, unknown> } } | undefined;
-  const name = m?.params?.name;
-  const meta = m?.params?._meta;
-  if (m?.method !== "tools/call" || typeof name !== "string" || meta?.[PROTOCOL_VERSION] !== MODERN) return undefined;
-  const detail = await toolDetail(scope.env, scope.caller, name, scope.waitUntil);
-  if (!detail.ok) return undefined;
-  if (scope.bundles && !toolInView(scope.bundles, await getSnapshot(scope.env, scope.waitUntil), name))
-    return undefined;
-  const version = meta["io.tool-runtime/version"];
-  const offering = callableOffering(detail.value, scope.caller, typeof version === "string" ? version : undefined);
-  const declarations = offering && headerDeclarations(offering.input_schema);
-  return declarations?.length ? paramMismatch(declarations, m.params!.arguments, headers) : undefined;
+  maxBytes: number,
+  settled: CallToolResult | undefined,
+): Promise<Response> {
+  const mcp = createMcpHandler((ctx) => createServer(scope, ctx.era, settled), {
+    maxRequestBodySize: maxBytes,
+    onerror: (error) => console.warn(JSON.stringify({ msg: "mcp", error: error.message })),
+  });
+  // The body was read here; the SDK gets it parsed, and a copy of the bytes for its own checks.
+  const forwarded = new Request(request.url, {
+    method: "POST",
+    headers: request.headers,
+    body: text,
+    signal: request.signal,
+  });
+  return mcp.fetch(forwarded, body === undefined ? undefined : { parsedBody: body });
+}
+
+const origins = new WeakMap<object, string[]>();
+
+/** The Origins whose pages may call /mcp: localhost's and MCP_ALLOWED_ORIGINS, once per isolate and bindings. */
+function allowedOrigins(env: Env): string[] {
+  let list = origins.get(env);
+  if (!list) {
+    list = [...localhostAllowedOrigins(), ...mcpSettings(env).allowedOrigins];
+    origins.set(env, list);
+  }
+  return list;
 }
 
 /** A 2025 client's cancel of an earlier call (no 2026 envelope: modern clients close the stream instead). */

@@ -7,7 +7,7 @@
  * answer a refusal as a JSON-RPC error. The SDK still does the wire: eras, envelope checks,
  * headers, `server/discover`, `ping`, `initialize`, result schemas, SSE upgrade and aborts.
  */
-import { Server, type CallToolRequest } from "@modelcontextprotocol/server";
+import { Server, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/server";
 import { loadConfig } from "../config.ts";
 import { callTool } from "./call.ts";
 import { callInSearch, discoveryTools, searches } from "./discovery.ts";
@@ -22,7 +22,20 @@ const INSTRUCTIONS =
   '_meta["io.tool-runtime/version"]; make a call idempotent with _meta["io.tool-runtime/idempotency_key"]. ' +
   'Every result carries _meta["io.tool-runtime/execution_id"], readable at /v1/executions/{id}.';
 
-export function createServer(scope: McpScope, era: "modern" | "legacy"): Server {
+/**
+ * 2026-07-28 caching of `tools/list` (docs/contract.md#mcp): the list is this credential's (its
+ * channels and capabilities), so `private`; fresh for one registry snapshot TTL, the time the
+ * edge itself holds the copy the list came from. 2025 answers carry neither field (the SDK's codec).
+ */
+export function listCacheHint(env: Env): { ttlMs: number; cacheScope: "private" } {
+  return { ttlMs: loadConfig(env).snapshotTtlMs, cacheScope: "private" };
+}
+
+/**
+ * `settled`: the result of this request's `tools/call`, already run by the direct lane
+ * (direct.ts), which leaves the writing of a result it cannot write exactly to the SDK.
+ */
+export function createServer(scope: McpScope, era: "modern" | "legacy", settled?: CallToolResult): Server {
   const server = new Server(SERVER_INFO, {
     instructions: INSTRUCTIONS,
     capabilities: {
@@ -34,10 +47,7 @@ export function createServer(scope: McpScope, era: "modern" | "legacy"): Server 
         ? { extensions: { [TASKS_EXTENSION]: {} } }
         : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
     },
-    // 2026-07-28 caching (docs/contract.md#mcp): the list is this credential's (its channels and
-    // capabilities), so `private`; fresh for one registry snapshot TTL, the time the edge itself
-    // holds the copy the list came from. 2025 answers carry neither field (the SDK's codec).
-    cacheHints: { "tools/list": { ttlMs: loadConfig(scope.env).snapshotTtlMs, cacheScope: "private" } },
+    cacheHints: { "tools/list": listCacheHint(scope.env) },
   });
   // A bundle found by search lists search_tools and call_tool instead of its tools (discovery.ts).
   const search = searches(scope);
@@ -47,7 +57,7 @@ export function createServer(scope: McpScope, era: "modern" | "legacy"): Server 
   server.setRequestHandler(
     "tools/call",
     async (request: CallToolRequest, ctx) =>
-      (search ? callInSearch : callTool)(scope, era, request.params, ctx) as never,
+      (settled ?? (await (search ? callInSearch : callTool)(scope, era, request.params, ctx))) as never,
   );
   if (era === "modern") registerModernTasks(server, scope);
   else registerLegacyTasks(server, scope);
