@@ -107,7 +107,10 @@ const clientPort = await freePort();
 const CLIENT_REDIRECT = `http://127.0.0.1:${clientPort}/callback`;
 const clientCallbacks: URLSearchParams[] = [];
 const client: Server = createServer((req, res) => {
-  clientCallbacks.push(new URL(req.url!, CLIENT_REDIRECT).searchParams);
+  // Only the redirect itself: Chromium also asks this origin for /favicon.ico, and the other test's
+  // sign-in may reach this server too (both are counted out below).
+  const url = new URL(req.url!, CLIENT_REDIRECT);
+  if (url.pathname === "/callback") clientCallbacks.push(url.searchParams);
   res.writeHead(200, { "content-type": "text/plain" }).end("You are signed in; you may close this page.");
 });
 
@@ -118,7 +121,10 @@ afterAll(() => Promise.all([close(idp), close(client)]));
 
 let page: Page;
 tabPerTest((tab) => (page = tab));
-beforeEach(() => void (tokenAnswers.length = 0));
+beforeEach(() => {
+  tokenAnswers.length = 0;
+  clientCallbacks.length = 0;
+});
 
 /** Registers the MCP client and opens its authorization request in `page`, up to the provider's page: the verifier. */
 async function toProvider(): Promise<{ clientId: string; verifier: string }> {
