@@ -3,11 +3,11 @@
  * API, and `/mcp/{bundle}` lists and calls only the tools of the bundle that the caller may
  * see, on both protocol eras; a tool outside it is refused exactly as an unknown tool is.
  */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
-import { mcpBody, mintKey } from "./worker-http.ts";
+import { http, legacy, MCP_HEADERS, MODERN, type Answer } from "./mcp-http.ts";
+import { mintKey } from "./worker-http.ts";
 
-const MODERN = "2026-07-28";
 const ENVELOPE = {
   "io.modelcontextprotocol/protocolVersion": MODERN,
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -22,25 +22,6 @@ afterAll(async () => {
   for (const name of made) await http("DELETE", `/v1/admin/bundles/${name}`, ADMIN);
 });
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-async function http(method: string, path: string, key?: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, headers: res.headers, body: await mcpBody(res) } as Answer;
-}
-
 function unique(prefix: string): string {
   return `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
 }
@@ -49,8 +30,6 @@ async function putBundle(name: string, body: Record<string, unknown>): Promise<A
   made.add(name);
   return http("PUT", `/v1/admin/bundles/${name}`, ADMIN, body);
 }
-
-const MCP_HEADERS = { accept: "application/json, text/event-stream" };
 
 /** A 2026-07-28 request to `path`. */
 function modern(path: string, key: string, method: string, params: Record<string, unknown> = {}) {
@@ -67,30 +46,6 @@ function modern(path: string, key: string, method: string, params: Record<string
       ...(rest.name ? { "mcp-name": rest.name } : {}),
     },
   );
-}
-
-/** A 2025-11-25 session at `path`: `initialize`, `notifications/initialized`, then one request. */
-async function legacy(path: string, key: string, method: string, params: Record<string, unknown> = {}) {
-  const init = await http(
-    "POST",
-    path,
-    key,
-    {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "workerd", version: "1" } },
-    },
-    MCP_HEADERS,
-  );
-  expect(init.status).toBe(200);
-  const headers = {
-    ...MCP_HEADERS,
-    "mcp-protocol-version": "2025-11-25",
-    "mcp-session-id": init.headers.get("mcp-session-id")!,
-  };
-  await http("POST", path, key, { jsonrpc: "2.0", method: "notifications/initialized" }, headers);
-  return http("POST", path, key, { jsonrpc: "2.0", id: 1, method, params }, headers);
 }
 
 const names = (answer: Answer) => (answer.body.result.tools as { name: string }[]).map((t) => t.name);

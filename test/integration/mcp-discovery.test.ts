@@ -4,11 +4,11 @@
  * see and answers them as `tools/list` would; `call_tool` is a `tools/call` by another name —
  * the same result, the same refusals, the same `_meta` options — on both protocol eras.
  */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mcpBody, mintKey } from "./worker-http.ts";
+import { http, legacy, MCP_HEADERS, MODERN, type Answer } from "./mcp-http.ts";
+import { mintKey } from "./worker-http.ts";
 
-const MODERN = "2026-07-28";
 const ENVELOPE = {
   "io.modelcontextprotocol/protocolVersion": MODERN,
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -18,27 +18,7 @@ const ROOMY = { "io.tool-runtime/limits": { timeout_ms: 20_000 } };
 const ADMIN = env.DEV_ADMIN_KEY;
 const SELECTORS = { prefixes: ["math.", "text.", "json."], tools: ["lab.echo"] };
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-async function http(method: string, path: string, key?: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, headers: res.headers, body: await mcpBody(res) } as Answer;
-}
-
 const unique = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
-const MCP_HEADERS = { accept: "application/json, text/event-stream" };
 
 /** A 2026-07-28 request to `path`. */
 function modern(path: string, key: string, method: string, params: Record<string, unknown> = {}) {
@@ -55,30 +35,6 @@ function modern(path: string, key: string, method: string, params: Record<string
       ...(rest.name ? { "mcp-name": rest.name } : {}),
     },
   );
-}
-
-/** A 2025-11-25 session at `path`: `initialize`, `notifications/initialized`, then one request. */
-async function legacy(path: string, key: string, method: string, params: Record<string, unknown> = {}) {
-  const init = await http(
-    "POST",
-    path,
-    key,
-    {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "workerd", version: "1" } },
-    },
-    MCP_HEADERS,
-  );
-  expect(init.status).toBe(200);
-  const headers = {
-    ...MCP_HEADERS,
-    "mcp-protocol-version": "2025-11-25",
-    "mcp-session-id": init.headers.get("mcp-session-id")!,
-  };
-  await http("POST", path, key, { jsonrpc: "2.0", method: "notifications/initialized" }, headers);
-  return http("POST", path, key, { jsonrpc: "2.0", id: 1, method, params }, headers);
 }
 
 const ERAS = [

@@ -4,15 +4,14 @@
  * second, and another tenant's bundles are never seen — not over MCP, not through the API,
  * not as a key's bundles.
  */
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
 import { BUNDLE_LIMITS } from "../../src/registry/bundles.ts";
 import { authorize, exchange, mcp } from "./oauth-client.ts";
-import { mcpBody, mintKey } from "./worker-http.ts";
+import { http, legacy, MCP_HEADERS, MODERN, type Answer } from "./mcp-http.ts";
+import { mintKey } from "./worker-http.ts";
 
-const MODERN = "2026-07-28";
 const ADMIN = env.DEV_ADMIN_KEY;
-const MCP_HEADERS = { accept: "application/json, text/event-stream" };
 
 /** What this file made, deleted at the end whatever happened: [tenant or null for the operators', name]. */
 const made: [string | null, string][] = [];
@@ -20,25 +19,6 @@ afterAll(async () => {
   for (const [tenant, name] of made)
     await http("DELETE", tenant ? `/v1/bundles/${name}?tenant=${tenant}` : `/v1/admin/bundles/${name}`, ADMIN);
 });
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-async function http(method: string, path: string, key?: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await exports.default.fetch(`http://localhost${path}`, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body !== undefined ? { "content-type": "application/json" } : {}),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, headers: res.headers, body: await mcpBody(res) } as Answer;
-}
 
 const unique = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -71,30 +51,6 @@ function listTools(path: string, key: string) {
     },
     { ...MCP_HEADERS, "mcp-protocol-version": MODERN, "mcp-method": "tools/list" },
   );
-}
-
-/** A 2025-11-25 session at `path`: `initialize`, `notifications/initialized`, then `tools/list`. */
-async function legacyList(path: string, key: string) {
-  const init = await http(
-    "POST",
-    path,
-    key,
-    {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "workerd", version: "1" } },
-    },
-    MCP_HEADERS,
-  );
-  expect(init.status).toBe(200);
-  const headers = {
-    ...MCP_HEADERS,
-    "mcp-protocol-version": "2025-11-25",
-    "mcp-session-id": init.headers.get("mcp-session-id")!,
-  };
-  await http("POST", path, key, { jsonrpc: "2.0", method: "notifications/initialized" }, headers);
-  return http("POST", path, key, { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }, headers);
 }
 
 const names = (answer: Answer) => (answer.body.result.tools as { name: string }[]).map((t) => t.name).sort();
@@ -154,7 +110,10 @@ describe("a tenant admin's bundles", () => {
     const expected = all.filter((n) => n === "math.evaluate" || n.startsWith("text."));
     expect(expected).toContain("math.evaluate");
     expect(all.length).toBeGreaterThan(expected.length);
-    for (const answer of [await listTools(`/mcp/${name}`, t.agent), await legacyList(`/mcp/${name}`, t.agent)]) {
+    for (const answer of [
+      await listTools(`/mcp/${name}`, t.agent),
+      await legacy(`/mcp/${name}`, t.agent, "tools/list"),
+    ]) {
       expect(answer.status).toBe(200);
       expect(names(answer)).toEqual(expected);
     }
