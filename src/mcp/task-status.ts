@@ -4,10 +4,9 @@ import type { ExecutionStatus } from "../contract.ts";
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
 /**
- * Execution status → task status, one table for both revisions. A run that failed is the
- * tool's answer with `isError: true`: `completed` in the extension (SEP-2663 keeps `failed` for
- * JSON-RPC errors), `failed` in 2025-11-25. A new status fails the type check until it has a
- * row.
+ * Execution status → task status, one table for both revisions. A new status fails the type
+ * check until it has a row. An execution that ended `failed` or `timed_out` is, in 2025-11-25,
+ * `failed`; in the extension (SEP-2663) it depends on who failed (`taskStatusOf`).
  */
 const TASK_STATUS: Record<ExecutionStatus, readonly [modern: TaskStatus, legacy: TaskStatus]> = {
   // Waiting for a person with the approver role to approve it (docs/contract.md#approvals).
@@ -16,12 +15,21 @@ const TASK_STATUS: Record<ExecutionStatus, readonly [modern: TaskStatus, legacy:
   scheduled: ["working", "working"],
   running: ["working", "working"],
   succeeded: ["completed", "completed"],
+  // `completed` only when the tool itself reported the error (taskStatusOf).
   failed: ["completed", "failed"],
   timed_out: ["completed", "failed"],
   cancelled: ["cancelled", "cancelled"],
 };
 
-export function taskStatusOf(status: ExecutionStatus, era: "modern" | "legacy"): TaskStatus {
+/**
+ * The extension keeps `completed` with an `isError` result for a tool that ran and reported an
+ * error (`tool_error`), and `failed`, with the error inlined, for everything else that ended a
+ * run without a result: a provider that crashed or could not be reached, a timeout, the
+ * runtime's own failure (docs/guide/mcp.md#tasks). `errorCode` is the execution's error code.
+ */
+export function taskStatusOf(status: ExecutionStatus, era: "modern" | "legacy", errorCode?: string): TaskStatus {
   // A status this table does not know yet (a newer runtime's, read from the index) is still running.
-  return (Object.hasOwn(TASK_STATUS, status) ? TASK_STATUS[status] : TASK_STATUS.running)[era === "modern" ? 0 : 1];
+  const [modern, legacy] = Object.hasOwn(TASK_STATUS, status) ? TASK_STATUS[status] : TASK_STATUS.running;
+  if (era === "legacy") return legacy;
+  return modern === "completed" && status !== "succeeded" && errorCode !== "tool_error" ? "failed" : modern;
 }

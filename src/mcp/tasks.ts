@@ -123,11 +123,18 @@ async function detailed(
   taskId: string,
   view: ExecutionView,
 ): Promise<Record<string, unknown>> {
-  const status = taskStatusOf(view.status, era);
+  const status = taskStatusOf(view.status, era, view.error?.code);
   const { createdAt, lastUpdatedAt } = await timesOf(scope, taskId, view);
   const fields = taskFields(scope, era, taskId, status, createdAt, lastUpdatedAt, view.error?.message);
-  // The extension inlines the tool's result in a finished task (there is no tasks/result).
-  return era === "modern" && status === "completed" ? { ...fields, result: callToolResult(view) } : fields;
+  if (era === "legacy") return fields;
+  // The extension inlines the end in a finished task (there is no tasks/result): the tool's
+  // result once completed; once failed, the JSON-RPC error a refusal of the same code would be.
+  if (status === "completed") return { ...fields, result: callToolResult(view) };
+  if (status === "failed" && view.error) {
+    const { code, message, data } = refusalError(view.error);
+    return { ...fields, error: { code, message, data } };
+  }
+  return fields;
 }
 
 /** The whole DetailedTask of one execution, for `notifications/tasks` (listen.ts). */

@@ -48,7 +48,7 @@ describe("tasks, 2026-07-28 extension", () => {
     expect(view.body).toMatchObject({ status: "succeeded", output: { counted: [3, 2, 1] } });
   });
 
-  it("keeps a run that failed as a completed task whose result is isError (SEP-2663: failed is for protocol errors)", async () => {
+  it("ends a run the runtime stopped as a failed task with the error inlined (SEP-2663: completed is for the tool's own error)", async () => {
     // A budget of seconds (so it is spent running, not shed before the call) against a minute of counting: the execution times out.
     const created = await modern(
       "tools/call",
@@ -61,9 +61,12 @@ describe("tasks, 2026-07-28 extension", () => {
       (r) => r.body.result.status !== "working",
     );
     expect(done.body.result).toMatchObject({
-      status: "completed",
-      result: { isError: true, structuredContent: { error: { code: "timeout" } } },
+      status: "failed",
+      statusMessage: expect.any(String),
+      // The JSON-RPC error a refusal of the same code is, its envelope in data (docs/contract.md#mcp).
+      error: { code: expect.any(Number), message: expect.any(String), data: { error: { code: "timeout" } } },
     });
+    expect(done.body.result).not.toHaveProperty("result");
   });
 
   it("never makes a task of an instant tool, nor for a client that does not take tasks", async () => {

@@ -96,9 +96,14 @@ describe("an execution's end as a CallToolResult", () => {
 });
 
 describe("task statuses", () => {
-  it("keeps a run that failed completed in the extension and failed in 2025-11-25", () => {
-    expect(taskStatusOf("failed", "modern")).toBe("completed");
-    expect(taskStatusOf("timed_out", "modern")).toBe("completed");
+  it("keeps a tool's own error completed in the extension, any other failure failed; both failed in 2025-11-25", () => {
+    // SEP-2663: `completed` with isError for a tool that ran and reported an error, `failed` for the rest.
+    expect(taskStatusOf("failed", "modern", "tool_error")).toBe("completed");
+    for (const code of ["provider_crashed", "no_healthy_provider", "internal", undefined])
+      expect(taskStatusOf("failed", "modern", code), String(code)).toBe("failed");
+    expect(taskStatusOf("timed_out", "modern", "timeout")).toBe("failed");
+    expect(taskStatusOf("succeeded", "modern")).toBe("completed");
+    expect(taskStatusOf("failed", "legacy", "tool_error")).toBe("failed");
     expect(taskStatusOf("failed", "legacy")).toBe("failed");
     expect(taskStatusOf("cancelled", "modern")).toBe("cancelled");
     expect(taskStatusOf("succeeded", "legacy")).toBe("completed");
