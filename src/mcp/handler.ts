@@ -29,12 +29,7 @@
  * which the client repeats on every request: a followed call is keyed by (session, id)
  * (call.ts), and the cancel notification finds that execution by the same key from any isolate.
  */
-import {
-  createMcpHandler,
-  localhostAllowedOrigins,
-  originValidationResponse,
-  type CallToolResult,
-} from "@modelcontextprotocol/server";
+import { localhostAllowedOrigins, originValidationResponse } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { authenticate } from "../auth/authenticate.ts";
@@ -44,24 +39,21 @@ import { payloadLimit } from "../policy/limits.ts";
 import { chargeRequests } from "../policy/request-rate.ts";
 import type { Caller } from "../contract.ts";
 import { RuntimeError } from "../errors.ts";
-import { cancel } from "../execution/service.ts";
-import { keyedObjectId } from "../execution/ids.ts";
 import { readBody } from "../codec/request-body.ts";
 import { bundlesInView, type Bundle } from "../registry/bundles.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
-import { sessionCallKey } from "./call.ts";
 import { jsonRpcCodeOf } from "./errors.ts";
 import { isTaskListen, serveTaskListen } from "./listen.ts";
 import { insufficientScopeChallenge, MCP_PATH, mcpSettings, unauthorizedChallenge } from "./resource-server.ts";
 import { serveDirect } from "./direct.ts";
 import { directRoute } from "./direct-route.ts";
-import { callContext, type McpScope } from "./scope.ts";
-import { createServer } from "./server.ts";
+import type { McpScope } from "./scope.ts";
+import { throughSdk } from "./sdk-lane.ts";
+import { cancelSessionCall, isInitialize, isLegacyCancel, isSessionId, newSessionId } from "./legacy-session.ts";
 import { paramHeaderMismatch } from "./param-header-check.ts";
 import { sessionLogLevel } from "./log-level.ts";
 
 export { MCP_PATH };
-const SESSION_ID = /^[0-9a-f]{32}$/;
 /** MCP's HeaderMismatch: a request whose headers and body disagree. */
 const HEADER_MISMATCH = -32020;
 
@@ -163,7 +155,7 @@ export async function answerMcp(
     acceptedAt,
     trace: traceFrom(request.headers.get("traceparent")),
     waitUntil,
-    ...(session && SESSION_ID.test(session) ? { sessionId: session } : {}),
+    ...(session && isSessionId(session) ? { sessionId: session } : {}),
     ...(bundles ? { bundles } : {}),
   };
 
@@ -221,37 +213,10 @@ export async function answerMcp(
   }
   if (isInitialize(body) && response.status === 200 && !session) {
     const headers = new Headers(response.headers);
-    headers.set("Mcp-Session-Id", randomHex(16));
+    headers.set("Mcp-Session-Id", newSessionId());
     return new Response(response.body, { status: 200, headers });
   }
   return response;
-}
-
-/**
- * The SDK lane: `createMcpHandler` with a server built for this caller (server.ts). Both are
- * built per request: the SDK serves each exchange on a server instance of its own, and a
- * handler's listen router and event bus would otherwise be shared by every caller of the isolate.
- */
-async function throughSdk(
-  scope: McpScope,
-  request: Request,
-  text: string,
-  body: unknown,
-  maxBytes: number,
-  settled: CallToolResult | undefined,
-): Promise<Response> {
-  const mcp = createMcpHandler((ctx) => createServer(scope, ctx.era, settled), {
-    maxRequestBodySize: maxBytes,
-    onerror: (error) => console.warn(JSON.stringify({ msg: "mcp", error: error.message })),
-  });
-  // The body was read here; the SDK gets it parsed, and a copy of the bytes for its own checks.
-  const forwarded = new Request(request.url, {
-    method: "POST",
-    headers: request.headers,
-    body: text,
-    signal: request.signal,
-  });
-  return mcp.fetch(forwarded, body === undefined ? undefined : { parsedBody: body });
 }
 
 const origins = new WeakMap<object, string[]>();
@@ -266,25 +231,6 @@ function allowedOrigins(env: Env): string[] {
   return list;
 }
 
-/** A 2025 client's cancel of an earlier call (no 2026 envelope: modern clients close the stream instead). */
-function isLegacyCancel(body: unknown): body is { params: { requestId: string | number } } {
-  const m = body as { method?: unknown; params?: { requestId?: unknown; _meta?: Record<string, unknown> } } | undefined;
-  const id = m?.params?.requestId;
-  return (
-    m?.method === "notifications/cancelled" &&
-    (typeof id === "string" || typeof id === "number") &&
-    m.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === undefined
-  );
-}
-
-/** Cancels the followed call keyed by (session, request id), if there is one (docs/contract.md#cancellation, default grace). */
-function cancelSessionCall(scope: McpScope, requestId: string | number): void {
-  const key = sessionCallKey(scope.sessionId!, requestId);
-  if (!key) return;
-  const executionId = keyedObjectId(scope.env, scope.caller.tenant, scope.caller.agent, key);
-  scope.waitUntil(cancel(callContext(scope), executionId, undefined).catch(() => {}));
-}
-
 /** A refusal's Retry-After, in whole seconds. */
 function retryAfterSeconds(err: RuntimeError): string {
   return String(Math.max(1, Math.ceil(Number(err.details?.retry_after_ms ?? 1_000) / 1000)));
@@ -294,20 +240,12 @@ function isToolCall(message: unknown): boolean {
   return (message as { method?: unknown } | undefined)?.method === "tools/call";
 }
 
-function isInitialize(body: unknown): boolean {
-  return (body as { method?: unknown } | undefined)?.method === "initialize";
-}
-
 function parseJson(text: string): unknown {
   try {
     return text === "" ? undefined : JSON.parse(text);
   } catch {
     return undefined;
   }
-}
-
-function randomHex(bytes: number): string {
-  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function jsonRpcError(
