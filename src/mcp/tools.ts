@@ -22,6 +22,8 @@ import { callableOffering, callableVersions, toolDetail, toolList } from "../exe
 import type { McpScope } from "./scope.ts";
 import { toolInView } from "../registry/bundles.ts";
 import { getSnapshot } from "../registry/snapshot-cache.ts";
+import type { RegistrySnapshot } from "../registry/catalog.ts";
+import { nextClockChange } from "../registry/eligibility.ts";
 
 /** How a tool runs when a client can take a task (2026-07-28 extension, 2025-11-25 `taskSupport`). */
 export type TaskUse = "never" | "optional" | "always";
@@ -32,7 +34,31 @@ export function taskUseOf(latencyClass: ToolOfferingView["latency_class"]): Task
   return latencyClass === "long_running" || latencyClass === "slow" ? "always" : "optional";
 }
 
+/**
+ * `tools/list` answers kept per edge copy of the registry: a new version, or a health view this
+ * isolate took, is a new snapshot object, so an entry never outlives what it was built from.
+ * Within one copy the answer depends on the caller's channels and capabilities, the bundles in
+ * view and the era (the key), and on the clock only where a breaker's cooldown or trial window
+ * ends (`nextClockChange`): the entry is kept until then. Bounded per copy.
+ */
+const listings = new WeakMap<RegistrySnapshot, Map<string, { tools: Tool[]; until: number }>>();
+const LISTINGS_PER_COPY = 256;
+
 export async function listTools(scope: McpScope, era: "modern" | "legacy"): Promise<Tool[]> {
+  const snapshot = await getSnapshot(scope.env, scope.waitUntil);
+  const now = Date.now();
+  const key = JSON.stringify([era, scope.caller.channels, scope.caller.capabilities, scope.bundles ?? null]);
+  let held = listings.get(snapshot);
+  const hit = held?.get(key);
+  if (hit && now < hit.until) return [...hit.tools];
+  const tools = await buildList(scope, era);
+  if (!held) listings.set(snapshot, (held = new Map()));
+  if (held.size >= LISTINGS_PER_COPY) held.delete(held.keys().next().value!);
+  held.set(key, { tools, until: nextClockChange(snapshot, now) });
+  return [...tools];
+}
+
+async function buildList(scope: McpScope, era: "modern" | "legacy"): Promise<Tool[]> {
   const list = await toolList(scope.env, scope.caller, scope.waitUntil);
   if (!list.ok) return [];
   // At /mcp/{bundle}, or for a key limited to bundles: what the caller may see that the

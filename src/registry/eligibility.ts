@@ -85,3 +85,22 @@ export function breakerStateOf(snapshot: RegistrySnapshot, provider: string, too
   const h = snapshot.health[healthKey(provider, tool)];
   return h ? breakerView(h.breaker, now) : "closed";
 }
+
+/**
+ * The first instant after `now` at which the clock alone changes what `partitionOfferings`
+ * answers for this snapshot: an open breaker's cooldown ends (it turns half-open), or a
+ * half-open breaker's trial window ends. Infinity when nothing is waiting on the clock. Until
+ * then, the same snapshot gives the same eligibility and order (a new health view or version is
+ * a new snapshot object).
+ */
+export function nextClockChange(snapshot: RegistrySnapshot, now: number): number {
+  let next = Infinity;
+  for (const h of Object.values(snapshot.health)) {
+    const b = h.breaker;
+    if (b.state !== "open") continue;
+    if (b.until !== undefined && b.until > now) next = Math.min(next, b.until);
+    const trialEnds = b.trial_at === undefined ? undefined : b.trial_at + h.policy.cooldown_ms;
+    if (trialEnds !== undefined && trialEnds > now) next = Math.min(next, trialEnds);
+  }
+  return next;
+}

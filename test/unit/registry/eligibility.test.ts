@@ -8,7 +8,13 @@ import {
   type ProviderState,
   type RegistrySnapshot,
 } from "../../../src/registry/catalog.ts";
-import { DEAD_RETRY_MS, breakerStateOf, partitionOfferings, statsFor } from "../../../src/registry/eligibility.ts";
+import {
+  DEAD_RETRY_MS,
+  breakerStateOf,
+  nextClockChange,
+  partitionOfferings,
+  statsFor,
+} from "../../../src/registry/eligibility.ts";
 import type { BreakerPolicy, BreakerRecord } from "../../../src/registry/provider-health.ts";
 
 const TOOL = "t.tool";
@@ -226,5 +232,32 @@ describe("breakerStateOf", () => {
     expect(breakerStateOf(snap, "p", TOOL, b.until!)).toBe("half_open");
     expect(breakerStateOf(snap, "p", "other.tool", NOW)).toBe("closed");
     expect(breakerStateOf(snap, "q", TOOL, NOW)).toBe("closed");
+  });
+});
+
+describe("nextClockChange: until when a snapshot's eligibility holds", () => {
+  const key = (p: string) => healthKey(p, TOOL);
+
+  it("is never when no breaker waits on the clock", () => {
+    const closed: BreakerRecord = { state: "closed", reset_at: NOW - 5_000 };
+    expect(nextClockChange(snapshot([provider("a")]), NOW)).toBe(Infinity);
+    expect(nextClockChange(snapshot([provider("a")], { [key("a")]: health(closed) }), NOW)).toBe(Infinity);
+    // Half-open with no trial under way: nothing changes by the clock alone.
+    expect(nextClockChange(snapshot([provider("a")], { [key("a")]: health(opened(40_000)) }), NOW)).toBe(Infinity);
+  });
+
+  it("is the earliest end of a cooldown or a trial window, and each is where the partition changes", () => {
+    const s = snapshot([provider("a"), provider("b")], {
+      [key("a")]: health(opened(10_000)), // open until NOW + 20 s
+      [key("b")]: health(opened(40_000, NOW - 25_000)), // half-open, its trial's window ends at NOW + 5 s
+    });
+    const next = nextClockChange(s, NOW);
+    expect(next).toBe(NOW + 5_000);
+    const offerings = [offering("a"), offering("b")];
+    expect(providersOf(partitionOfferings(offerings, s, next - 1).eligible)).toEqual([]);
+    expect(providersOf(partitionOfferings(offerings, s, next).eligible)).toEqual(["b"]);
+    expect(nextClockChange(s, next)).toBe(NOW + 20_000);
+    expect(providersOf(partitionOfferings(offerings, s, NOW + 20_000).eligible)).toEqual(["a", "b"]);
+    expect(nextClockChange(s, NOW + 20_000)).toBe(Infinity);
   });
 });
