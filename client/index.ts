@@ -119,6 +119,8 @@ export interface ToolSummary {
   description: string;
   versions: string[];
   providers: string[];
+  /** Its offerings' tags, in any version the caller sees. */
+  tags: string[];
 }
 
 /** A streamed call: its id at once, then its events (resuming after drops). */

@@ -205,8 +205,7 @@ export class RegistryStore {
     const rows = this.sql
       .exec<{ name: string; body: string }>("SELECT name, body FROM bundles ORDER BY name")
       .toArray();
-    // A bundle stored before `discovery` existed lists its tools, as every bundle did then.
-    return new Map(rows.map((r) => [r.name, { discovery: "list", ...JSON.parse(r.body) }]));
+    return new Map(rows.map((r) => [r.name, storedBundle(r.body)]));
   }
 
   saveBundle(bundle: Bundle): void {
@@ -230,7 +229,7 @@ export class RegistryStore {
         tenant,
       )
       .toArray();
-    return new Map(rows.map((r) => [r.name, JSON.parse(r.body) as Bundle]));
+    return new Map(rows.map((r) => [r.name, storedBundle(r.body)]));
   }
 
   /** Every tenant's own tool bundles, by tenant, then by name (the snapshot carries them). */
@@ -243,7 +242,7 @@ export class RegistryStore {
       .toArray();
     for (const r of rows) {
       const held = all.get(r.tenant) ?? new Map<string, Bundle>();
-      held.set(r.name, JSON.parse(r.body) as Bundle);
+      held.set(r.name, storedBundle(r.body));
       all.set(r.tenant, held);
     }
     return all;
@@ -265,3 +264,11 @@ export class RegistryStore {
 }
 
 export type { ProviderLoad };
+
+/**
+ * A stored bundle as it is now: one stored before `discovery` existed lists its tools, as every
+ * bundle did then; one stored before `tags` selects by none.
+ */
+function storedBundle(body: string): Bundle {
+  return { discovery: "list", tags: [], ...(JSON.parse(body) as Partial<Bundle>) } as Bundle;
+}

@@ -6,6 +6,7 @@ import {
   EFFECTS,
   LATENCY_CLASSES,
   PARTIAL_MERGES,
+  tagsProblem,
   TOOL_ERROR_CODE,
   type CallerIdentity,
   type CoercionMode,
@@ -57,6 +58,8 @@ export interface ToolSpec<I = any, O = any> {
   error_codes?: ToolErrorCode[];
   /** How `partial` events add up (default "replace"); see PartialMerge. */
   partial_merge?: PartialMerge;
+  /** What the tool is about (`["maths"]`): at most 16 lowercase slugs, none twice; bundles can select by them. */
+  tags?: string[];
   handler: ToolHandler<I, O>;
 }
 
@@ -114,6 +117,8 @@ export function defineTool<I = any, O = any>(spec: ToolSpec<I, O>): ToolDefiniti
     throw new Error(`${where}: partial_merge must be one of ${PARTIAL_MERGES.join(", ")}`);
   }
   checkErrorCodes(where, spec.error_codes);
+  const badTags = tagsProblem(spec.tags);
+  if (badTags) throw new Error(`${where}: ${badTags}`);
   return {
     manifest: {
       name: spec.name,
@@ -132,6 +137,7 @@ export function defineTool<I = any, O = any>(spec: ToolSpec<I, O>): ToolDefiniti
         ? { error_codes: spec.error_codes.map(({ code, description }) => ({ code, description })) }
         : {}),
       partial_merge: spec.partial_merge ?? "replace",
+      ...(spec.tags !== undefined ? { tags: [...spec.tags] } : {}),
     },
     handler: spec.handler,
   };

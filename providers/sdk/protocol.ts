@@ -45,6 +45,32 @@ export interface ToolErrorCode {
 /** What a tool's own error code looks like. */
 export const TOOL_ERROR_CODE = /^[a-z][a-z0-9_]{0,63}$/;
 
+/**
+ * What a tool's tag looks like: a lowercase slug of 1 to 32 characters (letters, digits, '.',
+ * '_', '-'), starting and ending with a letter or digit, so that it reads the same in a URL,
+ * a bundle and a log line. A tool has at most TOOL_TAGS_MAX, none twice.
+ */
+export const TOOL_TAG = /^[a-z0-9](?:[a-z0-9._-]{0,30}[a-z0-9])?$/;
+export const TOOL_TAGS_MAX = 16;
+
+/**
+ * What is wrong with a manifest entry's `tags`, or undefined when nothing is (absent is fine).
+ * Pure, for both sides: the SDK refuses a bad declaration at build, the registry leaves out an
+ * offering whose manifest has one (src/registry/catalog.ts).
+ */
+export function tagsProblem(tags: unknown): string | undefined {
+  if (tags === undefined) return undefined;
+  if (!Array.isArray(tags) || tags.length > TOOL_TAGS_MAX)
+    return `tags must be a list of at most ${TOOL_TAGS_MAX} tags`;
+  const seen = new Set<string>();
+  for (const tag of tags) {
+    if (typeof tag !== "string" || !TOOL_TAG.test(tag)) return `tag ${JSON.stringify(tag)} does not match ${TOOL_TAG}`;
+    if (seen.has(tag)) return `tag ${tag} is listed twice`;
+    seen.add(tag);
+  }
+  return undefined;
+}
+
 /** One tool as a provider declares it in its manifest. */
 export interface ToolManifestEntry {
   name: string;
@@ -70,6 +96,11 @@ export interface ToolManifestEntry {
   error_codes?: ToolErrorCode[];
   /** Absent means "replace" (manifests from SDKs before 1.1). */
   partial_merge?: PartialMerge;
+  /**
+   * What the tool is about, for finding it and for bundles that select by tag
+   * (docs/contract.md#bundles): at most 16 TOOL_TAG slugs, none twice. Absent: none.
+   */
+  tags?: string[];
 }
 
 export interface ProviderManifest {

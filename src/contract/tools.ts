@@ -32,6 +32,8 @@ export interface ToolOfferingView {
   partial_merge: PartialMerge;
   /** The tool's own error codes (`details.tool_code` of a `tool_error`; docs/contract.md#errors). */
   error_codes: ToolErrorCode[];
+  /** What the tool is about, as this provider's manifest says (none for an upstream's tool; docs/contract.md#bundles). */
+  tags: string[];
   input_schema: JsonSchema;
   output_schema: JsonSchema;
 }

@@ -6,6 +6,7 @@ const request = {
   tools: ["math.evaluate", "json.query"],
   prefixes: ["text."],
   channels: ["docs-search"],
+  tags: ["maths"],
   discovery: "search",
 };
 const bundle = {
@@ -14,6 +15,7 @@ const bundle = {
   tools: ["json.query", "math.evaluate"],
   prefixes: ["text."],
   channels: ["docs-search"],
+  tags: ["maths"],
   discovery: "search",
   updated_at: AT,
 };

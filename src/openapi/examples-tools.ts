@@ -19,6 +19,7 @@ const offering = {
   coercion: "strict",
   partial_merge: "replace",
   error_codes: [{ code: "syntax", description: "The expression does not parse." }],
+  tags: ["maths"],
   input_schema: {
     type: "object",
     properties: { expression: { type: "string", maxLength: 1000 } },
@@ -40,6 +41,7 @@ export const toolExamples: Record<string, OperationExamples> = {
             description: "Evaluates an arithmetic expression.",
             versions: ["1.0.0"],
             providers: ["std"],
+            tags: ["maths"],
           },
           {
             name: "text.stats",
@@ -47,6 +49,7 @@ export const toolExamples: Record<string, OperationExamples> = {
             description: "Counts the words, lines and characters of a text.",
             versions: ["1.0.0", "1.1.0"],
             providers: ["std", "community"],
+            tags: ["text"],
           },
         ],
       }),

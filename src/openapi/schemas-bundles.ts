@@ -1,5 +1,6 @@
 /** Component schemas of tool bundles (docs/contract.md#bundles; src/registry/bundles.ts). */
 import { bool, nullable, object, oneOfStrings, ref, str, time } from "./schema-builders.ts";
+import { TAG } from "./schemas-tools.ts";
 
 const NAME = {
   type: "string",
@@ -15,6 +16,12 @@ const selectors = (what: string) => ({
 const TOOLS = selectors("Tools by exact name");
 const PREFIXES = selectors('Tools whose name starts with one of these ("text.")');
 const CHANNELS = selectors("Tools that one of these providers offers (in any version)");
+const TAGS = {
+  type: "array",
+  maxItems: 200,
+  items: TAG,
+  description: "Tools whose manifest carries one of these tags (in any version's offering)",
+};
 const DISCOVERY = {
   ...oneOfStrings(["list", "search"]),
   description:
@@ -28,6 +35,7 @@ export const BundleRequest = object(
     tools: TOOLS,
     prefixes: PREFIXES,
     channels: CHANNELS,
+    tags: TAGS,
     discovery: { ...DISCOVERY, default: "list" },
   },
   [],
@@ -40,6 +48,7 @@ export const Bundle = object({
   tools: TOOLS,
   prefixes: PREFIXES,
   channels: CHANNELS,
+  tags: TAGS,
   discovery: DISCOVERY,
   updated_at: time,
 });

@@ -2,6 +2,7 @@
  * Component schemas of the registry's view: tools, their versions and offerings, and a
  * version's deprecation (GET /v1/tools, the operators' deprecation routes).
  */
+import { TOOL_TAG, TOOL_TAGS_MAX } from "../../providers/sdk/protocol.ts";
 import {
   all,
   bool,
@@ -18,6 +19,9 @@ import {
   TRUST,
 } from "./schema-builders.ts";
 
+/** A tool's tag. */
+export const TAG = { type: "string", pattern: TOOL_TAG.source };
+
 export const deprecation = all({ sunset: time, replacement: nullable(str), deprecated_at: time });
 
 export const ToolList = all({
@@ -30,6 +34,11 @@ export const ToolList = all({
       description: str,
       versions: strings,
       providers: { ...strings, description: "best first" },
+      tags: {
+        type: "array",
+        items: TAG,
+        description: "The tags of every offering the caller sees, in any version, sorted",
+      },
     }),
   },
 });
@@ -70,6 +79,12 @@ export const ToolOffering = all({
     type: "array",
     items: all({ code: str, description: str }),
     description: "The tool's own error codes (details.tool_code of a tool_error).",
+  },
+  tags: {
+    type: "array",
+    maxItems: TOOL_TAGS_MAX,
+    items: TAG,
+    description: "What the tool is about, as this provider's manifest says; none for an upstream's tool.",
   },
   input_schema: { type: ["object", "boolean"], additionalProperties: true },
   output_schema: { type: ["object", "boolean"], additionalProperties: true },

@@ -9,6 +9,8 @@ export interface Bundle {
   tools: string[];
   prefixes: string[];
   channels: string[];
+  /** Tags of the tools' manifests (providers/sdk/protocol.ts TOOL_TAG); the registry reads a bundle stored before the field with none. */
+  tags: string[];
   /**
    * How `/mcp/{bundle}` offers the tools: "list" lists them all; "search" lists only
    * `search_tools` and `call_tool` (src/mcp/discovery.ts). The registry reads a bundle stored

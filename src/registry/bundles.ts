@@ -1,11 +1,12 @@
 /**
  * Tool bundles (docs/contract.md#bundles): an operator's or a tenant admin's named subset of the registry, served
  * at `/mcp/{bundle}` so that an agent's `tools/list` holds only what it was meant to see. A
- * bundle names tools by exact name, by name prefix, or by channel (the providers that offer
- * them); a tool is in the bundle when any selector matches it. Bundles travel in the registry's
+ * bundle names tools by exact name, by name prefix, by channel (the providers that offer
+ * them) or by tag (their manifests'); a tool is in the bundle when any selector matches it. Bundles travel in the registry's
  * snapshot (src/registry/compose.ts), so the edge reads them from its copy, never per request.
  * Pure: the admin route validates with it, the registry stores what it returns.
  */
+import { TOOL_TAG } from "../../providers/sdk/protocol.ts";
 import { RuntimeError } from "../errors.ts";
 import type { Bundle, Discovery } from "./bundle-shape.ts";
 import type { CatalogTool, RegistrySnapshot } from "./catalog.ts";
@@ -23,7 +24,7 @@ export const BUNDLE_LIMITS = {
   /** A tenant's own bundles: every tenant's ride in the snapshot too. */
   tenant_bundles: 20,
 } as const;
-const SELECTORS = ["tools", "prefixes", "channels"] as const;
+const SELECTORS = ["tools", "prefixes", "channels", "tags"] as const;
 export const BUNDLE_FIELDS = ["name", "description", ...SELECTORS, "discovery"];
 const DISCOVERY: readonly unknown[] = ["list", "search"];
 
@@ -53,7 +54,7 @@ export function parseBundle(name: string, body: Record<string, unknown>, now: nu
     string[]
   >;
   if (SELECTORS.every((field) => selectors[field].length === 0))
-    throw invalid("tools", "a bundle needs at least one selector: tools, prefixes or channels");
+    throw invalid("tools", "a bundle needs at least one selector: tools, prefixes, channels or tags");
   const discovery = (body.discovery === undefined ? "list" : body.discovery) as Discovery;
   if (!DISCOVERY.includes(discovery)) throw invalid("discovery", 'discovery must be "list" or "search"');
   return { name, description, ...selectors, discovery, updated_at: new Date(now).toISOString() };
@@ -69,6 +70,8 @@ function selectorList(field: string, value: unknown): string[] {
         field,
         `each of ${field} must be a string of 1 to ${BUNDLE_LIMITS.selectorLength} characters without spaces`,
       );
+    else if (field === "tags" && !TOOL_TAG.test(s))
+      throw invalid(field, `tag ${JSON.stringify(s)} is not a tag: a tool's tags match ${TOOL_TAG}`);
   return [...new Set(value as string[])].sort();
 }
 
@@ -127,12 +130,21 @@ export function toolInView(bundles: readonly Bundle[], snapshot: RegistrySnapsho
   return bundles.some((b) => toolInBundle(b, snapshot, name));
 }
 
-/** Whether a catalog tool is in the bundle: named, under a prefix, or offered (in any version) by one of its channels. */
+/**
+ * Whether a catalog tool is in the bundle: named, under a prefix, or, in any version, offered by
+ * one of its channels or with one of its tags in the offering's manifest.
+ */
 export function inBundle(bundle: Bundle, tool: CatalogTool): boolean {
   if (bundle.tools.includes(tool.name)) return true;
   if (bundle.prefixes.some((p) => tool.name.startsWith(p))) return true;
-  if (bundle.channels.length === 0) return false;
-  return Object.values(tool.versions).some((offerings) => offerings.some((o) => bundle.channels.includes(o.provider)));
+  // A snapshot from a build before tags holds bundles without them.
+  const tags = bundle.tags ?? [];
+  if (bundle.channels.length === 0 && tags.length === 0) return false;
+  return Object.values(tool.versions).some((offerings) =>
+    offerings.some(
+      (o) => bundle.channels.includes(o.provider) || (o.manifest.tags ?? []).some((tag) => tags.includes(tag)),
+    ),
+  );
 }
 
 function invalid(field: string, message: string): RuntimeError {

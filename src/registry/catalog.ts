@@ -2,7 +2,7 @@
  * The catalog: every tool, version and provider offering, built from the providers' live
  * manifests (docs/contract.md#resolution). Pure, so the registry object and the tests build it the same way.
  */
-import type { ProviderManifest, ToolManifestEntry } from "../../providers/sdk/protocol.ts";
+import { tagsProblem, type ProviderManifest, type ToolManifestEntry } from "../../providers/sdk/protocol.ts";
 import type { ProviderConfig } from "../config.ts";
 import type { DeprecationNotice, Trust } from "../contract.ts";
 import { schemaHash } from "../schema/schema-hash.ts";
@@ -108,6 +108,12 @@ export async function buildCatalog(
     let accepted = 0;
     for (const entry of load.manifest?.tools ?? []) {
       const where = `${config.name}: ${entry.name}@${entry.version}`;
+      // The SDK refuses bad tags at build; a manifest made otherwise is refused here, whole offering.
+      const badTags = tagsProblem(entry.tags);
+      if (badTags) {
+        problems.push(`${where} left out: ${badTags}`);
+        continue;
+      }
       const input_hash = await schemaHash(entry.input_schema);
       const output_hash = await schemaHash(entry.output_schema);
       const target = load.upstream?.targets[entry.name];

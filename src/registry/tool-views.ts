@@ -20,6 +20,8 @@ export interface ToolSummary {
   versions: string[];
   /** Providers of the active version, best first. */
   providers: string[];
+  /** The tags of every offering the caller sees, in any version, sorted (docs/contract.md#bundles). */
+  tags: string[];
 }
 
 export async function toolList(
@@ -39,6 +41,7 @@ export async function toolList(
       description: active[0].manifest.description,
       versions: Object.keys(tool.versions).sort(compareSemver),
       providers: bestFirst(active, snapshot, tool.name).map((o) => o.provider),
+      tags: tagsOf(tool),
     });
   }
   return { ok: true, value: { registry_version: snapshot.version, tools } };
@@ -56,6 +59,14 @@ export async function toolDetail(
   if (!tool)
     return { ok: false, error: new RuntimeError("tool_not_found", `no tool named ${name}`, { tool: name }).toBody() };
   return { ok: true, value: toolView(tool, snapshot) };
+}
+
+/** The tags of the tool's offerings, in any version: what a bundle's `tags` selector matches (src/registry/bundles.ts). */
+function tagsOf(tool: CatalogTool): string[] {
+  const tags = new Set(
+    Object.values(tool.versions).flatMap((offerings) => offerings.flatMap((o) => o.manifest.tags ?? [])),
+  );
+  return [...tags].sort();
 }
 
 /** Offerings in the order a call would try them, then those it would pass over now. */
@@ -98,6 +109,7 @@ function toolView(tool: CatalogTool, snapshot: RegistrySnapshot): ToolView {
         coercion: o.manifest.coercion,
         partial_merge: o.manifest.partial_merge ?? "replace",
         error_codes: o.manifest.error_codes ?? [],
+        tags: o.manifest.tags ?? [],
         input_schema: o.manifest.input_schema,
         output_schema: o.manifest.output_schema,
       })),

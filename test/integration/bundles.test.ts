@@ -91,7 +91,7 @@ describe("the admin API", () => {
     ["ok", { tools: Array.from({ length: 201 }, (_, i) => `t${i}`) }, "tools"],
     ["ok", { tools: ["x".repeat(129)] }, "tools"],
     ["ok", { tools: ["math.evaluate"], description: 7 }, "description"],
-    ["ok", { tools: ["math.evaluate"], tags: ["x"] }, "tags"],
+    ["ok", { tools: ["math.evaluate"], tags: ["Maths"] }, "tags"],
     ["ok", { tools: ["math.evaluate"], name: "other" }, "name"],
     ["ok", { tools: ["math.evaluate"], discovery: "semantic" }, "discovery"],
     ["ok", { tools: ["math.evaluate"], discovery: true }, "discovery"],
@@ -140,6 +140,25 @@ describe("/mcp/{bundle}", () => {
     const listed = names(await modern(`/mcp/${name}`, key, "tools/list"));
     expect(listed).toContain("lab.echo");
     expect(listed).not.toContain("math.evaluate");
+  });
+
+  it("selects by tag: the tools the caller may see whose manifests carry one of them", async () => {
+    const name = unique("tag");
+    expect((await putBundle(name, { tags: ["maths", "demo"] })).body.tags).toEqual(["demo", "maths"]);
+    const key = await mintKey(env, unique("bundles-tag"), { channels: ["std", "community"] });
+    const seen = (await http("GET", "/v1/tools", key)).body.tools as { name: string; tags: string[] }[];
+    const tagged = seen.filter((t) => t.tags.some((tag) => ["maths", "demo"].includes(tag))).map((t) => t.name);
+    expect(tagged.sort()).toEqual(["demo.countdown", "math.evaluate"]);
+    for (const answer of [
+      await modern(`/mcp/${name}`, key, "tools/list"),
+      await legacy(`/mcp/${name}`, key, "tools/list"),
+    ])
+      expect(names(answer).sort()).toEqual(tagged);
+    // lab.echo is tagged "demo" and only lab offers it: outside this key's channels, so out; a key of every channel has it.
+    const everyChannel = await mintKey(env, unique("bundles-tag"));
+    expect(names(await modern(`/mcp/${name}`, everyChannel, "tools/list")).sort()).toEqual(
+      [...tagged, "lab.echo"].sort(),
+    );
   });
 
   it("calls a tool of the bundle and refuses one outside it exactly as an unknown tool, on both eras", async () => {

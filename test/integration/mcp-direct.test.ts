@@ -59,6 +59,7 @@ describe("what the direct lane writes", () => {
     tools: [],
     prefixes: ["lab."],
     channels: [],
+    tags: [],
     discovery: "search",
     updated_at: "2026-01-01T00:00:00.000Z",
   };

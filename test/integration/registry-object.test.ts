@@ -7,6 +7,7 @@ import {
   PROBE_EVERY_MS,
   type RegistryObject,
 } from "../../durable-objects/registry-object.ts";
+import { RegistryStore } from "../../durable-objects/registry-store.ts";
 import { healthKey } from "../../src/registry/catalog.ts";
 import { breakerView } from "../../src/registry/provider-health.ts";
 
@@ -199,5 +200,31 @@ describe("RegistryObject", () => {
     );
     const snap = await inside((r) => r.snapshot());
     expect(snap.health[healthKey("std", "math.evaluate")]).toMatchObject({ p50_ms: 20, error_rate: 0.25, samples: 4 });
+  });
+
+  it("reads a bundle stored before discovery and tags as listing, selecting by no tag", async () => {
+    const { stub } = await registry();
+    const old = {
+      name: "old",
+      description: null,
+      tools: ["math.evaluate"],
+      prefixes: [],
+      channels: [],
+      updated_at: "x",
+    };
+    const read = await runInDurableObject(stub, (_r: RegistryObject, state) => {
+      const store = new RegistryStore(state.storage.sql);
+      state.storage.sql.exec("INSERT INTO bundles (name, body) VALUES ('old', ?)", JSON.stringify(old));
+      state.storage.sql.exec(
+        "INSERT INTO tenant_bundles (tenant, name, body) VALUES ('t', 'old', ?)",
+        JSON.stringify(old),
+      );
+      return [
+        store.bundles().get("old"),
+        store.tenantBundles("t").get("old"),
+        store.allTenantBundles().get("t")?.get("old"),
+      ];
+    });
+    for (const bundle of read) expect(bundle).toEqual({ ...old, discovery: "list", tags: [] });
   });
 });

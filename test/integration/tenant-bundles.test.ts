@@ -73,7 +73,10 @@ describe("a tenant admin's bundles", () => {
     const replaced = await putOwn(t, name, { prefixes: ["text."] });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ name, description: null, tools: [], prefixes: ["text."] });
-    const bad = await putOwn(t, name, { tools: ["math.evaluate"], tags: ["x"] });
+    const tagged = await putOwn(t, name, { tags: ["text"] });
+    expect(tagged.body).toMatchObject({ name, prefixes: [], tags: ["text"] });
+    expect(names(await listTools(`/mcp/${name}`, t.agent))).toEqual(["text.stats"]);
+    const bad = await putOwn(t, name, { tools: ["math.evaluate"], tags: ["Text"] });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: "invalid_request", details: { field: "tags" } });
 

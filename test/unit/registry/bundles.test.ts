@@ -12,8 +12,8 @@ import { RuntimeError } from "../../../src/errors.ts";
 
 const NOW = Date.UTC(2026, 11, 1);
 
-function tool(name: string, providers: string[]): CatalogTool {
-  const offerings = providers.map((provider) => ({ provider }) as Offering);
+function tool(name: string, providers: string[], tags?: string[]): CatalogTool {
+  const offerings = providers.map((provider) => ({ provider, manifest: { tags } }) as Offering);
   return { name, active_version: "1.0.0", versions: { "1.0.0": offerings } };
 }
 
@@ -52,8 +52,16 @@ describe("parseBundle", () => {
       tools: ["a", "b"],
       prefixes: ["text."],
       channels: [],
+      tags: [],
       discovery: "list",
       updated_at: "2026-12-01T00:00:00.000Z",
+    });
+  });
+
+  it("takes tags alone as a selector, sorted and without duplicates", () => {
+    expect(parseBundle("a", { tags: ["web", "maths", "web"] }, NOW)).toMatchObject({
+      tools: [],
+      tags: ["maths", "web"],
     });
   });
 
@@ -69,7 +77,13 @@ describe("parseBundle", () => {
     ["a".repeat(65), { tools: ["x"] }, "name"],
     ["a", { tools: [] }, "tools"],
     ["a", { channels: [1] }, "channels"],
-    ["a", { tools: ["x"], tags: [] }, "tags"],
+    ["a", { tags: [] }, "tools"],
+    ["a", { tools: ["x"], tags: ["Maths"] }, "tags"],
+    ["a", { tools: ["x"], tags: ["web-"] }, "tags"],
+    ["a", { tools: ["x"], tags: ["x".repeat(33)] }, "tags"],
+    ["a", { tools: ["x"], tags: "maths" }, "tags"],
+    ["a", { tools: ["x"], tags: Array.from({ length: 201 }, (_, i) => `t${i}`) }, "tags"],
+    ["a", { tools: ["x"], labels: ["maths"] }, "labels"],
     ["a", { tools: ["x"], description: "d".repeat(1001) }, "description"],
     ["a", { tools: ["x"], discovery: "embeddings" }, "discovery"],
     ["a", { tools: ["x"], discovery: null }, "discovery"],
@@ -91,6 +105,26 @@ describe("inBundle", () => {
     expect(inBundle(bundle("b", { prefixes: ["text."] }), echo)).toBe(false);
     expect(inBundle(bundle("b", { channels: ["lab-twin"] }), echo)).toBe(true);
     expect(inBundle(bundle("b", { channels: ["std"] }), echo)).toBe(false);
+  });
+
+  it("matches by a tag that any version's offering carries", () => {
+    const stats: CatalogTool = {
+      name: "text.stats",
+      active_version: "1.1.0",
+      versions: {
+        "1.0.0": [{ provider: "community", manifest: { tags: ["text", "community-made"] } } as Offering],
+        "1.1.0": [{ provider: "std", manifest: { tags: ["text"] } } as Offering],
+      },
+    };
+    expect(inBundle(bundle("b", { tags: ["text"] }), stats)).toBe(true);
+    expect(inBundle(bundle("b", { tags: ["maths", "community-made"] }), stats)).toBe(true);
+    expect(inBundle(bundle("b", { tags: ["maths"] }), stats)).toBe(false);
+    // An offering with no tags (an upstream's tool, a manifest from before tags) matches none.
+    expect(inBundle(bundle("b", { tags: ["text"] }), echo)).toBe(false);
+    // A bundle from a snapshot built before tags has no list.
+    const { tags: _, ...old } = bundle("b", { channels: ["std"] });
+    expect(inBundle(old as Bundle, stats)).toBe(true);
+    expect(inBundle(old as Bundle, echo)).toBe(false);
   });
 });
 

@@ -152,6 +152,30 @@ describe("buildCatalog", () => {
     expect(catalog.providers[0].tools).toBe(1);
   });
 
+  it("keeps a manifest's tags, and leaves out an offering whose tags are malformed, saying why", async () => {
+    const catalog = await buildCatalog(
+      [
+        load("std", "system", 0, [
+          tool("math.add", "1.0.0", { tags: ["maths"] }),
+          tool("t.upper", "1.0.0", { tags: ["Text"] }),
+          tool("t.lower", "1.0.0", { tags: ["text", "text"] }),
+          tool("t.many", "1.0.0", { tags: Array.from({ length: 17 }, (_, i) => `t${i}`) }),
+          tool("t.shape", "1.0.0", { tags: "text" as never }),
+        ]),
+      ],
+      await knows(IN, OUT),
+    );
+    expect(Object.keys(catalog.tools)).toEqual(["math.add"]);
+    expect(catalog.tools["math.add"].versions["1.0.0"][0].manifest.tags).toEqual(["maths"]);
+    expect(catalog.problems).toEqual([
+      'std: t.upper@1.0.0 left out: tag "Text" does not match /^[a-z0-9](?:[a-z0-9._-]{0,30}[a-z0-9])?$/',
+      "std: t.lower@1.0.0 left out: tag text is listed twice",
+      "std: t.many@1.0.0 left out: tags must be a list of at most 16 tags",
+      "std: t.shape@1.0.0 left out: tags must be a list of at most 16 tags",
+    ]);
+    expect(catalog.providers[0].tools).toBe(1);
+  });
+
   it("does not call the same version from two providers a duplicate", async () => {
     const catalog = await buildCatalog(
       [load("std", "system", 0, [tool("t", "1.0.0")]), load("lab", "verified", 1, [tool("t", "1.0.0")])],

@@ -20,6 +20,7 @@ export const labEcho = defineTool({
   idempotent: true,
   latency_class: "instant",
   effects: "read",
+  tags: ["demo", "testing"],
   handler: (input: Record<string, unknown>) => input,
 });
 

@@ -36,6 +36,7 @@ export const demoCountdown = defineTool<CountdownInput, { counted: number[]; fin
   idempotent: true,
   latency_class: "long_running",
   effects: "read",
+  tags: ["demo", "streaming"],
   coercion: "strict",
   handler: async ({ from, interval_ms = 1000 }, ctx) => {
     const counted: number[] = [];

@@ -66,6 +66,7 @@ export const httpRequestTool = (policy: EgressPolicy) =>
     idempotent: false,
     latency_class: "slow",
     effects: "send",
+    tags: ["network", "web"],
     coercion: "strict",
     // details.reason says more: which rule refused a target (loopback, private, port_not_allowed...).
     error_codes: [

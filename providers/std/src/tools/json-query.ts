@@ -41,6 +41,7 @@ export const jsonQuery = defineTool<{ document: unknown; path: string }, { found
   idempotent: true,
   latency_class: "instant",
   effects: "read",
+  tags: ["json", "data"],
   coercion: "strict",
   error_codes: [
     {

@@ -25,6 +25,7 @@ export const mathEvaluate = defineTool<{ expression: string }, { value: number }
   idempotent: true,
   latency_class: "instant",
   effects: "read",
+  tags: ["maths"],
   coercion: "strict",
   // Each ArithmeticError kind is a code (declared in the manifest's error_codes, docs/contract.md#errors): callers can tell a typo from a zero divisor.
   error_codes: [

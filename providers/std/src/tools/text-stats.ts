@@ -154,6 +154,7 @@ export const textStats = defineTool<TextStatsInput, TextStats>({
   // Up to 1,000,000 characters in one pass: not "instant" (100 ms) on every machine.
   latency_class: "fast",
   effects: "read",
+  tags: ["text"],
   coercion: "lenient",
   handler: ({ text, words_per_minute }) => measureText(text, words_per_minute ?? DEFAULT_WORDS_PER_MINUTE),
 });
