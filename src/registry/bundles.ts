@@ -2,8 +2,9 @@
  * Tool bundles (docs/contract.md#bundles): an operator's or a tenant admin's named subset of the registry, served
  * at `/mcp/{bundle}` so that an agent's `tools/list` holds only what it was meant to see. A
  * bundle names tools by exact name, by name prefix, by channel (the providers that offer
- * them) or by tag (their manifests'); a tool is in the bundle when any selector matches it. Bundles travel in the registry's
- * snapshot (src/registry/compose.ts), so the edge reads them from its copy, never per request.
+ * them) or by tag (their manifests'); a tool is in the bundle when any selector matches it.
+ * Bundles travel in the registry's snapshot (src/registry/compose.ts), so the edge reads them
+ * from its copy, never per request.
  * Pure: the admin route validates with it, the registry stores what it returns.
  */
 import { TOOL_TAG } from "../../providers/sdk/protocol.ts";
