@@ -28,6 +28,7 @@ import { chargeRequests } from "./policy/request-rate.ts";
 import {
   AS_METADATA_PATH,
   AUTHORIZE_PATH,
+  FORMER_AUTHORIZE_PATH,
   IDP_CALLBACK_PATH,
   isOAuthPath,
   REGISTER_PATH,
@@ -47,8 +48,9 @@ app.use("*", localOnly(isMcpPath));
 
 // The answer's format, from Accept, before anything else (an unacceptable Accept is 406, in JSON).
 app.use("*", async (c, next) => {
-  // Connect, gRPC-Web, MCP and OAuth negotiate their own formats.
-  if (!c.req.path.startsWith(CONNECT_PATH_PREFIX) && !isMcpPath(c.req.path) && !isOAuthPath(c.req.path))
+  // Connect, gRPC-Web, MCP and OAuth negotiate their own formats; the console's paths are pages and files.
+  const path = c.req.path;
+  if (!path.startsWith(CONNECT_PATH_PREFIX) && !isMcpPath(path) && !isOAuthPath(path) && !path.startsWith("/console/"))
     c.set("format", responseFormat(c.req.header("accept")));
   await next();
 });
@@ -103,9 +105,18 @@ for (const path of [AS_METADATA_PATH, TOKEN_PATH, REGISTER_PATH])
   app.all(path, async (c) =>
     (await import("./oauth/provider.ts")).serveOAuthEndpoint(c.req.raw, c.env, c.executionCtx as ExecutionContext),
   );
+/** The consent page, the one Worker page under /console/ (docs/decisions/46-consent-in-console.md). */
 app.all(AUTHORIZE_PATH, async (c) =>
   (await import("./oauth/consent.ts")).serveConsent(c.req.raw, c.env, (p) => c.executionCtx.waitUntil(p)),
 );
+/** A client that cached the old metadata is sent on with its request whole: 308 keeps a POST a POST. */
+app.all(FORMER_AUTHORIZE_PATH, (c) => c.redirect(`${AUTHORIZE_PATH}${new URL(c.req.url).search}`, 308));
+/**
+ * Any other /console/ path is the static assets' (wrangler.jsonc "assets" lets through to the
+ * Worker only what the console's build does not hold): a file, or their 404, as if the Worker
+ * were not there.
+ */
+app.all("/console/*", (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()));
 /**
  * Where the identity provider sends a person's browser back to the consent page
  * (docs/oauth.md#signing-in-through-the-identity-provider): a browser route, there only while

@@ -1,10 +1,10 @@
 /**
- * The consent page's HTML (src/oauth/consent.ts): a small page rendered by the Worker, not a
- * console page, because the client's browser arrives here from the client's redirect and must
- * leave with a redirect back, without the console's sign-in. Two steps: sign in with an API key
- * (or, when configured, through the identity provider); then choose what the client may use.
- * No script; every value is escaped; the forms post to the consent page's URL, whose query is
- * the client's authorization request.
+ * The consent page's HTML (src/oauth/consent.ts): a page of the console rendered by the Worker
+ * in the console's markup, which src/oauth/consent-shell.ts puts into the console's own shell
+ * (docs/decisions/46-consent-in-console.md). Two steps: sign in with an API key (or, when
+ * configured, through the identity provider); then choose what the client may use. No script;
+ * every value is escaped; the forms post to the consent page's URL, whose query is the
+ * client's authorization request.
  */
 
 export interface ClientFacts {
@@ -36,18 +36,48 @@ export interface ChoiceFacts {
   ticket: string;
 }
 
-const STYLE =
-  "body{font:15px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}" +
-  "fieldset{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0}label{display:block;margin:.3rem 0}" +
-  "input[type=password],select{width:100%;padding:.4rem}button{padding:.45rem 1rem;margin-right:.5rem}" +
-  ".problem{color:#b42318}code{background:#f6f8fa;padding:0 .2rem}";
+/** A page of the consent flow: its heading (also the document's title), and its content, already escaped. */
+export interface ConsentView {
+  title: string;
+  /** HTML under the heading. */
+  content: string;
+}
+
+/** The console's Grants page (console/src/pages/grants-page.tsx), where a tenant's admins see and revoke grants. */
+export const GRANTS_HREF = "/console/#/grants";
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+/**
+ * What goes into the console's `#app`: its header and brand, then the page in a panel, in the
+ * console's own markup and classes (console/src/app.tsx, console/src/components/sign-in.tsx,
+ * console/src/styles.css).
+ */
+export function appMarkup(view: ConsentView): string {
+  return `<header class="top"><span class="brand">Tool Runtime</span><span class="muted">Signing in an MCP client</span></header>
+<main><section class="sign-in" aria-labelledby="consent-heading"><h1 id="consent-heading">${escapeHtml(view.title)}</h1>
+${view.content}
+<p class="muted">What you allow is listed on the console's <a href="${GRANTS_HREF}">Grants</a> page, where your tenant's admins can revoke it.</p></section></main>`;
+}
+
+/** The console's classes, enough to read well, for the standalone page (src/oauth/consent-shell.ts). */
+const STYLE =
+  "body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1c1f24}main{padding:0 1rem}" +
+  ".top{display:flex;gap:1rem;padding:.6rem 1.5rem;border-bottom:1px solid #d6dbe3;background:#f5f7fa}.brand{font-weight:700}" +
+  ".muted{color:#5b6270}.sign-in{max-width:34rem;margin:2rem auto}.field{display:flex;flex-direction:column;gap:.2rem}" +
+  ".actions{display:flex;gap:.5rem;flex-wrap:wrap;margin:.5rem 0}fieldset{border:1px solid #d6dbe3;border-radius:8px;margin:1rem 0}" +
+  "input[type=password],select{padding:.4rem}button{padding:.4rem .9rem}" +
+  ".problem{border-left:4px solid #b91c1c;background:#fef2f2;padding:.1rem .9rem}code{background:#f5f7fa;padding:0 .2rem}";
+
+/** The page on its own, when the console's shell cannot be read (src/oauth/consent-shell.ts): the same content, its own style. */
+export function standalonePage(view: ConsentView): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(view.title)}</title><style>${STYLE}</style></head><body>${appMarkup(view)}</body></html>`;
+}
+
+function alert(problem?: string): string {
+  return problem ? `<div class="problem" role="alert"><p><strong>${escapeHtml(problem)}</strong></p></div>` : "";
 }
 
 function who(client: ClientFacts): string {
@@ -64,24 +94,25 @@ function who(client: ClientFacts): string {
  * Step 1: the API key of the person's tenant (its own limits apply to everything the client
  * does), or, when `idpName` is given, the identity provider's sign-in beside it.
  */
-export function signInPage(client: ClientFacts, problem?: string, idpName?: string): string {
+export function signInPage(client: ClientFacts, problem?: string, idpName?: string): ConsentView {
   const idp = idpName
-    ? `<form method="post"><input type="hidden" name="step" value="idp"><p><button type="submit">Sign in with ${escapeHtml(idpName)}</button></p></form><p>or</p>`
+    ? `<form method="post"><input type="hidden" name="step" value="idp"><div class="actions"><button type="submit">Sign in with ${escapeHtml(idpName)}</button></div></form><p class="muted">or</p>`
     : "";
-  return page(
-    "Sign in to the Tool Runtime",
-    `${who(client)}${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ""}${idp}
+  return {
+    title: "Sign in to the Tool Runtime",
+    content: `${who(client)}${alert(problem)}${idp}
 <form method="post"><input type="hidden" name="step" value="sign_in">
-<label for="api_key">Your API key</label><input id="api_key" name="api_key" type="password" autocomplete="off" required>
-<p><button type="submit">Continue</button></p></form>`,
-  );
+<div class="field"><label for="api_key">Your API key</label><input id="api_key" name="api_key" type="password" autocomplete="off" spellcheck="false" required aria-describedby="api_key_help">
+<p id="api_key_help" class="muted">A <code>trt_…</code> key of your tenant: typed here once, never written into the page.</p></div>
+<div class="actions"><button type="submit">Continue</button></div></form>`,
+  };
 }
 
 /**
  * Step 2: the signer's channels, or a bundle; allow or deny. `action` is the consent page's URL
  * when this page is served elsewhere (at the identity provider's callback).
  */
-export function choicePage(client: ClientFacts, facts: ChoiceFacts, problem?: string, action?: string): string {
+export function choicePage(client: ClientFacts, facts: ChoiceFacts, problem?: string, action?: string): ConsentView {
   const channels = facts.channels.includes("*") ? facts.providers : facts.channels;
   const channelBoxes = channels
     .map(
@@ -89,18 +120,18 @@ export function choicePage(client: ClientFacts, facts: ChoiceFacts, problem?: st
     )
     .join("");
   const bundleOptions = facts.bundles.map((b) => `<option value="${escapeHtml(b)}">${escapeHtml(b)}</option>`).join("");
-  return page(
-    "Allow access?",
-    `${who(client)}${signedIn(facts)}
-${problem ? `<p class="problem" role="alert">${escapeHtml(problem)}</p>` : ""}
+  return {
+    title: "Allow access?",
+    content: `${who(client)}${signedIn(facts)}
+${alert(problem)}
 <form method="post"${action ? ` action="${escapeHtml(action)}"` : ""}><input type="hidden" name="step" value="consent"><input type="hidden" name="ticket" value="${escapeHtml(facts.ticket)}">
 <fieldset><legend>What the client may use</legend>
-<label><input type="radio" name="grant" value="all" checked> Every channel ${facts.via ? "you may use" : "this key allows"}${facts.channels.includes("*") ? " (all providers, now and later)" : ""}</label>
-<label><input type="radio" name="grant" value="channels"> Only these channels:</label>${channelBoxes || "<p>(none)</p>"}
-${bundleOptions ? `<label><input type="radio" name="grant" value="bundle"> Only the tools of the bundle</label><select name="bundle" aria-label="bundle">${bundleOptions}</select>` : ""}
+<div><label><input type="radio" name="grant" value="all" checked> Every channel ${facts.via ? "you may use" : "this key allows"}${facts.channels.includes("*") ? " (all providers, now and later)" : ""}</label></div>
+<div><label><input type="radio" name="grant" value="channels"> Only these channels:</label></div><div class="actions">${channelBoxes || "(none)"}</div>
+${bundleOptions ? `<div class="actions"><label><input type="radio" name="grant" value="bundle"> Only the tools of the bundle</label><select name="bundle" aria-label="bundle">${bundleOptions}</select></div>` : ""}
 </fieldset>
-<p><button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></p></form>`,
-  );
+<div class="actions"><button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></div></form>`,
+  };
 }
 
 function signedIn(facts: ChoiceFacts): string {
@@ -115,25 +146,7 @@ function signedIn(facts: ChoiceFacts): string {
  * URI it did not register, a failed sign-in at the identity provider). `startAgain`, a path of
  * this origin, is the consent page of the client's request, when it is known: nothing is lost.
  */
-export function errorPage(message: string, startAgain?: string): string {
+export function errorPage(message: string, startAgain?: string): ConsentView {
   const again = startAgain ? `<p><a href="${escapeHtml(startAgain)}">Start the sign-in again</a></p>` : "";
-  return page("This sign-in cannot go on", `<p class="problem" role="alert">${escapeHtml(message)}</p>${again}`);
-}
-
-/** The consent page's answer: never cached, framed by no other site, no script. */
-export function htmlResponse(body: string, status = 200): Response {
-  return new Response(body, {
-    status,
-    headers: {
-      "Content-Type": "text/html; charset=utf-8",
-      "Cache-Control": "no-store",
-      // Another site may not frame the page (clickjacking) or run script in it.
-      "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-      "X-Frame-Options": "DENY",
-      // Not no-referrer: under it a browser sends the form's Origin as "null", which the
-      // Origin checks (here and src/auth/local-only.ts) must refuse. The page's URL (the
-      // client's request) still never leaves this origin in a Referer.
-      "Referrer-Policy": "same-origin",
-    },
-  });
+  return { title: "This sign-in cannot go on", content: `${alert(message)}${again}` };
 }

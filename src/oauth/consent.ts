@@ -1,5 +1,6 @@
 /**
- * `GET/POST /oauth/authorize`: the authorization endpoint's person-facing part (docs/oauth.md#consent).
+ * `GET/POST /console/authorize`: the authorization endpoint's person-facing part (docs/oauth.md#consent),
+ * a page of the console rendered here (src/oauth/consent-shell.ts).
  * The library checks the client's request (client, exact redirect URI, PKCE S256, resource),
  * fetching the metadata document of a client whose client_id is its URL (docs/oauth.md#client-id-metadata-documents);
  * then a person signs in, with an API key of their tenant or through the identity provider
@@ -23,11 +24,12 @@ import { bundleNames } from "../registry/bundles.ts";
 import {
   choicePage,
   errorPage,
-  htmlResponse as html,
   signInPage,
   type ChoiceFacts,
   type ClientFacts,
+  type ConsentView,
 } from "./consent-page.ts";
+import { consentResponse } from "./consent-shell.ts";
 import { dropTicket, putTicket, signerOfKey, signerOfTicket, type Signer } from "./consent-signer.ts";
 import { grantUserOf } from "./endpoints.ts";
 import { choiceProblem, type GrantChoice, type GrantMetadata, type GrantProps } from "./grant.ts";
@@ -46,12 +48,13 @@ export async function serveConsent(
   if (request.method !== "GET" && request.method !== "POST")
     return new Response(null, { status: 405, headers: { Allow: "GET, POST" } });
   const api = oauthApi(env, request.url);
+  const html = (view: ConsentView, status?: number) => consentResponse(env, view, status);
   let auth: AuthRequest;
   let facts: ClientFacts;
   try {
     ({ auth, facts } = await clientRequest(api, request));
   } catch (err) {
-    const refused = refusal(err);
+    const refused = await refusal(env, err);
     if (refused) return refused;
     throw err;
   }
@@ -144,7 +147,7 @@ export async function serveConsent(
     }));
   } catch (err) {
     // The client's metadata document is read again here, and may have gone meanwhile: no grant then.
-    const refused = refusal(err);
+    const refused = await refusal(env, err);
     if (refused) return refused;
     throw err;
   }
@@ -176,11 +179,15 @@ export async function clientRequest(
  * fetch happens now, so its reason is the client developer's to read; the document is public).
  * `redirect: false` tells every error on the page, as the identity provider's callback does.
  */
-export function refusal(err: unknown, redirect = true): Response | undefined {
+export async function refusal(env: Env, err: unknown, redirect = true): Promise<Response | undefined> {
   if (err instanceof CimdFetchError)
-    return html(errorPage(`The client's metadata document (${err.metadataUrl}) could not be used: ${err.detail}`), 400);
+    return consentResponse(
+      env,
+      errorPage(`The client's metadata document (${err.metadataUrl}) could not be used: ${err.detail}`),
+      400,
+    );
   if (!(err instanceof AuthorizationError)) return undefined;
-  if (!err.redirectTo || !redirect) return html(errorPage(err.description), 400);
+  if (!err.redirectTo || !redirect) return consentResponse(env, errorPage(err.description), 400);
   return new Response(null, { status: 302, headers: { Location: err.redirectTo, "Cache-Control": "no-store" } });
 }
 

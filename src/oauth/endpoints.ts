@@ -6,8 +6,15 @@
 
 /** RFC 8414 authorization-server metadata (the library serves it). */
 export const AS_METADATA_PATH = "/.well-known/oauth-authorization-server";
-/** The consent page: a person signs in with an API key and chooses what the client may use (src/oauth/consent.ts). */
-export const AUTHORIZE_PATH = "/oauth/authorize";
+/**
+ * The consent page, a page of the console (docs/decisions/46-consent-in-console.md): a person
+ * signs in with an API key or through the identity provider and chooses what the client may
+ * use (src/oauth/consent.ts). wrangler.jsonc's "assets" leave to the static assets only what
+ * the console's build holds, so this path runs the Worker.
+ */
+export const AUTHORIZE_PATH = "/console/authorize";
+/** Where the consent page was: a 308 to AUTHORIZE_PATH with the same query, for clients that cached the old metadata. */
+export const FORMER_AUTHORIZE_PATH = "/oauth/authorize";
 /** Code and refresh-token exchange, and RFC 7009 revocation (the library's). */
 export const TOKEN_PATH = "/oauth/token";
 /** RFC 7591 dynamic client registration (the library's). */
@@ -24,6 +31,7 @@ export function isOAuthPath(path: string): boolean {
   return (
     path === AS_METADATA_PATH ||
     path === AUTHORIZE_PATH ||
+    path === FORMER_AUTHORIZE_PATH ||
     path === TOKEN_PATH ||
     path === REGISTER_PATH ||
     path === IDP_CALLBACK_PATH

@@ -13,7 +13,8 @@
  */
 import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
 import { loadConfig } from "../config.ts";
-import { choicePage, errorPage, htmlResponse, type ClientFacts } from "./consent-page.ts";
+import { choicePage, errorPage, type ClientFacts } from "./consent-page.ts";
+import { consentResponse } from "./consent-shell.ts";
 import { choiceFacts, clientRequest, refusal } from "./consent.ts";
 import { putTicket, signerOfIdentity } from "./consent-signer.ts";
 import { AUTHORIZE_PATH } from "./endpoints.ts";
@@ -30,6 +31,7 @@ export async function serveIdpCallback(
 ): Promise<Response> {
   if (request.method !== "GET") return new Response(null, { status: 405, headers: { Allow: "GET" } });
   const { idp, jwt } = loadConfig(env);
+  const refused = (message: string, startAgain?: string) => consentResponse(env, errorPage(message, startAgain), 400);
   if (!idp || !jwt) return new Response(null, { status: 404 });
   const url = new URL(request.url);
   const state = url.searchParams.get("state") ?? "";
@@ -82,15 +84,11 @@ export async function serveIdpCallback(
   try {
     ({ auth, facts } = await clientRequest(oauthApi(env, request.url), new Request(new URL(again, request.url))));
   } catch (err) {
-    const refusedRequest = refusal(err, false);
+    const refusedRequest = await refusal(env, err, false);
     if (refusedRequest) return refusedRequest;
     throw err;
   }
   if (auth.clientId !== pending.client_id) return refused("The app's request changed during the sign-in.", again);
   const ticket = await putTicket(env, signer, auth.clientId);
-  return htmlResponse(choicePage(facts, await choiceFacts(env, waitUntil, signer, ticket), undefined, again));
-}
-
-function refused(message: string, startAgain?: string): Response {
-  return htmlResponse(errorPage(message, startAgain), 400);
+  return consentResponse(env, choicePage(facts, await choiceFacts(env, waitUntil, signer, ticket), undefined, again));
 }

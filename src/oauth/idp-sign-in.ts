@@ -6,7 +6,8 @@
  * back to one fixed path of this origin (src/oauth/idp-callback.ts), so no URL from a request
  * decides where a browser goes.
  */
-import { errorPage, htmlResponse } from "./consent-page.ts";
+import { errorPage } from "./consent-page.ts";
+import { consentResponse } from "./consent-shell.ts";
 import { IDP_CALLBACK_PATH } from "./endpoints.ts";
 import type { IdpConfig } from "./idp-config.ts";
 import { bindBrowser, challengeOf, putPending, randomToken } from "./idp-pending.ts";
@@ -26,7 +27,7 @@ export function callbackUrl(requestUrl: string): string {
 export async function startIdpSignIn(request: Request, env: Env, idp: IdpConfig, clientId: string): Promise<Response> {
   const query = new URL(request.url).search.slice(1);
   if (query.length > MAX_QUERY_CHARS)
-    return htmlResponse(errorPage(`The app's request is too long to sign in with ${idp.name}.`), 400);
+    return consentResponse(env, errorPage(`The app's request is too long to sign in with ${idp.name}.`), 400);
   const browser = bindBrowser(request);
   const verifier = randomToken();
   const nonce = randomToken();

@@ -73,6 +73,49 @@ async function consent(page: Page, authorizationUrl: URL, key: string): Promise<
   return callback!.searchParams;
 }
 
+/**
+ * The consent page is a page of the console (docs/decisions/46-consent-in-console.md): under
+ * wrangler dev /console/authorize reaches the Worker past the static assets (no assets' 404, no
+ * trailing-slash redirect), and the page is the console's index.html with its stylesheet, which
+ * the page's own CSP lets the browser apply, and no script; it links to the Grants page. The
+ * old /oauth/authorize sends a client on with its query, keeping a POST a POST.
+ */
+async function expectConsolePage(page: Page, authorizationUrl: URL): Promise<void> {
+  const blocked: string[] = [];
+  page.on("console", (m) => void (/Content Security Policy/i.test(m.text()) && blocked.push(m.text())));
+  const index = await (await fetch(`${baseUrl}/console/`)).text();
+  const stylesheet = /<link rel="stylesheet"[^>]* href="([^"]+)"/.exec(index)?.[1];
+  expect(stylesheet, index).toMatch(/^\/console\/assets\/.+\.css$/);
+
+  const res = await page.goto(authorizationUrl.toString());
+  expect(res?.status()).toBe(200);
+  expect(new URL(page.url()).pathname).toBe("/console/authorize");
+  expect(res?.headers()["content-security-policy"]).toBe(
+    "default-src 'none'; base-uri 'none'; frame-ancestors 'none'; style-src 'self'; img-src data:",
+  );
+  expect(await page.locator('link[rel="stylesheet"]').getAttribute("href")).toBe(stylesheet);
+  expect(await page.locator("script").count()).toBe(0);
+  expect(await page.title()).toBe("Sign in to the Tool Runtime");
+  // The console's stylesheet applies: its header's panel colour.
+  await expect
+    .poll(() => page.locator("header.top").evaluate((e) => getComputedStyle(e).backgroundColor))
+    .toBe("rgb(245, 247, 250)");
+  expect(await page.getByRole("link", { name: "Grants" }).getAttribute("href")).toBe("/console/#/grants");
+  expect(blocked).toEqual([]);
+
+  // Any other /console/ path is the assets' as before: one with no file is their empty 404, with the console's CSP.
+  const missing = await fetch(`${baseUrl}/console/no-such-page`);
+  expect(missing.status).toBe(404);
+  expect(await missing.text()).toBe("");
+  expect(missing.headers.get("content-security-policy")).toContain("connect-src 'self'");
+
+  for (const method of ["GET", "POST"]) {
+    const moved = await fetch(`${baseUrl}/oauth/authorize${authorizationUrl.search}`, { method, redirect: "manual" });
+    expect(moved.status, method).toBe(308);
+    expect(moved.headers.get("location")).toBe(`/console/authorize${authorizationUrl.search}`);
+  }
+}
+
 describe("an MCP client signing in with OAuth", () => {
   let page: Page;
   tabPerTest((tab) => (page = tab));
@@ -85,7 +128,8 @@ describe("an MCP client signing in with OAuth", () => {
       new Client({ name: "tool-runtime-e2e-oauth", version: "1.0.0" }).connect(first),
     ).rejects.toBeInstanceOf(UnauthorizedError);
     const authorizationUrl = provider.authorizationUrl!;
-    expect(authorizationUrl.pathname).toBe("/oauth/authorize");
+    expect(authorizationUrl.pathname).toBe("/console/authorize");
+    await expectConsolePage(page, authorizationUrl);
     expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
     expect(authorizationUrl.searchParams.get("resource")).toBe(MCP_URL);
 
@@ -155,8 +199,8 @@ describe("an MCP client signing in with OAuth", () => {
     const exited = new Promise<number | null>((resolve) => suite.once("exit", resolve));
     try {
       // The suite prints the authorization URL for a person to open, and waits for its callback.
-      await expect.poll(() => /^http\S+\/oauth\/authorize\?\S+$/m.test(output), { timeout: 30_000 }).toBe(true);
-      await allow(page, output.match(/^http\S+\/oauth\/authorize\?\S+$/m)![0], key, "conformance suite");
+      await expect.poll(() => /^http\S+\/console\/authorize\?\S+$/m.test(output), { timeout: 30_000 }).toBe(true);
+      await allow(page, output.match(/^http\S+\/console\/authorize\?\S+$/m)![0], key, "conformance suite");
       await expect.poll(() => page.getByText("OK. You can close this page.").count(), { timeout: 15_000 }).toBe(1);
       const code = await exited;
       const report = output.replace(/\x1b\[[0-9;]*m/g, "");

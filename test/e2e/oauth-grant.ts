@@ -55,7 +55,7 @@ export async function makeGrant(
 
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
-  const authorize = `${baseUrl}/oauth/authorize?${new URLSearchParams({
+  const authorize = `${baseUrl}/console/authorize?${new URLSearchParams({
     response_type: "code",
     client_id: clientId,
     redirect_uri: REDIRECT,

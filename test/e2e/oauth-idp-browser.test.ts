@@ -143,7 +143,7 @@ async function toProvider(): Promise<{ clientId: string; verifier: string }> {
   const clientId = ((await registered.json()) as { client_id: string }).client_id;
   const verifier = randomBytes(32).toString("base64url");
   await page.goto(
-    `${baseUrl}/oauth/authorize?${new URLSearchParams({
+    `${baseUrl}/console/authorize?${new URLSearchParams({
       response_type: "code",
       client_id: clientId,
       redirect_uri: CLIENT_REDIRECT,
@@ -202,6 +202,9 @@ describe("signing in on the consent page through the identity provider, in a bro
       // Back on the runtime's callback (the cookie came along): who signed in, and the choice.
       await backOnRuntime();
       expect(page.url()).toMatch(new RegExp(`^${RUNTIME_CALLBACK}\\?`));
+      // The callback's choice is the consent page's, in the console's shell: its stylesheet, no script.
+      expect(await page.locator('link[rel="stylesheet"][href^="/console/assets/"]').count()).toBe(1);
+      expect(await page.locator("script").count()).toBe(0);
       const signedIn = await page.locator("p", { hasText: "Signed in with" }).textContent();
       expect(signedIn).toContain(`Signed in with ${IDP_NAME} as ${person.sub}@example.com`);
       expect(signedIn).toContain(`agent ${person.sub} of tenant ${person.tenant}`);

@@ -87,7 +87,7 @@ export async function authorizePath(
     state: o.state,
     ...(o.resource ? { resource: o.resource } : {}),
   });
-  return `/oauth/authorize?${query}`;
+  return `/console/authorize?${query}`;
 }
 
 /** Registration, the consent page's two forms (sign in, then choose), and the code it redirects with. */

@@ -97,7 +97,7 @@ describe("signing in an MCP client with OAuth", () => {
     const doc = (await meta.json()) as Record<string, unknown>;
     expect(doc).toMatchObject({
       issuer: "http://localhost",
-      authorization_endpoint: "http://localhost/oauth/authorize",
+      authorization_endpoint: "http://localhost/console/authorize",
       token_endpoint: "http://localhost/oauth/token",
       registration_endpoint: "http://localhost/oauth/register",
       code_challenge_methods_supported: ["S256"],
@@ -111,7 +111,7 @@ describe("signing in an MCP client with OAuth", () => {
       code_challenge_method: "plain",
       state: "s",
     });
-    const res = await fetchWith(env, `/oauth/authorize?${plain}`);
+    const res = await fetchWith(env, `/console/authorize?${plain}`);
     expect(res.status).toBe(302);
     expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
   });

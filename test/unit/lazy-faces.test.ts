@@ -36,7 +36,7 @@ const LAZY: [string, RegExp][] = [
   ["the OAuth library", /node_modules\/@cloudflare\/workers-oauth-provider\//],
   [
     "the OAuth server",
-    /^src\/oauth\/(provider|consent|consent-page|consent-signer|grants|grant|grant-key|token-caller)\.ts$/,
+    /^src\/oauth\/(provider|consent|consent-page|consent-shell|consent-signer|grants|grant|grant-key|token-caller)\.ts$/,
   ],
   ["the identity provider's sign-in", /^src\/oauth\/idp-(sign-in|callback|token|identity|pending)\.ts$/],
 ];

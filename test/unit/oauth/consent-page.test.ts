@@ -1,6 +1,15 @@
 /** The consent page shows what a client registered about itself, which anyone can choose: escaped (src/oauth/consent-page.ts). */
 import { describe, expect, it } from "vitest";
-import { choicePage, signInPage } from "../../../src/oauth/consent-page.ts";
+import {
+  appMarkup,
+  choicePage as choiceView,
+  signInPage as signInView,
+  standalonePage,
+} from "../../../src/oauth/consent-page.ts";
+
+/** Each step as the person meets it: its content in the console's markup. */
+const signInPage = (...args: Parameters<typeof signInView>) => appMarkup(signInView(...args));
+const choicePage = (...args: Parameters<typeof choiceView>) => appMarkup(choiceView(...args));
 
 const hostile = {
   name: `<script>alert(1)</script>"'&`,
@@ -54,10 +63,22 @@ describe("the consent page", () => {
       hostile,
       { ...facts, via: "Acme SSO", who: "<ada>" },
       undefined,
-      "/oauth/authorize?a=1&b=2",
+      "/console/authorize?a=1&b=2",
     );
     expect(chosen).toContain("Signed in with Acme SSO as <strong>&#60;ada&#62;</strong>");
-    expect(chosen).toContain('action="/oauth/authorize?a=1&#38;b=2"');
+    expect(chosen).toContain('action="/console/authorize?a=1&#38;b=2"');
     expect(chosen).toContain("Every channel you may use");
+  });
+
+  it("speaks the console's markup, links to its Grants page, and stands alone with the same content", () => {
+    const view = signInView(hostile);
+    const markup = appMarkup(view);
+    expect(markup).toContain('<header class="top"><span class="brand">Tool Runtime</span>');
+    expect(markup).toContain('<section class="sign-in" aria-labelledby="consent-heading">');
+    expect(markup).toContain('<a href="/console/#/grants">Grants</a>');
+    const alone = standalonePage(view);
+    expect(alone).toContain(markup);
+    expect(alone).toContain("<title>Sign in to the Tool Runtime</title>");
+    expect(alone).not.toContain("<script");
   });
 });
