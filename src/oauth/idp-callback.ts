@@ -7,12 +7,16 @@
  * within ten minutes; it is used once. The code is exchanged with the PKCE verifier, the ID
  * token verified (nonce included) and mapped as a bearer JWT is; then the page shows who signed
  * in and the same choice of channels or a bundle as after an API key, its form posting to the
- * consent page of the client's request. Whatever goes wrong is a 400 page here, never a
+ * consent page of the client's request. A state that finds no sign-in of this browser counts
+ * as a failed credential against the address, as a wrong key on the consent page does (429
+ * once over). Whatever goes wrong is a 400 page here, never a
  * redirect to the client (nothing vouches for what came back), and, when the client's request
  * is known, it links to the consent page of that request to start again: nothing is lost.
  */
 import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
+import { countFailure, refuseIfBlocked } from "../auth/auth-limiter.ts";
 import { loadConfig } from "../config.ts";
+import { RuntimeError } from "../errors.ts";
 import { choicePage, errorPage, type ClientFacts } from "./consent-page.ts";
 import { consentResponse } from "./consent-shell.ts";
 import { choiceFacts, clientRequest, refusal } from "./consent.ts";
@@ -35,15 +39,32 @@ export async function serveIdpCallback(
   if (!idp || !jwt) return new Response(null, { status: 404 });
   const url = new URL(request.url);
   const state = url.searchParams.get("state") ?? "";
+  // A state that finds nothing, or another browser's, counts as a failed credential against the
+  // address (src/auth/auth-limiter.ts); an address over the limit is refused before the read.
+  const tooMany = () =>
+    consentResponse(
+      env,
+      errorPage("Too many failed sign-ins from this address; wait a few seconds and start again."),
+      429,
+    );
+  const failed = async (message: string) =>
+    (await countFailure(env, request, new RuntimeError("unauthenticated", message))).code === "rate_limited"
+      ? tooMany()
+      : refused(message);
+  try {
+    refuseIfBlocked(request);
+  } catch {
+    return tooMany();
+  }
 
   const pending = await findPending(env, state);
   if (!pending)
-    return refused(
+    return failed(
       `This sign-in with ${idp.name} is unknown, has expired or was already used. Go back to the app and start again.`,
     );
   // Another browser's state (a link someone else made) is refused and left for its own browser.
   if (!(await fromSameBrowser(request, pending)))
-    return refused(
+    return failed(
       `This sign-in with ${idp.name} was started in another browser: its state does not match this browser's. Start again from the app in this browser.`,
     );
   await dropPending(env, state);

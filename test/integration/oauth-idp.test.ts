@@ -126,6 +126,30 @@ describe("signing in on the consent page through the identity provider", () => {
     expect((await callback(back, mine.cookie)).status).toBe(200);
   });
 
+  it("counts callbacks whose state finds nothing against the address, and refuses it once over, before the read", async () => {
+    // An address of its own: a loopback one other than this machine's (a local stack refuses
+    // others, and does not count its own clients' 127.0.0.1).
+    const from = {
+      "cf-connecting-ip": `127.77.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 1}`,
+    };
+    const bogus = `/oauth/idp/callback?state=${"B".repeat(43)}&code=c`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 40 && !statuses.includes(429); i++)
+      statuses.push((await fetchWith(idpEnv, bogus, { headers: from })).status);
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.slice(0, -1).every((s) => s === 400)).toBe(true);
+    // Now even this address's real sign-in waits: it is refused before its state is read, and kept.
+    const mine = await startSignIn();
+    const back = await atProvider(mine.to, personOf(unique("idp-flood"), "ada"));
+    const refused = await fetchWith(idpEnv, `${back.pathname}${back.search}`, {
+      headers: { ...from, cookie: mine.cookie },
+    });
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain("Too many failed sign-ins");
+    // Another address is not held back, and the sign-in was not used up.
+    expect((await callback(back, mine.cookie)).status).toBe(200);
+  });
+
   it("keeps one browser's sign-ins apart in two tabs", async () => {
     const first = await startSignIn();
     const second = await startSignIn(first.cookie);
