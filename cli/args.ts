@@ -49,6 +49,13 @@ export interface Flags {
   channel?: string[];
   role?: "tenant" | "approver" | "admin";
   hash?: string;
+  /** bundles put: its selectors, each flag's values split at commas. */
+  tools?: string[];
+  prefixes?: string[];
+  channels?: string[];
+  tags?: string[];
+  discovery?: "list" | "search";
+  description?: string;
   keyEnv?: string;
   keyFile?: string;
   secretStore: boolean;
@@ -156,6 +163,9 @@ function toFlags(v: Record<string, string | boolean | string[] | undefined>, spe
   const role = str("role");
   if (role !== undefined && !["agent", "tenant_admin", "approver", "admin", "tenant"].includes(role))
     throw new UsageError(`--role must be agent, tenant_admin, approver or admin, not "${role}"`);
+  const discovery = str("discovery");
+  if (discovery !== undefined && discovery !== "list" && discovery !== "search")
+    throw new UsageError(`--discovery must be list or search, not "${discovery}"`);
   if (str("version") !== undefined && str("tool-version") !== undefined)
     throw new UsageError("--version and --tool-version say the same thing; give one");
   const flags: Flags = {
@@ -186,6 +196,12 @@ function toFlags(v: Record<string, string | boolean | string[] | undefined>, spe
     channel: v.channel as string[] | undefined,
     role: role as Flags["role"],
     hash: str("hash"),
+    tools: commaList(v.tools),
+    prefixes: commaList(v.prefixes),
+    channels: commaList(v.channels),
+    tags: commaList(v.tags),
+    discovery: discovery as Flags["discovery"],
+    description: str("description"),
     keyEnv: str("key-env"),
     keyFile: str("key-file"),
     secretStore: v["secret-store"] === true,
@@ -207,6 +223,10 @@ function required(spec: CommandSpec, f: Flags): void {
     throw new UsageError("trt keys create needs --tenant T and --agent A");
   if ((spec.name === "upstreams approve" || spec.name === "upstreams reject") && !f.hash)
     throw new UsageError(`trt ${spec.name} needs --hash H: the new_hash that trt upstreams show lists`);
+  if (spec.name === "bundles put" && ![f.tools, f.prefixes, f.channels, f.tags].some((l) => l?.length))
+    throw new UsageError(
+      "trt bundles put needs at least one of --tools, --prefixes, --channels, --tags: a bundle selects its tools by them",
+    );
   if (spec.name === "profile add") {
     if (!f.url) throw new UsageError("trt profile add needs --url URL");
     const sources = [f.keyEnv, f.keyFile, f.secretStore || undefined].filter((x) => x !== undefined);
@@ -255,6 +275,15 @@ function distance(a: string, b: string): number {
     }
   }
   return row[b.length];
+}
+
+/** A repeatable flag's values, each split at commas: `--tools a,b --tools c` is a, b, c. */
+function commaList(raw: unknown): string[] | undefined {
+  if (raw === undefined) return undefined;
+  return (raw as string[])
+    .flatMap((x) => x.split(","))
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 function integer(name: string, raw: string | undefined, min: number): number | undefined {

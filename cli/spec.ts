@@ -1,8 +1,9 @@
 /**
  * What `trt` accepts, as data: every command, its arguments and its flags. The parser
  * (args.ts), the help texts (help.ts) and the shell completions (completion.ts) all read
- * this one table, so they cannot disagree.
+ * this one table, so they cannot disagree. `trt bundles` is in spec-bundles.ts, spread in here.
  */
+import { BUNDLE_COMMANDS, BUNDLE_FLAGS } from "./spec-bundles.ts";
 
 export interface FlagSpec {
   type: "string" | "boolean";
@@ -86,6 +87,7 @@ export const FLAGS = {
     help: "keep the key in the OS secret store (secret-tool or macOS security); it is read from standard input",
   },
   default: { type: "boolean", help: "make it the default profile" },
+  ...BUNDLE_FLAGS,
 } as const satisfies Record<string, FlagSpec>;
 
 export type FlagName = keyof typeof FLAGS;
@@ -248,6 +250,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     flags: ["hash", "reason"],
     more: "--hash is required: the new_hash that `trt upstreams show NAME` lists. --reason is kept with the rejection.",
   },
+  ...BUNDLE_COMMANDS,
   {
     name: "profile add",
     args: "NAME",
@@ -289,7 +292,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   { name: "help", args: "[COMMAND]", min: 0, max: 2, summary: "trt's usage, or a command's", flags: [] },
 ];
 
-/** The first words: plain commands and groups (keys, upstreams, profile, admin). */
+/** The first words: plain commands and groups (keys, upstreams, bundles, profile, admin). */
 export const TOP_LEVEL: readonly string[] = [...new Set(COMMAND_SPECS.map((c) => c.name.split(" ")[0]))];
 
 export function subcommandsOf(group: string): CommandSpec[] {

@@ -7,6 +7,7 @@ import { createClient, ToolRuntimeError } from "../client/index.ts";
 import { parseCommandLine } from "./args.ts";
 import { bootstrap } from "./commands/admin.ts";
 import { audit } from "./commands/audit.ts";
+import { bundlesList, bundlesPut, bundlesRemove, bundlesShow } from "./commands/bundles.ts";
 import { usage } from "./commands/usage.ts";
 import { call } from "./commands/call.ts";
 import { keysCreate, keysList, keysRevoke } from "./commands/keys.ts";
@@ -54,6 +55,10 @@ const WITH_KEY: Record<string, (cli: Cli, args: string[]) => Promise<number>> = 
   "upstreams refresh": upstreamsRefresh,
   "upstreams approve": upstreamsApprove,
   "upstreams reject": upstreamsReject,
+  "bundles list": bundlesList,
+  "bundles show": bundlesShow,
+  "bundles put": bundlesPut,
+  "bundles remove": bundlesRemove,
 };
 
 const PROFILE: Record<string, (cli: ProfileCli, args: string[]) => Promise<number>> = {

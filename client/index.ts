@@ -30,6 +30,7 @@ import type {
   ToolVersionView,
   ToolView,
 } from "../src/contract.ts";
+import { bundleMethods, type BundleMethods } from "./bundles.ts";
 import { openScope, type CallOptions, type RetryPolicy } from "./call-options.ts";
 import { localError } from "./errors.ts";
 import { followEvents, type StreamEvent, type StreamOptions } from "./events.ts";
@@ -53,6 +54,7 @@ export type {
   ToolVersionView,
   ToolView,
 };
+export type { Bundle, BundleMethods, BundlePut, BundleSpec, Discovery, TenantOptions } from "./bundles.ts";
 export type { CallOptions, RetryPolicy } from "./call-options.ts";
 export { ClientTimeoutError, LocalError, ToolRuntimeError, type LocalErrorCode } from "./errors.ts";
 export {
@@ -144,7 +146,8 @@ export interface NewKey {
   role?: "agent" | "tenant_admin" | "approver" | "admin" | "tenant";
 }
 
-export interface ToolRuntimeClient {
+/** Tool bundles' methods are in BundleMethods (client/bundles.ts). */
+export interface ToolRuntimeClient extends BundleMethods {
   /** Runs a tool and waits for the result (mode sync). */
   invoke(tool: string, input: unknown, options?: InvokeOptions): Promise<ExecutionView>;
   /** Starts a tool and returns at once (mode async). */
@@ -313,6 +316,7 @@ export function createClient(options: ClientOptions): ToolRuntimeClient {
     createKey: (key, o) => t.call("POST", "/v1/admin/keys", { body: key }, withDefaults(o), false),
     listKeys: (tenant, o) => get(`/v1/admin/keys${query({ tenant })}`, o),
     revokeKey: (keyId, o) => t.call("DELETE", `/v1/admin/keys/${id(keyId)}`, {}, withDefaults(o), true),
+    ...bundleMethods(t, withDefaults),
     executions: {
       all: (f = {}, o) =>
         allPages(async (cursor) => {

@@ -1,8 +1,8 @@
 /**
  * The console's shell: sign-in, the navigation (operators' pages only for operators' keys; the
- * grants page for every key, since no request at sign-in tells a tenant admin apart, and the API's
- * refusal says plainly who may use it), the page for the route, and the sign-in dialog over the
- * page when a key stops working.
+ * grants and bundles pages for every key, since no request at sign-in tells a tenant admin apart,
+ * and the API's refusal says plainly who may use them), the page for the route, and the sign-in
+ * dialog over the page when a key stops working.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { ToolRuntimeError } from "../../client/index.ts";
@@ -10,6 +10,7 @@ import { AppContext, type AppState } from "./app-context.ts";
 import { Problem } from "./components/problem.tsx";
 import { SignIn } from "./components/sign-in.tsx";
 import { ApprovalsPage } from "./pages/approvals-page.tsx";
+import { BundlesPage } from "./pages/bundles-page.tsx";
 import { ExecutionPage } from "./pages/execution-page.tsx";
 import { ExecutionsPage } from "./pages/executions-page.tsx";
 import { GrantsPage } from "./pages/grants-page.tsx";
@@ -98,6 +99,9 @@ export function App() {
             <a href={href("grants")} aria-current={section === "grants" ? "page" : undefined}>
               Grants
             </a>
+            <a href={href("bundles")} aria-current={section === "bundles" ? "page" : undefined}>
+              Bundles
+            </a>
             {session.approver && (
               <a href={href("approvals")} aria-current={section === "approvals" ? "page" : undefined}>
                 Approvals
@@ -147,6 +151,8 @@ function page(route: Route, session: Session) {
       return id ? <ExecutionPage key={id} id={id} /> : <ExecutionsPage />;
     case "grants":
       return <GrantsPage />;
+    case "bundles":
+      return <BundlesPage />;
     case "operators":
       if (session.role === "operator") return <OperatorsPage />;
       return (

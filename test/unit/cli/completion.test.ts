@@ -31,6 +31,9 @@ describe("trt's shell completions", () => {
       expect(complete("trt keys create --role a")).toEqual(["agent", "approver", "admin"]);
       expect(complete("trt keys create --role t")).toEqual(["tenant_admin"]);
       expect(complete("trt completion ")).toEqual(["bash", "zsh", "fish"]);
+      expect(complete("trt bundles ")).toEqual(["list", "show", "put", "remove"]);
+      expect(complete("trt bundles put b --t")).toEqual(expect.arrayContaining(["--tools", "--tags", "--tenant"]));
+      expect(complete("trt bundles put b --discovery ")).toEqual(["list", "search"]);
       expect(complete("trt help pro")).toEqual(["profile"]);
     },
   );
