@@ -25,6 +25,8 @@ const stdOnly = scopeOf({ tenant: "t-list", agent: "b", capabilities: ["*"], cha
 
 describe("tools/list per registry copy", () => {
   it("answers the same caller view from what it built, and another view or era apart", async () => {
+    // A copy fetched now, so that no refresh (after REGISTRY_SNAPSHOT_TTL_MS) replaces it between the calls.
+    forgetSnapshot();
     const first = await listTools(everyone, "modern");
     expect(first.length).toBeGreaterThan(0);
     const again = await listTools(everyone, "modern");
