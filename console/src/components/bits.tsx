@@ -1,4 +1,4 @@
-/** Small pieces every page uses: a status badge, a JSON block, a time. */
+/** Small pieces every page uses: a status badge, a JSON block, a time, a table's column heads. */
 import { describeStatus } from "../../../client/index.ts";
 
 export function StatusBadge({ status }: { status: string }) {
@@ -52,5 +52,20 @@ export function CursorPager({
         Next page
       </button>
     </nav>
+  );
+}
+
+/** A table's header row; an empty label is the row actions' column, named for screen readers only. */
+export function ColumnHeads({ labels }: { labels: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {labels.map((h, i) => (
+          <th scope="col" key={i}>
+            {h || <span class="sr-only">Actions</span>}
+          </th>
+        ))}
+      </tr>
+    </thead>
   );
 }

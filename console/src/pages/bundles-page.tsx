@@ -8,7 +8,7 @@
 import { useMemo, useState } from "preact/hooks";
 import type { Bundle } from "../../../client/index.ts";
 import { useApp } from "../app-context.ts";
-import { When } from "../components/bits.tsx";
+import { ColumnHeads, When } from "../components/bits.tsx";
 import { Problem } from "../components/problem.tsx";
 import { useDraft } from "../drafts.ts";
 import { bundlesIn, EMPTY_FORM, formOf, mcpUrl, scopeOf, specOf, type BundleForm } from "../lib/bundle-form.ts";
@@ -105,15 +105,7 @@ export function BundlesPage() {
               {data.bundles.length === 0 ? "No bundles yet" : `${data.bundles.length} bundle(s)`}
               {whose && ` — ${whose}`}
             </caption>
-            <thead>
-              <tr>
-                {["Name", "Selects", "Discovery", "MCP URL", "Updated", ""].map((h, i) => (
-                  <th scope="col" key={i}>
-                    {h || <span class="sr-only">Actions</span>}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <ColumnHeads labels={["Name", "Selects", "Discovery", "MCP URL", "Updated", ""]} />
             <tbody>
               {data.bundles.map((b) => (
                 <BundleRow key={b.name} bundle={b} busy={busy} onEdit={edit} onDelete={remove} />

@@ -6,7 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import { useApp } from "../app-context.ts";
-import { CursorPager, When } from "../components/bits.tsx";
+import { ColumnHeads, CursorPager, When } from "../components/bits.tsx";
 import { Problem } from "../components/problem.tsx";
 import { useDraft } from "../drafts.ts";
 import { grantedScope, type GrantView, type RevokedGrant } from "../lib/grant-admin.ts";
@@ -87,15 +87,7 @@ export function GrantsPage() {
                 : "No more grants"
               : `OAuth grants (page ${cursors.length + 1})`}
           </caption>
-          <thead>
-            <tr>
-              {["Client", "Agent", "Granted", "Created", "Expires", ""].map((h, i) => (
-                <th scope="col" key={i}>
-                  {h || <span class="sr-only">Actions</span>}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <ColumnHeads labels={["Client", "Agent", "Granted", "Created", "Expires", ""]} />
           <tbody>
             {data.grants.map((g) => (
               <tr key={g.grant_id} data-grant-id={g.grant_id}>

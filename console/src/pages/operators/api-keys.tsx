@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import type { ApiKeyRecord } from "../../../../client/index.ts";
 import { useApp } from "../../app-context.ts";
-import { When } from "../../components/bits.tsx";
+import { ColumnHeads, When } from "../../components/bits.tsx";
 import { Problem } from "../../components/problem.tsx";
 import { useDraft } from "../../drafts.ts";
 import { useLoad } from "../../use-load.ts";
@@ -135,15 +135,7 @@ export function ApiKeys() {
       {keys.data && (
         <table class="data">
           <caption>{keys.data.keys.length} key(s); secrets are never listed</caption>
-          <thead>
-            <tr>
-              {["Key id", "Tenant", "Agent", "Role", "Capabilities", "Channels", "Created", ""].map((h, i) => (
-                <th scope="col" key={i}>
-                  {h || <span class="sr-only">Actions</span>}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <ColumnHeads labels={["Key id", "Tenant", "Agent", "Role", "Capabilities", "Channels", "Created", ""]} />
           <tbody>
             {keys.data.keys.map((k) => (
               <tr key={k.key_id}>
