@@ -72,7 +72,10 @@ export class TenantLease {
   ): Promise<Ticket | Refusal> {
     if (!this.#canServe(tool)) {
       // Only what this call needs: a batch asked for while others are refused would be wasted.
-      const refused = await this.#request(tool, limits, 1, true);
+      let refused = await this.#request(tool, limits, 1, true);
+      // The token it held expired while the ledger answered (the ask took none): ask once more,
+      // giving it back, rather than refuse and send the call to take a second token elsewhere.
+      if (!refused && this.#available(tool) < 1) refused = await this.#request(tool, limits, 1, true);
       if (!this.#canServe(tool))
         return refused ?? { ok: false, reason: "concurrency", retry_after_ms: 1_000, limit: limits.max_concurrent };
     }

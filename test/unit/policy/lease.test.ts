@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LeaseRequest } from "../../../src/policy/ledger.ts";
+import { TenantLedger } from "../../../src/policy/ledger.ts";
+import { DEFAULT_TENANT_LIMITS } from "../../../src/policy/limits.ts";
 import { IDLE_RETURN_MS, TenantLease, TOKEN_TTL_MS, type Ticket } from "../../../src/policy/lease.ts";
 import type { TenantLimits } from "../../../src/policy/limits.ts";
 import { ledgerWorld } from "./ledger-world.ts";
@@ -133,5 +135,41 @@ describe("TenantLease (fast-path admission without a round trip per call)", () =
     (second as Ticket).release();
     const third = await w.leases[0].admit("t", w.limits, w.background);
     expect(third).toMatchObject({ ok: false, reason: "tool_rate" });
+  });
+
+  it("asks again, giving it back, when the token it held expires while the ledger answers", async () => {
+    // The same burst of 2: the second call holds the top-up's token but no slot, and its ask for
+    // a slot takes so long that the token expires meanwhile. It must not be refused (nor sent to
+    // take a second token elsewhere) while the ledger's bucket holds the token it gives back.
+    const limits = { ...DEFAULT_TENANT_LIMITS, tool_requests_per_second: 0.001, tool_burst: 2 };
+    const ledger = new TenantLedger();
+    let now = 1_000_000;
+    let slowBy = 0;
+    const lease = new TenantLease(
+      async (r) => {
+        const answer = ledger.lease(r, now);
+        now += slowBy;
+        return answer;
+      },
+      () => now,
+    );
+    const pending: Promise<unknown>[] = [];
+    const background = (p: Promise<unknown>) => void pending.push(p);
+    const settle = async () => {
+      while (pending.length) await pending.shift();
+    };
+    const first = await lease.admit("t", limits, background);
+    expect(admitted(first)).toBe(true);
+    (first as Ticket).release();
+    await settle();
+    now += IDLE_RETURN_MS + 1;
+    await settle();
+    expect(lease.slots).toBe(0);
+    now += TOKEN_TTL_MS - IDLE_RETURN_MS - 10; // the top-up's token is still good, for 9 ms
+    slowBy = 20;
+    const second = await lease.admit("t", limits, background);
+    expect(admitted(second)).toBe(true);
+    (second as Ticket).release();
+    expect(await lease.admit("t", limits, background)).toMatchObject({ ok: false, reason: "tool_rate" });
   });
 });
