@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { authenticate } from "./auth/authenticate.ts";
 import { renderMetrics } from "./audit/metrics.ts";
+import { auditShards } from "./audit/shards.ts";
 import { registryStub } from "./object-stubs.ts";
 import { getSnapshot } from "./registry/snapshot-cache.ts";
 import { CONNECT_PATH_PREFIX } from "./connect/path.ts";
@@ -72,7 +73,7 @@ app.get("/metrics", async (c) => {
     getSnapshot(c.env, (p) => c.executionCtx.waitUntil(p)),
     registryStub(c.env).upstreamChanges(),
   ]);
-  const body = await renderMetrics(c.env.AUDIT_DB, snapshot, Date.now(), upstreamChanges);
+  const body = await renderMetrics(auditShards(c.env), snapshot, Date.now(), upstreamChanges);
   return c.body(body, 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
 });
 

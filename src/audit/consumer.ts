@@ -7,12 +7,16 @@
  * inserted, in the same transaction. A failed batch is retried whole by the queue; rows it had
  * already written are ignored the second time and counted once. Rows past their retention leave
  * as batches arrive. With an AUDIT_ARCHIVE bucket the records this delivery inserted are also
- * archived to R2, exactly once (src/audit/archive.ts).
+ * archived to R2, exactly once (src/audit/archive.ts). With the store in shards
+ * (src/audit/shards.ts), each shard's part of a delivery (src/audit/routing.ts) is its own
+ * transaction, on its own database.
  */
 import { loadConfig } from "../config.ts";
 import { archivedObjects, archiveWrites, putArchived, retryLeftBehind } from "./archive.ts";
 import { writesFor } from "./batch-writes.ts";
 import type { AuditMessage } from "./messages.ts";
+import { byShard } from "./routing.ts";
+import { auditShards } from "./shards.ts";
 
 /** The name of the operator's drill: fail the next batch after writing half of it. */
 export const FAIL_NEXT_BATCH = "fail_next_audit_batch";
@@ -30,19 +34,59 @@ const PRUNE_PER_BATCH = 500;
 const CAPPED_TABLES = ["executions", "views", "usage"] as const;
 
 export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
-  const db = env.AUDIT_DB;
-  const held = await heldByDrills(db, batch);
-  const drill = await db.prepare("DELETE FROM drills WHERE name = ? RETURNING name").bind(FAIL_NEXT_BATCH).first();
+  const shards = auditShards(env);
+  const home = shards[0];
+  const held = await heldByDrills(home, batch);
+  const drill = await home.prepare("DELETE FROM drills WHERE name = ? RETURNING name").bind(FAIL_NEXT_BATCH).first();
   const messages = batch.messages.filter((m) => !held.has(m)).map((m) => m.body);
   const upTo = drill ? Math.ceil(messages.length / 2) : messages.length;
   const config = loadConfig(env);
-  const cap = config.auditMaxExecutions;
   const now = Date.now();
   const tag = crypto.randomUUID();
+  const routed = byShard(messages.slice(0, upTo), shards.length);
+  // Each shard's part in its own transaction, all at once. One that fails fails the delivery,
+  // which the queue retries whole: what the others wrote is ignored the second time.
+  const written = await Promise.allSettled(
+    shards.map((db, i) =>
+      routed[i].length > 0 || (drill && i === 0)
+        ? writeShard(
+            db,
+            env,
+            routed[i],
+            tag,
+            now,
+            config,
+            drill && i === 0 ? { size: messages.length, upTo } : undefined,
+          )
+        : undefined,
+    ),
+  );
+  const failed = written.find((w): w is PromiseRejectedResult => w.status === "rejected");
+  if (failed) throw failed.reason;
+  if (drill)
+    throw new Error(
+      `audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`,
+    );
+}
+
+/**
+ * One shard's part of a delivery, in one transaction: its records and what comes with them, its
+ * archive outbox, and rows past their retention or the shard's size bound. `drill`: the home
+ * shard's record of the half-written-batch drill that fired.
+ */
+async function writeShard(
+  db: D1Database,
+  env: Env,
+  messages: AuditMessage[],
+  tag: string,
+  now: number,
+  config: { retentionMs: number; auditMaxExecutions: number },
+  drill: { size: number; upTo: number } | undefined,
+): Promise<void> {
   const bucket: R2Bucket | undefined = env.AUDIT_ARCHIVE;
   // After the inserts it reads, before the cap below may trim them: this delivery's new records.
-  const archived = archiveWrites(db, bucket, messages.slice(0, upTo), tag, now);
-  const inserts = writesFor(db, messages.slice(0, upTo), tag, config.retentionMs);
+  const archived = archiveWrites(db, bucket, messages, tag, now);
+  const inserts = writesFor(db, messages, tag, config.retentionMs);
   const written = [
     ...inserts,
     ...archived,
@@ -66,7 +110,7 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
       )
       .bind(now),
   ];
-  const capped = capStatements(db, cap);
+  const capped = capStatements(db, config.auditMaxExecutions);
   const after = [
     // A verdict that arrived before its record waits for it until `expires_at`; one written before
     // verdicts moved onto the record's row (no `expires_at`) leaves with its record. The oldest
@@ -87,7 +131,7 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
               `INSERT INTO drills_fired (name, fired, last_batch_size, last_written) VALUES (?, 1, ?, ?)
                ON CONFLICT (name) DO UPDATE SET fired = fired + 1, last_batch_size = excluded.last_batch_size, last_written = excluded.last_written`,
             )
-            .bind(FAIL_NEXT_BATCH, messages.length, upTo),
+            .bind(FAIL_NEXT_BATCH, drill.size, drill.upTo),
         ]
       : []),
   ];
@@ -97,10 +141,6 @@ export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env):
     await retryLeftBehind(db, bucket, now);
   }
   await countTrimmed(db, results.slice(written.length, written.length + capped.length));
-  if (drill)
-    throw new Error(
-      `audit drill: batch of ${messages.length} failed after writing ${upTo}; the queue will deliver it again`,
-    );
 }
 
 /**

@@ -14,6 +14,8 @@ import type { AuditMessage } from "./messages.ts";
 import { loadConfig } from "../config.ts";
 import { archivedObjects, archiveWrites, putArchived } from "./archive.ts";
 import { writesFor } from "./batch-writes.ts";
+import { byShard } from "./routing.ts";
+import { auditShards } from "./shards.ts";
 
 /** The dead letter queue's name (wrangler.jsonc `dead_letter_queue`); an environment names its own in AUDIT_DEAD_LETTER_QUEUE. */
 export const DEAD_LETTER_QUEUE = "tool-runtime-audit-dlq";
@@ -23,7 +25,8 @@ const KINDS = new Set(["finished", "intent", "refusals"]);
 const LOGGED_BYTES = 16 * 1024;
 
 export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
-  const db = env.AUDIT_DB;
+  const shards = auditShards(env);
+  const db = shards[0];
   for (const message of batch.messages) {
     const m = message.body as AuditMessage | undefined;
     const kind = typeof m?.kind === "string" && KINDS.has(m.kind) ? m.kind : "unknown";
@@ -32,11 +35,18 @@ export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env:
       const retentionMs = loadConfig(env).retentionMs;
       const tag = crypto.randomUUID();
       const bucket: R2Bucket | undefined = env.AUDIT_ARCHIVE;
-      const inserts = writesFor(db, [m!], tag, retentionMs);
-      const archived = archiveWrites(db, bucket, [m!], tag, Date.now());
-      const results = await db.batch([...inserts, ...archived, count(db, kind, "written")]);
+      // Written where the consumer would have written it (src/audit/routing.ts); counted at home.
+      const routed = byShard([m!], shards.length);
+      for (const [i, part] of routed.entries()) {
+        if (part.length === 0) continue;
+        const shard = shards[i];
+        const inserts = writesFor(shard, part, tag, retentionMs);
+        const archived = archiveWrites(shard, bucket, part, tag, Date.now());
+        const results = await shard.batch([...inserts, ...archived]);
+        if (bucket && archived.length > 0) await putArchived(shard, bucket, archivedObjects(results[inserts.length]));
+      }
+      await count(db, kind, "written").run();
       message.ack();
-      if (bucket && archived.length > 0) await putArchived(db, bucket, archivedObjects(results[inserts.length]));
     } catch (err) {
       const ref = crypto.randomUUID();
       const body = JSON.stringify(m) ?? String(m);

@@ -42,8 +42,11 @@ export type AuditMessage =
    * the view was too large for a message and the edge wrote it to the store itself.
    */
   | { kind: "finished"; record: AuditEntry; view?: string; view_stored?: boolean; retention_ms: number }
-  /** docs/contract.md#capabilities level 2 for a read-only tool: the verdict that arrived after its execution was recorded. */
-  | { kind: "intent"; execution_id: string; decision: IntentDecision }
+  /**
+   * docs/contract.md#capabilities level 2 for a read-only tool: the verdict that arrived after its
+   * execution was recorded. `tenant` names its audit shard (absent in messages of older runtimes).
+   */
+  | { kind: "intent"; execution_id: string; decision: IntentDecision; tenant?: string }
   /** Provider invocations' CPU reports (src/audit/tail.ts), kept until `expires_at` for the audit log and fast-path views. */
   | { kind: "usage"; reports: UsageReport[]; expires_at: number }
   /** Refusals at the edge (no execution exists), counted per isolate and sent in batches. */

@@ -52,7 +52,11 @@ export function withStats(oldCounts: Row[], oldBuckets: Row[], oldTotals: Row[],
     t.sum_s += Number(r.sum_s);
   }
   // Stored cumulative already: an execution incremented every bound it fits under.
-  for (const r of oldBuckets) bucketsOf(r.tool, r.provider).set(Number(r.le), Number(r.n));
+  for (const r of oldBuckets) {
+    const mine = bucketsOf(r.tool, r.provider);
+    // Added, not set: each shard keeps its own (src/audit/shards.ts).
+    mine.set(Number(r.le), (mine.get(Number(r.le)) ?? 0) + Number(r.n));
+  }
   for (const r of stats) {
     countOf([r.tool, r.provider, r.status, r.error_code].map(String)).n += Number(r.n);
     const t = totalOf([String(r.tool), String(r.provider)]);

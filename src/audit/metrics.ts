@@ -35,38 +35,38 @@ export interface PendingDefinitionChange {
 }
 
 export async function renderMetrics(
-  db: D1Database,
+  shards: readonly D1Database[],
   snapshot: RegistrySnapshot,
   now: number,
   upstreamChanges: PendingDefinitionChange[] = [],
 ): Promise<string> {
-  const [counts, buckets, totals, refusals, deadLetters, trimmed, oldest] = await db.batch<Record<string, unknown>>([
-    db.prepare(
-      "SELECT tool, provider, status, error_code, n FROM exec_counts ORDER BY tool, provider, status, error_code",
-    ),
-    db.prepare("SELECT tool, provider, le, n FROM latency_buckets ORDER BY tool, provider, le"),
-    db.prepare("SELECT tool, provider, count, sum_s FROM latency_totals ORDER BY tool, provider"),
-    // Tenants are unbounded, so no metric is labelled by one: per-tenant counts are GET /v1/audit/refusals.
-    db.prepare("SELECT tool, reason, SUM(n) AS n FROM refusals GROUP BY tool, reason ORDER BY tool, reason"),
-    db.prepare("SELECT kind, outcome, n FROM dead_letters ORDER BY kind, outcome"),
-    db.prepare("SELECT tbl, n FROM audit_trimmed ORDER BY tbl"),
-    db.prepare("SELECT MIN(ended_at) AS ended_at FROM executions"),
+  // What belongs to no tenant is in the home shard (src/audit/shards.ts); the executions'
+  // aggregates, trims and oldest record are each shard's, summed here.
+  const home = shards[0];
+  const [[refusals, deadLetters], unverified, perShard] = await Promise.all([
+    home.batch<Record<string, unknown>>([
+      // Tenants are unbounded, so no metric is labelled by one: per-tenant counts are GET /v1/audit/refusals.
+      home.prepare("SELECT tool, reason, SUM(n) AS n FROM refusals GROUP BY tool, reason ORDER BY tool, reason"),
+      home.prepare("SELECT kind, outcome, n FROM dead_letters ORDER BY kind, outcome"),
+    ]),
+    unlessMissing(home, "SELECT effect, reason, action, n FROM intent_unverified ORDER BY effect, reason, action"),
+    Promise.all(shards.map(shardAggregates)),
   ]);
-  // Tables of later migrations, read on their own: a database not migrated to them yet (readiness
-  // says so) shows what it has rather than no metrics at all.
-  const unlessMissing = (sql: string) =>
-    db
-      .prepare(sql)
-      .all<Record<string, unknown>>()
-      .catch((err: unknown) => {
-        if (/no such table/.test(String(err))) return { results: [] as Record<string, unknown>[] };
-        throw err;
-      });
-  const unverified = await unlessMissing(
-    "SELECT effect, reason, action, n FROM intent_unverified ORDER BY effect, reason, action",
+  const rows = (pick: (s: ShardAggregates) => Record<string, unknown>[]) => perShard.flatMap(pick);
+  const executions = withStats(
+    rows((s) => s.counts),
+    rows((s) => s.buckets),
+    rows((s) => s.totals),
+    rows((s) => s.stats),
   );
-  const stats = await unlessMissing("SELECT tool, provider, status, error_code, le, n, sum_ms FROM exec_stats");
-  const executions = withStats(counts.results, buckets.results, totals.results, stats.results);
+  const trimmed = summed(
+    rows((s) => s.trimmed),
+    ["tbl"],
+  );
+  const oldestEnded = perShard
+    .map((s) => s.oldest)
+    .filter((t): t is number => typeof t === "number")
+    .reduce<number | undefined>((a, t) => (a === undefined || t < a ? t : a), undefined);
   const out: string[] = [];
   const family = (name: string, type: string, help: string) =>
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -178,15 +178,13 @@ export async function renderMetrics(
     "counter",
     "Audit rows deleted before their retention was over, to keep the database within AUDIT_MAX_EXECUTIONS.",
   );
-  for (const r of trimmed.results)
-    out.push(sample("tool_runtime_audit_trimmed_total", { table: String(r.tbl) }, Number(r.n)));
+  for (const r of trimmed) out.push(sample("tool_runtime_audit_trimmed_total", { table: String(r.tbl) }, Number(r.n)));
   family(
     "tool_runtime_audit_oldest_record_timestamp_seconds",
     "gauge",
     "When the oldest execution the audit log still holds ended (Unix seconds): how far back GET /v1/audit reaches.",
   );
-  const oldestEnded = oldest.results[0]?.ended_at;
-  if (typeof oldestEnded === "number")
+  if (oldestEnded !== undefined)
     out.push(sample("tool_runtime_audit_oldest_record_timestamp_seconds", {}, Math.floor(oldestEnded / 1000)));
   family(
     "tool_runtime_upstream_definition_change_pending",
@@ -210,4 +208,59 @@ export async function renderMetrics(
     );
 
   return `${out.join("\n")}\n`;
+}
+
+interface ShardAggregates {
+  counts: Record<string, unknown>[];
+  buckets: Record<string, unknown>[];
+  totals: Record<string, unknown>[];
+  stats: Record<string, unknown>[];
+  trimmed: Record<string, unknown>[];
+  oldest: number | null;
+}
+
+/** One shard's part: its executions' aggregates (and the tables kept before them), its trims, its oldest record. */
+async function shardAggregates(db: D1Database): Promise<ShardAggregates> {
+  const [counts, buckets, totals, trimmed, oldest] = await db.batch<Record<string, unknown>>([
+    db.prepare("SELECT tool, provider, status, error_code, n FROM exec_counts"),
+    db.prepare("SELECT tool, provider, le, n FROM latency_buckets"),
+    db.prepare("SELECT tool, provider, count, sum_s FROM latency_totals"),
+    db.prepare("SELECT tbl, n FROM audit_trimmed"),
+    db.prepare("SELECT MIN(ended_at) AS ended_at FROM executions"),
+  ]);
+  const stats = await unlessMissing(db, "SELECT tool, provider, status, error_code, le, n, sum_ms FROM exec_stats");
+  const t = oldest.results[0]?.ended_at;
+  return {
+    counts: counts.results,
+    buckets: buckets.results,
+    totals: totals.results,
+    stats: stats.results,
+    trimmed: trimmed.results,
+    oldest: typeof t === "number" ? t : null,
+  };
+}
+
+/**
+ * A table of a later migration, read on its own: a database not migrated to it yet (readiness
+ * says so) shows what it has rather than no metrics at all.
+ */
+function unlessMissing(db: D1Database, sql: string) {
+  return db
+    .prepare(sql)
+    .all<Record<string, unknown>>()
+    .catch((err: unknown) => {
+      if (/no such table/.test(String(err))) return { results: [] as Record<string, unknown>[] };
+      throw err;
+    });
+}
+
+/** Rows with the same `keys` added up (their `n`), ordered by the keys. */
+function summed(rows: Record<string, unknown>[], keys: string[]): Record<string, unknown>[] {
+  const by = new Map<string, Record<string, unknown>>();
+  for (const r of rows) {
+    const id = keys.map((k) => String(r[k])).join("\u0000");
+    const had = by.get(id);
+    by.set(id, had ? { ...had, n: Number(had.n) + Number(r.n) } : { ...r, n: Number(r.n) });
+  }
+  return [...by.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
 }

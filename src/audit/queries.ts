@@ -16,6 +16,7 @@ import { attemptsWithUsage, resourcesOf, type AttemptUsage } from "../execution/
 import { loadConfig } from "../config.ts";
 import { archiveDescription } from "./archive.ts";
 import { mergeUsage } from "./records.ts";
+import { auditShards, mergePages, tenantShard } from "./shards.ts";
 
 export interface ListFilters {
   tenant?: string;
@@ -103,8 +104,13 @@ function where(f: ListFilters, timeColumn: string): { sql: string; binds: unknow
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", binds };
 }
 
+/**
+ * One page, newest first, from the shards that may hold it (one tenant's: its shard; everyone's:
+ * every shard, merged by src/audit/shards.ts `mergePages`, so the page and its cursor are those
+ * one database holding every row would give).
+ */
 async function page<T extends { execution_id: string }>(
-  db: D1Database,
+  dbs: readonly D1Database[],
   from: string,
   timeColumn: string,
   f: ListFilters,
@@ -112,19 +118,29 @@ async function page<T extends { execution_id: string }>(
   map: (row: Record<string, unknown>) => T,
 ) {
   const w = where(f, timeColumn);
-  const rows = await db
-    .prepare(`SELECT ${columns} FROM ${from} ${w.sql} ORDER BY ${timeColumn} DESC, execution_id DESC LIMIT ?`)
-    .bind(...w.binds, f.limit + 1)
-    .all<Record<string, unknown>>();
-  const results = rows.results.slice(0, f.limit);
-  const last = results.at(-1);
+  const pages = await Promise.all(
+    dbs.map(async (db) => {
+      const rows = await db
+        .prepare(`SELECT ${columns} FROM ${from} ${w.sql} ORDER BY ${timeColumn} DESC, execution_id DESC LIMIT ?`)
+        .bind(...w.binds, f.limit + 1)
+        .all<Record<string, unknown>>();
+      return rows.results;
+    }),
+  );
+  const { items, more } = mergePages(pages, f.limit, (r) => ({
+    t: r[timeColumn] as number,
+    id: r.execution_id as string,
+  }));
+  const last = items.at(-1);
   return {
-    items: results.map(map),
-    next_cursor:
-      rows.results.length > f.limit && last
-        ? encodeCursor(last[timeColumn] as number, last.execution_id as string)
-        : null,
+    items: items.map(map),
+    next_cursor: more && last ? encodeCursor(last[timeColumn] as number, last.execution_id as string) : null,
   };
+}
+
+/** The shards a read with these filters asks: the tenant's, or every one for a read across tenants. */
+export function shardsFor(env: Env, f: Pick<ListFilters, "tenant">): D1Database[] {
+  return f.tenant === undefined ? auditShards(env) : [tenantShard(env, f.tenant)];
 }
 
 const iso = (t: unknown) => (typeof t === "number" ? new Date(t).toISOString() : null);
@@ -133,26 +149,33 @@ const iso = (t: unknown) => (typeof t === "number" ? new Date(t).toISOString() :
 export type IndexItem = ExecutionSummary;
 
 export async function listExecutions(
-  db: D1Database,
-  f: ListFilters,
+  env: Env,
+  f: ListFilters & { tenant: string },
 ): Promise<{ executions: IndexItem[]; next_cursor: string | null }> {
   const columns = "execution_id, tool, version, provider, project, mode, status, error_code, accepted_at, ended_at";
-  const { items, next_cursor } = await page(db, "executions", "accepted_at", f, columns, (r): ExecutionSummary => ({
-    execution_id: r.execution_id as string,
-    tool: r.tool as string,
-    version: r.version as string,
-    provider: (r.provider as string) || null,
-    project: (r.project as string | null) ?? null,
-    mode: r.mode as string,
-    status: r.status as string,
-    error_code: (r.error_code as string) || null,
-    accepted_at: iso(r.accepted_at),
-    ended_at: iso(r.ended_at),
-  }));
+  const { items, next_cursor } = await page(
+    shardsFor(env, f),
+    "executions",
+    "accepted_at",
+    f,
+    columns,
+    (r): ExecutionSummary => ({
+      execution_id: r.execution_id as string,
+      tool: r.tool as string,
+      version: r.version as string,
+      provider: (r.provider as string) || null,
+      project: (r.project as string | null) ?? null,
+      mode: r.mode as string,
+      status: r.status as string,
+      error_code: (r.error_code as string) || null,
+      accepted_at: iso(r.accepted_at),
+      ended_at: iso(r.ended_at),
+    }),
+  );
   return { executions: items, next_cursor };
 }
 
-export async function listAudit(db: D1Database, f: ListFilters) {
+export async function listAudit(env: Env, f: ListFilters) {
   // A read-only call's intent verdict may have arrived after its record (src/pipeline/intent.ts).
   // So may its providers' CPU reports (src/audit/tail.ts). Each is on the record's row, or in a
   // table of its own when it arrived before the record or was written before it moved onto the
@@ -162,7 +185,7 @@ export async function listAudit(db: D1Database, f: ListFilters) {
       e.ended_at, e.usage_json, COALESCE(e.intent_json, i.decision) AS late_intent, COALESCE(e.approval_json, a.approval) AS approval,
       (SELECT json_group_array(json_object('attempt', u.attempt, 'cpu_ms', u.cpu_ms)) FROM usage u WHERE u.execution_id = e.execution_id) AS usage
     FROM executions e LEFT JOIN intents i ON i.execution_id = e.execution_id LEFT JOIN approvals a ON a.execution_id = e.execution_id)`;
-  const { items, next_cursor } = await page(db, from, "ended_at", f, "*", (r): AuditRecord => ({
+  const { items, next_cursor } = await page(shardsFor(env, f), from, "ended_at", f, "*", (r): AuditRecord => ({
     execution_id: r.execution_id as string,
     tenant: r.tenant as string,
     agent: r.agent as string,
@@ -190,16 +213,21 @@ export async function listAudit(db: D1Database, f: ListFilters) {
 
 /**
  * How far back the audit log reaches for a scope (docs/contract.md#archive): when the store's
- * oldest record ended (one read along executions_by_end, as /metrics and /v1/usage read it), and
+ * oldest record ended (one read along executions_by_end per shard asked: the tenant's, or every
+ * one), and
  * the archive's place for the scope's records.
  */
-export async function auditReach(db: D1Database, env: Env, tenant: string | undefined): Promise<AuditReach> {
-  const oldest = await db.prepare("SELECT MIN(ended_at) AS t FROM executions").first<{ t: number | null }>();
-  const t = oldest?.t;
+export async function auditReach(env: Env, tenant: string | undefined): Promise<AuditReach> {
+  const oldest = await Promise.all(
+    shardsFor(env, { tenant }).map((db) =>
+      db.prepare("SELECT MIN(ended_at) AS t FROM executions").first<{ t: number | null }>(),
+    ),
+  );
+  const ts = oldest.map((o) => o?.t).filter((t): t is number => typeof t === "number");
   const bucket: R2Bucket | undefined = env.AUDIT_ARCHIVE;
   return {
     store: {
-      oldest_record_at: typeof t === "number" ? new Date(t).toISOString() : null,
+      oldest_record_at: ts.length > 0 ? new Date(Math.min(...ts)).toISOString() : null,
       retention_ms: loadConfig(env).retentionMs,
     },
     archive: archiveDescription(bucket, tenant),

@@ -14,6 +14,7 @@ import type { ExecutionView } from "../contract.ts";
 import { fromJson, toJson } from "../codec/bytes.ts";
 import { withUsage, type AttemptUsage } from "../execution/usage.ts";
 import { inScope, type ExecutionScope } from "../auth/roles.ts";
+import { tenantShard } from "./shards.ts";
 
 /** How long a GET for a young fast-path id waits before its one second read of the store. */
 export const STORE_RETRY_MS = 1_500;
@@ -41,8 +42,7 @@ export async function storeView(
   env: Env,
   v: { execution_id: string; tenant: string; view: string; expires_at: number },
 ): Promise<void> {
-  const db = env.AUDIT_DB;
-  await db
+  await tenantShard(env, v.tenant)
     .prepare("INSERT OR IGNORE INTO views (execution_id, tenant, view, expires_at) VALUES (?, ?, ?, ?)")
     .bind(v.execution_id, v.tenant, v.view, v.expires_at)
     .run();
@@ -61,7 +61,7 @@ export async function readEdgeView(
   maxRunMs: number,
 ): Promise<ExecutionView | undefined> {
   const view = await findEdgeView(env, scope, executionId, acceptedAt, maxRunMs);
-  return view && withUsage(view, await readUsage(env.AUDIT_DB, executionId));
+  return view && withUsage(view, await readUsage(tenantShard(env, scope.tenant), executionId));
 }
 
 /**
@@ -106,13 +106,14 @@ async function findEdgeView(
   // view too large for a message (src/execution/edge-run.ts): a caller that sees only its own
   // agent's treats a view without its agent yet like one not stored yet.
   const read = async () => {
-    const row = await env.AUDIT_DB.prepare(
-      `SELECT tenant, view, agent FROM (
+    const row = await tenantShard(env, scope.tenant)
+      .prepare(
+        `SELECT tenant, view, agent FROM (
          SELECT tenant, view_json AS view, agent, 0 AS o FROM executions WHERE execution_id = ?1 AND view_json IS NOT NULL AND expires_at > ?2
          UNION ALL
          SELECT v.tenant, v.view, e.agent, 1 FROM views v LEFT JOIN executions e ON e.execution_id = v.execution_id WHERE v.execution_id = ?1 AND v.expires_at > ?2)
        ORDER BY o LIMIT 1`,
-    )
+      )
       .bind(executionId, Date.now())
       .first<{ tenant: string; view: string; agent: string | null }>();
     if (!row || (row.agent === null && scope.agent !== null && row.tenant === scope.tenant)) return null;

@@ -4,7 +4,13 @@
  * provider Worker's code can log any line: without a check, it could write CPU figures onto any
  * execution whose id it knew. So each attempt the runtime dispatches carries a nonce,
  *
- *   nonce = first 128 bits of HMAC-SHA-256(deployment key, "<execution_id>#<attempt>")
+ *   nonce = first 128 bits of HMAC-SHA-256(deployment key, "<execution_id>#<attempt>#<h>") "-" <h>
+ *
+ * (32 hex digits, a dash, and `h`, the execution's tenant's hash: 8 hex digits, which name its
+ * audit shard, src/audit/shards.ts, so a report reaches the shard of its record; the MAC covers
+ * it, so a provider cannot send a report elsewhere. A nonce of 32 hex digits alone, the MAC of
+ * "<execution_id>#<attempt>", is an attempt dispatched before the hash was added: believed as
+ * before, its shard unknown),
  *
  * which the provider SDK logs back in its line (ToolCall.report_nonce, providers/sdk/protocol.ts),
  * and a report is believed only when its nonce is the one computed for the execution and attempt
@@ -17,11 +23,17 @@
  */
 import { registryStub } from "../object-stubs.ts";
 import { withTimeout } from "../with-timeout.ts";
+import { tenantHash } from "./shards.ts";
 
 const KEY_FETCH_MS = 2_000;
 
-/** The 32 hex digits of a nonce. */
-export const REPORT_NONCE = /^[0-9a-f]{32}$/;
+/** A nonce: 32 hex digits, then a dash and the tenant's hash (8 hex digits) unless it is an older one. */
+export const REPORT_NONCE = /^[0-9a-f]{32}(?:-[0-9a-f]{8})?$/;
+
+/** The tenant hash a nonce carries, if any. */
+export function tenantHashOf(nonce: string | null): string | undefined {
+  return nonce !== null && nonce.length === 41 ? nonce.slice(33) : undefined;
+}
 
 // The CryptoKey, not a promise of it: a promise begun by one request and awaited by another
 // can be cancelled with the first request in Workers.
@@ -41,18 +53,28 @@ export function importReportKey(hex: string): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
-/** The nonce of one attempt under `key`. */
-export async function nonceFor(key: CryptoKey, executionId: string, attempt: number): Promise<string> {
-  const mac = new Uint8Array(
-    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${executionId}#${attempt}`)),
-  );
-  return [...mac.subarray(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+/** The nonce of one attempt under `key`, carrying `tenantHash` (none: the older form). */
+export async function nonceFor(
+  key: CryptoKey,
+  executionId: string,
+  attempt: number,
+  tenantHash?: string,
+): Promise<string> {
+  const signed = tenantHash === undefined ? `${executionId}#${attempt}` : `${executionId}#${attempt}#${tenantHash}`;
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(signed)));
+  const hex = [...mac.subarray(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return tenantHash === undefined ? hex : `${hex}-${tenantHash}`;
 }
 
 /** The nonce to send with an attempt, or undefined when the deployment's key cannot be had now. */
-export async function attemptNonce(env: Env, executionId: string, attempt: number): Promise<string | undefined> {
+export async function attemptNonce(
+  env: Env,
+  executionId: string,
+  attempt: number,
+  tenant: string,
+): Promise<string | undefined> {
   try {
-    return await nonceFor(await reportKey(env), executionId, attempt);
+    return await nonceFor(await reportKey(env), executionId, attempt, tenantHash(tenant));
   } catch (err) {
     console.warn(
       JSON.stringify({
@@ -67,12 +89,14 @@ export async function attemptNonce(env: Env, executionId: string, attempt: numbe
 }
 
 /** The nonce each report should carry, by report; throws when the key cannot be had. */
-export async function expectedNonces<R extends { execution_id: string; attempt: number }>(
+export async function expectedNonces<R extends { execution_id: string; attempt: number; nonce: string | null }>(
   env: Env,
   reports: readonly R[],
 ): Promise<Map<R, string>> {
   const key = await reportKey(env);
   return new Map(
-    await Promise.all(reports.map(async (r) => [r, await nonceFor(key, r.execution_id, r.attempt)] as const)),
+    await Promise.all(
+      reports.map(async (r) => [r, await nonceFor(key, r.execution_id, r.attempt, tenantHashOf(r.nonce))] as const),
+    ),
   );
 }

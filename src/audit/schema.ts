@@ -56,3 +56,19 @@ export async function auditSchemaReadiness(db: D1Database | undefined): Promise<
       : { ready: false, reason: `audit database unreadable: ${message}` };
   }
 }
+
+/**
+ * Whether every shard of the audit store (src/audit/shards.ts) holds the schema: the first one
+ * that does not names itself (its binding) in the reason.
+ */
+export async function auditStoreReadiness(shards: readonly D1Database[]): Promise<AuditDbReadiness> {
+  if (shards.length === 0) return auditSchemaReadiness(undefined);
+  const each = await Promise.all(shards.map((db) => auditSchemaReadiness(db)));
+  const i = each.findIndex((r) => !r.ready);
+  if (i < 0) return { ready: true };
+  const binding = i === 0 ? "AUDIT_DB" : `AUDIT_DB_${i}`;
+  return {
+    ready: false,
+    reason: i === 0 ? each[i].reason : `${binding}: ${each[i].reason?.replace("AUDIT_DB", binding)}`,
+  };
+}

@@ -14,7 +14,7 @@
  */
 import { INVOCATION_LOG } from "../../providers/sdk/protocol.ts";
 import { MAX_ATTEMPT, type AttemptUsage } from "../execution/usage.ts";
-import { REPORT_NONCE } from "./report-nonce.ts";
+import { REPORT_NONCE, tenantHashOf } from "./report-nonce.ts";
 
 /** The parts of a TraceItem read here (a subset of workers-types' TraceItem). */
 export interface TraceItemLike {
@@ -27,6 +27,8 @@ export interface TraceItemLike {
 /** One attempt's CPU report, addressed to its execution. */
 export interface UsageReport extends AttemptUsage {
   execution_id: string;
+  /** The execution's tenant's hash, which names its audit shard (src/audit/shards.ts), when its nonce carried one. */
+  tenant_hash?: string;
 }
 
 /** A report as an invocation's line gives it, with the nonce the line carried (null: none). */
@@ -67,7 +69,14 @@ export function usageReportsOf(
     const nonce = expected(r);
     if (r.nonce === null || nonce === undefined || r.nonce !== nonce) continue;
     const key = `${r.execution_id}#${r.attempt}`;
-    if (!believed.has(key)) believed.set(key, { execution_id: r.execution_id, attempt: r.attempt, cpu_ms: r.cpu_ms });
+    const hash = tenantHashOf(r.nonce);
+    if (!believed.has(key))
+      believed.set(key, {
+        execution_id: r.execution_id,
+        attempt: r.attempt,
+        cpu_ms: r.cpu_ms,
+        ...(hash === undefined ? {} : { tenant_hash: hash }),
+      });
   }
   return [...believed.values()];
 }

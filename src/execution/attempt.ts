@@ -72,7 +72,7 @@ export async function runAttempt(o: AttemptOptions): Promise<AttemptResult> {
   // happen after the caller has been told it timed out.
   if (o.timeoutMs <= 0) return { outcome: { kind: "timeout" }, settlement: settleIt({ kind: "timeout" }) };
   // The platform's CPU report of this invocation is believed only with it (src/audit/report-nonce.ts).
-  const reportNonce = await attemptNonce(o.env, plan.execution_id, o.n);
+  const reportNonce = await attemptNonce(o.env, plan.execution_id, o.n, plan.tenant);
   const startedAt = Date.now();
   const sample = (ok: boolean) => ({
     provider: provider.provider,

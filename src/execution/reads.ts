@@ -149,9 +149,7 @@ export async function list(
     const f = { ...filters, tenant: scope.tenant, ...(scope.agent === null ? {} : { agent: scope.agent }) };
     const wantsLive = f.status === undefined || LIVE.has(f.status);
     const [stored, live] = await Promise.all([
-      f.status !== undefined && LIVE.has(f.status)
-        ? { executions: [], next_cursor: null }
-        : listExecutions(ctx.env.AUDIT_DB, f),
+      f.status !== undefined && LIVE.has(f.status) ? { executions: [], next_cursor: null } : listExecutions(ctx.env, f),
       wantsLive
         ? liveExecutions(ctx.env, ctx.caller.tenant).then((items) =>
             items.filter((e) => inScope(scope, scope.tenant, e.agent)),

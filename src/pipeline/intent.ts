@@ -166,7 +166,7 @@ function readOnly(
       remember(request, decision);
       if (decision.verdict === "misaligned") warn(request, executionId, decision);
       // The execution was recorded as `pending`; its audit record learns the verdict now.
-      await sendAudit(env, { kind: "intent", execution_id: executionId, decision });
+      await sendAudit(env, { kind: "intent", execution_id: executionId, decision, tenant: request.tenant });
     });
     const settled = verdict.finally(() => asking.delete(key));
     waitUntil?.(settled);

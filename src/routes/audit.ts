@@ -37,7 +37,7 @@ audit.get("/", async (c) => {
       field: "tenant",
     });
   const scope: ListFilters = { ...filters, tenant: roleOf(caller) === "admin" ? asked : caller.tenant };
-  const db = auditDb(c.env);
-  const [page, reach] = await Promise.all([listAudit(db, scope), auditReach(db, c.env, scope.tenant)]);
+  auditDb(c.env);
+  const [page, reach] = await Promise.all([listAudit(c.env, scope), auditReach(c.env, scope.tenant)]);
   return reply(c, { ...page, ...reach });
 });

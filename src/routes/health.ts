@@ -10,7 +10,8 @@ import { reply } from "../codec/negotiate.ts";
 import { Hono } from "hono";
 import { loadConfig, providerBinding } from "../config.ts";
 import type { AppEnv } from "../app-env.ts";
-import { auditSchemaReadiness, type AuditDbReadiness } from "../audit/schema.ts";
+import { auditStoreReadiness, type AuditDbReadiness } from "../audit/schema.ts";
+import { auditShards } from "../audit/shards.ts";
 import { registryStub } from "../object-stubs.ts";
 import { withTimeout } from "../with-timeout.ts";
 
@@ -52,7 +53,7 @@ export function readiness(env: Env, now = Date.now()): Promise<Readiness> {
  */
 async function checkReadiness(env: Env): Promise<Readiness> {
   const config = loadConfig(env);
-  const auditDb = auditSchemaReadiness(env.AUDIT_DB);
+  const auditDb = auditStoreReadiness(auditShards(env));
   const snapshot = await registryStub(env).snapshot();
   const providers = await Promise.all(
     config.providers.map(async (p) => {

@@ -6,6 +6,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
+import { tenantShard } from "../audit/shards.ts";
 import { parseUsageWindow, readTenantUsage } from "../audit/tenant-usage.ts";
 import { requireTenantAdmin, roleOf } from "../auth/roles.ts";
 import { reply } from "../codec/negotiate.ts";
@@ -24,5 +25,7 @@ usage.get("/", async (c) => {
       field: "tenant",
     });
   const window = parseUsageWindow((name) => c.req.query(name), Date.now());
-  return reply(c, await readTenantUsage(auditDb(c.env), asked ?? caller.tenant, window));
+  auditDb(c.env);
+  const tenant = asked ?? caller.tenant;
+  return reply(c, await readTenantUsage(tenantShard(c.env, tenant), tenant, window));
 });

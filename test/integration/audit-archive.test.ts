@@ -16,6 +16,7 @@ import { auditEntryOf } from "../../src/audit/outbox.ts";
 import type { AuditReach, AuditRecord } from "../../src/contract.ts";
 import { executionRecord } from "../fixtures/record.ts";
 import worker from "../../src/index.ts";
+import { auditShards, tenantShard } from "../../src/audit/shards.ts";
 
 const HOUR = 3_600_000;
 /** The start of an hour two hours ago: records in it and the next one fall in two objects. */
@@ -80,7 +81,11 @@ async function listAudit(query: string, withEnv: Env = env): Promise<AuditReach 
 }
 
 async function outboxRows(): Promise<number> {
-  return (await env.AUDIT_DB.prepare("SELECT COUNT(*) AS n FROM archive_outbox").first<{ n: number }>())!.n;
+  // Each shard keeps the outbox of its tenants' records (src/audit/shards.ts).
+  let n = 0;
+  for (const db of auditShards(env))
+    n += (await db.prepare("SELECT COUNT(*) AS n FROM archive_outbox").first<{ n: number }>())!.n;
+  return n;
 }
 
 describe("the audit archive (AUDIT_ARCHIVE)", () => {
@@ -145,7 +150,7 @@ describe("the audit archive (AUDIT_ARCHIVE)", () => {
     const lost = [finished(tenant, 20_000), finished(tenant, 21_000)];
     // The consumer's transaction, committed two minutes ago, and no put after it (the isolate died).
     const tag = crypto.randomUUID();
-    const db = env.AUDIT_DB;
+    const db = tenantShard(env, tenant);
     await db.batch([
       ...writesFor(db, lost, tag, 86_400_000),
       ...archiveWrites(db, env.AUDIT_ARCHIVE, lost, tag, Date.now() - 120_000),

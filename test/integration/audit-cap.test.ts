@@ -14,11 +14,13 @@ import { storeView } from "../../src/audit/records.ts";
 import type { AuditMessage } from "../../src/audit/messages.ts";
 import { executionRecord } from "../fixtures/record.ts";
 import worker from "../../src/index.ts";
+import { withAuditDb } from "./worker-http.ts";
 
 const CAP = 5;
 /** When the first execution ended; each next one a second later. */
 const T0 = Math.floor(Date.now() / 1000) * 1000 - 60_000;
-const capped = { ...env, AUDIT_MAX_EXECUTIONS: String(CAP) } as unknown as Env;
+/** One shard: the cap holds per shard, and this file reads it in one (src/audit/shards.ts). */
+const capped = withAuditDb({ ...env, AUDIT_MAX_EXECUTIONS: String(CAP) } as unknown as Env, env.AUDIT_DB);
 const admin = { authorization: `Bearer ${env.DEV_ADMIN_KEY}` };
 
 /**

@@ -13,6 +13,7 @@ import { renderMetrics } from "../../src/audit/metrics.ts";
 import { auditEntryOf } from "../../src/audit/outbox.ts";
 import { listAudit } from "../../src/audit/queries.ts";
 import { readEdgeView, readUsage } from "../../src/audit/records.ts";
+import { auditShards, tenantShard } from "../../src/audit/shards.ts";
 import { registryStub } from "../../src/object-stubs.ts";
 import worker from "../../src/index.ts";
 import { executionRecord } from "../fixtures/record.ts";
@@ -57,7 +58,7 @@ const verdict = (id: string, reason: string): AuditMessage => ({
 });
 
 async function countedFor(tool: string): Promise<number> {
-  const text = await renderMetrics(env.AUDIT_DB, await registryStub(env).snapshot(), Date.now());
+  const text = await renderMetrics(auditShards(env), await registryStub(env).snapshot(), Date.now());
   const count = text
     .split("\n")
     .find((l) => l.startsWith(`tool_runtime_execution_duration_seconds_count{tool="${tool}"`));
@@ -81,9 +82,9 @@ describe("an execution's audit parts that arrive apart from its record", () => {
     // The same batch again, now with a report that was not in it: nothing counted twice, the report kept.
     await deliver([...batch, usage(b, 1, 4), usage(a, 1, 99)]);
     expect(await countedFor(tool)).toBe(2);
-    expect(await readUsage(env.AUDIT_DB, a)).toEqual([{ attempt: 1, cpu_ms: 3 }]);
-    expect(await readUsage(env.AUDIT_DB, b)).toEqual([{ attempt: 1, cpu_ms: 4 }]);
-    const { records: listed } = await listAudit(env.AUDIT_DB, { tenant, limit: 10 });
+    expect(await readUsage(tenantShard(env, tenant), a)).toEqual([{ attempt: 1, cpu_ms: 3 }]);
+    expect(await readUsage(tenantShard(env, tenant), b)).toEqual([{ attempt: 1, cpu_ms: 4 }]);
+    const { records: listed } = await listAudit(env, { tenant, limit: 10 });
     expect(listed.map((r) => r.execution_id).sort()).toEqual([a, b].sort());
     expect(listed.every((r) => r.approval?.approver === "ops")).toBe(true);
     const view = await readEdgeView(env, { tenant, agent: null }, a, 0, 0);
@@ -97,12 +98,12 @@ describe("an execution's audit parts that arrive apart from its record", () => {
     await deliver([usage(id, 1, 1), verdict(id, "before the record")]);
     await deliver([record, usage(id, 2, 2)]);
     await deliver([usage(id, 3, 3), usage(id, 1, 100)]);
-    expect(await readUsage(env.AUDIT_DB, id)).toEqual([
+    expect(await readUsage(tenantShard(env, tenant), id)).toEqual([
       { attempt: 1, cpu_ms: 1 },
       { attempt: 2, cpu_ms: 2 },
       { attempt: 3, cpu_ms: 3 },
     ]);
-    const audit = async () => (await listAudit(env.AUDIT_DB, { tenant, limit: 10 })).records[0];
+    const audit = async () => (await listAudit(env, { tenant, limit: 10 })).records[0];
     expect((await audit()).capability.level2).toMatchObject({ reason: "before the record" });
     expect((await audit()).resources).toMatchObject({ cpu_ms: 6, cpu_report: "measured" });
     // The last verdict stands.

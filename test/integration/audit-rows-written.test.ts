@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import type { AuditMessage } from "../../src/audit/messages.ts";
 import { auditEntryOf } from "../../src/audit/outbox.ts";
 import worker from "../../src/index.ts";
+import { withAuditDb } from "./worker-http.ts";
 import { executionRecord } from "../fixtures/record.ts";
 
 /** Executions per batch: a few, as under light load (the queue hands over up to 50 messages). */
@@ -41,7 +42,8 @@ function counted(): { e: Env; byTable: Map<string, number> } {
       };
     },
   });
-  return { e: { ...env, AUDIT_DB: db }, byTable };
+  // One shard, so every row written is counted here (src/audit/shards.ts).
+  return { e: withAuditDb(env, db), byTable };
 }
 
 async function deliver(messages: AuditMessage[], e: Env): Promise<void> {

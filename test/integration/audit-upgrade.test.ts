@@ -24,10 +24,12 @@ import { auditEntryOf } from "../../src/audit/outbox.ts";
 import { listAudit, listExecutions } from "../../src/audit/queries.ts";
 import { listRefusals } from "../../src/audit/refusal-counts.ts";
 import { readEdgeView, readUsage } from "../../src/audit/records.ts";
+import { auditShards, homeShard, tenantShard } from "../../src/audit/shards.ts";
 import { NOT_MIGRATED } from "../../src/audit/schema.ts";
 import { registryStub } from "../../src/object-stubs.ts";
 import { readiness } from "../../src/routes/health.ts";
 import worker from "../../src/index.ts";
+import { withAuditDb } from "./worker-http.ts";
 import { LEGACY_AUDIT_DDL } from "../fixtures/audit-schema-before-migrations.ts";
 import { writesBefore0003 } from "../fixtures/audit-writes-before-0003.ts";
 import { executionRecord } from "../fixtures/record.ts";
@@ -35,7 +37,7 @@ import { executionRecord } from "../fixtures/record.ts";
 const testEnv = env as Env & { TEST_PREMIGRATION_DB: D1Database; TEST_MIGRATIONS: D1Migration[] };
 const old = testEnv.TEST_PREMIGRATION_DB;
 /** The runtime with the pre-migration database as its audit database. */
-const oldEnv: Env = { ...env, AUDIT_DB: old };
+const oldEnv: Env = withAuditDb(env, old);
 const admin = { authorization: `Bearer ${env.DEV_ADMIN_KEY}` };
 
 /** A finished execution's messages: its record (with an approval and a stored view), a late intent verdict, a CPU report, a refusal count. */
@@ -90,23 +92,22 @@ async function readinessReport(e: Env): Promise<{ status: string; audit_db: { re
 }
 
 /** What the query code could read for `tenant` before the migration that moved parts onto the record's row. */
-async function readBefore(db: D1Database, tenant: string, now: number) {
+async function readBefore(e: Env, tenant: string, now: number) {
   const snapshot = await registryStub(env).snapshot();
   return {
-    index: await listExecutions(db, { tenant, limit: 100 }),
-    metrics: await renderMetrics(db, snapshot, now),
-    refusals: await listRefusals(db, { tenant }),
+    index: await listExecutions(e, { tenant, limit: 100 }),
+    metrics: await renderMetrics(auditShards(e), snapshot, now),
+    refusals: await listRefusals(homeShard(e), { tenant }),
   };
 }
 
 /** Everything the query code reads for `tenant`, and the metrics, at one instant. */
-async function readAll(db: D1Database, tenant: string, ids: string[], now: number) {
-  const views = { ...env, AUDIT_DB: db };
+async function readAll(e: Env, tenant: string, ids: string[], now: number) {
   return {
-    ...(await readBefore(db, tenant, now)),
-    audit: await listAudit(db, { tenant, limit: 100 }),
-    usage: await Promise.all(ids.map((id) => readUsage(db, id))),
-    views: await Promise.all(ids.map((id) => readEdgeView(views, { tenant, agent: null }, id, 0, 0))),
+    ...(await readBefore(e, tenant, now)),
+    audit: await listAudit(e, { tenant, limit: 100 }),
+    usage: await Promise.all(ids.map((id) => readUsage(tenantShard(e, tenant), id))),
+    views: await Promise.all(ids.map((id) => readEdgeView(e, { tenant, agent: null }, id, 0, 0))),
   };
 }
 
@@ -133,7 +134,7 @@ describe("the audit schema as migrations, on a database made before them", () =>
     const ids = messages.map((m) => (m[0] as Extract<AuditMessage, { kind: "finished" }>).record.execution_id);
     await old.batch(writesBefore0003(old, messages.flat()));
     const now = Date.now();
-    const before = await readBefore(old, tenant, now);
+    const before = await readBefore(oldEnv, tenant, now);
     expect(before.index.executions.map((r) => r.execution_id)).toEqual([...ids].reverse());
     expect(before.metrics).toContain('tool_runtime_executions_total{tool="math.sum",provider="",status="failed"');
     // Old refusal rows stay readable: by tenant through the audit query, summed per tool and reason in the metric.
@@ -149,7 +150,7 @@ describe("the audit schema as migrations, on a database made before them", () =>
     // The migrations apply and change no row: what was read before reads the same, and the rest
     // reads as the same messages written by today's consumer into a migrated database.
     await applyD1Migrations(old, testEnv.TEST_MIGRATIONS);
-    const after = await readAll(old, tenant, ids, now);
+    const after = await readAll(oldEnv, tenant, ids, now);
     expect({ index: after.index, metrics: after.metrics, refusals: after.refusals }).toEqual(before);
     expect(after.audit.records.map((r) => r.execution_id)).toEqual([...ids].reverse());
     expect(after.audit.records[0]).toMatchObject({
@@ -159,7 +160,7 @@ describe("the audit schema as migrations, on a database made before them", () =>
     expect(after.usage.map((u) => u[0]?.cpu_ms)).toEqual(ids.map((_, i) => 2 + i));
     expect(after.views.map((v) => v?.execution_id)).toEqual(ids);
     await deliver(messages.flat(), env);
-    expect(await readAll(env.AUDIT_DB, tenant, ids, now)).toEqual(after);
+    expect(await readAll(env, tenant, ids, now)).toEqual(after);
     expect((await old.prepare("SELECT name FROM d1_migrations ORDER BY id").all()).results.map((r) => r.name)).toEqual(
       testEnv.TEST_MIGRATIONS.map((m) => m.name),
     );
@@ -170,7 +171,7 @@ describe("the audit schema as migrations, on a database made before them", () =>
     // And it takes new rows as any migrated database does.
     const more = ended(tenant, 6);
     await deliver(more, oldEnv);
-    const newer = await listAudit(old, { tenant, limit: 100 });
+    const newer = await listAudit(oldEnv, { tenant, limit: 100 });
     expect(newer.records.map((r) => r.execution_id)).toEqual([
       (more[0] as Extract<AuditMessage, { kind: "finished" }>).record.execution_id,
       ...[...ids].reverse(),

@@ -9,6 +9,7 @@ import type { Caller } from "../../src/contract.ts";
 import { loadConfig } from "../../src/config.ts";
 import { newEdgeExecutionId } from "../../src/execution/ids.ts";
 import { get } from "../../src/execution/service.ts";
+import { withAuditDb } from "./worker-http.ts";
 
 const caller = (): Caller => ({
   tenant: `ids-${crypto.randomUUID().slice(0, 8)}`,
@@ -34,7 +35,8 @@ function counted(): { env: Env; reads: () => number } {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { env: { ...env, AUDIT_DB: wrapped }, reads: () => reads };
+  // One shard, so every read is counted here (src/audit/shards.ts).
+  return { env: withAuditDb(env, wrapped), reads: () => reads };
 }
 
 describe("fast-path ids without a record", () => {

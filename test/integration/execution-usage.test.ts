@@ -6,6 +6,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, ExecutionView } from "../../src/contract.ts";
+import { tenantHash } from "../../src/audit/shards.ts";
 import { attemptNonce } from "../../src/audit/report-nonce.ts";
 import { executionScope } from "../../src/auth/roles.ts";
 import { consumeTail } from "../../src/audit/tail.ts";
@@ -83,8 +84,8 @@ describe("CPU reports in an execution object", () => {
     const [local, deployed] = [await finishedExecution(), await finishedExecution()];
     await consumeTail(
       [
-        localInvoke(local, 1, await attemptNonce(env, local, 1)),
-        deployedInvoke(deployed, 1, 6, 20, {}, await attemptNonce(env, deployed, 1)),
+        localInvoke(local, 1, await attemptNonce(env, local, 1, caller.tenant)),
+        deployedInvoke(deployed, 1, 6, 20, {}, await attemptNonce(env, deployed, 1, caller.tenant)),
       ],
       env,
     );
@@ -104,7 +105,10 @@ describe("CPU reports in an execution object", () => {
     const [target, own] = [await finishedExecution(), await finishedExecution()];
     // A provider's line naming another execution, with its own attempt's nonce, or with none.
     await consumeTail(
-      [deployedInvoke(target, 1, 700, 800, {}, await attemptNonce(env, own, 1)), deployedInvoke(target, 1, 700, 800)],
+      [
+        deployedInvoke(target, 1, 700, 800, {}, await attemptNonce(env, own, 1, caller.tenant)),
+        deployedInvoke(target, 1, 700, 800),
+      ],
       env,
     );
     expect((await view(target)).execution.resources.cpu_report).toBe("none");
@@ -112,10 +116,12 @@ describe("CPU reports in an execution object", () => {
 
   it("gives each attempt a nonce of its own, the same from any isolate", async () => {
     const id = await finishedExecution();
-    const nonce = await attemptNonce(env, id, 1);
-    expect(nonce).toMatch(/^[0-9a-f]{32}$/);
+    const nonce = await attemptNonce(env, id, 1, caller.tenant);
+    expect(nonce).toMatch(/^[0-9a-f]{32}-[0-9a-f]{8}$/);
+    // It names the tenant's hash, which names the tenant's audit shard (src/audit/shards.ts).
+    expect(nonce!.slice(33)).toBe(tenantHash(caller.tenant));
     // The same in another call (the key is the deployment's), and another for another attempt.
-    expect(await attemptNonce(env, id, 1)).toBe(nonce);
-    expect(await attemptNonce(env, id, 2)).not.toBe(nonce);
+    expect(await attemptNonce(env, id, 1, caller.tenant)).toBe(nonce);
+    expect(await attemptNonce(env, id, 2, caller.tenant)).not.toBe(nonce);
   });
 });

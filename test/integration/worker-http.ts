@@ -74,3 +74,10 @@ export async function mcpBody(res: Response): Promise<any> {
     : text;
   return data ? JSON.parse(data) : undefined;
 }
+
+/** The bound environment with `db` as its one audit shard (no AUDIT_DB_1, …: src/audit/shards.ts). */
+export function withAuditDb(e: Env, db: D1Database): Env {
+  const only: Record<string, unknown> = { ...e, AUDIT_DB: db };
+  for (const name of Object.keys(only)) if (/^AUDIT_DB_\d+$/.test(name)) delete only[name];
+  return only as unknown as Env;
+}

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { invocationLogLine } from "../../../providers/sdk/run-tool.ts";
-import { importReportKey, nonceFor } from "../../../src/audit/report-nonce.ts";
+import { importReportKey, nonceFor, tenantHashOf } from "../../../src/audit/report-nonce.ts";
 import {
   invocationReports,
   usageReportsOf,
@@ -25,7 +25,7 @@ const nonce = (id: string, attempt: number) => nonceFor(key, id, attempt);
 async function believed(items: readonly TraceItemLike[]) {
   const candidates = invocationReports(items);
   const expected = new Map<InvocationReport, string>();
-  for (const c of candidates) expected.set(c, await nonce(c.execution_id, c.attempt));
+  for (const c of candidates) expected.set(c, await nonceFor(key, c.execution_id, c.attempt, tenantHashOf(c.nonce)));
   return usageReportsOf(candidates, (r) => expected.get(r));
 }
 
@@ -144,6 +144,22 @@ describe("a report is believed only for an attempt the runtime dispatched", () =
     const forged = deployedInvoke(edgeId, 1, 900, 950, {}, "0".repeat(32));
     const real = deployedInvoke(edgeId, 1, 4, 9, {}, await nonce(edgeId, 1));
     expect(await believed([forged, real])).toEqual([{ execution_id: edgeId, attempt: 1, cpu_ms: 4 }]);
+  });
+
+  it("carries the tenant's hash, which names the record's audit shard, and refuses it altered", async () => {
+    const hash = "0badf00d";
+    const withHash = await nonceFor(key, edgeId, 1, hash);
+    expect(withHash).toMatch(/^[0-9a-f]{32}-0badf00d$/);
+    expect(withHash.slice(0, 32)).not.toBe(await nonce(edgeId, 1));
+    expect(await believed([deployedInvoke(edgeId, 1, 5, 9, {}, withHash)])).toEqual([
+      { execution_id: edgeId, attempt: 1, cpu_ms: 5, tenant_hash: hash },
+    ]);
+    // A provider that changes the hash (to send its report to another shard) is not believed.
+    expect(await believed([deployedInvoke(edgeId, 1, 5, 9, {}, `${withHash.slice(0, 33)}00000000`)])).toEqual([]);
+    // An older nonce, without a hash, is believed as before, its shard unknown.
+    expect(await believed([deployedInvoke(edgeId, 1, 5, 9, {}, await nonce(edgeId, 1))])).toEqual([
+      { execution_id: edgeId, attempt: 1, cpu_ms: 5 },
+    ]);
   });
 
   it("makes a nonce per execution and attempt, the same in every isolate with the same key", async () => {
