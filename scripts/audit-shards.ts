@@ -3,7 +3,7 @@
  * tenant: shard 0 is the binding AUDIT_DB, shards 1..N-1 are AUDIT_DB_1 … AUDIT_DB_{N-1}, each
  * named after AUDIT_DB's database_name with `-<k>` appended (tool-runtime-audit-1,
  * tool-runtime-audit-production-2), with the same migrations. N is the number of those bindings,
- * contiguous from 0; the runtime counts them (src/audit/shards.ts), no var says N.
+ * contiguous from 0; the runtime counts them from its bindings, no var says N.
  *
  *   npm run audit-shards -- <N> [--env <name>]
  *
