@@ -4,7 +4,9 @@
  * the overlay's `services` and `vars.PROVIDERS` (the lab providers' service bindings and
  * PROVIDERS entries) are appended to the shipped lists, after the shipped ones, its `alias`
  * (the validators module that holds the lab providers' too, scripts/build-schemas.ts) is added,
- * and the declared secrets (`secrets.required`) are left out, so .dev.vars supplies them all. The
+ * its `d1_databases` (a second audit shard, AUDIT_DB_1, so the local stacks and the tests run the
+ * sharded audit store: scripts/audit-shards.ts) are appended to the shipped ones, and the
+ * declared secrets (`secrets.required`) are left out, so .dev.vars supplies them all. The
  * overlay may hold nothing else, so the shipped file stays the one place for everything else. It is written
  * next to wrangler.jsonc, so `main`, the assets folder and .dev.vars resolve the same. Used by
  * `npm run stack` (so `npm start`, the e2e stack, the bench and the simulation), and the
@@ -25,19 +27,26 @@ export const OVERLAY = "wrangler.dev-overlay.jsonc";
 
 type Config = Record<string, unknown> & {
   services?: unknown[];
+  d1_databases?: unknown[];
   alias?: Record<string, string>;
   vars?: Record<string, unknown> & { PROVIDERS?: unknown[] };
 };
 
-/** The shipped runtime config with the overlay's services and PROVIDERS appended and its alias added. */
+/** The top-level keys the overlay may hold (and `vars.PROVIDERS` inside `vars`). */
+export const OVERLAY_KEYS = ["services", "vars", "alias", "d1_databases"] as const;
+
+/** The shipped runtime config with the overlay's services, PROVIDERS and D1 bindings appended and its alias added. */
 export function devConfig(root: string): Config {
-  const shipped = readJsonc<Config>(join(root, RUNTIME_CONFIG));
-  const overlay = readJsonc<Config>(join(root, OVERLAY));
-  const extra = Object.keys(overlay).filter((k) => k !== "services" && k !== "vars" && k !== "alias");
+  return mergeOverlay(readJsonc<Config>(join(root, RUNTIME_CONFIG)), readJsonc<Config>(join(root, OVERLAY)));
+}
+
+/** `shipped` with `overlay` merged in, as devConfig does; refuses any key of the overlay it does not merge. */
+export function mergeOverlay(shipped: Config, overlay: Config): Config {
+  const extra = Object.keys(overlay).filter((k) => !(OVERLAY_KEYS as readonly string[]).includes(k));
   const extraVars = Object.keys(overlay.vars ?? {}).filter((k) => k !== "PROVIDERS");
   if (extra.length > 0 || extraVars.length > 0)
     throw new Error(
-      `${OVERLAY} may add services, vars.PROVIDERS and alias only, not ${[...extra, ...extraVars.map((k) => `vars.${k}`)].join(", ")}`,
+      `${OVERLAY} may add services, vars.PROVIDERS, alias and d1_databases only, not ${[...extra, ...extraVars.map((k) => `vars.${k}`)].join(", ")}`,
     );
   // `secrets.required` would make wrangler dev load only the named secrets from .dev.vars, and
   // local development runs on the others (its well-known keys, the example upstream's token).
@@ -46,6 +55,9 @@ export function devConfig(root: string): Config {
     ...rest,
     ...(shipped.alias || overlay.alias ? { alias: { ...shipped.alias, ...overlay.alias } } : {}),
     services: [...(shipped.services ?? []), ...(overlay.services ?? [])],
+    ...(shipped.d1_databases || overlay.d1_databases
+      ? { d1_databases: [...(shipped.d1_databases ?? []), ...(overlay.d1_databases ?? [])] }
+      : {}),
     vars: { ...shipped.vars, PROVIDERS: [...(shipped.vars?.PROVIDERS ?? []), ...(overlay.vars?.PROVIDERS ?? [])] },
   };
 }

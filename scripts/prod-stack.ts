@@ -11,6 +11,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { auditBindingsOf } from "./audit-migrations.ts";
 import { SHIPPED } from "./deploy.ts";
 
 /** The runtime's config. Deploy order puts a Worker before the ones that bind it, so the runtime, which binds the rest, is last. */
@@ -66,24 +67,28 @@ export interface Command {
   args: string[];
 }
 
-/** `wrangler d1 migrations apply` for the audit database into `persistTo`; undefined while the repository has no migrations/ folder (the code then creates the schema on first use). */
-export function migrationsCommand(root: string, persistTo: string): Command | undefined {
-  if (!existsSync(join(root, "migrations"))) return undefined;
-  return {
+/**
+ * `wrangler d1 migrations apply` into `persistTo` for each audit shard of the runtime's config
+ * (AUDIT_DB, AUDIT_DB_1, …: scripts/audit-shards.ts), to run one after another; none while the
+ * repository has no migrations/ folder (the code then creates the schema on first use).
+ */
+export function migrationsCommands(root: string, persistTo: string): Command[] {
+  if (!existsSync(join(root, "migrations"))) return [];
+  return auditBindingsOf(join(root, RUNTIME_CONFIG)).map((binding) => ({
     command: "npx",
     args: [
       "wrangler",
       "d1",
       "migrations",
       "apply",
-      "AUDIT_DB",
+      binding,
       "--local",
       "--persist-to",
       persistTo,
       "-c",
       RUNTIME_CONFIG,
     ],
-  };
+  }));
 }
 
 /** The production-mode wrangler dev: SHIPPED's configs, loopback, its own state, the env file instead of .dev.vars; `extra` goes last (e.g. --inspector-port). */

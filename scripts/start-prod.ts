@@ -3,8 +3,8 @@
  * wrangler dev on 127.0.0.1 (port 8787 unless `--port` says otherwise), with the secrets a
  * deployment has instead of .dev.vars: no LOCAL_DEVELOPMENT, so local development's well-known
  * keys open nothing, and the first operator key comes from the bootstrap token printed below.
- * State lives in .wrangler/prod-state (apart from `npm start`'s); the audit database's
- * migrations are applied to it first. The command lines are scripts/prod-stack.ts's, which the
+ * State lives in .wrangler/prod-state (apart from `npm start`'s); the migrations are applied to
+ * each audit database in it first. The command lines are scripts/prod-stack.ts's, which the
  * production-mode tests (test/prod/) run too. Extra arguments go to wrangler dev.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -18,7 +18,7 @@ import {
   devCommand,
   envFileText,
   freshSecrets,
-  migrationsCommand,
+  migrationsCommands,
   PROD_STATE,
   shellLine,
   wranglerEnv,
@@ -56,8 +56,7 @@ writeFileSync(envFile, envFileText(secrets), { mode: 0o600 });
 chmodSync(secretsDir, 0o700);
 const cleanup = () => rmSync(secretsDir, { recursive: true, force: true });
 
-const migrations = migrationsCommand(root, state);
-if (migrations) {
+for (const migrations of migrationsCommands(root, state)) {
   console.log(`$ ${shellLine(migrations)}`);
   // CI=true: apply without asking (a local database, rebuilt from the same migrations any time).
   const run = spawnSync(migrations.command, migrations.args, {

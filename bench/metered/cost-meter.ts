@@ -3,7 +3,7 @@
  * (never shipped: only the metered build in bench/metered/entry.ts uses it):
  *  - per Durable Object class, the requests it receives (RPC methods and alarms) and the rows
  *    it writes (key-value puts and deletes, SQL statements' rows written);
- *  - queue messages sent, and D1 rows written by the audit consumer.
+ *  - queue messages sent, and D1 rows written by the audit consumer (into every audit shard).
  * Under wrangler dev every object and the Worker live in one process, so the counts are whole.
  */
 import { timed, timedBindings, timingOn } from "./time-meter.ts";
@@ -109,23 +109,40 @@ function makeMeteredEnv(env: Env, caller: string): Env {
       return bind(target, value);
     },
   });
-  const db = new Proxy(env.AUDIT_DB, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop);
-      if (prop !== "batch") return bind(target, value);
-      return async (statements: D1PreparedStatement[]) => {
-        const results = await timed(`${caller} → AUDIT_DB.batch`, () =>
-          (value as (s: D1PreparedStatement[]) => Promise<D1Result[]>).call(target, statements),
-        );
-        const d1 = costOf("AuditD1");
-        d1.requests++;
-        for (const r of results) d1.rows_written += r.meta?.rows_written ?? 0;
-        return results;
-      };
-    },
-  });
+  // Every audit shard (AUDIT_DB, AUDIT_DB_1, …: scripts/audit-shards.ts) counted as the one
+  // AuditD1 and timed under one label, so the totals compare with a one-database run's.
+  const meterDb = (db: D1Database) =>
+    new Proxy(db, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop);
+        if (prop !== "batch") return bind(target, value);
+        return async (statements: D1PreparedStatement[]) => {
+          const results = await timed(`${caller} → AUDIT_DB.batch`, () =>
+            (value as (s: D1PreparedStatement[]) => Promise<D1Result[]>).call(target, statements),
+          );
+          const d1 = costOf("AuditD1");
+          d1.requests++;
+          for (const r of results) d1.rows_written += r.meta?.rows_written ?? 0;
+          return results;
+        };
+      },
+    });
+  const dbs = new Map<string, D1Database>();
   const timedEnv = timedBindings(env, caller);
   return new Proxy(env, {
-    get: (_target, prop) => (prop === "AUDIT_QUEUE" ? queue : prop === "AUDIT_DB" ? db : Reflect.get(timedEnv, prop)),
+    get: (target, prop) => {
+      if (prop === "AUDIT_QUEUE") return queue;
+      if (typeof prop === "string" && AUDIT_SHARD.test(prop)) {
+        const db = Reflect.get(target, prop) as D1Database | undefined;
+        if (!db) return db;
+        let made = dbs.get(prop);
+        if (!made) dbs.set(prop, (made = meterDb(db)));
+        return made;
+      }
+      return Reflect.get(timedEnv, prop);
+    },
   });
 }
+
+/** An audit shard's binding: AUDIT_DB, AUDIT_DB_1, AUDIT_DB_2, … */
+const AUDIT_SHARD = /^AUDIT_DB(?:_[1-9]\d*)?$/;

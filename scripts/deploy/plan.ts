@@ -12,10 +12,14 @@
  * the verifier, then the runtime, then the providers again as configured. Once the runtime
  * exists the first pass is skipped: providers (with their tail), verifier, runtime.
  *
+ * The audit store's D1 databases are one per shard (AUDIT_DB, AUDIT_DB_1, …): each is created
+ * and migrated by its own step, like any D1 binding of the runtime.
+ *
  * Every step can be run again: a queue, database or bucket is created only when missing, applied
  * migrations are skipped, and a deploy of the same config is a new version of the same Worker.
  * So after any failure the fix is to mend what the step names and run the same command again.
  */
+import { shardProblems } from "../audit-shards.ts";
 
 /** What `npm run deploy` ships, in deploy order (a Worker before the ones that bind it). */
 export const SHIPPED = [
@@ -153,6 +157,12 @@ export function validate(workers: WorkerConfig[], env?: string): string[] {
           `${w.config}: D1 binding ${d.binding} names an id; leave it out so the database is found by its name`,
         );
   }
+  // The audit store's shards (AUDIT_DB, AUDIT_DB_1, …, scripts/audit-shards.ts): the runtime
+  // counts them from the bindings, so a gap or a database named otherwise is a mistake here.
+  for (const p of shardProblems(runtime.d1))
+    problems.push(
+      `${RUNTIME}${env ? ` (env ${env})` : ""}: ${p} (\`npm run audit-shards\` writes them by the convention)`,
+    );
   const dlqs = runtime.queues.consumers.flatMap((c) => (c.deadLetterQueue ? [c.deadLetterQueue] : []));
   if (dlqs.length > 0 && runtime.vars.AUDIT_DEAD_LETTER_QUEUE !== dlqs[0])
     problems.push(

@@ -25,7 +25,7 @@ import {
   devCommand,
   envFileText,
   freshSecrets,
-  migrationsCommand,
+  migrationsCommands,
   RUNTIME_CONFIG,
   wranglerEnv,
   type Command,
@@ -111,8 +111,8 @@ export default async function setup(project: TestProject) {
   // and the teardown stops whatever had started.
   let stopStack: () => Promise<void> = async () => {};
   const open = async (): Promise<void> => {
-    const migrations = migrationsCommand(root, state);
-    if (migrations) await runToEnd(migrations);
+    // One after another: each audit shard's database (scripts/audit-shards.ts).
+    for (const migrations of migrationsCommands(root, state)) await runToEnd(migrations);
     const records: [string, Omit<ApiKeyRecord, "created_at">][] = [
       [
         operatorKey,

@@ -3,12 +3,16 @@
  * configs' environments: what `npm run deploy` would run once the account has been asked,
  * without one. The configs are read with wrangler's own reader.
  */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
+import { rewriteShards } from "../../../scripts/audit-shards.ts";
 import { buildPlan, queuesOf, RUNTIME, SHIPPED, type AccountFacts } from "../../../scripts/deploy/plan.ts";
-import { readWorkers } from "../../../scripts/deploy/workers.ts";
+import { renderPlan } from "../../../scripts/deploy/render.ts";
+import { migrationFiles, readWorkers } from "../../../scripts/deploy/workers.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const ENVS = [undefined, "staging", "production"] as const;
@@ -83,6 +87,80 @@ describe("the plan, once the account has been asked", () => {
     const problems = buildPlan(broken, [], "staging").problems;
     expect(problems.some((p) => p.includes("tool-provider-elsewhere"))).toBe(true);
     expect(problems.some((p) => p.includes("API_KEYS names an id"))).toBe(true);
+  });
+});
+
+describe("the audit store's shards", () => {
+  const workers = readWorkers(root, "staging");
+  const withD1 = (d1: { binding: string; name: string }[]) =>
+    workers.map((w) =>
+      w.config === RUNTIME ? { ...w, d1: d1.map((d) => ({ ...d, migrationsDir: "migrations" })) } : w,
+    );
+  const shard = (k: number, name = `tool-runtime-audit-staging-${k}`) => ({ binding: `AUDIT_DB_${k}`, name });
+  const zero = { binding: "AUDIT_DB", name: "tool-runtime-audit-staging" };
+
+  it("are fine contiguous from AUDIT_DB and named after it, other D1 bindings beside them", () => {
+    expect(buildPlan(withD1([zero, shard(1), shard(2)]), [], "staging").problems).toEqual([]);
+    expect(buildPlan(withD1([{ binding: "OTHER", name: "x" }, zero, shard(1)]), [], "staging").problems).toEqual([]);
+  });
+
+  it("are a problem with a gap (AUDIT_DB_2 without AUDIT_DB_1), without AUDIT_DB, or named otherwise", () => {
+    expect(buildPlan(withD1([zero, shard(2)]), [], "staging").problems).toEqual([
+      "wrangler.jsonc (env staging): audit shard AUDIT_DB_2 without AUDIT_DB_1: the shards' bindings must be AUDIT_DB, AUDIT_DB_1, … with no gap (`npm run audit-shards` writes them by the convention)",
+    ]);
+    expect(buildPlan(withD1([zero, shard(1, "tool-runtime-audit-1")]), [], "staging").problems).toEqual([
+      `wrangler.jsonc (env staging): audit shard AUDIT_DB_1's database is tool-runtime-audit-1, not tool-runtime-audit-staging-1 (AUDIT_DB's name + "-1") (\`npm run audit-shards\` writes them by the convention)`,
+    ]);
+    expect(buildPlan(withD1([shard(1)]), [], "staging").problems).toEqual([
+      "wrangler.jsonc (env staging): no AUDIT_DB binding in d1_databases (`npm run audit-shards` writes them by the convention)",
+    ]);
+  });
+
+  it("written by npm run audit-shards (3 in staging): the dry run creates and migrates each database, one step each", () => {
+    // The shipped configs in a folder of their own, the runtime's with 3 audit shards in staging.
+    const dir = mkdtempSync(join(tmpdir(), "deploy-plan-shards-"));
+    try {
+      for (const c of SHIPPED) {
+        mkdirSync(dirname(join(dir, c)), { recursive: true });
+        cpSync(join(root, c), join(dir, c));
+      }
+      writeFileSync(join(dir, RUNTIME), rewriteShards(readFileSync(join(root, RUNTIME), "utf8"), 3, "staging").text);
+      const sharded = readWorkers(dir, "staging");
+      const migrations = migrationFiles(root);
+      const plan = buildPlan(sharded, migrations, "staging");
+      expect(plan.problems).toEqual([]);
+      const out = renderPlan(plan, true);
+      const names = ["tool-runtime-audit-staging", "tool-runtime-audit-staging-1", "tool-runtime-audit-staging-2"];
+      expect([...out.matchAll(/\$ npx wrangler d1 create (\S+) --update-config=false/g)].map((m) => m[1])).toEqual(
+        names,
+      );
+      expect(
+        [...out.matchAll(/\$ npx wrangler d1 migrations apply (\S+) --remote -c wrangler.jsonc --env staging\n/g)].map(
+          (m) => m[1],
+        ),
+      ).toEqual(["AUDIT_DB", "AUDIT_DB_1", "AUDIT_DB_2"]);
+      for (const [k, name] of names.entries())
+        expect(out).toContain(`D1 database ${name} (${k === 0 ? "AUDIT_DB" : `AUDIT_DB_${k}`}): created when missing`);
+      // The rest of the plan is the shipped one's.
+      expect(deploys(plan)).toEqual(deploys(buildPlan(workers, migrations, "staging")));
+      // On an account that has the first database already, only the new shards are created.
+      const runtime = sharded.find((w) => w.config === RUNTIME)!;
+      const upgrade = buildPlan(sharded, migrations, "staging", {
+        secrets: { [runtime.name]: ["BOOTSTRAP_TOKEN", "UPSTREAM_TOKEN_KEY"] },
+        queues: queuesOf(runtime),
+        databases: [names[0]],
+        buckets: runtime.r2.map((b) => b.name),
+      });
+      expect(
+        upgrade.steps.filter((st) => st.phase === "resources" && st.command).map((st) => st.command!.join(" ")),
+      ).toEqual([
+        "wrangler d1 create tool-runtime-audit-staging-1 --update-config=false",
+        "wrangler d1 create tool-runtime-audit-staging-2 --update-config=false",
+      ]);
+      expect(upgrade.steps.filter((st) => st.phase === "migrations")).toHaveLength(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

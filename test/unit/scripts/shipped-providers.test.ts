@@ -13,7 +13,8 @@ import { describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import type { ToolDefinition } from "../../../providers/sdk/define.ts";
 import { SHIPPED } from "../../../scripts/deploy.ts";
-import { writeDevConfig } from "../../../scripts/dev-config.ts";
+import { auditShards, shardProblems } from "../../../scripts/audit-shards.ts";
+import { mergeOverlay, OVERLAY_KEYS, writeDevConfig } from "../../../scripts/dev-config.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const read = (config: string) => unstable_readConfig({ config: join(root, config) });
@@ -102,6 +103,22 @@ describe("what npm start and the tests run", () => {
     expect(dev.secrets).toBeUndefined();
   });
 
+  it("runs the sharded audit store: the shipped AUDIT_DB and the overlay's AUDIT_DB_1, by the shards' convention", () => {
+    type D1 = { binding: string; database_name?: string; migrations_dir?: string };
+    const d1 = (c: typeof dev) =>
+      ((c.d1_databases ?? []) as D1[]).map((d) => ({
+        binding: d.binding,
+        name: d.database_name,
+        dir: d.migrations_dir,
+      }));
+    expect(auditShards(d1(shipped)).map((d) => d.binding)).toEqual(["AUDIT_DB"]);
+    expect(d1(dev)).toEqual([
+      ...d1(shipped),
+      { binding: "AUDIT_DB_1", name: "tool-runtime-audit-1", dir: "migrations" },
+    ]);
+    expect(shardProblems(d1(dev))).toEqual([]);
+  });
+
   it("changes nothing else", () => {
     const { PROVIDERS: _a, ...devVars } = dev.vars as Record<string, unknown>;
     const { PROVIDERS: _b, ...shippedVars } = shipped.vars as Record<string, unknown>;
@@ -115,10 +132,51 @@ describe("what npm start and the tests run", () => {
       "migrations",
       "kv_namespaces",
       "queues",
-      "d1_databases",
+      "r2_buckets",
       "assets",
     ] as const) {
       expect(dev[key]).toEqual(shipped[key]);
     }
+  });
+});
+
+describe("the dev overlay's merge", () => {
+  const shipped = {
+    name: "rt",
+    services: [{ binding: "A", service: "a" }],
+    d1_databases: [{ binding: "AUDIT_DB", database_name: "audit" }],
+    vars: { PROVIDERS: [{ name: "std" }], OTHER: "1" },
+    secrets: { required: ["X"] },
+  };
+
+  it("appends services, vars.PROVIDERS and d1_databases after the shipped ones, and adds alias", () => {
+    const merged = mergeOverlay(shipped, {
+      services: [{ binding: "B", service: "b" }],
+      d1_databases: [{ binding: "AUDIT_DB_1", database_name: "audit-1" }],
+      vars: { PROVIDERS: [{ name: "lab" }] },
+      alias: { "#v": "./v.js" },
+    });
+    expect(merged).toEqual({
+      name: "rt",
+      services: [
+        { binding: "A", service: "a" },
+        { binding: "B", service: "b" },
+      ],
+      d1_databases: [
+        { binding: "AUDIT_DB", database_name: "audit" },
+        { binding: "AUDIT_DB_1", database_name: "audit-1" },
+      ],
+      vars: { PROVIDERS: [{ name: "std" }, { name: "lab" }], OTHER: "1" },
+      alias: { "#v": "./v.js" },
+    });
+    expect(mergeOverlay(shipped, {}).d1_databases).toEqual(shipped.d1_databases);
+  });
+
+  it("allows only the keys it merges, and refuses any other, at the top or in vars", () => {
+    expect([...OVERLAY_KEYS].sort()).toEqual(["alias", "d1_databases", "services", "vars"]);
+    expect(() => mergeOverlay(shipped, { kv_namespaces: [] })).toThrow(
+      /may add services, vars.PROVIDERS, alias and d1_databases only, not kv_namespaces/,
+    );
+    expect(() => mergeOverlay(shipped, { vars: { OTHER: "2" } })).toThrow(/not vars.OTHER/);
   });
 });
