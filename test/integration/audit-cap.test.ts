@@ -132,7 +132,7 @@ describe("the audit database's size bound (AUDIT_MAX_EXECUTIONS)", () => {
   });
 
   it("deletes nothing and counts nothing while the database is within the cap", async () => {
-    const roomy = { ...env, AUDIT_MAX_EXECUTIONS: "1000" } as unknown as Env;
+    const roomy = withAuditDb({ ...env, AUDIT_MAX_EXECUTIONS: "1000" } as unknown as Env, env.AUDIT_DB);
     const tenant = `cap-${crypto.randomUUID()}`;
     const before = await trimmedSoFar();
     await deliver(Array.from({ length: CAP }, (_, i) => ended(tenant, i)).flat(), roomy);
