@@ -3,7 +3,7 @@
  * the parser, the help and the completions read them as they read every other command): a
  * tenant's tool bundles (docs/contract.md#bundles), through `/v1/bundles`.
  */
-import type { CommandSpec, FlagSpec } from "./spec.ts";
+import type { CommandSpecOf, FlagSpec } from "./spec-types.ts";
 
 /** A selector's values: comma-separated, and the flag may be repeated. */
 const selector = (value: string, what: string) =>
@@ -26,7 +26,7 @@ export const BUNDLE_FLAGS = {
 const WHOSE =
   "A tenant admin manages its own tenant's bundles; an operator any tenant's, named with --tenant\n(default: its key's own tenant).";
 
-export const BUNDLE_COMMANDS: readonly CommandSpec[] = [
+export const BUNDLE_COMMANDS: readonly CommandSpecOf<keyof typeof BUNDLE_FLAGS | "tenant">[] = [
   {
     name: "bundles list",
     args: "",

@@ -4,18 +4,9 @@
  * this one table, so they cannot disagree. `trt bundles` is in spec-bundles.ts, spread in here.
  */
 import { BUNDLE_COMMANDS, BUNDLE_FLAGS } from "./spec-bundles.ts";
+import type { CommandSpecOf, FlagSpec } from "./spec-types.ts";
 
-export interface FlagSpec {
-  type: "string" | "boolean";
-  short?: string;
-  /** The value's placeholder in help texts. */
-  value?: string;
-  /** May be given more than once (a list). */
-  multiple?: boolean;
-  /** Words a shell may complete the value with. */
-  choices?: readonly string[];
-  help: string;
-}
+export type { FlagSpec };
 
 export const FLAGS = {
   url: {
@@ -95,20 +86,7 @@ export type FlagName = keyof typeof FLAGS;
 /** Flags every command takes. */
 export const GLOBAL_FLAGS: readonly FlagName[] = ["url", "key", "profile", "output", "json", "help"];
 
-export interface CommandSpec {
-  /** The words that name it: "call", "keys create". */
-  name: string;
-  /** Its positional arguments, as the usage line shows them. */
-  args: string;
-  min: number;
-  max: number;
-  /** Words a shell may complete its first argument with. */
-  argChoices?: readonly string[];
-  summary: string;
-  flags: readonly FlagName[];
-  /** More lines for its own --help. */
-  more?: string;
-}
+export type CommandSpec = CommandSpecOf<FlagName>;
 
 const LIST = ["limit", "cursor"] as const;
 
