@@ -10,6 +10,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AuditMessage } from "../../src/audit/messages.ts";
+import { writesFor } from "../../src/audit/batch-writes.ts";
 import { auditEntryOf } from "../../src/audit/outbox.ts";
 import { auditShards, shardIndex, tenantHash, tenantShard } from "../../src/audit/shards.ts";
 import { auditStoreReadiness } from "../../src/audit/schema.ts";
@@ -164,6 +165,20 @@ describe("the audit store in shards", () => {
     expect(parked?.n).toBe(0);
     const audit = await get(`/v1/audit?tenant=${b}`);
     expect(audit.records[0].resources).toMatchObject({ cpu_ms: 7, cpu_report: "measured" });
+  });
+
+  it("tidies a shard that deliveries pass by: its rows past their retention leave all the same", async () => {
+    const prefix = `tidy-${crypto.randomUUID().slice(0, 8)}`;
+    const [quiet] = tenantsIn(1, 1, prefix);
+    const [busy] = tenantsIn(0, 1, prefix);
+    // A record of the quiet shard whose retention was over long ago, written as a delivery would.
+    const old = finished(quiet, "math.sum", Date.now() - 3 * 86_400_000);
+    await shards[1].batch(writesFor(shards[1], [{ ...old, retention_ms: 1_000 }], crypto.randomUUID(), 1_000));
+    expect(await idsIn(shards[1], quiet)).toEqual([old.record.execution_id]);
+    // Deliveries for the busy shard only, until one tidies the quiet one (each picks one at random).
+    for (let i = 0; i < 40 && (await idsIn(shards[1], quiet)).length > 0; i++)
+      await deliver([finished(busy, "math.sum", Date.now() - 1_000)]);
+    expect(await idsIn(shards[1], quiet)).toEqual([]);
   });
 
   it("is not ready while a shard lacks the schema, and says which", async () => {
