@@ -2,14 +2,15 @@
  * Admission comes before level 2: a call (or a dry run) refused for its tenant's rate makes no
  * request to the intent verifier (src/pipeline/plan.ts `admit`, src/policy/request-rate.ts).
  * The Worker runs as deployed, with the real verifier behind a wrapper that counts its calls,
- * and limits that give the test's tenants a burst of 2 and 1 request a second.
+ * and limits that give the test's tenants a burst of 2 and a token every 20 s, so that eight
+ * requests in a row meet the rate however slowly a loaded machine sends them.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 
-const slow = { requests_per_second: 1, burst: 2, tool_requests_per_second: 1, tool_burst: 2 };
+const slow = { requests_per_second: 0.05, burst: 2, tool_requests_per_second: 0.05, tool_burst: 2 };
 
 /** The environment as bound, but with a counted verifier and the slow family `order-*`. */
 function counted(): { env: Env; asked: () => number } {
