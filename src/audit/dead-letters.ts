@@ -35,17 +35,13 @@ export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env:
       const retentionMs = loadConfig(env).retentionMs;
       const tag = crypto.randomUUID();
       const bucket: R2Bucket | undefined = env.AUDIT_ARCHIVE;
-      // Written where the consumer would have written it (src/audit/routing.ts); counted at home.
+      // Written where the consumer would have written it (src/audit/routing.ts), and counted at
+      // home: in the home shard's own transaction when part of it goes there (always, with one
+      // shard), else after the other shards' parts.
       const routed = byShard([m!], shards.length);
-      for (const [i, part] of routed.entries()) {
-        if (part.length === 0) continue;
-        const shard = shards[i];
-        const inserts = writesFor(shard, part, tag, retentionMs);
-        const archived = archiveWrites(shard, bucket, part, tag, Date.now());
-        const results = await shard.batch([...inserts, ...archived]);
-        if (bucket && archived.length > 0) await putArchived(shard, bucket, archivedObjects(results[inserts.length]));
-      }
-      await count(db, kind, "written").run();
+      for (let i = 1; i < shards.length; i++)
+        if (routed[i].length > 0) await writePart(shards[i], routed[i], tag, retentionMs, bucket);
+      await writePart(db, routed[0], tag, retentionMs, bucket, count(db, kind, "written"));
       message.ack();
     } catch (err) {
       const ref = crypto.randomUUID();
@@ -69,6 +65,21 @@ export async function consumeDeadLetters(batch: MessageBatch<AuditMessage>, env:
       }
     }
   }
+}
+
+/** One shard's part of a dead letter in one transaction (with `also`), then its archive objects put. */
+async function writePart(
+  db: D1Database,
+  part: AuditMessage[],
+  tag: string,
+  retentionMs: number,
+  bucket: R2Bucket | undefined,
+  also?: D1PreparedStatement,
+): Promise<void> {
+  const inserts = writesFor(db, part, tag, retentionMs);
+  const archived = archiveWrites(db, bucket, part, tag, Date.now());
+  const results = await db.batch([...inserts, ...archived, ...(also ? [also] : [])]);
+  if (bucket && archived.length > 0) await putArchived(db, bucket, archivedObjects(results[inserts.length]));
 }
 
 function count(db: D1Database, kind: string, outcome: "written" | "unwritable"): D1PreparedStatement {
