@@ -100,7 +100,7 @@ export function archiveWrites(
 
 /**
  * Puts the objects to R2 and takes them out of the outbox. A failed put is logged and its row
- * stays, for a later delivery to put again (`retryLeftBehind`); nothing is thrown, since the
+ * stays, for a later delivery to put again (`leftBehind`); nothing is thrown, since the
  * records are safely in D1 and the outbox.
  */
 export async function putArchived(db: D1Database, bucket: R2Bucket, objects: ArchiveObject[]): Promise<void> {
@@ -125,15 +125,16 @@ export async function putArchived(db: D1Database, bucket: R2Bucket, objects: Arc
   }
 }
 
-/** Puts what earlier deliveries left in the outbox (a failed put, a consumer that died). */
-export async function retryLeftBehind(db: D1Database, bucket: R2Bucket, now: number): Promise<void> {
-  const { results } = await db
+/**
+ * What earlier deliveries left in the outbox (a failed put, a consumer that died), to put again:
+ * a statement of the delivery's own transaction, so the retry costs no request of its own.
+ */
+export function leftBehind(db: D1Database, now: number): D1PreparedStatement {
+  return db
     .prepare(
       `SELECT key, body FROM archive_outbox WHERE created_at <= ? ORDER BY created_at LIMIT ${RETRIES_PER_DELIVERY}`,
     )
-    .bind(now - LEFT_BEHIND_MS)
-    .all<ArchiveObject>();
-  if (results.length > 0) await putArchived(db, bucket, results);
+    .bind(now - LEFT_BEHIND_MS);
 }
 
 /** The objects an outbox statement returned (`archiveWrites`), from its result. */

@@ -12,7 +12,7 @@
  * transaction, on its own database.
  */
 import { loadConfig } from "../config.ts";
-import { archivedObjects, archiveWrites, putArchived, retryLeftBehind } from "./archive.ts";
+import { archivedObjects, archiveWrites, leftBehind, putArchived } from "./archive.ts";
 import { writesFor } from "./batch-writes.ts";
 import type { AuditMessage } from "./messages.ts";
 import { byShard } from "./routing.ts";
@@ -139,12 +139,19 @@ async function writeShard(
         ]
       : []),
   ];
-  const results = await db.batch([...written, ...capped, ...after]);
+  // Read before this delivery's own outbox rows could qualify (they are a minute too young).
+  const retries = bucket ? [leftBehind(db, now)] : [];
+  const results = await db.batch([...retries, ...written, ...capped, ...after]);
   if (bucket) {
-    await putArchived(db, bucket, archived.length > 0 ? archivedObjects(results[inserts.length]) : []);
-    await retryLeftBehind(db, bucket, now);
+    // This delivery's objects and those left behind, put together, then cleared in one request.
+    const mine = archived.length > 0 ? archivedObjects(results[retries.length + inserts.length]) : [];
+    const again = archivedObjects(results[0]).filter((o) => !mine.some((m) => m.key === o.key));
+    await putArchived(db, bucket, [...mine, ...again]);
   }
-  await countTrimmed(db, results.slice(written.length, written.length + capped.length));
+  await countTrimmed(
+    db,
+    results.slice(retries.length + written.length, retries.length + written.length + capped.length),
+  );
 }
 
 /**
