@@ -36,8 +36,18 @@ const CAPPED_TABLES = ["executions", "views", "usage"] as const;
 export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
   const shards = auditShards(env);
   const home = shards[0];
-  const held = await heldByDrills(home, batch);
-  const drill = await home.prepare("DELETE FROM drills WHERE name = ? RETURNING name").bind(FAIL_NEXT_BATCH).first();
+  // The drills, in one request: which are armed, and the half-written-batch drill taken (unless
+  // the fail-batches drill is armed: that one fails this delivery before anything is written).
+  const [armedRows, taken] = await home.batch<{ name: string }>([
+    home.prepare("SELECT name FROM drill_counts WHERE remaining > 0"),
+    home
+      .prepare(
+        "DELETE FROM drills WHERE name = ?1 AND NOT EXISTS (SELECT 1 FROM drill_counts WHERE name = ?2 AND remaining > 0) RETURNING name",
+      )
+      .bind(FAIL_NEXT_BATCH, FAIL_BATCHES),
+  ]);
+  const held = await heldByDrills(home, batch, new Set(armedRows.results.map((r) => r.name)));
+  const drill = taken.results.length > 0;
   const messages = batch.messages.filter((m) => !held.has(m)).map((m) => m.body);
   const upTo = drill ? Math.ceil(messages.length / 2) : messages.length;
   const config = loadConfig(env);
@@ -159,13 +169,12 @@ async function writeShard(
  * again); otherwise hands back to the queue, one by one, the records of each tenant whose drill
  * is armed, and answers which messages it handed back.
  */
-async function heldByDrills(db: D1Database, batch: MessageBatch<AuditMessage>): Promise<Set<Message<AuditMessage>>> {
+async function heldByDrills(
+  db: D1Database,
+  batch: MessageBatch<AuditMessage>,
+  armed: Set<string>,
+): Promise<Set<Message<AuditMessage>>> {
   const held = new Set<Message<AuditMessage>>();
-  const armed = new Set(
-    (await db.prepare("SELECT name FROM drill_counts WHERE remaining > 0").all<{ name: string }>()).results.map(
-      (r) => r.name,
-    ),
-  );
   if (armed.size === 0) return held;
   const countDown = async (name: string) =>
     (await db
