@@ -14,13 +14,13 @@
 
 /** The shards' bindings, shard 0 first: AUDIT_DB, then AUDIT_DB_1, … while bound. */
 export function auditShards(env: Env): D1Database[] {
-  const bound = env as unknown as Record<string, D1Database | undefined>;
+  const bound = (name: string): D1Database | undefined => Reflect.get(env, name);
   let shards = known.get(env);
   if (shards) return shards;
   shards = [];
   if (env.AUDIT_DB) {
     shards.push(env.AUDIT_DB);
-    for (let k = 1; bound[`AUDIT_DB_${k}`]; k++) shards.push(bound[`AUDIT_DB_${k}`]!);
+    for (let db = bound("AUDIT_DB_1"); db; db = bound(`AUDIT_DB_${shards.length}`)) shards.push(db);
   }
   known.set(env, shards);
   return shards;
