@@ -15,7 +15,6 @@ import type { ExecutionPlan } from "../src/execution/execution-plan.ts";
 import { withRecordEvents } from "../src/execution/events.ts";
 import { isTerminal, isWaiting, toView, type ExecutionRecord } from "../src/execution/record.ts";
 import type { ExecutionRun } from "../src/execution/run.ts";
-import { usageReport } from "../src/execution/usage.ts";
 import { Fanout } from "../src/stream/fanout.ts";
 import { encodeEventLine } from "../src/stream/ndjson.ts";
 import { ExecutionStore } from "./execution-store.ts";
@@ -153,16 +152,6 @@ export class ExecutionObject extends DurableObject<Env> implements ExecutionObje
     const run = this.#host.run;
     if (!run || !effects.some((e) => e.kind === "cancel run")) return this.#view(this.#life.record!);
     return this.#view(await run.cancel(graceMs));
-  }
-
-  /**
-   * A provider invocation's CPU report for one attempt (src/audit/tail.ts), which the platform
-   * sends after the invocation has ended: kept beside the record, read into every view.
-   */
-  async recordUsage(attempt: number, cpuMs: number | null): Promise<void> {
-    this.#recover();
-    const report = usageReport(attempt, cpuMs);
-    if (this.#life.record && report) this.#store.saveUsage(report);
   }
 
   /**

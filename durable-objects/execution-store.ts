@@ -57,12 +57,7 @@ export class ExecutionStore {
     this.#kv.put("k", binding);
   }
 
-  /** Keeps an attempt's CPU report; the first report of an attempt stands. */
-  saveUsage(usage: AttemptUsage): void {
-    const key = `u:${String(usage.attempt).padStart(4, "0")}`;
-    if (this.#kv.get(key) === undefined) this.#kv.put(key, usage.cpu_ms);
-  }
-
+  /** CPU reports this object kept before reports moved to the audit store (src/audit/tail.ts). */
   usage(): AttemptUsage[] {
     return [...this.#kv.list<number | null>({ prefix: "u:" })].map(([key, cpu_ms]) => ({
       attempt: Number(key.slice(2)),

@@ -13,6 +13,7 @@
 import type { ExecutionView } from "../contract.ts";
 import { fromJson, toJson } from "../codec/bytes.ts";
 import { withUsage, type AttemptUsage } from "../execution/usage.ts";
+import { isTerminal } from "../execution/record.ts";
 import { inScope, type ExecutionScope } from "../auth/roles.ts";
 import { tenantShard } from "./shards.ts";
 
@@ -62,6 +63,18 @@ export async function readEdgeView(
 ): Promise<ExecutionView | undefined> {
   const view = await findEdgeView(env, scope, executionId, acceptedAt, maxRunMs);
   return view && withUsage(view, await readUsage(tenantShard(env, scope.tenant), executionId));
+}
+
+/**
+ * An execution object's view with its CPU reports, which the audit store holds (src/audit/tail.ts
+ * sends them there, not to the object). Read once the execution has ended and a provider was
+ * called; a view that already shows reports (an object kept them before they moved to the
+ * store) stands as the object gave it. One read of the tenant's shard, by primary key.
+ */
+export async function withStoredUsage(env: Env, tenant: string, view: ExecutionView): Promise<ExecutionView> {
+  if (!isTerminal(view.status) || !view.attempts?.length || view.execution.resources.cpu_report !== "none") return view;
+  const usage = await readUsage(tenantShard(env, tenant), view.execution_id);
+  return usage.length > 0 ? withUsage(view, usage) : view;
 }
 
 /**

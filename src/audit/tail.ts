@@ -4,8 +4,9 @@
  * the runtime its report — outcome, logs, CPU and wall time (a `TraceItem`) — and this writes
  * each `invoke`'s CPU time to its execution's record after the fact (docs/contract.md#response `resources`):
  *
- *   every report     → the audit queue → D1 `usage` (the audit log, and GET of fast-path ids)
- *   an object's id   → its ExecutionObject (GET of async, streamed and keyed executions)
+ *   every report → this isolate's batch (src/audit/usage-batch.ts) → one audit message →
+ *   its record's row in the audit store, where the audit log and GET of every execution id
+ *   (src/execution/reads.ts) read it. No execution object is woken for it.
  *
  * Only reports whose nonce is the one the runtime sent with that attempt are believed
  * (src/audit/report-nonce.ts); the rest are dropped, as are all of a batch when the key cannot
@@ -13,10 +14,13 @@
  * logged and dropped (the record then says `cpu_report: "none"`).
  */
 import { loadConfig } from "../config.ts";
-import { locate } from "../execution/ids.ts";
 import { sendAudit } from "./outbox.ts";
 import { expectedNonces } from "./report-nonce.ts";
-import { invocationReports, usageReportsOf, type TraceItemLike, type UsageReport } from "./tail-reports.ts";
+import { invocationReports, usageReportsOf, type TraceItemLike } from "./tail-reports.ts";
+import { UsageBatch } from "./usage-batch.ts";
+
+/** This isolate's reports on their way to the audit queue. */
+const batch = new UsageBatch();
 
 export async function consumeTail(events: readonly TraceItemLike[], env: Env): Promise<void> {
   const candidates = invocationReports(events);
@@ -44,25 +48,5 @@ export async function consumeTail(events: readonly TraceItemLike[], env: Env): P
     );
   if (reports.length === 0) return;
   const expiresAt = Date.now() + loadConfig(env).retentionMs;
-  await Promise.all([
-    sendAudit(env, { kind: "usage", reports, expires_at: expiresAt }),
-    ...reports.map((r) => toObject(env, r)),
-  ]);
-}
-
-async function toObject(env: Env, report: UsageReport): Promise<void> {
-  const location = locate(env, report.execution_id);
-  if (location?.kind !== "object") return;
-  try {
-    await location.stub.recordUsage(report.attempt, report.cpu_ms);
-  } catch (err) {
-    console.warn(
-      JSON.stringify({
-        msg: "cpu report not recorded",
-        execution_id: report.execution_id,
-        attempt: report.attempt,
-        error: String(err),
-      }),
-    );
-  }
+  await batch.add(reports, expiresAt, (reports, expires_at) => sendAudit(env, { kind: "usage", reports, expires_at }));
 }

@@ -58,8 +58,6 @@ export interface ExecutionObjectRpc extends Rpc.DurableObjectBranded {
   streams(): Promise<StreamsAnswer>;
   /** docs/contract.md#cancellation; null outside the caller's scope. */
   cancel(scope: ExecutionScope, graceMs: number): Promise<ExecutionView | null>;
-  /** A provider invocation's CPU report for one attempt (src/audit/tail.ts). */
-  recordUsage(attempt: number, cpuMs: number | null): Promise<void>;
   /** A person decides (docs/contract.md#approvals); null for another tenant's id. */
   decide(tenant: string, decision: ApprovalDecision, selfApproval?: boolean): Promise<Outcome<ExecutionView> | null>;
   /** The tenant's object grants a queued execution a slot (false: it gives the slot back). */

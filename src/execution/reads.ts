@@ -6,7 +6,7 @@ import { loadConfig } from "../config.ts";
 import { RuntimeError } from "../errors.ts";
 import { EventStream } from "../stream/ndjson.ts";
 import { StreamSlot } from "../stream/tenant-streams.ts";
-import { readEdgeView } from "../audit/records.ts";
+import { readEdgeView, withStoredUsage } from "../audit/records.ts";
 import { listExecutions, type IndexItem, type ListFilters } from "../audit/queries.ts";
 import { liveExecutions } from "../policy/admission.ts";
 import { executionScope, inScope, roleOf, type ExecutionScope } from "../auth/roles.ts";
@@ -40,8 +40,10 @@ export async function get(ctx: ServiceContext, executionId: string): Promise<Out
     const location = locate(ctx.env, executionId);
     const scope = await readScope(ctx.caller, location);
     let view: ExecutionView | null | undefined;
-    if (location?.kind === "object") view = await location.stub.view(scope);
-    else if (location?.kind === "edge")
+    if (location?.kind === "object") {
+      view = await location.stub.view(scope);
+      if (view) view = await withStoredUsage(ctx.env, scope.tenant, view);
+    } else if (location?.kind === "edge")
       view = await readEdgeView(
         ctx.env,
         scope,

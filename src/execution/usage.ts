@@ -1,9 +1,10 @@
 /**
  * CPU time per attempt (docs/contract.md#response `resources`), known only after the fact: the platform reports
  * each provider Worker invocation's CPU time to the runtime's tail handler once the invocation
- * has ended (src/audit/tail.ts). Those reports live beside the record, not in it — an execution
- * object keeps them in its storage, the audit store on the execution's row (or in its `usage`
- * table while the row is not there yet: src/audit/batch-writes.ts) — and every view and
+ * has ended (src/audit/tail.ts). Those reports live beside the record, not in it — in the audit
+ * store, on the execution's row (or in its `usage` table while the row is not there yet:
+ * src/audit/batch-writes.ts; execution objects kept them in their storage until reports moved
+ * to the store, and still show those) — and every view and
  * audit record is read through `withUsage`, so a report that arrives before, during or long after
  * the end lands in the same place and no write races the run's own.
  */
@@ -17,12 +18,6 @@ export interface AttemptUsage {
 
 /** Attempts numbered past this are not an execution's (the retry engine stops far below it). */
 export const MAX_ATTEMPT = 1_000;
-
-/** A report as kept: an attempt number in range, and a CPU time that is a time (else null); undefined for no attempt of an execution. */
-export function usageReport(attempt: number, cpuMs: number | null): AttemptUsage | undefined {
-  if (!Number.isInteger(attempt) || attempt < 1 || attempt > MAX_ATTEMPT) return undefined;
-  return { attempt, cpu_ms: typeof cpuMs === "number" && Number.isFinite(cpuMs) && cpuMs >= 0 ? cpuMs : null };
-}
 
 /** Each attempt with its reported CPU time; fields a record written before they existed lacks are null. */
 export function attemptsWithUsage(attempts: readonly AttemptRecord[], usage: readonly AttemptUsage[]): AttemptRecord[] {

@@ -1,11 +1,13 @@
 /**
- * CPU reports reach an execution object after the fact (src/audit/tail.ts → recordUsage), and a
+ * CPU reports of an execution object's attempts reach the audit store after the fact, batched per
+ * isolate (src/audit/tail.ts), and GET reads them from there (src/execution/reads.ts); and a
  * settled attempt lets the provider's invocation end, without which the platform never reports it.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, ExecutionView } from "../../src/contract.ts";
+import type { AuditMessage } from "../../src/audit/messages.ts";
 import { tenantHash } from "../../src/audit/shards.ts";
 import { attemptNonce } from "../../src/audit/report-nonce.ts";
 import { executionScope } from "../../src/auth/roles.ts";
@@ -16,6 +18,8 @@ import { StopLatch } from "../../src/execution/provider-call.ts";
 import { ExecutionSinkTarget } from "../../src/execution/sink.ts";
 import { parseExecutionRequest } from "../../src/pipeline/initiation.ts";
 import { planExecution } from "../../src/pipeline/plan.ts";
+import { get } from "../../src/execution/reads.ts";
+import worker from "../../src/index.ts";
 import { deployedInvoke, localInvoke } from "../fixtures/trace-items.ts";
 
 const caller: Caller = { tenant: `t-${crypto.randomUUID()}`, agent: "tester", capabilities: [], channels: ["*"] };
@@ -58,43 +62,81 @@ describe("an attempt's sink", () => {
   });
 });
 
-describe("CPU reports in an execution object", () => {
-  it("shows a report beside the record in every later view; the first report of an attempt stands", async () => {
+/** Hands messages to the runtime Worker's own queue handler, as the queue would. */
+async function deliver(messages: AuditMessage[]): Promise<void> {
+  const batch = createMessageBatch(
+    "tool-runtime-audit",
+    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch<AuditMessage>, env);
+  expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(false);
+}
+
+const usage = (id: string, attempt: number, cpu_ms: number): AuditMessage => ({
+  kind: "usage",
+  reports: [{ execution_id: id, attempt, cpu_ms, tenant_hash: tenantHash(caller.tenant) }],
+  expires_at: Date.now() + 86_400_000,
+});
+
+/** GET /v1/executions/{id} as the service answers it for the caller. */
+async function read(id: string): Promise<ExecutionView> {
+  const answer = await get({ env, caller }, id);
+  if (!answer.ok) throw new Error(JSON.stringify(answer.error));
+  return answer.value;
+}
+
+/** The runtime's env with its audit queue's sends written down. */
+function countingSends(): { env: Env; sent: AuditMessage[] } {
+  const sent: AuditMessage[] = [];
+  const queue = {
+    send: (body: AuditMessage, options?: QueueSendOptions) => {
+      sent.push(body);
+      return env.AUDIT_QUEUE.send(body, options);
+    },
+  };
+  return { env: { ...env, AUDIT_QUEUE: queue as Env["AUDIT_QUEUE"] }, sent };
+}
+
+describe("CPU reports of an object's execution", () => {
+  it("show in GET once the audit store has them; the first report of an attempt stands", async () => {
     const id = await finishedExecution();
-    expect((await view(id)).execution.resources).toEqual({ cpu_ms: null, peak_memory_mb: null, cpu_report: "none" });
-    await objectStub(env, id).recordUsage(1, 4.5);
-    await objectStub(env, id).recordUsage(1, 99);
-    const after = await view(id);
+    expect((await read(id)).execution.resources).toEqual({ cpu_ms: null, peak_memory_mb: null, cpu_report: "none" });
+    await deliver([usage(id, 1, 4.5)]);
+    await deliver([usage(id, 1, 99)]);
+    const after = await read(id);
     expect(after.execution.resources).toEqual({ cpu_ms: 4.5, peak_memory_mb: null, cpu_report: "measured" });
     expect(after.attempts![0].cpu_ms).toBe(4.5);
-  });
-
-  it("keeps nothing for an execution it does not hold, or for an attempt number out of range", async () => {
-    const nobody = newObjectExecutionId(env);
-    await objectStub(env, nobody).recordUsage(1, 3);
-    expect(await runInDurableObject(objectStub(env, nobody), (_o, state) => [...state.storage.kv.list()].length)).toBe(
-      0,
-    );
-    const id = await finishedExecution();
-    for (const attempt of [0, -1, 1.5, 100_000]) await objectStub(env, id).recordUsage(attempt, 3);
+    // The object itself was not told: its own view has none.
     expect((await view(id)).execution.resources.cpu_report).toBe("none");
   });
 
-  it("is where the tail handler puts a report for an object's execution", async () => {
+  it("a report the object kept before reports moved to the store stands", async () => {
+    const id = await finishedExecution();
+    await runInDurableObject(objectStub(env, id), (_o, state) => state.storage.kv.put("u:0001", 7));
+    await deliver([usage(id, 1, 99)]);
+    expect((await read(id)).execution.resources).toEqual({ cpu_ms: 7, peak_memory_mb: null, cpu_report: "measured" });
+  });
+
+  it("the tail handler sends reports that arrive together as one audit message, which GET then reads", async () => {
     const [local, deployed] = [await finishedExecution(), await finishedExecution()];
-    await consumeTail(
-      [
-        localInvoke(local, 1, await attemptNonce(env, local, 1, caller.tenant)),
-        deployedInvoke(deployed, 1, 6, 20, {}, await attemptNonce(env, deployed, 1, caller.tenant)),
-      ],
-      env,
-    );
-    expect((await view(local)).execution.resources).toEqual({
+    const { env: counted, sent } = countingSends();
+    await Promise.all([
+      consumeTail([localInvoke(local, 1, await attemptNonce(env, local, 1, caller.tenant))], counted),
+      consumeTail(
+        [deployedInvoke(deployed, 1, 6, 20, {}, await attemptNonce(env, deployed, 1, caller.tenant))],
+        counted,
+      ),
+    ]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ kind: "usage", reports: [{ execution_id: local }, { execution_id: deployed }] });
+    await deliver(sent);
+    expect((await read(local)).execution.resources).toEqual({
       cpu_ms: null,
       peak_memory_mb: null,
       cpu_report: "unmeasured",
     });
-    expect((await view(deployed)).execution.resources).toEqual({
+    expect((await read(deployed)).execution.resources).toEqual({
       cpu_ms: 6,
       peak_memory_mb: null,
       cpu_report: "measured",
@@ -103,15 +145,17 @@ describe("CPU reports in an execution object", () => {
 
   it("takes no report without the nonce the runtime sent with that attempt", async () => {
     const [target, own] = [await finishedExecution(), await finishedExecution()];
+    const { env: counted, sent } = countingSends();
     // A provider's line naming another execution, with its own attempt's nonce, or with none.
     await consumeTail(
       [
         deployedInvoke(target, 1, 700, 800, {}, await attemptNonce(env, own, 1, caller.tenant)),
         deployedInvoke(target, 1, 700, 800),
       ],
-      env,
+      counted,
     );
-    expect((await view(target)).execution.resources.cpu_report).toBe("none");
+    expect(sent).toHaveLength(0);
+    expect((await read(target)).execution.resources.cpu_report).toBe("none");
   });
 
   it("gives each attempt a nonce of its own, the same from any isolate", async () => {
