@@ -1,5 +1,5 @@
 /**
- * CPU reports leave an isolate in batches (docs/architecture.md, "CPU reports"). The platform
+ * CPU reports leave an isolate in batches (docs/decisions/33-execution-timings-and-cpu.md). The platform
  * hands the tail handler one provider invocation's report at a time; sent as they came, each
  * would be an audit message of its own, three queue operations per execution for a figure of a
  * few bytes. Here they wait up to USAGE_LINGER_MS and leave together, one message for all that
@@ -17,6 +17,12 @@ import type { UsageReport } from "./tail-reports.ts";
 /** How long the first report of a window waits for others. A report reaches the store no sooner. */
 export const USAGE_LINGER_MS = 100;
 
+/**
+ * A window open this long has lost its opener (an invocation the platform ended before its
+ * timer fired): the next report opens a new one, which sends what the old one held.
+ */
+export const STALE_WINDOW_MS = 10 * USAGE_LINGER_MS;
+
 /** Reports per message: ~120 bytes each as JSON, far under a queue message's limit (MAX_MESSAGE_BYTES). */
 export const MAX_REPORTS_PER_MESSAGE = 400;
 
@@ -25,11 +31,14 @@ export type SendReports = (reports: UsageReport[], expiresAt: number) => Promise
 export class UsageBatch {
   #pending: UsageReport[] = [];
   #expiresAt = 0;
-  #open = false;
+  /** When the open window was opened (undefined: none is open). */
+  #openedAt: number | undefined;
   readonly #lingerMs: number;
+  readonly #now: () => number;
 
-  constructor(lingerMs = USAGE_LINGER_MS) {
+  constructor(lingerMs = USAGE_LINGER_MS, now: () => number = Date.now) {
     this.#lingerMs = lingerMs;
+    this.#now = now;
   }
 
   /** Reports waiting in this isolate. */
@@ -47,10 +56,11 @@ export class UsageBatch {
     this.#pending.push(...reports);
     this.#expiresAt = Math.max(this.#expiresAt, expiresAt);
     if (this.#pending.length >= MAX_REPORTS_PER_MESSAGE) return this.#flush(send);
-    if (this.#open) return;
-    this.#open = true;
+    const now = this.#now();
+    if (this.#openedAt !== undefined && now - this.#openedAt < STALE_WINDOW_MS) return;
+    this.#openedAt = now;
     await new Promise((r) => setTimeout(r, this.#lingerMs));
-    this.#open = false;
+    if (this.#openedAt === now) this.#openedAt = undefined;
     await this.#flush(send);
   }
 

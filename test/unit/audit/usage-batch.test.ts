@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { UsageReport } from "../../../src/audit/tail-reports.ts";
-import { MAX_REPORTS_PER_MESSAGE, USAGE_LINGER_MS, UsageBatch } from "../../../src/audit/usage-batch.ts";
+import {
+  MAX_REPORTS_PER_MESSAGE,
+  STALE_WINDOW_MS,
+  USAGE_LINGER_MS,
+  UsageBatch,
+} from "../../../src/audit/usage-batch.ts";
 
 const report = (n: number): UsageReport => ({ execution_id: `exec_${n}`, attempt: 1, cpu_ms: n });
 
@@ -49,6 +54,21 @@ describe("CPU reports batched per isolate", () => {
     await vi.advanceTimersByTimeAsync(USAGE_LINGER_MS);
     await opener;
     expect(sent).toHaveLength(2); // nothing left for the opener
+  });
+
+  it("opens a new window when the open one lost its opener, and sends what the old one held", async () => {
+    let clock = 0;
+    const batch = new UsageBatch(USAGE_LINGER_MS, () => clock);
+    void batch.add([report(1)], 10, sender("lost")); // its invocation ends before its timer fires
+    vi.clearAllTimers();
+    clock += STALE_WINDOW_MS - 1;
+    await batch.add([report(2)], 10, sender("early")); // still its window: it returns at once
+    expect(sent).toHaveLength(0);
+    clock += 1;
+    const next = batch.add([report(3)], 10, sender("next"));
+    await vi.advanceTimersByTimeAsync(USAGE_LINGER_MS);
+    await next;
+    expect(sent).toEqual([{ reports: [report(1), report(2), report(3)], expiresAt: 10, by: "next" }]);
   });
 
   it("sends nothing for no reports", async () => {
