@@ -60,6 +60,8 @@ export interface RuntimeConfig {
   retentionMs: number;
   /** The audit database's size bound: the newest this many executions' rows are kept, whatever their retention (docs/scale.md 9.6). */
   auditMaxExecutions: number;
+  /** …and at most this many bytes of them, estimated from each delivery's records (src/audit/size-bound.ts). */
+  auditMaxBytes: number;
   /** docs/contract.md#cancellation: how long a cancelled provider gets to stop by itself, by default and at most. */
   cancelGraceMs: number;
   maxCancelGraceMs: number;
@@ -125,6 +127,7 @@ function readConfig(env: Env): RuntimeConfig {
     manifestRefreshMs: positiveInt("MANIFEST_REFRESH_MS", env.MANIFEST_REFRESH_MS, 300_000),
     retentionMs: positiveInt("EXECUTION_RETENTION_MS", env.EXECUTION_RETENTION_MS, 24 * 3600_000),
     auditMaxExecutions: positiveInt("AUDIT_MAX_EXECUTIONS", env.AUDIT_MAX_EXECUTIONS, 6_000_000),
+    auditMaxBytes: positiveInt("AUDIT_MAX_BYTES", env.AUDIT_MAX_BYTES, 9_000_000_000),
     cancelGraceMs: positiveInt("CANCEL_GRACE_MS", env.CANCEL_GRACE_MS, 5_000),
     maxCancelGraceMs: positiveInt("MAX_CANCEL_GRACE_MS", env.MAX_CANCEL_GRACE_MS, 30_000),
     verifierFailurePolicy: guard("VERIFIER_FAILURE_POLICY", () =>

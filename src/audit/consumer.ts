@@ -17,6 +17,7 @@ import { writesFor } from "./batch-writes.ts";
 import type { AuditMessage } from "./messages.ts";
 import { byShard } from "./routing.ts";
 import { auditShards } from "./shards.ts";
+import { executionsKept } from "./size-bound.ts";
 
 /** The name of the operator's drill: fail the next batch after writing half of it. */
 export const FAIL_NEXT_BATCH = "fail_next_audit_batch";
@@ -30,7 +31,7 @@ export const FAIL_BATCHES = "fail_audit_batches";
 export const tenantBatchesDrill = (tenant: string) => `${FAIL_BATCHES}:${tenant}`;
 /** Rows removed per batch once their retention is over, or past the database's cap. */
 const PRUNE_PER_BATCH = 500;
-/** The tables that grow with executions, each held to AUDIT_MAX_EXECUTIONS rows (the newest). */
+/** The tables that grow with executions, each held to the newest rows of the size bound (src/audit/size-bound.ts). */
 const CAPPED_TABLES = ["executions", "views", "usage"] as const;
 
 export async function consumeAudit(batch: MessageBatch<AuditMessage>, env: Env): Promise<void> {
@@ -94,7 +95,7 @@ async function writeShard(
   messages: AuditMessage[],
   tag: string,
   now: number,
-  config: { retentionMs: number; auditMaxExecutions: number },
+  config: { retentionMs: number; auditMaxExecutions: number; auditMaxBytes: number },
   drill: { size: number; upTo: number } | undefined,
 ): Promise<void> {
   const bucket: R2Bucket | undefined = env.AUDIT_ARCHIVE;
@@ -124,7 +125,7 @@ async function writeShard(
       )
       .bind(now),
   ];
-  const capped = capStatements(db, config.auditMaxExecutions);
+  const capped = capStatements(db, executionsKept(messages, config));
   const after = [
     // A verdict that arrived before its record waits for it until `expires_at`; one written before
     // verdicts moved onto the record's row (no `expires_at`) leaves with its record. The oldest
@@ -229,7 +230,10 @@ async function countTrimmed(db: D1Database, results: D1Result[]): Promise<void> 
   const trimmed = CAPPED_TABLES.map((table, i) => ({ table, n: results[i]?.meta.changes ?? 0 })).filter((t) => t.n > 0);
   if (trimmed.length === 0) return;
   console.warn(
-    JSON.stringify({ msg: "audit records trimmed by AUDIT_MAX_EXECUTIONS before their retention", trimmed }),
+    JSON.stringify({
+      msg: "audit records trimmed by the size bound (AUDIT_MAX_EXECUTIONS, AUDIT_MAX_BYTES) before their retention",
+      trimmed,
+    }),
   );
   try {
     await db.batch(

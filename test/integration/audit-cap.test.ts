@@ -11,6 +11,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { auditEntryOf } from "../../src/audit/outbox.ts";
 import { storeView } from "../../src/audit/records.ts";
+import { storedBytes } from "../../src/audit/size-bound.ts";
 import type { AuditMessage } from "../../src/audit/messages.ts";
 import { executionRecord } from "../fixtures/record.ts";
 import worker from "../../src/index.ts";
@@ -88,7 +89,7 @@ async function metric(name: string): Promise<string[]> {
   return text.split("\n").filter((l) => l.startsWith(name));
 }
 
-describe("the audit database's size bound (AUDIT_MAX_EXECUTIONS)", () => {
+describe("the audit database's size bound (AUDIT_MAX_EXECUTIONS, AUDIT_MAX_BYTES)", () => {
   it("keeps the newest executions of each growing table, deletes the oldest before their retention, and counts them in /metrics", async () => {
     const tenant = `cap-${crypto.randomUUID()}`;
     const messages = Array.from({ length: 12 }, (_, i) => ended(tenant, i, true));
@@ -138,5 +139,26 @@ describe("the audit database's size bound (AUDIT_MAX_EXECUTIONS)", () => {
     await deliver(Array.from({ length: CAP }, (_, i) => ended(tenant, i)).flat(), roomy);
     expect(await idsIn("executions", tenant)).toHaveLength(CAP);
     expect(await trimmedSoFar()).toEqual(before);
+  });
+
+  it("keeps fewer executions when their records are large (AUDIT_MAX_BYTES), and counts what it deleted", async () => {
+    const tenant = `bytes-${crypto.randomUUID()}`;
+    const big = (i: number): AuditMessage => {
+      const record = executionRecord("succeeded", { tenant, accepted_at: T0 + i * 1000 - 10, ended_at: T0 + i * 1000 });
+      return { kind: "finished", record: auditEntryOf(record), view: "x".repeat(5_000), retention_ms: 86_400_000 };
+    };
+    const messages = Array.from({ length: 8 }, (_, i) => big(100 + i));
+    const each = storedBytes(messages[0] as Extract<AuditMessage, { kind: "finished" }>);
+    // Room for three such executions in bytes, for a thousand by count.
+    const bounded = withAuditDb(
+      { ...env, AUDIT_MAX_EXECUTIONS: "1000", AUDIT_MAX_BYTES: String(3 * each + 10) } as unknown as Env,
+      env.AUDIT_DB,
+    );
+    const before = await trimmedSoFar();
+    const held = (await idsIn("executions")).length;
+    expect((await deliver(messages, bounded)).retryBatch.retry).toBe(false);
+    const ids = messages.map((m) => (m as Extract<AuditMessage, { kind: "finished" }>).record.execution_id);
+    expect(await idsIn("executions")).toEqual(ids.slice(-3));
+    expect((await trimmedSoFar()).executions - (before.executions ?? 0)).toBe(held + 8 - 3);
   });
 });
