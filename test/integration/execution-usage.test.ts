@@ -121,12 +121,14 @@ describe("CPU reports of an object's execution", () => {
   it("the tail handler sends reports that arrive together as one audit message, which GET then reads", async () => {
     const [local, deployed] = [await finishedExecution(), await finishedExecution()];
     const { env: counted, sent } = countingSends();
+    // Both nonces first, so that the two invocations start together (the window is 100 ms).
+    const nonces = [
+      await attemptNonce(env, local, 1, caller.tenant),
+      await attemptNonce(env, deployed, 1, caller.tenant),
+    ];
     await Promise.all([
-      consumeTail([localInvoke(local, 1, await attemptNonce(env, local, 1, caller.tenant))], counted),
-      consumeTail(
-        [deployedInvoke(deployed, 1, 6, 20, {}, await attemptNonce(env, deployed, 1, caller.tenant))],
-        counted,
-      ),
+      consumeTail([localInvoke(local, 1, nonces[0])], counted),
+      consumeTail([deployedInvoke(deployed, 1, 6, 20, {}, nonces[1])], counted),
     ]);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ kind: "usage", reports: [{ execution_id: local }, { execution_id: deployed }] });
