@@ -176,7 +176,7 @@ export async function renderMetrics(
   family(
     "tool_runtime_audit_trimmed_total",
     "counter",
-    "Audit rows deleted before their retention was over, to keep the database within AUDIT_MAX_EXECUTIONS.",
+    "Audit rows deleted before their retention was over, to keep the database within AUDIT_MAX_EXECUTIONS and AUDIT_MAX_BYTES.",
   );
   for (const r of trimmed) out.push(sample("tool_runtime_audit_trimmed_total", { table: String(r.tbl) }, Number(r.n)));
   family(

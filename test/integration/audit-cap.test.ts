@@ -6,7 +6,7 @@
  * be reached within a test). Storage is this file's own (the test plugin isolates files), shared
  * by its tests: each reads counters as differences.
  */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { auditEntryOf } from "../../src/audit/outbox.ts";
@@ -15,7 +15,7 @@ import { storedBytes } from "../../src/audit/size-bound.ts";
 import type { AuditMessage } from "../../src/audit/messages.ts";
 import { executionRecord } from "../fixtures/record.ts";
 import worker from "../../src/index.ts";
-import { withAuditDb } from "./worker-http.ts";
+import { queueAudit, withAuditDb } from "./worker-http.ts";
 
 const CAP = 5;
 /** When the first execution ended; each next one a second later. */
@@ -43,15 +43,7 @@ function ended(tenant: string, i: number, early = false): AuditMessage[] {
   ];
 }
 
-async function deliver(messages: AuditMessage[], withEnv = capped) {
-  const batch = createMessageBatch(
-    "tool-runtime-audit",
-    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<AuditMessage>, withEnv);
-  return getQueueResult(batch, ctx);
-}
+const deliver = (messages: AuditMessage[], withEnv = capped) => queueAudit(messages, withEnv);
 
 async function idsIn(table: string, tenant?: string): Promise<string[]> {
   const sql = tenant

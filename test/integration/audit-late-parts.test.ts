@@ -5,7 +5,6 @@
  * report once (the first of an attempt stands), the last verdict, and the metrics count each
  * execution once. Through the runtime Worker's own queue handler and D1.
  */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AuditMessage } from "../../src/audit/messages.ts";
@@ -15,20 +14,10 @@ import { listAudit } from "../../src/audit/queries.ts";
 import { readEdgeView, readUsage } from "../../src/audit/records.ts";
 import { auditShards, tenantShard } from "../../src/audit/shards.ts";
 import { registryStub } from "../../src/object-stubs.ts";
-import worker from "../../src/index.ts";
 import { executionRecord } from "../fixtures/record.ts";
+import { deliverAudit as deliver } from "./worker-http.ts";
 
 type Finished = Extract<AuditMessage, { kind: "finished" }>;
-
-async function deliver(messages: AuditMessage[]): Promise<void> {
-  const batch = createMessageBatch(
-    "tool-runtime-audit",
-    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<AuditMessage>, env);
-  expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(false);
-}
 
 /** A finished fast-path execution of a tool of its own (so its metric is this test's alone). */
 function finished(tenant: string, tool: string): Finished {

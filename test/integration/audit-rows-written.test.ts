@@ -10,13 +10,11 @@
  * archive bound (src/audit/archive.ts), its outbox row per object written and deleted — here one
  * object per batch (one tenant, one hour).
  */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AuditMessage } from "../../src/audit/messages.ts";
 import { auditEntryOf } from "../../src/audit/outbox.ts";
-import worker from "../../src/index.ts";
-import { withAuditDb } from "./worker-http.ts";
+import { deliverAudit as deliver, withAuditDb } from "./worker-http.ts";
 import { executionRecord } from "../fixtures/record.ts";
 
 /** Executions per batch: a few, as under light load (the queue hands over up to 50 messages). */
@@ -44,16 +42,6 @@ function counted(): { e: Env; byTable: Map<string, number> } {
   });
   // One shard, so every row written is counted here (src/audit/shards.ts).
   return { e: withAuditDb(env, db), byTable };
-}
-
-async function deliver(messages: AuditMessage[], e: Env): Promise<void> {
-  const batch = createMessageBatch(
-    "tool-runtime-audit",
-    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<AuditMessage>, e);
-  expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(false);
 }
 
 /** One execution's messages: its record (with its view on the fast path) and its CPU report. */

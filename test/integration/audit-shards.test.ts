@@ -6,7 +6,7 @@
  * every read answers as one database would: a tenant's from its shard, an operator's across
  * tenants merged page by page, /metrics summed. Readiness names a shard that is not migrated.
  */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AuditMessage } from "../../src/audit/messages.ts";
@@ -16,20 +16,11 @@ import { auditShards, shardIndex, tenantHash, tenantShard } from "../../src/audi
 import { auditStoreReadiness } from "../../src/audit/schema.ts";
 import worker from "../../src/index.ts";
 import { executionRecord } from "../fixtures/record.ts";
+import { deliverAudit as deliver } from "./worker-http.ts";
 
 type Finished = Extract<AuditMessage, { kind: "finished" }>;
 const admin = { authorization: `Bearer ${env.DEV_ADMIN_KEY}` };
 const shards = auditShards(env);
-
-async function deliver(messages: AuditMessage[]): Promise<void> {
-  const batch = createMessageBatch(
-    "tool-runtime-audit",
-    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<AuditMessage>, env);
-  expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(false);
-}
 
 async function get(path: string): Promise<any> {
   const res = await worker.fetch(

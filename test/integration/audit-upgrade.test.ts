@@ -9,13 +9,7 @@
  * the metrics, the refusals) unchanged, and everything exactly as the same messages written by
  * today's consumer into env.AUDIT_DB read — the two databases answer alike.
  */
-import {
-  applyD1Migrations,
-  createExecutionContext,
-  createMessageBatch,
-  getQueueResult,
-  type D1Migration,
-} from "cloudflare:test";
+import { applyD1Migrations, createExecutionContext, type D1Migration } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AuditMessage } from "../../src/audit/messages.ts";
@@ -29,7 +23,7 @@ import { NOT_MIGRATED } from "../../src/audit/schema.ts";
 import { registryStub } from "../../src/object-stubs.ts";
 import { readiness } from "../../src/routes/health.ts";
 import worker from "../../src/index.ts";
-import { withAuditDb } from "./worker-http.ts";
+import { deliverAudit as deliver, withAuditDb } from "./worker-http.ts";
 import { LEGACY_AUDIT_DDL } from "../fixtures/audit-schema-before-migrations.ts";
 import { writesBefore0003 } from "../fixtures/audit-writes-before-0003.ts";
 import { executionRecord } from "../fixtures/record.ts";
@@ -64,16 +58,6 @@ function ended(tenant: string, i: number): AuditMessage[] {
       counts: [{ tenant, tool: "math.sum", reason: "rate_limited", n: 1 + i }],
     },
   ];
-}
-
-async function deliver(messages: AuditMessage[], e: Env): Promise<void> {
-  const batch = createMessageBatch(
-    "tool-runtime-audit",
-    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<AuditMessage>, e);
-  expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(false);
 }
 
 /** GET /v1/admin/readiness with `e`, from a check made now: the isolate's cached check is made stale first (one dated ahead of the clock is stale). */

@@ -3,7 +3,7 @@
  * isolate (src/audit/tail.ts), and GET reads them from there (src/execution/reads.ts); and a
  * settled attempt lets the provider's invocation end, without which the platform never reports it.
  */
-import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, ExecutionView } from "../../src/contract.ts";
@@ -19,8 +19,8 @@ import { ExecutionSinkTarget } from "../../src/execution/sink.ts";
 import { parseExecutionRequest } from "../../src/pipeline/initiation.ts";
 import { planExecution } from "../../src/pipeline/plan.ts";
 import { get } from "../../src/execution/reads.ts";
-import worker from "../../src/index.ts";
 import { deployedInvoke, localInvoke } from "../fixtures/trace-items.ts";
+import { deliverAudit as deliver } from "./worker-http.ts";
 
 const caller: Caller = { tenant: `t-${crypto.randomUUID()}`, agent: "tester", capabilities: [], channels: ["*"] };
 
@@ -61,17 +61,6 @@ describe("an attempt's sink", () => {
     await expect(sink.stopped()).resolves.toEqual({ reason: "timeout" });
   });
 });
-
-/** Hands messages to the runtime Worker's own queue handler, as the queue would. */
-async function deliver(messages: AuditMessage[]): Promise<void> {
-  const batch = createMessageBatch(
-    "tool-runtime-audit",
-    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<AuditMessage>, env);
-  expect((await getQueueResult(batch, ctx)).retryBatch.retry).toBe(false);
-}
 
 const usage = (id: string, attempt: number, cpu_ms: number): AuditMessage => ({
   kind: "usage",

@@ -3,9 +3,10 @@
  * bound one with a test's limits, say), and keys minted through the admin API as an operator
  * would. Background work a request leaves (`waitUntil`) is awaited before the answer is handed back.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import type { AuditMessage } from "../../src/audit/messages.ts";
 import worker from "../../src/index.ts";
 
 export interface Answer {
@@ -80,4 +81,20 @@ export function withAuditDb(e: Env, db: D1Database): Env {
   const only: Record<string, unknown> = { ...e, AUDIT_DB: db };
   for (const name of Object.keys(only)) if (/^AUDIT_DB_\d+$/.test(name)) delete only[name];
   return only as unknown as Env;
+}
+
+/** Hands `messages` to the runtime Worker's own audit queue handler, as the queue would deliver them. */
+export async function queueAudit(messages: AuditMessage[], e: Env = env) {
+  const batch = createMessageBatch(
+    "tool-runtime-audit",
+    messages.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: Date.now(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch<AuditMessage>, e);
+  return getQueueResult(batch, ctx);
+}
+
+/** The same, for a delivery that must be written whole (nothing handed back to the queue). */
+export async function deliverAudit(messages: AuditMessage[], e: Env = env): Promise<void> {
+  expect((await queueAudit(messages, e)).retryBatch.retry).toBe(false);
 }
