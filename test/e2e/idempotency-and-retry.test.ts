@@ -89,26 +89,31 @@ describe("idempotency keys", () => {
   });
 
   it("attaches a duplicate to a running execution, and replays its event log as a stream", async () => {
-    const key = unique("key");
+    // Held until released, so the duplicate finds it running however slow the machine is.
+    const latch = newLatch();
     // The same limits on every send, raw fetch included: a key names one request.
-    const body = {
-      tool: "demo.countdown",
-      mode: "async",
-      input: { from: 3, interval_ms: 100 },
-      idempotency_key: key,
-      limits: ROOMY,
-    };
-    const started = await execute(body);
-    const duplicate = await execute(body);
-    expect([started.status, duplicate.status]).toEqual([202, 202]);
-    expect(duplicate.body.execution_id).toBe(started.body.execution_id);
-    expect(duplicate.headers.get("idempotent-replayed")).toBe("true");
-    const streamed = await fetch(`${baseUrl}/v1/executions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...bearer(DEV_KEY) },
-      body: JSON.stringify({ ...body, stream: true }),
-    });
-    const events = await readSse(streamed);
+    const body = { ...hold(latch), mode: "async", idempotency_key: unique("key"), limits: ROOMY };
+    let events: Awaited<ReturnType<typeof readSse>>;
+    let released = false;
+    try {
+      const started = await execute(body);
+      const duplicate = await execute(body);
+      expect([started.status, duplicate.status]).toEqual([202, 202]);
+      expect(duplicate.body.execution_id).toBe(started.body.execution_id);
+      expect(duplicate.headers.get("idempotent-replayed")).toBe("true");
+      const view = await call("GET", `/v1/executions/${started.body.execution_id}`);
+      expect(view.body.status).toBe("running");
+      const streamed = fetch(`${baseUrl}/v1/executions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...bearer(DEV_KEY) },
+        body: JSON.stringify({ ...body, stream: true }),
+      });
+      await release(latch);
+      released = true;
+      events = await readSse(await streamed);
+    } finally {
+      if (!released) await release(latch);
+    }
     expect(events[0].type).toBe("start");
     expect(events.at(-1)!.type).toBe("done");
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
