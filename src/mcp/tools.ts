@@ -13,7 +13,9 @@
  *   destructiveHint  effects "write" or "delete"
  *   idempotentHint   idempotent
  *   openWorldHint    a `network:` capability (the tool reaches outside the runtime)
- *   _meta            io.tool-runtime/version (the active one) and /versions (all callable ones)
+ *   _meta            io.tool-runtime/version (the active one), /versions (all callable ones) and
+ *                    /tags (those of every offering the caller sees, in any version, sorted: what
+ *                    GET /v1/tools shows and a bundle's `tags` selects by)
  * A specific version is called with `_meta["io.tool-runtime/version"]` on `tools/call`.
  */
 import type { Tool } from "@modelcontextprotocol/server";
@@ -98,8 +100,17 @@ function mcpTool(view: ToolView, caller: Caller, era: "modern" | "legacy"): Tool
     ...(era === "legacy"
       ? { execution: { taskSupport: taskUseOf(offering.latency_class) === "never" ? "forbidden" : "optional" } }
       : {}),
-    _meta: { "io.tool-runtime/version": view.active_version, "io.tool-runtime/versions": versions },
+    _meta: {
+      "io.tool-runtime/version": view.active_version,
+      "io.tool-runtime/versions": versions,
+      "io.tool-runtime/tags": tagsOf(view),
+    },
   } as Tool;
+}
+
+/** The tags of every offering in the view, in any version, sorted (docs/contract.md#tags). */
+function tagsOf(view: ToolView): string[] {
+  return [...new Set(view.versions.flatMap((v) => v.providers.flatMap((p) => p.tags)))].sort();
 }
 
 function titleOf(name: string): string {

@@ -46,8 +46,19 @@ describe.each(["modern", "legacy"] as const)("the official client on %s", (era) 
         inputSchema: offering.input_schema,
         outputSchema: offering.output_schema,
         annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-        _meta: { "io.tool-runtime/version": "1.0.0", "io.tool-runtime/versions": ["1.0.0"] },
+        _meta: {
+          "io.tool-runtime/version": "1.0.0",
+          "io.tool-runtime/versions": ["1.0.0"],
+          "io.tool-runtime/tags": ["maths"],
+        },
       });
+      // Every tool's tags are the ones GET /v1/tools shows this caller.
+      const listed = (await call("GET", "/v1/tools")).body.tools as { name: string; tags: string[] }[];
+      for (const tool of tools)
+        expect([tool.name, tool._meta?.["io.tool-runtime/tags"]]).toEqual([
+          tool.name,
+          listed.find((t) => t.name === tool.name)!.tags,
+        ]);
       // http.request reaches the network (a `network:` capability) and sends.
       expect(tools.find((t) => t.name === "http.request")!.annotations).toMatchObject({
         readOnlyHint: false,
