@@ -35,7 +35,7 @@ export function discoveryTools(scope: McpScope, era: "modern" | "legacy"): Tool[
     name: SEARCH_TOOLS,
     title: "Search tools",
     description:
-      "Finds the tools of this server by what they do (words of their names, descriptions and inputs), best match " +
+      "Finds the tools of this server by what they do (words of their names, descriptions, tags and inputs), best match " +
       "first, with their input schemas. Then call one with call_tool." +
       (about ? ` The tools here: ${about}` : ""),
     inputSchema: {

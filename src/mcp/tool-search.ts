@@ -3,7 +3,8 @@
  * means, by plain words — no model, nothing learnt. The query and every tool are cut into
  * lowercase words (camelCase, snake_case and dotted names split too; a few filler words
  * dropped), and each distinct query word scores in every field that holds it: the tool's name
- * 3, its description 2, its input schema's property names and descriptions 1. A word that
+ * 3, its description 2, its tags (`_meta["io.tool-runtime/tags"]`, docs/contract.md#tags) 2,
+ * its input schema's property names and descriptions 1. A word that
  * shares only a stem with one there (one is a prefix of the other, the shorter at least 4
  * letters: "evaluate", "evaluates") scores half. Tools scoring nothing are left out; ties go by
  * name, so the same list and query always give the same answer.
@@ -14,9 +15,10 @@ export interface Searchable {
   name: string;
   description?: string;
   inputSchema: object;
+  _meta?: Record<string, unknown>;
 }
 
-const WEIGHTS = [3, 2, 1];
+const WEIGHTS = [3, 2, 2, 1];
 const FILLER = new Set("a an and are as at be by for from in is it its of on or that the this to with".split(" "));
 
 /** The words of a text, lowercase, in order, filler left out. */
@@ -33,7 +35,7 @@ export function rankTools<T extends Searchable>(tools: readonly T[], query: stri
   const terms = [...new Set(wordsOf(query))];
   return tools
     .map((tool) => {
-      const fields = [tool.name, tool.description ?? "", schemaText(tool.inputSchema, 0)].map(wordsOf);
+      const fields = [tool.name, tool.description ?? "", tagsText(tool), schemaText(tool.inputSchema, 0)].map(wordsOf);
       const score = terms.reduce(
         (sum, term) => sum + fields.reduce((s, f, i) => s + WEIGHTS[i] * matchOf(term, f), 0),
         0,
@@ -51,6 +53,12 @@ function matchOf(term: string, field: string[]): number {
   if (field.includes(term)) return 1;
   const stem = (short: string, long: string) => short.length >= 4 && long.startsWith(short);
   return field.some((w) => stem(w, term) || stem(term, w)) ? 0.5 : 0;
+}
+
+/** A listed tool's tags, as words. */
+function tagsText(tool: Searchable): string {
+  const tags = tool._meta?.["io.tool-runtime/tags"];
+  return Array.isArray(tags) ? tags.filter((t) => typeof t === "string").join(" ") : "";
 }
 
 /** A schema's property names and descriptions, nested ones too (a few levels: schemas are small). */

@@ -99,6 +99,16 @@ describe("a search bundle", () => {
     }
   });
 
+  it("finds a tool by its tags (docs/contract.md#tags), as tools/list gives them", async () => {
+    const key = await mintKey(env, unique("discovery-tags"));
+    const full = (await modern(`/mcp/${listed}`, key, "tools/list")).body.result.tools;
+    const tagged = full.find((t: any) => t.name === "json.query");
+    expect(tagged._meta["io.tool-runtime/tags"]).toEqual(["data", "json"]);
+    // "data" is one of json.query's tags, and no word of its name, description or input schema.
+    expect(JSON.stringify([tagged.name, tagged.description, tagged.inputSchema]).toLowerCase()).not.toContain("data");
+    expect((await found(key, { query: "data" }))[0].name).toBe("json.query");
+  });
+
   it("answers at most limit tools, 5 unless told, and refuses a limit out of 1..20", async () => {
     const key = await mintKey(env, unique("discovery-limit"));
     // "json text math lab" matches every tool of the bundle by name: more than 2 of them.

@@ -1,6 +1,6 @@
 /**
  * The lexical ranking of `search_tools` (src/mcp/tool-search.ts): words of the name weigh more
- * than words of the description, which weigh more than the input schema's; stems count half;
+ * than words of the description or the tags, which weigh more than the input schema's; stems count half;
  * ties go by name; tools that match nothing are left out.
  */
 import { describe, expect, it } from "vitest";
@@ -43,6 +43,20 @@ describe("rankTools", () => {
       "beta.other",
       "alpha.third",
     ]);
+  });
+
+  it("finds a tool by its tags, weighed as its description, over its input schema", () => {
+    const tagged = { ...tool("c.fetch", "Gets a page"), _meta: { "io.tool-runtime/tags": ["network", "web"] } };
+    const inSchema = tool("a.other", "nothing", { network: { type: "string" } });
+    const inDescription = tool("b.other", "uses the network");
+    expect(names(rankTools([inSchema, tagged, calc], "web", 5))).toEqual(["c.fetch"]);
+    expect(names(rankTools([inSchema, tagged, inDescription], "network", 5))).toEqual([
+      "b.other",
+      "c.fetch",
+      "a.other",
+    ]);
+    // A `_meta` without tags, or with something else there, adds nothing.
+    expect(rankTools([{ ...tool("d.x"), _meta: { "io.tool-runtime/tags": "web" } }], "web", 5)).toEqual([]);
   });
 
   it("reads nested property names and descriptions", () => {
