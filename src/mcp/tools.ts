@@ -67,18 +67,18 @@ async function buildList(scope: McpScope, era: "modern" | "legacy"): Promise<Too
   // bundles in view hold (docs/contract.md#bundles).
   const { bundles } = scope;
   const snapshot = bundles ? await getSnapshot(scope.env, scope.waitUntil) : undefined;
-  const names = list.value.tools.map((t) => t.name).filter((name) => !bundles || toolInView(bundles, snapshot!, name));
-  const details = await Promise.all(names.map((name) => toolDetail(scope.env, scope.caller, name, scope.waitUntil)));
+  const summaries = list.value.tools.filter((t) => !bundles || toolInView(bundles, snapshot!, t.name));
+  const details = await Promise.all(summaries.map((t) => toolDetail(scope.env, scope.caller, t.name, scope.waitUntil)));
   const tools: Tool[] = [];
-  for (const detail of details) {
-    if (!detail.ok) continue;
-    const tool = mcpTool(detail.value, scope.caller, era);
+  details.forEach((detail, i) => {
+    const tool = detail.ok ? mcpTool(detail.value, summaries[i].tags, scope.caller, era) : undefined;
     if (tool) tools.push(tool);
-  }
+  });
   return tools;
 }
 
-function mcpTool(view: ToolView, caller: Caller, era: "modern" | "legacy"): Tool | undefined {
+/** `tags`: the tool's, as `GET /v1/tools` gives them to this caller (src/registry/tool-views.ts). */
+function mcpTool(view: ToolView, tags: string[], caller: Caller, era: "modern" | "legacy"): Tool | undefined {
   const offering = callableOffering(view, caller);
   // MCP tools take an object of arguments; a schema of another root type cannot be offered.
   if (!offering || (offering.input_schema as { type?: unknown }).type !== "object") return undefined;
@@ -103,14 +103,9 @@ function mcpTool(view: ToolView, caller: Caller, era: "modern" | "legacy"): Tool
     _meta: {
       "io.tool-runtime/version": view.active_version,
       "io.tool-runtime/versions": versions,
-      "io.tool-runtime/tags": tagsOf(view),
+      "io.tool-runtime/tags": tags,
     },
   } as Tool;
-}
-
-/** The tags of every offering in the view, in any version, sorted (docs/contract.md#tags). */
-function tagsOf(view: ToolView): string[] {
-  return [...new Set(view.versions.flatMap((v) => v.providers.flatMap((p) => p.tags)))].sort();
 }
 
 function titleOf(name: string): string {
